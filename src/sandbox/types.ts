@@ -1,0 +1,126 @@
+// Contracts inside the sandbox: the request pipeline (server.ts) calls handlers (handlers/*.ts) that
+// read and change a workspace's in-memory state (state.ts, seeded by data/*.ts).
+import type { Readable } from 'node:stream';
+import type { Operation } from '../operation.js';
+
+export type Locale = 'en' | 'fr';
+export type Localized = { en: string; fr: string };
+
+/** An error answer: `{code, message, details}` with the message in the caller's locale. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly text: Localized,
+    readonly details: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(text.en);
+  }
+}
+
+export const notFound = (what = 'resource') =>
+  new ApiError(404, 'resource.not_found', {
+    en: `The requested ${what} was not found.`,
+    fr: `La ressource demandée (${what}) est introuvable.`,
+  });
+
+/** 422 validation.failed; `fields` maps a dotted field path to its messages. */
+export const validationFailed = (fields: Record<string, string[]>) =>
+  new ApiError(
+    422,
+    'validation.failed',
+    { en: 'The given data was invalid.', fr: 'Les données fournies sont invalides.' },
+    { fields },
+  );
+
+export const conflict = (code: string, text: Localized, details: Record<string, unknown> = {}) =>
+  new ApiError(409, code, text, details);
+
+export const forbidden = (code: string, text: Localized) => new ApiError(403, code, text);
+
+/** A record of a collection. Every record has a ULID id and timestamps, plus any fields. */
+export interface Rec {
+  id: string;
+  created_at?: string;
+  updated_at?: string;
+  [field: string]: unknown;
+}
+
+/** A file answer (download, media, recording). `body` may be a stream for large content. */
+export interface FileBody {
+  contentType: string;
+  filename?: string;
+  body: Buffer | string | (() => Readable);
+  /** Length in bytes when known (streams): sent as Content-Length. */
+  size?: number;
+}
+
+export type HandlerResult =
+  | { status?: number; data: unknown; meta?: Record<string, unknown> }
+  | { status?: number; file: FileBody }
+  | { status: 204 };
+
+export interface UploadedFile {
+  filename: string;
+  contentType: string;
+  size: number;
+  content: Buffer;
+}
+
+/** One job (analysis run, export, generation, session end): its state is derived from the clock. */
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface HandlerContext {
+  ws: WorkspaceState;
+  op: SandboxOperation;
+  /** Path parameters, already percent-decoded. */
+  params: Record<string, string>;
+  /** Validated query (GET, DELETE) or JSON/multipart fields (others). */
+  input: Record<string, any>;
+  files: Record<string, UploadedFile>;
+  member: Rec;
+  locale: Locale;
+  /** The sandbox clock (real time; jobs scale their durations by the time scale). */
+  now(): Date;
+  /** Durations in ms scaled by the time scale: `scaled(60_000)` is one minute of sandbox time. */
+  scaled(ms: number): number;
+  /** Paginate `items` with the request's `cursor` and `limit`: returns the envelope result. */
+  page(items: unknown[]): HandlerResult;
+}
+
+export type Handler = (ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>;
+
+/** Handlers keyed by `"METHOD /path/{template}"`, the template exactly as in the catalog. */
+export type HandlerTable = Record<string, Handler>;
+
+/** An operation the sandbox serves: the catalog's, or one the spec names without listing. */
+export interface SandboxOperation extends Operation {
+  /** Not in the curated catalog: marked `x-sandbox-assumed: true` in openapi.json. */
+  assumed?: boolean;
+}
+
+export interface Collection<T extends Rec = Rec> {
+  readonly name: string;
+  get(id: string): T | undefined;
+  /** The record or a 404 ApiError. */
+  must(id: string, what?: string): T;
+  all(filter?: (r: T) => boolean): T[];
+  insert(r: Omit<T, 'id' | 'created_at' | 'updated_at'> & Partial<Rec>): T;
+  update(id: string, patch: Partial<T>): T;
+  remove(id: string): boolean;
+}
+
+export interface WorkspaceState {
+  slug: string;
+  /** Host names this workspace answers on (the first is its canonical one). */
+  hosts: string[];
+  /** Workspace settings (the /workspace resource). */
+  workspace: Rec;
+  /** Named collections: `ws.c('findings')`. Created on first use. */
+  c<T extends Rec = Rec>(name: string): Collection<T>;
+  /** A new ULID, monotonic, deterministic in seeded data. */
+  newId(): string;
+  /** Counters of the workspace (rate-limit refusals are counted here and shown in usage). */
+  counters: Record<string, number>;
+}

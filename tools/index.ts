@@ -1,0 +1,35 @@
+// The operation catalog: every documented operation of the Workspace Consulting API, by area.
+import type { Operation } from '../src/operation.js';
+import { ai } from './ai.js';
+import { analysis } from './analysis.js';
+import { chat } from './chat.js';
+import { deliverables } from './deliverables.js';
+import { engagements } from './engagements.js';
+import { integrations } from './integrations.js';
+import { interviews } from './interviews.js';
+import { methods } from './methods.js';
+import { privacy } from './privacy.js';
+import { sources } from './sources.js';
+import { usage } from './usage.js';
+import { workspace } from './workspace.js';
+
+export const catalog: readonly Operation[] = [
+  ...ai,
+  ...engagements,
+  ...methods,
+  ...analysis,
+  ...interviews,
+  ...sources,
+  ...deliverables,
+  ...chat,
+  ...usage,
+  ...workspace,
+  ...privacy,
+  ...integrations,
+];
+
+const byName = new Map(catalog.map((o) => [o.name, o]));
+
+export function findOperation(name: string): Operation | undefined {
+  return byName.get(name);
+}

@@ -1,0 +1,145 @@
+// Schemas and the entry builder shared by every catalog module.
+// Kept terse on purpose: every `.describe()` here is paid in tokens in every tools/list that uses it.
+import { z } from 'zod';
+import {
+  pathParams,
+  type BodyKind,
+  type HttpMethod,
+  type Operation,
+  type ResponseKind,
+  type Scope,
+  type Toolset,
+} from '../src/operation.js';
+
+/** A ULID: 26 characters of Crockford base 32. The pattern also rules out `/`, `.` and `%`. */
+export const ULID_PATTERN = /^[0-9A-Za-z]{26}$/;
+export const id = () => z.string().regex(ULID_PATTERN, 'must be a 26-character ULID');
+export const nullableId = () => id().nullable();
+
+/** A slug-like path value (enum names, disks, versions): no slash, dot or percent can reach the URL. */
+export const slug = () => z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -');
+
+export const str = (max: number) => z.string().max(max);
+export const nstr = (max: number) => z.string().max(max).nullable();
+
+export const LOCALES = ['en', 'fr'] as const;
+export const locale = () => z.enum(LOCALES);
+
+export const cursor = () => z.string().min(1).max(512).describe('meta.next_cursor of the previous page');
+export const limit = () => z.number().int().min(1).max(200).describe('page size, default 50');
+
+// Enumerations of the spec, named once so the catalog and the sandbox agree.
+export const AI_USAGES = ['voice', 'stt', 'tts', 'transcription', 'vision', 'analysis', 'chat', 'embedding', 'ocr'] as const;
+export const AI_DRIVERS = ['openai', 'openai_compatible', 'mistral', 'anthropic', 'deepgram', 'elevenlabs', 'tesseract'] as const;
+export const SCOPE_TYPES = ['workspace', 'method', 'engagement'] as const;
+export const VOICE_ARCHITECTURES = ['realtime', 'cascade'] as const;
+export const CREDENTIAL_SOURCES = ['workspace', 'platform'] as const;
+export const FINDING_TYPES = [
+  'irritant', 're_entry', 'volume', 'duration', 'business_rule', 'tool', 'key_person_dependency', 'risk', 'good_practice', 'other',
+] as const;
+export const REVIEW_STATUSES = ['proposed', 'validated', 'rejected'] as const;
+export const EVIDENCE_SOURCE_TYPES = [
+  'transcript_segment', 'screen_frame', 'pin', 'artifact_chunk', 'external_source_item', 'recap_item',
+] as const;
+export const CONTRADICTION_STATUSES = ['resolved', 'kept_as_finding', 'dismissed'] as const;
+export const PROPOSAL_ENTITY_TYPES = ['process', 'process_step', 'process_flow', 'finding', 'opportunity'] as const;
+export const ANALYSIS_MODES = ['incremental', 'full'] as const;
+export const GENERATION_MODES = ['keep_edits', 'replace_all'] as const;
+export const STAGES = ['interim', 'final'] as const;
+export const EXPORT_KINDS = [
+  'bpmn', 'findings_csv', 'opportunities_csv', 'json_bundle', 'printable',
+  'document_pdf', 'document_pptx', 'document_docx', 'document_csv', 'deliverable_pdf',
+] as const;
+export const DOCUMENT_KINDS = [
+  'coverage', 'interim_insights', 'methodology', 'executive_summary', 'roadmap', 'process_sheets',
+  'tool_landscape', 'role_activity', 'pain_map', 'uncertainties', 'verbatims',
+] as const;
+export const BLOCK_TYPES = [
+  'heading', 'paragraph', 'message', 'key_figures', 'item_list', 'table', 'chart', 'process', 'quote', 'callout',
+] as const;
+export const REF_TYPES = [
+  'finding', 'opportunity', 'process', 'process_step', 'contradiction', 'evidence', 'tool', 'topic', 'follow_up',
+] as const;
+export const CHARTS = ['gain_effort_matrix', 'pain_heatmap', 'coverage_bars', 'topic_coverage', 'roadmap_lanes'] as const;
+export const SESSION_MODES = ['voice_screen', 'voice_only', 'text_simulation'] as const;
+export const TRIAL_MODES = ['voice_only', 'voice_screen'] as const;
+export const ROLES = ['admin', 'consultant'] as const;
+export const TOPIC_REQUIREMENTS = ['mandatory', 'optional'] as const;
+export const TOPIC_DEPTHS = ['overview', 'standard', 'deep'] as const;
+export const OVERRIDE_OPERATIONS = ['modify', 'remove', 'make_optional', 'make_mandatory'] as const;
+/** Guide owners. The spec does not show the values; these are the owners a guide can belong to. */
+export const GUIDE_OWNER_TYPES = ['method', 'engagement'] as const;
+
+/** Upload limits of the spec, read as kilobytes (the spec does not give the unit; Laravel's `max` on files is KiB). */
+export const ARTIFACT_MAX_KIB = 25600;
+export const EXTERNAL_SOURCE_MAX_KIB = 10240;
+
+export const clientInfo = () =>
+  z.strictObject({ os: nstr(64).optional(), browser: nstr(64).optional(), device_class: nstr(64).optional() }).nullable();
+
+interface EntryInput {
+  name: string;
+  title: string;
+  description: string;
+  method: HttpMethod;
+  path: string;
+  /** Defaults: GET is read, everything else write. */
+  scope?: Scope;
+  /** Arguments besides the path parameters (query fields for GET/DELETE, body fields otherwise). */
+  fields?: z.ZodRawShape;
+  /** Path parameters whose schema is not a ULID (slugs, enums, the media path). */
+  pathSchemas?: z.ZodRawShape;
+  paginated?: boolean;
+  reference?: boolean;
+  response?: ResponseKind;
+  /** Override of how non-path arguments travel; defaults from the method (multipart must be said). */
+  body?: BodyKind;
+  /**
+   * Required for every non-GET: does the call destroy or irreversibly commit something
+   * (delete, publish, reject-all, cancel)? The type makes you decide, not default.
+   */
+  destructive?: boolean;
+  /** Talks to something outside the workspace (a test call to an AI provider). */
+  openWorld?: boolean;
+}
+
+/**
+ * Build one catalog entry. Path parameters default to ULIDs; `cursor` and `limit` are added to
+ * paginated lists; annotations follow from the method (readOnly on GET, idempotent on GET/PUT/DELETE,
+ * destructive on DELETE or when declared).
+ */
+export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMethod, 'GET'>; destructive: boolean })): Operation {
+  const shape: z.ZodRawShape = {};
+  for (const p of pathParams(e.path)) shape[p] = e.pathSchemas?.[p] ?? id();
+  Object.assign(shape, e.fields ?? {});
+  const paginated = e.paginated ?? false;
+  if (paginated) Object.assign(shape, { cursor: cursor().optional(), limit: limit().optional() });
+  const isGet = e.method === 'GET';
+  const hasFields = Object.keys(e.fields ?? {}).length > 0;
+  const body: BodyKind = e.body ?? (isGet || e.method === 'DELETE' ? 'query' : hasFields ? 'json' : 'none');
+  return {
+    name: e.name,
+    title: e.title,
+    description: e.description,
+    method: e.method,
+    path: e.path,
+    scope: e.scope ?? (isGet ? 'read' : 'write'),
+    toolset: (undefined as unknown as Toolset), // set by area() below
+    input: z.strictObject(shape),
+    body,
+    response: e.response ?? 'json',
+    paginated,
+    reference: e.reference ?? false,
+    annotations: {
+      readOnlyHint: isGet,
+      destructiveHint: isGet ? false : e.method === 'DELETE' ? true : Boolean(e.destructive),
+      idempotentHint: isGet || e.method === 'PUT' || e.method === 'DELETE',
+      openWorldHint: e.openWorld ?? false,
+    },
+  };
+}
+
+/** Stamp the toolset on a module's entries: one module is one API area. */
+export function area(toolset: Toolset, ops: Operation[]): Operation[] {
+  return ops.map((o) => ({ ...o, toolset }));
+}
