@@ -46,7 +46,7 @@ export const ai = area('ai', [
   op({
     name: 'list_ai_credentials',
     title: 'List AI credentials',
-    description: 'AI provider keys configured in the workspace (never the secret). Keys are managed in the web app only.',
+    description: 'AI provider keys of the workspace. Adding, replacing or deleting a key is reserved to the web app.',
     method: 'GET',
     path: '/ai/credentials',
     paginated: true,
@@ -132,7 +132,7 @@ export const ai = area('ai', [
   op({
     name: 'delete_ai_profile',
     title: 'Delete AI profile',
-    description: 'Remove an AI profile; its usage falls back to the profile of the wider scope.',
+    description: 'Delete an AI profile. Check list_ai_profiles first: the usage it served needs another profile.',
     method: 'DELETE',
     path: '/ai/profiles/{profile}',
     destructive: true,

@@ -1,0 +1,280 @@
+// Methods and guides: reusable interview methods, and the guides (topics) interviews follow.
+// A guide belongs to an owner (a method or an engagement); an engagement's guide overrides its method's.
+import { z } from 'zod';
+import {
+  GUIDE_OWNER_TYPES,
+  LOCALES,
+  OVERRIDE_OPERATIONS,
+  TOPIC_DEPTHS,
+  TOPIC_REQUIREMENTS,
+  area,
+  id,
+  nstr,
+  op,
+  slug,
+  str,
+} from './shared.js';
+
+const guideOwner = { ownerType: z.enum(GUIDE_OWNER_TYPES) };
+
+const upTo20 = () => z.array(z.string()).max(20);
+const informationTargets = () =>
+  z.array(z.strictObject({ key: z.string().min(1), label: z.string().min(1).max(255) })).max(20);
+
+/** Writable topic fields, all optional: the update takes them as they are, the create requires `title`. */
+const topicFields = {
+  key: z.string().nullable().optional(),
+  title: str(255).optional(),
+  description: nstr(4000).optional(),
+  requirement: z.enum(TOPIC_REQUIREMENTS).optional(),
+  depth: z.enum(TOPIC_DEPTHS).optional(),
+  opening_questions: upTo20().optional(),
+  information_targets: informationTargets().optional(),
+  demonstrations: upTo20().optional(),
+  forbidden_subjects: upTo20().optional(),
+  deliverable_category: nstr(64).optional(),
+  position: z.number().int().min(0).optional(),
+};
+
+export const methods = area('methods', [
+  op({
+    name: 'list_methods',
+    title: 'List methods',
+    description: 'Interview methods of the workspace: reusable guides and settings engagements start from.',
+    method: 'GET',
+    path: '/methods',
+    paginated: true,
+  }),
+  op({
+    name: 'create_method',
+    title: 'Create method',
+    description: 'Create an empty interview method. To start from a ready-made one, use create_method_from_template.',
+    method: 'POST',
+    path: '/methods',
+    destructive: false,
+    fields: { name: z.string().min(1).max(255), description: nstr(2000).optional() },
+  }),
+  op({
+    name: 'list_avatar_presets',
+    title: 'List avatar presets',
+    description: 'Interviewer avatar presets a method can use.',
+    method: 'GET',
+    path: '/methods/enums/avatar-presets',
+    paginated: true,
+    reference: true,
+  }),
+  op({
+    name: 'list_method_enum_values',
+    title: 'List method enum values',
+    description: 'Allowed values of one named enumeration of the methods area.',
+    method: 'GET',
+    path: '/methods/enums/{name}',
+    pathSchemas: { name: slug() },
+    paginated: true,
+    reference: true,
+  }),
+  op({
+    name: 'list_method_templates',
+    title: 'List method templates',
+    description: 'Ready-made method templates; their keys feed create_method_from_template.',
+    method: 'GET',
+    path: '/methods/templates',
+    paginated: true,
+    reference: true,
+  }),
+  op({
+    name: 'create_method_from_template',
+    title: 'Create method from template',
+    description: 'Create a method from a template, with its guide. name and locale default to the template\'s.',
+    method: 'POST',
+    path: '/methods/from-template',
+    destructive: false,
+    fields: {
+      template_key: z.string().min(1),
+      name: nstr(255).optional(),
+      locale: z.enum(LOCALES).nullable().optional(),
+    },
+  }),
+  op({
+    name: 'get_method',
+    title: 'Get method',
+    description: 'One interview method with its settings.',
+    method: 'GET',
+    path: '/methods/{method}',
+  }),
+  op({
+    name: 'update_method',
+    title: 'Update method',
+    description: 'Rename a method or change its description (name is always required).',
+    method: 'PATCH',
+    path: '/methods/{method}',
+    destructive: false,
+    fields: { name: z.string().min(1).max(255), description: nstr(2000).optional() },
+  }),
+  op({
+    name: 'delete_method',
+    title: 'Delete method',
+    description: 'Delete an interview method and its guide.',
+    method: 'DELETE',
+    path: '/methods/{method}',
+    destructive: true,
+  }),
+  op({
+    name: 'duplicate_method',
+    title: 'Duplicate method',
+    description: 'Copy a method and its guide into a new method. Returns the copy.',
+    method: 'POST',
+    path: '/methods/{method}/duplicate',
+    destructive: false,
+  }),
+  op({
+    name: 'list_method_versions',
+    title: 'List method versions',
+    description: 'Saved versions of a method, newest first.',
+    method: 'GET',
+    path: '/methods/{method}/versions',
+    paginated: true,
+  }),
+  op({
+    name: 'get_method_version',
+    title: 'Get method version',
+    description: 'One saved version of a method, as it was then.',
+    method: 'GET',
+    path: '/methods/{method}/versions/{version}',
+  }),
+  op({
+    name: 'get_effective_guide',
+    title: 'Get effective guide',
+    description: 'The guide an owner\'s interviews actually follow: its topics with the overrides applied.',
+    method: 'GET',
+    path: '/guide/{ownerType}/{ownerId}/effective',
+    pathSchemas: guideOwner,
+  }),
+  op({
+    name: 'set_guide_override',
+    title: 'Set guide override',
+    description:
+      'Override an inherited topic for this owner: modify it (patch), remove it, or make it optional or mandatory.',
+    method: 'PUT',
+    path: '/guide/{ownerType}/{ownerId}/overrides/{topic}',
+    pathSchemas: guideOwner,
+    // Replaces only this owner's override; the inherited topic is untouched and delete_guide_override restores it.
+    destructive: false,
+    fields: {
+      operation: z.enum(OVERRIDE_OPERATIONS),
+      patch: z
+        .strictObject({
+          title: str(255).optional(),
+          description: nstr(4000).optional(),
+          depth: z.enum(TOPIC_DEPTHS).optional(),
+          opening_questions: upTo20().optional(),
+          information_targets: informationTargets().optional(),
+          demonstrations: upTo20().optional(),
+          forbidden_subjects: upTo20().optional(),
+        })
+        .nullable()
+        .optional()
+        .describe('changes for operation modify'),
+    },
+  }),
+  op({
+    name: 'delete_guide_override',
+    title: 'Delete guide override',
+    description: 'Drop this owner\'s override of a topic: the inherited topic applies again.',
+    method: 'DELETE',
+    path: '/guide/{ownerType}/{ownerId}/overrides/{topic}',
+    pathSchemas: guideOwner,
+    destructive: true,
+  }),
+  op({
+    name: 'get_topic_proposal',
+    title: 'Get topic proposal',
+    description: 'Topics the AI proposed for a guide (from propose_guide_topics), each with the key to accept it by.',
+    method: 'GET',
+    path: '/guide/{ownerType}/{ownerId}/proposals/{proposal}',
+    pathSchemas: guideOwner,
+  }),
+  op({
+    name: 'accept_topic_proposal',
+    title: 'Accept topic proposal',
+    description: 'Add the chosen proposed topics (by key) to the guide, optionally edited first.',
+    method: 'POST',
+    path: '/guide/{ownerType}/{ownerId}/proposals/{proposal}/accept',
+    pathSchemas: guideOwner,
+    destructive: false,
+    fields: {
+      keys: z.array(z.string()).min(1),
+      edits: z
+        .array(
+          z.strictObject({
+            title: str(255).optional(),
+            requirement: z.enum(TOPIC_REQUIREMENTS).optional(),
+            depth: z.enum(TOPIC_DEPTHS).optional(),
+          }),
+        )
+        .optional(),
+    },
+  }),
+  op({
+    name: 'propose_guide_topics',
+    title: 'Propose guide topics',
+    description: 'Ask the AI to propose new topics for a guide, optionally on a focus. Returns a proposal to review.',
+    method: 'POST',
+    path: '/guide/{ownerType}/{ownerId}/propose-topics',
+    pathSchemas: guideOwner,
+    destructive: false,
+    fields: {
+      count: z.number().int().min(3).max(12).optional(),
+      focus: nstr(1000).optional(),
+      locale: z.enum(LOCALES).nullable().optional(),
+    },
+  }),
+  op({
+    name: 'list_guide_topics',
+    title: 'List guide topics',
+    description: 'Topics of an owner\'s guide, in order. For the guide as interviews apply it, use get_effective_guide.',
+    method: 'GET',
+    path: '/guide/{ownerType}/{ownerId}/topics',
+    pathSchemas: guideOwner,
+    paginated: true,
+  }),
+  op({
+    name: 'create_guide_topic',
+    title: 'Create guide topic',
+    description: 'Add a topic to a guide: what to ask, what to learn, what to avoid.',
+    method: 'POST',
+    path: '/guide/{ownerType}/{ownerId}/topics',
+    pathSchemas: guideOwner,
+    destructive: false,
+    fields: { ...topicFields, title: str(255) },
+  }),
+  op({
+    name: 'reorder_guide_topics',
+    title: 'Reorder guide topics',
+    description: 'Set the order of a guide\'s topics: ids in the new order.',
+    method: 'POST',
+    path: '/guide/{ownerType}/{ownerId}/topics/reorder',
+    pathSchemas: guideOwner,
+    destructive: false,
+    fields: { ids: z.array(id()) },
+  }),
+  op({
+    name: 'update_guide_topic',
+    title: 'Update guide topic',
+    description: 'Change fields of one of the owner\'s own topics; omitted fields stay as they are.',
+    method: 'PATCH',
+    path: '/guide/{ownerType}/{ownerId}/topics/{topic}',
+    pathSchemas: guideOwner,
+    destructive: false,
+    fields: topicFields,
+  }),
+  op({
+    name: 'delete_guide_topic',
+    title: 'Delete guide topic',
+    description: 'Delete one of the owner\'s own topics.',
+    method: 'DELETE',
+    path: '/guide/{ownerType}/{ownerId}/topics/{topic}',
+    pathSchemas: guideOwner,
+    destructive: true,
+  }),
+]);

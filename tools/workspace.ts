@@ -1,0 +1,155 @@
+// Workspace and account: the current member, workspace settings and branding, members and invitations.
+// The /workspace/usage/* operations live in usage.ts.
+import { z } from 'zod';
+import { LOCALES, ROLES, area, op } from './shared.js';
+
+const name255 = () => z.string().min(1).max(255);
+const retentionDays = () => z.number().int().min(1).max(3650);
+
+export const workspace = area('workspace', [
+  op({
+    name: 'get_current_member',
+    title: 'Get current member',
+    description: 'The member this token acts as. Use to know whose rights and locale apply.',
+    method: 'GET',
+    path: '/me',
+  }),
+  op({
+    name: 'update_current_member',
+    title: 'Update current member',
+    description: 'Change the current member\'s display name or interface locale.',
+    method: 'PATCH',
+    path: '/me',
+    destructive: false,
+    fields: { name: name255().optional(), locale: z.enum(LOCALES).optional() },
+  }),
+  op({
+    name: 'get_workspace',
+    title: 'Get workspace',
+    description: 'Workspace settings: names, locales, retention periods, security settings.',
+    method: 'GET',
+    path: '/workspace',
+  }),
+  op({
+    name: 'update_workspace',
+    title: 'Update workspace',
+    description: 'Change workspace settings; omitted fields stay as they are. Shorter retention makes older data due for deletion.',
+    method: 'PATCH',
+    path: '/workspace',
+    // Settings can be set back; data past a shortened retention is purged later by retention, not by this call.
+    destructive: false,
+    fields: {
+      name: name255().optional(),
+      display_name: name255().optional(),
+      locales: z.array(z.enum(LOCALES)).min(1).optional(),
+      default_locale: z.enum(LOCALES).optional(),
+      retention_raw_days: retentionDays().optional(),
+      retention_deliverable_days: retentionDays().optional(),
+      settings: z
+        .strictObject({
+          require_2fa_for_consultants: z.boolean().optional(),
+          participant_email_code_default: z.boolean().optional(),
+          platform_keys_allowed: z.boolean().optional(),
+        })
+        .optional(),
+    },
+  }),
+  op({
+    name: 'update_workspace_branding',
+    title: 'Update workspace branding',
+    description: 'Set the brand colours and the sender name of workspace e-mails (always required).',
+    method: 'PATCH',
+    path: '/workspace/branding',
+    destructive: false,
+    fields: {
+      // The spec does not give the colour format, so none is imposed here.
+      primary_color: z.string().nullable().optional(),
+      accent_color: z.string().nullable().optional(),
+      email_sender_name: z.string().min(1).max(120),
+    },
+  }),
+  op({
+    name: 'delete_workspace_logo',
+    title: 'Delete workspace logo',
+    description: 'Remove the workspace logo from the branding.',
+    method: 'DELETE',
+    path: '/workspace/branding/logo',
+    destructive: true,
+  }),
+  op({
+    name: 'get_workspace_dashboard',
+    title: 'Get workspace dashboard',
+    description: 'Overview of the workspace\'s activity across engagements.',
+    method: 'GET',
+    path: '/workspace/dashboard',
+  }),
+  op({
+    name: 'list_invitations',
+    title: 'List invitations',
+    description: 'Pending invitations to join the workspace.',
+    method: 'GET',
+    path: '/workspace/invitations',
+    paginated: true,
+  }),
+  op({
+    name: 'invite_member',
+    title: 'Invite member',
+    description: 'Invite someone by e-mail to join the workspace with a role.',
+    method: 'POST',
+    path: '/workspace/invitations',
+    destructive: false,
+    fields: { email: z.email().max(255), role: z.enum(ROLES) },
+  }),
+  op({
+    name: 'revoke_invitation',
+    title: 'Revoke invitation',
+    description: 'Cancel a pending invitation to the workspace.',
+    method: 'DELETE',
+    path: '/workspace/invitations/{invitation}',
+    destructive: true,
+  }),
+  op({
+    name: 'list_members',
+    title: 'List members',
+    description: 'Members of the workspace with their roles.',
+    method: 'GET',
+    path: '/workspace/members',
+    paginated: true,
+  }),
+  op({
+    name: 'update_member_role',
+    title: 'Update member role',
+    description: 'Change a member\'s role.',
+    method: 'PATCH',
+    path: '/workspace/members/{member}',
+    // A role change can be made again the other way; nothing is deleted.
+    destructive: false,
+    fields: { role: z.enum(ROLES) },
+  }),
+  op({
+    name: 'remove_member',
+    title: 'Remove member',
+    description: 'Remove a member from the workspace. Their API tokens stop working at once.',
+    method: 'DELETE',
+    path: '/workspace/members/{member}',
+    destructive: true,
+  }),
+  op({
+    name: 'list_member_roles',
+    title: 'List member roles',
+    description: 'Roles a member or invitation can have.',
+    method: 'GET',
+    path: '/workspaces/enums/roles',
+    paginated: true,
+    reference: true,
+  }),
+  op({
+    name: 'list_workspace_statuses',
+    title: 'List workspace statuses',
+    description: 'Status values a workspace can be in.',
+    method: 'GET',
+    path: '/workspaces/enums/statuses',
+    paginated: true,
+    reference: true,
+  }),
+]);
