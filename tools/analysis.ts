@@ -1,0 +1,248 @@
+// Analysis: the runs that read an engagement's material, the changes they propose, the contradictions
+// they raise, and the findings (with their evidences) the consultant reviews.
+import { z } from 'zod';
+import {
+  ANALYSIS_MODES,
+  CONTRADICTION_STATUSES,
+  EVIDENCE_SOURCE_TYPES,
+  FINDING_TYPES,
+  PROPOSAL_ENTITY_TYPES,
+  REVIEW_STATUSES,
+  area,
+  id,
+  nstr,
+  nullableId,
+  op,
+  slug,
+  str,
+} from './shared.js';
+
+/** Evidence input: one source item that backs a finding. Used on its own and inside a new finding. */
+export const evidenceInput = z.strictObject({
+  source_type: z.enum(EVIDENCE_SOURCE_TYPES),
+  source_id: id(),
+  locator: z.record(z.string(), z.unknown()).nullable().optional(),
+  excerpt: nstr(1000).optional(),
+});
+
+/**
+ * The writable fields of a finding, all optional (the update shape). review_status is left out: the
+ * spec sets it through the review operation only. Required strings are min 1 because the API is a
+ * Laravel one, whose `required` refuses an empty string.
+ */
+const findingFields = {
+  type: z.enum(FINDING_TYPES).optional(),
+  statement: str(1000).min(1).optional(),
+  details: nstr(4000).optional(),
+  quantity: z.record(z.string(), z.unknown()).nullable().optional(),
+  process_id: nullableId().optional(),
+  step_id: nullableId().optional(),
+  deliverable_category: nstr(64).optional(),
+};
+
+/** Body of the bulk accept and reject: both narrow the batch, neither is required. */
+const bulkProposalFields = {
+  entity_type: z.enum(PROPOSAL_ENTITY_TYPES).optional(),
+  analysis_run_id: nullableId().optional(),
+};
+
+export const analysis = area('analysis', [
+  op({
+    name: 'list_analysis_enum_values',
+    title: 'List analysis enum values',
+    description: 'Allowed values of one analysis enumeration, by its name.',
+    method: 'GET',
+    path: '/analysis/enums/{name}',
+    pathSchemas: { name: slug() },
+    paginated: true,
+    reference: true,
+  }),
+  op({
+    name: 'list_analysis_runs',
+    title: 'List analysis runs',
+    description: 'Analysis runs of an engagement (incremental or full), with their state.',
+    method: 'GET',
+    path: '/engagements/{engagement}/analysis/runs',
+    paginated: true,
+  }),
+  op({
+    name: 'start_analysis_run',
+    title: 'Start analysis run',
+    description:
+      'Analyse the engagement\'s material in the background: incremental covers what is new, full redoes everything. Its output arrives as change proposals.',
+    method: 'POST',
+    path: '/engagements/{engagement}/analysis/runs',
+    // Creates a job and proposals to review; nothing existing is changed until a proposal is accepted.
+    destructive: false,
+    fields: { mode: z.enum(ANALYSIS_MODES) },
+  }),
+  op({
+    name: 'cancel_analysis_run',
+    title: 'Cancel analysis run',
+    description: 'Stop a queued or running analysis run. It cannot be resumed; start a new run instead.',
+    method: 'POST',
+    path: '/engagements/{engagement}/analysis/runs/{run}/cancel',
+    destructive: true,
+  }),
+  op({
+    name: 'get_analysis_summary',
+    title: 'Get analysis summary',
+    description: 'Where the analysis of an engagement stands. A good first call before reviewing findings or proposals.',
+    method: 'GET',
+    path: '/engagements/{engagement}/analysis/summary',
+  }),
+  op({
+    name: 'list_change_proposals',
+    title: 'List change proposals',
+    description: 'Changes the analysis proposes to processes, steps, flows, findings and opportunities, awaiting accept or reject.',
+    method: 'GET',
+    path: '/engagements/{engagement}/change-proposals',
+    paginated: true,
+  }),
+  op({
+    name: 'accept_all_change_proposals',
+    title: 'Accept all change proposals',
+    description: 'Apply every pending change proposal at once, optionally only one entity type or one run\'s. Irreversible.',
+    method: 'POST',
+    path: '/engagements/{engagement}/change-proposals/accept-all',
+    destructive: true,
+    fields: bulkProposalFields,
+  }),
+  op({
+    name: 'reject_all_change_proposals',
+    title: 'Reject all change proposals',
+    description: 'Discard every pending change proposal at once, optionally only one entity type or one run\'s. Irreversible.',
+    method: 'POST',
+    path: '/engagements/{engagement}/change-proposals/reject-all',
+    destructive: true,
+    fields: bulkProposalFields,
+  }),
+  op({
+    name: 'accept_change_proposal',
+    title: 'Accept change proposal',
+    description: 'Apply one change proposal to the engagement\'s processes, findings or opportunities.',
+    method: 'POST',
+    path: '/engagements/{engagement}/change-proposals/{proposal}/accept',
+    // One reviewed change whose result stays editable, unlike the bulk accept that applies unseen ones.
+    destructive: false,
+  }),
+  op({
+    name: 'reject_change_proposal',
+    title: 'Reject change proposal',
+    description: 'Discard one change proposal without applying it. Irreversible.',
+    method: 'POST',
+    path: '/engagements/{engagement}/change-proposals/{proposal}/reject',
+    destructive: true,
+  }),
+  op({
+    name: 'list_contradictions',
+    title: 'List contradictions',
+    description: 'Contradictions the analysis found between interviews or sources, to settle with resolve_contradiction.',
+    method: 'GET',
+    path: '/engagements/{engagement}/contradictions',
+    paginated: true,
+  }),
+  op({
+    name: 'resolve_contradiction',
+    title: 'Resolve contradiction',
+    description: 'Settle a contradiction as resolved, kept_as_finding or dismissed, with an optional note and the finding that settles it.',
+    method: 'POST',
+    path: '/engagements/{engagement}/contradictions/{contradiction}/resolve',
+    // The status can be set again by another resolve call.
+    destructive: false,
+    fields: {
+      status: z.enum(CONTRADICTION_STATUSES),
+      resolution_note: nstr(2000).optional(),
+      resolved_finding_id: nullableId().optional(),
+    },
+  }),
+  op({
+    name: 'set_evidence_publishable',
+    title: 'Set evidence publishable',
+    description: 'Allow or forbid an evidence to appear in deliverables.',
+    method: 'PATCH',
+    path: '/engagements/{engagement}/evidences/{evidence}',
+    destructive: false,
+    fields: { is_publishable: z.boolean() },
+  }),
+  op({
+    name: 'preview_evidence',
+    title: 'Preview evidence',
+    description: 'The source material an evidence points to (transcript excerpt, frame, document passage), to check a finding.',
+    method: 'GET',
+    path: '/engagements/{engagement}/evidences/{evidence}/preview',
+  }),
+  op({
+    name: 'list_findings',
+    title: 'List findings',
+    description: 'Findings of an engagement: typed statements drawn from the material, each with a review status.',
+    method: 'GET',
+    path: '/engagements/{engagement}/findings',
+    paginated: true,
+  }),
+  op({
+    name: 'create_finding',
+    title: 'Create finding',
+    description: 'Record a finding, optionally backed by evidences (source items such as transcript segments or pins).',
+    method: 'POST',
+    path: '/engagements/{engagement}/findings',
+    destructive: false,
+    fields: {
+      ...findingFields,
+      type: z.enum(FINDING_TYPES),
+      statement: str(1000).min(1),
+      evidences: z.array(evidenceInput).optional(),
+    },
+  }),
+  op({
+    name: 'get_finding',
+    title: 'Get finding',
+    description: 'One finding with its fields and review status.',
+    method: 'GET',
+    path: '/engagements/{engagement}/findings/{finding}',
+  }),
+  op({
+    name: 'update_finding',
+    title: 'Update finding',
+    description:
+      'Edit a finding; only the fields given change. Evidences go through add/remove_finding_evidence, the status through review_finding.',
+    method: 'PATCH',
+    path: '/engagements/{engagement}/findings/{finding}',
+    destructive: false,
+    fields: findingFields,
+  }),
+  op({
+    name: 'delete_finding',
+    title: 'Delete finding',
+    description: 'Delete a finding for good. Rejecting it with review_finding keeps a trace instead.',
+    method: 'DELETE',
+    path: '/engagements/{engagement}/findings/{finding}',
+    destructive: true,
+  }),
+  op({
+    name: 'add_finding_evidence',
+    title: 'Add finding evidence',
+    description: 'Back a finding with one more evidence: a source item (transcript segment, frame, pin...) and an optional excerpt.',
+    method: 'POST',
+    path: '/engagements/{engagement}/findings/{finding}/evidences',
+    destructive: false,
+    fields: evidenceInput.shape,
+  }),
+  op({
+    name: 'remove_finding_evidence',
+    title: 'Remove finding evidence',
+    description: 'Detach one evidence from a finding.',
+    method: 'DELETE',
+    path: '/engagements/{engagement}/findings/{finding}/evidences/{evidence}',
+    destructive: true,
+  }),
+  op({
+    name: 'review_finding',
+    title: 'Review finding',
+    description: 'Set a finding\'s review status: validated, rejected, or back to proposed. It can be reviewed again later.',
+    method: 'POST',
+    path: '/engagements/{engagement}/findings/{finding}/review',
+    destructive: false,
+    fields: { review_status: z.enum(REVIEW_STATUSES) },
+  }),
+]);

@@ -1,0 +1,248 @@
+// Deliverables: the draft, its documents made of blocks, published versions with their comments, and
+// the exports (files) of an engagement.
+import { z } from 'zod';
+import {
+  BLOCK_TYPES,
+  CHARTS,
+  DOCUMENT_KINDS,
+  EXPORT_KINDS,
+  GENERATION_MODES,
+  REF_TYPES,
+  STAGES,
+  area,
+  id,
+  nstr,
+  nullableId,
+  op,
+  str,
+} from './shared.js';
+
+/** Most a block may list: refs, items and ids alike (the spec's limits table). */
+const PER_BLOCK = 50;
+
+/**
+ * One block of a document. Only `type` is required: which other fields a type uses is not given by
+ * the spec, so every field is allowed on every type and the API judges the combination.
+ */
+export const block = z.strictObject({
+  id: nstr(64).optional(),
+  type: z.enum(BLOCK_TYPES),
+  level: z.number().int().nullable().optional(),
+  text: nstr(5000).optional(),
+  title: nstr(200).optional(),
+  refs: z
+    .array(z.strictObject({ type: z.enum(REF_TYPES), id: str(64).min(1) }))
+    .max(PER_BLOCK)
+    .optional(),
+  data_ref: nstr(64).optional(),
+  items: z.array(z.string()).max(PER_BLOCK).optional(),
+  item_type: z.enum(REF_TYPES).optional(),
+  ids: z.array(z.string()).max(PER_BLOCK).optional(),
+  display: z.enum(['compact', 'full']).optional(),
+  options: z.record(z.string(), z.unknown()).nullable().optional(),
+  chart: z.enum(CHARTS).optional(),
+  process_id: nstr(64).optional(),
+  show_map: z.boolean().optional(),
+  evidence_id: nstr(64).optional(),
+  theme: nstr(64).optional(),
+  tone: z.enum(['info', 'caution']).optional(),
+});
+
+const documentKind = { kind: z.enum(DOCUMENT_KINDS) };
+
+export const deliverables = area('deliverables', [
+  op({
+    name: 'list_deliverable_documents',
+    title: 'List deliverable documents',
+    description: 'Documents of the engagement\'s deliverable (executive summary, roadmap, pain map...) and whether each is included.',
+    method: 'GET',
+    path: '/engagements/{engagement}/deliverable/documents',
+    paginated: true,
+  }),
+  op({
+    name: 'generate_all_documents',
+    title: 'Generate all documents',
+    description: 'Generate every document of the deliverable from the analysis, in the background; ai: true lets the AI write the text.',
+    method: 'POST',
+    path: '/engagements/{engagement}/deliverable/documents/generate-all',
+    // The spec gives no keep-edits mode here, so a regeneration may overwrite edited documents.
+    destructive: true,
+    fields: { ai: z.boolean().optional() },
+  }),
+  op({
+    name: 'get_deliverable_document',
+    title: 'Get deliverable document',
+    description: 'One deliverable document with its blocks and the updated_at that update_deliverable_document needs.',
+    method: 'GET',
+    path: '/engagements/{engagement}/deliverable/documents/{kind}',
+    pathSchemas: documentKind,
+  }),
+  op({
+    name: 'update_deliverable_document',
+    title: 'Update deliverable document',
+    description:
+      'Edit a document: include or exclude it, set its parameters, or replace its blocks. Echo updated_at from get_deliverable_document; a stale one is refused.',
+    method: 'PATCH',
+    path: '/engagements/{engagement}/deliverable/documents/{kind}',
+    pathSchemas: documentKind,
+    // An edit guarded by the concurrency token; the document can be edited or regenerated again.
+    destructive: false,
+    fields: {
+      updated_at: str(64).min(1),
+      included: z.boolean().optional(),
+      parameters: z.record(z.string(), z.unknown()).optional(),
+      blocks: z.array(block).max(200).optional(),
+    },
+  }),
+  op({
+    name: 'generate_deliverable_document',
+    title: 'Generate deliverable document',
+    description: '(Re)generate one document in the background. mode keep_edits preserves manual edits; replace_all discards them.',
+    method: 'POST',
+    path: '/engagements/{engagement}/deliverable/documents/{kind}/generate',
+    pathSchemas: documentKind,
+    // replace_all throws away the consultant's edits.
+    destructive: true,
+    fields: {
+      mode: z.enum(GENERATION_MODES).optional(),
+      process_id: nullableId().optional(),
+      ai: z.boolean().optional(),
+    },
+  }),
+  op({
+    name: 'get_deliverable_draft',
+    title: 'Get deliverable draft',
+    description: 'The working draft of the deliverable: introduction, recommendations, attribution, stage.',
+    method: 'GET',
+    path: '/engagements/{engagement}/deliverable/draft',
+  }),
+  op({
+    name: 'update_deliverable_draft',
+    title: 'Update deliverable draft',
+    description: 'Edit the draft; only the fields given change. attribution: quote interviewees by role, or by name for named_interview_ids.',
+    method: 'PATCH',
+    path: '/engagements/{engagement}/deliverable/draft',
+    destructive: false,
+    fields: {
+      introduction: nstr(20000).optional(),
+      recommendations: nstr(20000).optional(),
+      attribution: z.enum(['by_role', 'named']).optional(),
+      named_interview_ids: z.array(id()).optional(),
+      include_proposed: z.boolean().optional(),
+      dismiss_suggestion: z.boolean().optional(),
+      stage: z.enum(STAGES).optional(),
+      auto_refresh_interim: z.boolean().optional(),
+    },
+  }),
+  op({
+    name: 'preview_draft_evidence',
+    title: 'Preview draft evidence',
+    description: 'An evidence as the draft deliverable would show it, with the draft\'s attribution applied.',
+    method: 'GET',
+    path: '/engagements/{engagement}/deliverable/draft/evidences/{evidence}/preview',
+  }),
+  op({
+    name: 'preview_deliverable_draft',
+    title: 'Preview deliverable draft',
+    description: 'The draft deliverable rendered as it would be published. Check it before publish_deliverable.',
+    method: 'GET',
+    path: '/engagements/{engagement}/deliverable/draft/preview',
+  }),
+  op({
+    name: 'suggest_recommendations',
+    title: 'Suggest recommendations',
+    description: 'Ask the AI to suggest recommendations for the draft from the analysis; the suggestion can be kept or dismissed.',
+    method: 'POST',
+    path: '/engagements/{engagement}/deliverable/draft/suggest-recommendations',
+    // A suggestion beside the draft (dismiss_suggestion exists), not a rewrite of it.
+    destructive: false,
+  }),
+  op({
+    name: 'publish_deliverable',
+    title: 'Publish deliverable',
+    description: 'Publish the draft as a new deliverable version, interim or final, visible to the client. Cannot be undone.',
+    method: 'POST',
+    path: '/engagements/{engagement}/deliverable/publish',
+    destructive: true,
+    fields: { changelog: nstr(5000).optional(), stage: z.enum(STAGES).optional() },
+  }),
+  op({
+    name: 'list_deliverable_versions',
+    title: 'List deliverable versions',
+    description: 'Published versions of the engagement\'s deliverable.',
+    method: 'GET',
+    path: '/engagements/{engagement}/deliverable/versions',
+    paginated: true,
+  }),
+  op({
+    name: 'get_deliverable_version',
+    title: 'Get deliverable version',
+    description: 'One published deliverable version; get_deliverable_snapshot gives its frozen content.',
+    method: 'GET',
+    path: '/engagements/{engagement}/deliverable/versions/{version}',
+  }),
+  op({
+    name: 'list_deliverable_comments',
+    title: 'List deliverable comments',
+    description: 'Comments left on a published deliverable version, to answer or close.',
+    method: 'GET',
+    path: '/engagements/{engagement}/deliverable/versions/{version}/comments',
+    paginated: true,
+  }),
+  op({
+    name: 'get_deliverable_snapshot',
+    title: 'Get deliverable snapshot',
+    description: 'Frozen content of a published version, as it was when published.',
+    method: 'GET',
+    path: '/engagements/{engagement}/deliverable/versions/{version}/snapshot',
+  }),
+  op({
+    name: 'close_deliverable_comment',
+    title: 'Close deliverable comment',
+    description: 'Close a comment on a published version once it has been addressed.',
+    method: 'POST',
+    path: '/engagements/{engagement}/deliverable/comments/{comment}/close',
+    destructive: false,
+  }),
+  op({
+    name: 'reply_deliverable_comment',
+    title: 'Reply to deliverable comment',
+    description: 'Answer a comment on a published deliverable version.',
+    method: 'POST',
+    path: '/engagements/{engagement}/deliverable/comments/{comment}/reply',
+    destructive: false,
+    fields: { body: str(5000).min(1) },
+  }),
+  op({
+    name: 'list_exports',
+    title: 'List exports',
+    description: 'Exports of an engagement and their state; fetch a finished one with download_export.',
+    method: 'GET',
+    path: '/engagements/{engagement}/exports',
+    paginated: true,
+  }),
+  op({
+    name: 'create_export',
+    title: 'Create export',
+    description:
+      'Export in the background: BPMN, findings or opportunities CSV, JSON bundle, printable, a document (document_* with document_kind) or a version as PDF.',
+    method: 'POST',
+    path: '/engagements/{engagement}/exports',
+    destructive: false,
+    fields: {
+      kind: z.enum(EXPORT_KINDS),
+      // The spec says only "string or null"; identifiers are ULIDs by its general rules.
+      deliverable_version_id: nullableId().optional(),
+      process_id: nullableId().optional(),
+      document_kind: z.enum(DOCUMENT_KINDS).optional(),
+    },
+  }),
+  op({
+    name: 'download_export',
+    title: 'Download export',
+    description: 'File of a finished export.',
+    method: 'GET',
+    path: '/engagements/{engagement}/exports/{export}/download',
+    response: 'file',
+  }),
+]);

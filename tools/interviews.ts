@@ -1,0 +1,174 @@
+// Interviews and their sessions: what was said (transcripts, chapters, recaps), what was shown (frames,
+// pins, artifacts, recordings, media), and the preview and test sessions a consultant runs on a guide.
+import { z } from 'zod';
+import { EVIDENCE_SOURCE_TYPES, SESSION_MODES, area, clientInfo, nstr, nullableId, op, slug } from './shared.js';
+
+/**
+ * The `{path}` of a stored media file: the one path parameter that may hold slashes (DESIGN.md). Each
+ * segment is non-empty and neither `.` nor `..`, so the file named cannot climb out of its disk; no
+ * backslash or control character either, which no stored file name needs.
+ */
+export const mediaPath = () =>
+  z
+    .string()
+    .min(1)
+    .max(1024)
+    .regex(
+      /^(?!\.{1,2}(\/|$))(?!.*\/\.{1,2}(\/|$))[^/\\\x00-\x1f]+(\/[^/\\\x00-\x1f]+)*$/,
+      'must be a relative file path: no empty, "." or ".." segment, no backslash',
+    );
+
+/** Body of the preview and test sessions: the spec requires none of it. */
+const sessionRequest = {
+  population_id: nullableId().optional(),
+  mode: z.enum(SESSION_MODES).optional(),
+  locale: nstr(8).optional(),
+  client_info: clientInfo().optional(),
+};
+
+export const interviews = area('interviews', [
+  op({
+    name: 'list_interviews',
+    title: 'List interviews',
+    description: 'Interviews of an engagement. get_interview and its chapters tell what each one covered.',
+    method: 'GET',
+    path: '/engagements/{engagement}/interviews',
+    paginated: true,
+  }),
+  op({
+    name: 'start_preview_session',
+    title: 'Start preview session',
+    description: 'Open a preview session of the engagement\'s interview, to try the guide as a participant would.',
+    method: 'POST',
+    path: '/engagements/{engagement}/interviews/preview-session',
+    // Creates a throwaway session; nothing existing changes.
+    destructive: false,
+    fields: sessionRequest,
+  }),
+  op({
+    name: 'start_test_interview',
+    title: 'Start test interview',
+    description: 'Run a test interview of the engagement, e.g. in text_simulation mode, to check the guide end to end.',
+    method: 'POST',
+    path: '/engagements/{engagement}/interviews/test',
+    destructive: false,
+    fields: sessionRequest,
+  }),
+  op({
+    name: 'list_live_sessions',
+    title: 'List live sessions',
+    description: 'Interview sessions of the engagement in progress right now.',
+    method: 'GET',
+    path: '/engagements/{engagement}/live-sessions',
+    paginated: true,
+  }),
+  op({
+    name: 'get_interview',
+    title: 'Get interview',
+    description: 'One interview. Its chapters and their recaps summarise what was said.',
+    method: 'GET',
+    path: '/interviews/{interview}',
+  }),
+  op({
+    name: 'list_interview_chapters',
+    title: 'List interview chapters',
+    description: 'Chapters of an interview, in order; get_chapter_recap summarises each.',
+    method: 'GET',
+    path: '/interviews/{interview}/chapters',
+    paginated: true,
+  }),
+  op({
+    name: 'get_chapter_recap',
+    title: 'Get chapter recap',
+    description: 'Recap of one interview chapter: the points the participant made. Cheaper than reading the transcript.',
+    method: 'GET',
+    path: '/interviews/{interview}/chapters/{chapter}/recap',
+  }),
+  op({
+    name: 'get_interview_source',
+    title: 'Get interview source',
+    description: 'One source item of an interview (transcript segment, frame, pin...), e.g. the one an evidence cites.',
+    method: 'GET',
+    path: '/interviews/{interview}/sources/{type}/{source}',
+    pathSchemas: { type: z.enum(EVIDENCE_SOURCE_TYPES) },
+  }),
+  op({
+    name: 'get_media',
+    title: 'Get media',
+    description: 'Content of a stored media file, by the disk and path a record gives.',
+    method: 'GET',
+    path: '/media/{disk}/{path}',
+    pathSchemas: { disk: slug(), path: mediaPath() },
+    response: 'file',
+  }),
+  op({
+    name: 'get_media_thumbnail',
+    title: 'Get media thumbnail',
+    description: 'Thumbnail of a stored media file, by disk and path: lighter than get_media to glance at an image.',
+    method: 'GET',
+    path: '/media-thumbnails/{disk}/{path}',
+    pathSchemas: { disk: slug(), path: mediaPath() },
+    response: 'file',
+  }),
+  op({
+    name: 'get_session',
+    title: 'Get session',
+    description: 'One interview session. Its transcript, frames, pins, artifacts and recordings have their own tools.',
+    method: 'GET',
+    path: '/sessions/{session}',
+  }),
+  op({
+    name: 'list_session_artifacts',
+    title: 'List session artifacts',
+    description: 'Files shared or produced during an interview session.',
+    method: 'GET',
+    path: '/sessions/{session}/artifacts',
+    paginated: true,
+  }),
+  op({
+    name: 'end_session',
+    title: 'End session',
+    description: 'End an interview session now, e.g. a test left running. It cannot be resumed.',
+    method: 'POST',
+    path: '/sessions/{session}/end',
+    destructive: true,
+  }),
+  op({
+    name: 'list_session_frames',
+    title: 'List session frames',
+    description: 'Screen frames captured during an interview session where the participant shared a screen.',
+    method: 'GET',
+    path: '/sessions/{session}/frames',
+    paginated: true,
+  }),
+  op({
+    name: 'get_latest_frame',
+    title: 'Get latest frame',
+    description: 'The most recent screen frame of a session: what the participant is showing now.',
+    method: 'GET',
+    path: '/sessions/{session}/frames/latest',
+  }),
+  op({
+    name: 'list_session_pins',
+    title: 'List session pins',
+    description: 'Pins of an interview session: moments marked as worth keeping.',
+    method: 'GET',
+    path: '/sessions/{session}/pins',
+    paginated: true,
+  }),
+  op({
+    name: 'get_session_recording',
+    title: 'Get session recording',
+    description: 'One recording of an interview session, as a media file.',
+    method: 'GET',
+    path: '/sessions/{session}/recordings/{recording}/stream',
+    response: 'file',
+  }),
+  op({
+    name: 'get_session_transcript',
+    title: 'Get session transcript',
+    description: 'Transcript of an interview session: who said what, when. The source to quote an interview.',
+    method: 'GET',
+    path: '/sessions/{session}/transcript',
+  }),
+]);

@@ -1,0 +1,126 @@
+// Sources: files uploaded to an engagement (artifacts) and external source files with their items.
+import { z } from 'zod';
+import { ARTIFACT_MAX_KIB, EXTERNAL_SOURCE_MAX_KIB, area, op, slug, str } from './shared.js';
+
+// Line breaks are allowed: base64 is often wrapped at 76 columns.
+const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+
+/** Bytes a base64 text decodes to (whitespace ignored), without decoding it. */
+function base64Bytes(b64: string): number {
+  const s = b64.replace(/\s+/g, '');
+  return Math.floor((s.length * 3) / 4) - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0);
+}
+
+/**
+ * The file part of an upload, as a tool argument: an assistant holds a file as a local path, as text
+ * it wrote, or as base64, and gives exactly one. Content given inline is measured here so an oversized
+ * file is refused before any request; a `path` is measured by whoever reads it.
+ */
+export const uploadFile = (maxKib: number) =>
+  z
+    .strictObject({
+      path: z.string().min(1).optional(),
+      text: z.string().optional(),
+      base64: z.string().regex(BASE64, 'must be base64').optional(),
+      filename: z.string().max(255).optional(),
+      content_type: z.string().max(127).optional(),
+    })
+    .refine((f) => [f.path, f.text, f.base64].filter((v) => v !== undefined).length === 1, {
+      message: 'give exactly one of path, text or base64',
+    })
+    .refine((f) => f.text === undefined || Buffer.byteLength(f.text, 'utf8') <= maxKib * 1024, {
+      message: `file too large: at most ${maxKib} KiB`,
+      path: ['text'],
+    })
+    .refine((f) => f.base64 === undefined || base64Bytes(f.base64) <= maxKib * 1024, {
+      message: `file too large: at most ${maxKib} KiB`,
+      path: ['base64'],
+    })
+    .describe('exactly one of path (local file), text or base64');
+
+export const sources = area('sources', [
+  op({
+    name: 'list_artifacts',
+    title: 'List artifacts',
+    description: 'Files uploaded to an engagement (procedures, screenshots, exports) that the analysis reads as sources.',
+    method: 'GET',
+    path: '/engagements/{engagement}/artifacts',
+    paginated: true,
+  }),
+  op({
+    name: 'upload_artifact',
+    title: 'Upload artifact',
+    description: `Add a file to an engagement as a source for the analysis, up to ${ARTIFACT_MAX_KIB / 1024} MiB.`,
+    method: 'POST',
+    path: '/engagements/{engagement}/artifacts',
+    destructive: false,
+    body: 'multipart',
+    fields: { file: uploadFile(ARTIFACT_MAX_KIB) },
+  }),
+  op({
+    name: 'get_artifact',
+    title: 'Get artifact',
+    description: 'Record of one uploaded artifact; download_artifact gives its content.',
+    method: 'GET',
+    path: '/engagements/{engagement}/artifacts/{artifact}',
+  }),
+  op({
+    name: 'delete_artifact',
+    title: 'Delete artifact',
+    description: 'Delete an uploaded artifact for good.',
+    method: 'DELETE',
+    path: '/engagements/{engagement}/artifacts/{artifact}',
+    destructive: true,
+  }),
+  op({
+    name: 'download_artifact',
+    title: 'Download artifact',
+    description: 'Content of an uploaded artifact file.',
+    method: 'GET',
+    path: '/engagements/{engagement}/artifacts/{artifact}/download',
+    response: 'file',
+  }),
+  op({
+    name: 'list_external_sources',
+    title: 'List external sources',
+    description: 'External source files of an engagement: structured data in the external-source format.',
+    method: 'GET',
+    path: '/engagements/{engagement}/external-sources',
+    paginated: true,
+  }),
+  op({
+    name: 'upload_external_source',
+    title: 'Upload external source',
+    description: `Add an external source file (up to ${EXTERNAL_SOURCE_MAX_KIB / 1024} MiB) in the format of get_external_source_schema.`,
+    method: 'POST',
+    path: '/engagements/{engagement}/external-sources',
+    destructive: false,
+    body: 'multipart',
+    fields: { file: uploadFile(EXTERNAL_SOURCE_MAX_KIB), name: str(255).min(1) },
+  }),
+  op({
+    name: 'delete_external_source',
+    title: 'Delete external source',
+    description: 'Delete an external source file and its items for good.',
+    method: 'DELETE',
+    path: '/engagements/{engagement}/external-sources/{source}',
+    destructive: true,
+  }),
+  op({
+    name: 'list_external_source_items',
+    title: 'List external source items',
+    description: 'Items read from one external source file; evidences can cite them.',
+    method: 'GET',
+    path: '/engagements/{engagement}/external-sources/{source}/items',
+    paginated: true,
+  }),
+  op({
+    name: 'get_external_source_schema',
+    title: 'Get external source schema',
+    description: 'Schema of the external-source file format for a version, to prepare a file before uploading it.',
+    method: 'GET',
+    path: '/sources/schema/external-source/{version}',
+    pathSchemas: { version: slug() },
+    reference: true,
+  }),
+]);
