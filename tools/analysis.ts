@@ -68,8 +68,7 @@ export const analysis = area('analysis', [
   op({
     name: 'start_analysis_run',
     title: 'Start analysis run',
-    description:
-      'Analyse the engagement\'s material in the background: incremental covers what is new, full redoes everything. Its output arrives as change proposals.',
+    description: 'Analyse the engagement in the background: incremental covers new material, full redoes everything. Output arrives as change proposals.',
     method: 'POST',
     path: '/engagements/{engagement}/analysis/runs',
     // Creates a job and proposals to review; nothing existing is changed until a proposal is accepted.

@@ -224,8 +224,7 @@ export const deliverables = area('deliverables', [
   op({
     name: 'create_export',
     title: 'Create export',
-    description:
-      'Export in the background: BPMN, findings or opportunities CSV, JSON bundle, printable, a document (document_* with document_kind) or a version as PDF.',
+    description: 'Produce an export file in the background; document_* kinds export the document named by document_kind. Fetch it with download_export.',
     method: 'POST',
     path: '/engagements/{engagement}/exports',
     destructive: false,
