@@ -1,0 +1,437 @@
+// The HTTP client of one workspace: one keep-alive undici Agent, the token's rate limiter, retries
+// that never duplicate a write, per-attempt timeouts, the caller's cancellation, and a cache for
+// reference reads. It knows nothing of MCP: the MCP layer hands it calls and reads typed errors.
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import { Agent, FormData } from 'undici';
+import { pathParams, type HttpMethod, type Operation } from '../operation.js';
+import { ResponseCache } from './cache.js';
+import { decodeError, decodeSuccess, dispositionFilename, rateLimitHeaders } from './decode.js';
+import {
+  abortError,
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitWaitTooLongError,
+  RequestTimeoutError,
+  WorkspaceApiError,
+} from './errors.js';
+import { limiterFor, type RateLimiter } from './limiter.js';
+import { loopbackLookup, parseApiRoot } from './lookup.js';
+import { buildPath } from './path.js';
+import { appendQuery } from './query.js';
+import {
+  backoffMs,
+  isIdempotent,
+  isNetworkFailure,
+  isTimeout,
+  isTransientStatus,
+  parseRetryAfter,
+  sleep,
+  wasNotSent,
+} from './retry.js';
+
+export interface RetryOptions {
+  /** 429 answers waited out before giving up. Default 3. */
+  max429Retries?: number;
+  /** A Retry-After above this fails at once instead of blocking the tool call. Default 120. */
+  maxRetryAfterSeconds?: number;
+  /** Retries after a network failure or a 502/503/504 (idempotent methods only). Default 2. */
+  maxNetworkRetries?: number;
+  /** First backoff step; doubles each retry, with jitter. Default 250 ms. */
+  backoffBaseMs?: number;
+}
+
+export interface ApiClientOptions {
+  /** Workspace origin + '/api/v1'. https, except on loopback. */
+  baseUrl: string;
+  /** Asked before every attempt, so a refreshed OAuth token is picked up. */
+  token: () => string | Promise<string>;
+  /** Called once on a 401; true means the token was refreshed and the call is tried once more. */
+  onUnauthorized?: () => Promise<boolean>;
+  locale?: 'en' | 'fr';
+  /** Per attempt. Default 30 s. */
+  timeoutMs?: number;
+  /** Default: the process-wide limiter of the first token used (see limiterFor). */
+  limiter?: RateLimiter;
+  cache?: ResponseCache;
+  logger?: Logger;
+  userAgent?: string;
+  retry?: RetryOptions;
+}
+
+export interface MultipartBody {
+  fields?: Record<string, string>;
+  files?: Record<string, { blob: Blob; filename: string }>;
+}
+
+export interface ApiCall {
+  method: HttpMethod;
+  /** Template, e.g. '/engagements/{engagement}/findings'. */
+  path: string;
+  pathParams?: Record<string, string>;
+  /** undefined/null dropped; arrays repeated; objects JSON-encoded; booleans 1/0. */
+  query?: Record<string, unknown>;
+  json?: unknown;
+  multipart?: MultipartBody;
+  response?: 'json' | 'file';
+  /** Reference read: served from the cache while fresh. GET only. */
+  cacheable?: boolean;
+  /** The MCP request's cancellation: aborts the HTTP request and any wait. */
+  signal?: AbortSignal;
+}
+
+export interface ApiFile {
+  contentType: string;
+  filename?: string;
+  size?: number;
+  /** The caller must consume or destroy it: it holds the connection. */
+  body: Readable;
+}
+
+export interface ApiResponse {
+  status: number;
+  data?: unknown;
+  meta?: Record<string, unknown>;
+  file?: ApiFile;
+  headers: Record<string, string | string[] | undefined>;
+  fromCache: boolean;
+  /** 429 answers waited out. */
+  rateLimitRetries: number;
+  /** Requests sent (0 when served from the cache). */
+  attempts: number;
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** One attempt's answer: a read body (envelopes, errors) or a file stream left to the caller. */
+type Answer =
+  | { status: number; headers: Headers; text: string; file?: undefined }
+  | { status: number; headers: Headers; text?: undefined; file: ApiFile };
+
+const DEFAULT_USER_AGENT = `workspace-consulting-mcp (node ${process.version})`;
+
+export class ApiClient {
+  readonly #origin: string;
+  readonly #basePath: string;
+  readonly #agent: Agent;
+  readonly #token: () => string | Promise<string>;
+  readonly #onUnauthorized: (() => Promise<boolean>) | undefined;
+  readonly #locale: string;
+  readonly #userAgent: string;
+  readonly #timeoutMs: number;
+  readonly #cache: ResponseCache;
+  readonly #log: Logger | undefined;
+  readonly #max429: number;
+  readonly #maxRetryAfter: number;
+  readonly #maxNetwork: number;
+  readonly #backoffBase: number;
+  #limiter: RateLimiter | undefined;
+  // The token's fingerprint, recomputed only when the provider hands out a new token.
+  #lastToken = '';
+  #lastFingerprint = '';
+
+  constructor(opts: ApiClientOptions) {
+    const root = parseApiRoot(opts.baseUrl);
+    this.#origin = root.origin;
+    this.#basePath = root.basePath;
+    this.#token = opts.token;
+    this.#onUnauthorized = opts.onUnauthorized;
+    this.#locale = opts.locale ?? 'en';
+    this.#userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
+    this.#timeoutMs = opts.timeoutMs ?? 30_000;
+    this.#limiter = opts.limiter;
+    this.#cache = opts.cache ?? new ResponseCache();
+    this.#log = opts.logger;
+    this.#max429 = opts.retry?.max429Retries ?? 3;
+    this.#maxRetryAfter = opts.retry?.maxRetryAfterSeconds ?? 120;
+    this.#maxNetwork = opts.retry?.maxNetworkRetries ?? 2;
+    this.#backoffBase = opts.retry?.backoffBaseMs ?? 250;
+    this.#agent = new Agent({ connect: { lookup: loopbackLookup } });
+  }
+
+  async request(call: ApiCall): Promise<ApiResponse> {
+    const { method, signal } = call;
+    // Built before anything else: a bad path parameter stops the call without spending a request.
+    const path = this.#basePath + appendQuery(buildPath(call.path, call.pathParams ?? {}), call.query);
+    const body = encodeBody(call);
+    const cacheable = call.cacheable === true && method === 'GET';
+    const idempotent = isIdempotent(method);
+
+    let attempts = 0;
+    let rateLimitRetries = 0;
+    let networkRetries = 0;
+    let refreshed = false;
+
+    for (;;) {
+      if (signal?.aborted) throw abortError(signal);
+      const token = await this.#token();
+      const fingerprint = this.#fingerprint(token);
+      const cacheKey = cacheable ? ResponseCache.key(fingerprint, method, this.#origin + path) : '';
+      if (cacheable) {
+        const hit = this.#cache.get(cacheKey);
+        if (hit !== undefined) return { ...hit, fromCache: true, rateLimitRetries, attempts };
+      }
+      // The budget is the member's: an OAuth refresh changes the token, not the limiter.
+      const limiter = (this.#limiter ??= limiterFor(fingerprint));
+
+      let answer: Answer;
+      try {
+        answer = await limiter.schedule(() => {
+          attempts++;
+          return this.#send(method, path, token, body, call.response ?? 'json', signal);
+        }, signal ? { signal } : undefined);
+      } catch (err) {
+        if (signal?.aborted) throw abortError(signal);
+        if (!isNetworkFailure(err)) throw err;
+        const timedOut = isTimeout(err);
+        const failure = timedOut ? new RequestTimeoutError(method, path, this.#timeoutMs) : err;
+        // A refused connection carried nothing: any method may try again. Otherwise the request
+        // may have been received and applied, and only an idempotent one may be repeated.
+        if (!wasNotSent(err) && !idempotent) throw new OutcomeUnknownError(method, path, failure);
+        if (networkRetries < this.#maxNetwork) {
+          const wait = backoffMs(networkRetries++, this.#backoffBase);
+          this.#log?.warn({ method, path, error: describe(err), retry: networkRetries, waitMs: wait }, 'workspace unreachable, retrying');
+          await this.#wait(wait, signal);
+          continue;
+        }
+        if (timedOut) throw failure;
+        throw new NetworkError(`Could not reach the workspace at ${this.#origin} (${describe(err)}).`, { cause: err });
+      }
+
+      const { status, headers } = answer;
+      const rate = rateLimitHeaders(headers);
+      if (rate !== undefined && status !== 429) limiter.observe(rate);
+
+      if (status >= 200 && status < 300) {
+        if (answer.file !== undefined) {
+          return { status, headers, file: answer.file, fromCache: false, rateLimitRetries, attempts };
+        }
+        const envelope = decodeSuccess(status, headers, answer.text);
+        if (cacheable && status === 200) {
+          this.#cache.set(cacheKey, { status, headers, ...envelope });
+        } else if (method !== 'GET') {
+          this.#cache.invalidate(fingerprint, this.#origin + areaPrefix(path, this.#basePath));
+        }
+        return { status, headers, ...envelope, fromCache: false, rateLimitRetries, attempts };
+      }
+
+      const text = answer.text ?? '';
+      if (status === 429) {
+        const retryAfter = parseRetryAfter(headers['retry-after']) ?? 1;
+        limiter.observe({ ...rate, retryAfterSeconds: retryAfter });
+        if (retryAfter > this.#maxRetryAfter) throw new RateLimitWaitTooLongError(retryAfter, this.#maxRetryAfter);
+        if (rateLimitRetries < this.#max429) {
+          rateLimitRetries++;
+          this.#log?.warn({ method, path, retryAfterSeconds: retryAfter, retry: rateLimitRetries }, 'rate limited by the workspace, waiting');
+          await this.#wait(retryAfter * 1000, signal);
+          continue;
+        }
+      } else if (status === 401 && this.#onUnauthorized !== undefined && !refreshed) {
+        refreshed = true;
+        if (await this.#onUnauthorized()) {
+          this.#log?.info({ method, path }, 'token refreshed after 401, retrying once');
+          continue;
+        }
+      } else if (isTransientStatus(status)) {
+        if (!idempotent) {
+          throw new OutcomeUnknownError(method, path, decodeError(status, headers, text));
+        }
+        if (networkRetries < this.#maxNetwork) {
+          const retryAfter = parseRetryAfter(headers['retry-after']);
+          const wait =
+            retryAfter !== undefined && retryAfter <= this.#maxRetryAfter
+              ? retryAfter * 1000
+              : backoffMs(networkRetries, this.#backoffBase);
+          networkRetries++;
+          this.#log?.warn({ method, path, status, retry: networkRetries, waitMs: wait }, 'workspace unavailable, retrying');
+          await this.#wait(wait, signal);
+          continue;
+        }
+      }
+      const error = decodeError(status, headers, text);
+      error.rateLimitRetries = rateLimitRetries;
+      throw error;
+    }
+  }
+
+  /** Split flat tool arguments into path, query and body as the operation says, then call it. */
+  callOperation(
+    op: Operation,
+    args: Record<string, unknown>,
+    opts?: { signal?: AbortSignal; multipart?: MultipartBody },
+  ): Promise<ApiResponse> {
+    const names = paramNames(op.path);
+    const params: Record<string, string> = {};
+    let rest: Record<string, unknown> | undefined;
+    for (const key in args) {
+      const value = args[key];
+      if (names.includes(key)) {
+        if (value !== undefined && value !== null) params[key] = String(value);
+      } else {
+        (rest ??= {})[key] = value;
+      }
+    }
+    const call: ApiCall = {
+      method: op.method,
+      path: op.path,
+      pathParams: params,
+      response: op.response,
+      cacheable: op.reference && op.method === 'GET',
+    };
+    if (opts?.signal !== undefined) call.signal = opts.signal;
+    switch (op.body) {
+      case 'query':
+        if (rest !== undefined) call.query = rest;
+        break;
+      case 'json':
+        call.json = rest ?? {};
+        break;
+      case 'multipart':
+        call.multipart = multipartOf(rest, opts?.multipart);
+        break;
+      case 'none':
+        break;
+    }
+    return this.request(call);
+  }
+
+  /** Close the keep-alive connections. */
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  async #send(
+    method: HttpMethod,
+    path: string,
+    token: string,
+    body: EncodedBody,
+    response: 'json' | 'file',
+    signal: AbortSignal | undefined,
+  ): Promise<Answer> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${token}`,
+      // Laravel renders errors as JSON only when JSON comes first, downloads included.
+      accept: response === 'file' ? 'application/json, */*;q=0.8' : 'application/json',
+      'accept-language': this.#locale,
+      'user-agent': this.#userAgent,
+    };
+    if (body.contentType !== undefined) headers['content-type'] = body.contentType;
+    const res = await this.#agent.request({
+      origin: this.#origin,
+      path,
+      method,
+      headers,
+      body: body.payload ?? null,
+      signal: signal ?? null,
+      headersTimeout: this.#timeoutMs,
+      bodyTimeout: this.#timeoutMs,
+    });
+    const status = res.statusCode;
+    const resHeaders = res.headers as Headers;
+    if (response === 'file' && status >= 200 && status < 300) {
+      const contentType = firstHeader(resHeaders, 'content-type') ?? 'application/octet-stream';
+      const file: ApiFile = { contentType, body: res.body };
+      const filename = dispositionFilename(resHeaders);
+      if (filename !== undefined) file.filename = filename;
+      const length = Number(firstHeader(resHeaders, 'content-length'));
+      if (Number.isFinite(length) && length >= 0) file.size = length;
+      return { status, headers: resHeaders, file };
+    }
+    if (status === 204) {
+      await res.body.dump();
+      return { status, headers: resHeaders, text: '' };
+    }
+    return { status, headers: resHeaders, text: await res.body.text() };
+  }
+
+  /** A wait that the caller's cancellation cuts short, rejecting with an AbortError. */
+  async #wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await sleep(ms, signal);
+    } catch (err) {
+      if (signal?.aborted) throw abortError(signal);
+      throw err;
+    }
+  }
+
+  #fingerprint(token: string): string {
+    if (token !== this.#lastToken) {
+      this.#lastToken = token;
+      this.#lastFingerprint = tokenFingerprint(token);
+    }
+    return this.#lastFingerprint;
+  }
+}
+
+/** A short, non-reversible name for a token: keys caches and limiters without holding the secret. */
+export function tokenFingerprint(token: string): string {
+  return createHash('sha256').update(token).digest('hex').slice(0, 16);
+}
+
+interface EncodedBody {
+  payload?: string | FormData;
+  contentType?: string;
+}
+
+const NO_BODY: EncodedBody = {};
+
+// Encoded once per call: retries resend the same bytes (a FormData and its Blobs can be read again).
+function encodeBody(call: ApiCall): EncodedBody {
+  if (call.multipart !== undefined) {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(call.multipart.fields ?? {})) form.append(name, value);
+    for (const [name, file] of Object.entries(call.multipart.files ?? {})) form.append(name, file.blob, file.filename);
+    // undici sets the multipart content type with its boundary.
+    return { payload: form };
+  }
+  if (call.json !== undefined) return { payload: JSON.stringify(call.json), contentType: 'application/json' };
+  return NO_BODY;
+}
+
+function multipartOf(rest: Record<string, unknown> | undefined, given: MultipartBody | undefined): MultipartBody {
+  const files = given?.files ?? {};
+  const fields: Record<string, string> = {};
+  for (const key in rest) {
+    const value = rest[key];
+    if (value === undefined || value === null || key in files) continue;
+    fields[key] =
+      typeof value === 'string' ? value
+      : typeof value === 'boolean' ? (value ? '1' : '0')
+      : typeof value === 'object' ? JSON.stringify(value)
+      : String(value);
+  }
+  Object.assign(fields, given?.fields);
+  return { fields, files };
+}
+
+const namesByTemplate = new Map<string, string[]>();
+function paramNames(template: string): string[] {
+  let names = namesByTemplate.get(template);
+  if (names === undefined) {
+    names = pathParams(template);
+    namesByTemplate.set(template, names);
+  }
+  return names;
+}
+
+/** '/api/v1/ai/profiles/X' -> '/api/v1/ai': the area whose cached reads a write may have changed. */
+function areaPrefix(path: string, basePath: string): string {
+  const rest = path.slice(basePath.length);
+  const end = rest.slice(1).search(/[/?]/);
+  return basePath + (end === -1 ? rest : rest.slice(0, end + 1));
+}
+
+function firstHeader(headers: Headers, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    return `${typeof code === 'string' ? `${code} ` : ''}${err.message}${cause}`;
+  }
+  return String(err);
+}

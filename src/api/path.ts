@@ -1,0 +1,38 @@
+// Turning a path template and arguments into the path that is requested. Every parameter is encoded
+// as one segment, so no argument ('../../workspace', 'x?y', 'a#b') can change which endpoint is hit.
+import { InvalidArgumentError } from './errors.js';
+
+/** The templates whose `{path}` names a stored file and may hold slashes (DESIGN.md contract). */
+const MEDIA_TEMPLATES = new Set(['/media/{disk}/{path}', '/media-thumbnails/{disk}/{path}']);
+
+const PARAM = /\{([A-Za-z_]+)\}/g;
+
+export function buildPath(template: string, params: Record<string, string>): string {
+  const media = MEDIA_TEMPLATES.has(template);
+  return template.replace(PARAM, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === null) {
+      throw new InvalidArgumentError(name, `Missing path parameter "${name}" for ${template}.`);
+    }
+    const text = String(value);
+    if (media && name === 'path') return text.split('/').map((s) => encodeSegment(name, s)).join('/');
+    return encodeSegment(name, text);
+  });
+}
+
+// '.' and '..' survive encodeURIComponent and are resolved by servers and proxies as "here" and
+// "parent"; an empty segment makes '//', which some routers collapse. None names a resource.
+function encodeSegment(field: string, segment: string): string {
+  if (segment === '' || segment === '.' || segment === '..') {
+    throw new InvalidArgumentError(
+      field,
+      `"${field}" has an empty, "." or ".." segment, which cannot name a resource.`,
+    );
+  }
+  try {
+    return encodeURIComponent(segment);
+  } catch {
+    // A lone UTF-16 surrogate cannot be encoded as UTF-8.
+    throw new InvalidArgumentError(field, `"${field}" is not valid Unicode text.`);
+  }
+}
