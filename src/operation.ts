@@ -70,6 +70,8 @@ export interface Operation {
   /** Reference data that rarely changes (enums, catalogs): cached by the client with a TTL. */
   reference: boolean;
   annotations: ToolAnnotations;
+  /** Uploads: the largest file accepted, in KiB (checked before sending, for paths too). */
+  maxUploadKib?: number;
 }
 
 /** Names of the `{param}`s of a path template, in order. */

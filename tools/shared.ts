@@ -101,6 +101,8 @@ interface EntryInput {
   destructive?: boolean;
   /** Talks to something outside the workspace (a test call to an AI provider). */
   openWorld?: boolean;
+  /** Uploads: the largest file accepted, in KiB. */
+  maxUploadKib?: number;
 }
 
 /**
@@ -130,6 +132,7 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
     response: e.response ?? 'json',
     paginated,
     reference: e.reference ?? false,
+    ...(e.maxUploadKib ? { maxUploadKib: e.maxUploadKib } : {}),
     annotations: {
       readOnlyHint: isGet,
       destructiveHint: isGet ? false : e.method === 'DELETE' ? true : Boolean(e.destructive),

@@ -56,6 +56,7 @@ export const sources = area('sources', [
     destructive: false,
     body: 'multipart',
     fields: { file: uploadFile(ARTIFACT_MAX_KIB) },
+    maxUploadKib: ARTIFACT_MAX_KIB,
   }),
   op({
     name: 'get_artifact',
@@ -97,6 +98,7 @@ export const sources = area('sources', [
     destructive: false,
     body: 'multipart',
     fields: { file: uploadFile(EXTERNAL_SOURCE_MAX_KIB), name: str(255).min(1) },
+    maxUploadKib: EXTERNAL_SOURCE_MAX_KIB,
   }),
   op({
     name: 'delete_external_source',

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// Entry point. Kept to a dispatcher with no static imports: the compile cache is switched on before
+// any module loads, and each command loads only what it needs (serve never loads the sandbox or OAuth
+// unless it has to).
+import module from 'node:module';
+
+module.enableCompileCache?.();
+
+const USAGE = `workspace-consulting-mcp: MCP server for a Workspace Consulting workspace
+
+Usage:
+  workspace-consulting-mcp [serve] [options]   serve MCP over stdio (default)
+  workspace-consulting-mcp sandbox [--port N] [--host H] [--time-scale X] [--no-rate-limit] [--admin-token T]
+                                               run the embedded sandbox workspace alone
+  workspace-consulting-mcp --help | --version
+
+With no WORKSPACE_URL, serve starts the embedded sandbox and serves its demo workspace.
+Options of serve (each also read from the environment variable shown):
+`;
+
+async function main(argv: string[]): Promise<void> {
+  const [first, ...rest] = argv;
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const { SETTINGS } = await import('./config.js');
+    process.stderr.write(USAGE + SETTINGS.map((s) => `  ${s.flag.padEnd(20)} ${s.env.padEnd(26)} ${s.help}`).join('\n') + '\n');
+    return;
+  }
+  if (first === '--version' || first === '-v') {
+    const { SERVER_VERSION } = await import('./version.js');
+    process.stderr.write(`${SERVER_VERSION}\n`);
+    return;
+  }
+  if (first === 'sandbox') {
+    const { runSandboxCommand } = await import('./sandbox/main.js');
+    await runSandboxCommand(rest);
+    return;
+  }
+  const { runServe } = await import('./serve.js');
+  await runServe(first === 'serve' ? rest : argv);
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`workspace-consulting-mcp: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

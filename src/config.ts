@@ -1,0 +1,168 @@
+// Configuration from the environment and the matching command-line flags (flags win).
+// Every bad value is refused with a message naming the variable, the flag and the fix.
+import { homedir } from 'node:os';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { TOOLSETS, type Toolset } from './operation.js';
+
+export type Locale = 'en' | 'fr';
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+
+export interface Config {
+  /** Workspace origin; undefined means the embedded sandbox. */
+  workspaceUrl?: string;
+  token?: string;
+  locale: Locale;
+  /** Areas to expose; 'all' = one tool per operation of every area. */
+  toolsets: Toolset[] | 'all';
+  readOnly: boolean;
+  logLevel: LogLevel;
+  timeoutMs: number;
+  rateLimit: { limit: number; windowMs: number };
+  maxRetryAfterSeconds: number;
+  downloadDir: string;
+  uploadDirs: string[];
+}
+
+export class ConfigError extends Error {}
+
+/** One entry per setting: the variable, its flag, and what it accepts (shown in errors and --help). */
+export const SETTINGS = [
+  { env: 'WORKSPACE_URL', flag: '--workspace-url', help: 'Workspace origin, e.g. https://acme.workspace-consulting.com (https; http only on loopback). Unset: the embedded sandbox.' },
+  { env: 'WORKSPACE_TOKEN', flag: '--token', help: 'Personal access token (pat_...).' },
+  { env: 'WORKSPACE_LOCALE', flag: '--locale', help: 'en or fr: language of API messages. Default en.' },
+  { env: 'WORKSPACE_TOOLSETS', flag: '--toolsets', help: `Comma list of areas (${TOOLSETS.join(', ')}) or all. Default all.` },
+  { env: 'WORKSPACE_READ_ONLY', flag: '--read-only', help: 'true: write tools are neither listed nor callable.' },
+  { env: 'LOG_LEVEL', flag: '--log-level', help: 'trace, debug, info, warn, error, fatal or silent. Default info (on stderr).' },
+  { env: 'WORKSPACE_TIMEOUT_MS', flag: '--timeout-ms', help: 'Per-request timeout in milliseconds. Default 30000.' },
+  { env: 'WORKSPACE_RATE_LIMIT', flag: '--rate-limit', help: 'Client-side budget as REQUESTS/SECONDS. Default 120/60 (the API limit).' },
+  { env: 'WORKSPACE_MAX_RETRY_AFTER', flag: '--max-retry-after', help: 'Longest Retry-After (seconds) waited before giving up. Default 120.' },
+  { env: 'WORKSPACE_DOWNLOAD_DIR', flag: '--download-dir', help: 'Folder for downloaded files. Default ~/Downloads/workspace-consulting.' },
+  { env: 'WORKSPACE_UPLOAD_DIRS', flag: '--upload-dirs', help: `Folders (separated by "${delimiter}") whose files may be uploaded by path, besides the client's roots.` },
+] as const;
+
+type SettingEnv = (typeof SETTINGS)[number]['env'];
+
+function fail(env: SettingEnv, value: string, fix: string): never {
+  const flag = SETTINGS.find((s) => s.env === env)?.flag;
+  throw new ConfigError(`Invalid ${env} (${flag}) ${JSON.stringify(value)}: ${fix}`);
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** Parse `--flag value`, `--flag=value` and bare boolean flags into env-style keys. */
+export function flagsToEnv(argv: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('--')) throw new ConfigError(`Unexpected argument ${JSON.stringify(arg)}: run with --help for the options.`);
+    const [name, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
+    const setting = SETTINGS.find((s) => s.flag === name);
+    if (!setting) throw new ConfigError(`Unknown option ${name}: run with --help for the options.`);
+    if (name === '--read-only' && inline === undefined) {
+      out[setting.env] = 'true';
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new ConfigError(`Option ${name} needs a value: ${setting.help}`);
+    out[setting.env] = value;
+  }
+  return out;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = []): Config {
+  const v = { ...env, ...flagsToEnv(argv) } as Record<string, string | undefined>;
+  const get = (k: SettingEnv) => {
+    const x = v[k]?.trim();
+    return x === '' ? undefined : x;
+  };
+
+  let workspaceUrl: string | undefined;
+  const rawUrl = get('WORKSPACE_URL');
+  if (rawUrl !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(rawUrl);
+    } catch {
+      fail('WORKSPACE_URL', rawUrl, 'give the workspace origin as a full URL, e.g. https://acme.workspace-consulting.com');
+    }
+    if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname))) {
+      fail('WORKSPACE_URL', rawUrl, 'use https (plain http is accepted only for loopback addresses such as 127.0.0.1)');
+    }
+    if (u.username || u.password) fail('WORKSPACE_URL', rawUrl, 'remove the user name and password from the URL; use WORKSPACE_TOKEN');
+    // The API root is origin + /api/v1: accept a pasted API root or trailing slash, keep the origin.
+    const path = u.pathname.replace(/\/+$/, '');
+    if (path !== '' && path !== '/api/v1') fail('WORKSPACE_URL', rawUrl, `give the origin only (${u.origin}), without a path`);
+    workspaceUrl = u.origin;
+  }
+
+  const token = get('WORKSPACE_TOKEN');
+  if (token !== undefined && !/^pat_[A-Za-z0-9_-]{8,}$/.test(token)) {
+    // Never echo a token back, even a malformed one.
+    throw new ConfigError('Invalid WORKSPACE_TOKEN (--token): a personal token starts with pat_ followed by letters and digits; copy it again from API and integrations > API keys.');
+  }
+
+  const locale = get('WORKSPACE_LOCALE') ?? 'en';
+  if (locale !== 'en' && locale !== 'fr') fail('WORKSPACE_LOCALE', locale, 'use en or fr');
+
+  let toolsets: Toolset[] | 'all' = 'all';
+  const rawSets = get('WORKSPACE_TOOLSETS');
+  if (rawSets !== undefined && rawSets.toLowerCase() !== 'all') {
+    const names = rawSets.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
+    if (unknown.length || names.length === 0) fail('WORKSPACE_TOOLSETS', rawSets, `unknown area ${unknown.join(', ') || '(empty)'}; choose from ${TOOLSETS.join(', ')}, or all`);
+    toolsets = [...new Set(names)] as Toolset[];
+  }
+
+  const rawRo = get('WORKSPACE_READ_ONLY') ?? 'false';
+  const ro = rawRo.toLowerCase();
+  if (!['true', 'false', '1', '0', 'yes', 'no'].includes(ro)) fail('WORKSPACE_READ_ONLY', rawRo, 'use true or false');
+  const readOnly = ro === 'true' || ro === '1' || ro === 'yes';
+
+  const logLevel = (get('LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(logLevel)) {
+    fail('LOG_LEVEL', logLevel, 'use trace, debug, info, warn, error, fatal or silent');
+  }
+
+  const timeoutRaw = get('WORKSPACE_TIMEOUT_MS') ?? '30000';
+  const timeoutMs = Number(timeoutRaw);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 600_000) {
+    fail('WORKSPACE_TIMEOUT_MS', timeoutRaw, 'use a whole number of milliseconds between 100 and 600000');
+  }
+
+  const rateRaw = get('WORKSPACE_RATE_LIMIT') ?? '120/60';
+  const m = /^(\d+)\s*\/\s*(\d+(?:\.\d+)?)$/.exec(rateRaw);
+  const limit = Number(m?.[1]);
+  const windowMs = Math.round(Number(m?.[2]) * 1000);
+  if (!m || limit < 1 || limit > 120 || windowMs < 10) {
+    fail('WORKSPACE_RATE_LIMIT', rateRaw, 'use REQUESTS/SECONDS with at most 120 requests, e.g. 120/60');
+  }
+
+  const capRaw = get('WORKSPACE_MAX_RETRY_AFTER') ?? '120';
+  const maxRetryAfterSeconds = Number(capRaw);
+  if (!Number.isFinite(maxRetryAfterSeconds) || maxRetryAfterSeconds < 0 || maxRetryAfterSeconds > 3600) {
+    fail('WORKSPACE_MAX_RETRY_AFTER', capRaw, 'use a number of seconds between 0 and 3600');
+  }
+
+  const downloadDir = resolve(get('WORKSPACE_DOWNLOAD_DIR') ?? join(homedir(), 'Downloads', 'workspace-consulting'));
+
+  const rawUploads = get('WORKSPACE_UPLOAD_DIRS');
+  const uploadDirs = (rawUploads ?? '').split(delimiter).map((d) => d.trim()).filter(Boolean);
+  for (const d of uploadDirs) if (!isAbsolute(d)) fail('WORKSPACE_UPLOAD_DIRS', d, 'give absolute folder paths');
+
+  return {
+    workspaceUrl,
+    token,
+    locale,
+    toolsets,
+    readOnly,
+    logLevel: logLevel as LogLevel,
+    timeoutMs,
+    rateLimit: { limit, windowMs },
+    maxRetryAfterSeconds,
+    downloadDir,
+    uploadDirs,
+  };
+}

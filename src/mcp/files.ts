@@ -1,0 +1,117 @@
+// File answers (downloads, media, recordings): streamed to the download folder under the server's
+// file name, sanitised, written to a temp file and renamed so nothing is ever half-written; returned as a
+// resource link, with small text shown inline and small images as image content.
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { pathToFileURL } from 'node:url';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ApiFile } from '../api/client.js';
+import type { Operation } from '../operation.js';
+
+const TEXT_INLINE_MAX = 20_000; // characters: the response budget of one tool result
+const IMAGE_INLINE_MAX = 1024 * 1024; // bytes: larger images are only linked
+
+const TEXT_TYPES = /^(text\/|application\/(json|xml|csv|x-bpmn|bpmn\+xml|[a-z.+-]*\+(json|xml)))/i;
+
+/**
+ * A file name from the server made safe for the local disk: no directory parts, no control or
+ * reserved characters, no leading dots, bounded length. Falls back to `fallback` when nothing is left.
+ */
+export function safeFileName(name: string | undefined, fallback: string): string {
+  let n = basename(String(name ?? '').replace(/\\/g, '/'));
+  n = n.replace(/[\u0000-\u001f\u007f<>:"/\\|?*]/g, '_').replace(/^[.\s]+/, '').trim();
+  if (n.length > 180) {
+    const ext = extname(n).slice(0, 16);
+    n = n.slice(0, 180 - ext.length) + ext;
+  }
+  return n || fallback;
+}
+
+async function uniquePath(dir: string, name: string): Promise<string> {
+  const ext = extname(name);
+  const stem = name.slice(0, name.length - ext.length);
+  for (let i = 0; i < 1000; i++) {
+    const candidate = join(dir, i === 0 ? name : `${stem} (${i})${ext}`);
+    try {
+      await stat(candidate);
+    } catch {
+      return candidate;
+    }
+  }
+  return join(dir, `${stem}-${randomBytes(4).toString('hex')}${ext}`);
+}
+
+export interface SavedFile {
+  path: string;
+  name: string;
+  size: number;
+  contentType: string;
+  /** The first bytes, kept when the file is small text or a small image. */
+  head?: Buffer;
+}
+
+/** Stream `file` into `dir`; keeps the head in memory only when it may be shown inline. */
+export async function saveFile(file: ApiFile, dir: string, fallbackName: string, signal?: AbortSignal): Promise<SavedFile> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const name = safeFileName(file.filename, fallbackName);
+  const target = await uniquePath(dir, name);
+  const temp = join(dir, `.${basename(target)}.${randomBytes(4).toString('hex')}.part`);
+  const keep = TEXT_TYPES.test(file.contentType) ? TEXT_INLINE_MAX * 4 : /^image\//i.test(file.contentType) ? IMAGE_INLINE_MAX : 0;
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let size = 0;
+  let overflow = false;
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      size += chunk.length;
+      if (keep && !overflow) {
+        if (kept + chunk.length <= keep) {
+          chunks.push(chunk);
+          kept += chunk.length;
+        } else {
+          overflow = true;
+          chunks.length = 0; // too big to show: do not hold it
+        }
+      }
+      cb(null, chunk);
+    },
+  });
+  try {
+    await pipeline(file.body, tap, createWriteStream(temp, { mode: 0o600 }), signal ? { signal } : {});
+    await rename(temp, target);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+  const saved: SavedFile = { path: target, name: basename(target), size, contentType: file.contentType };
+  if (keep && !overflow) saved.head = Buffer.concat(chunks);
+  return saved;
+}
+
+export async function renderFile(op: Operation, file: ApiFile, dir: string, signal?: AbortSignal): Promise<CallToolResult> {
+  const saved = await saveFile(file, dir, `${op.name}-${Date.now()}`, signal);
+  const content: CallToolResult['content'] = [
+    {
+      type: 'resource_link',
+      uri: pathToFileURL(saved.path).href,
+      name: saved.name,
+      mimeType: saved.contentType,
+      description: `${saved.size} bytes, saved to ${saved.path}`,
+    },
+  ];
+  if (saved.head && /^image\//i.test(saved.contentType)) {
+    content.push({ type: 'image', data: saved.head.toString('base64'), mimeType: saved.contentType.split(';')[0]!.trim() });
+  } else if (saved.head) {
+    const t = saved.head.toString('utf8').replace(/^\uFEFF/, '');
+    const shown = t.length > TEXT_INLINE_MAX ? `${t.slice(0, TEXT_INLINE_MAX)}\n[... ${t.length - TEXT_INLINE_MAX} more characters in the saved file]` : t;
+    content.push({ type: 'text', text: shown });
+  }
+  return {
+    content,
+    structuredContent: { file: { path: saved.path, name: saved.name, size: saved.size, content_type: saved.contentType } },
+  };
+}

@@ -1,0 +1,112 @@
+// Turning API answers into tool results: the data as structuredContent, a compact text copy for the
+// model (empty fields dropped), the next-page hint on lists, and errors the assistant can act on.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ApiResponse } from '../api/client.js';
+import {
+  InvalidArgumentError,
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitWaitTooLongError,
+  RequestTimeoutError,
+  WorkspaceApiError,
+} from '../api/errors.js';
+import type { Operation } from '../operation.js';
+
+/** Drop null, undefined, empty strings, empty arrays and empty objects: they cost tokens and say nothing. */
+export function compact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(compact);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (v === null || v === undefined || v === '') continue;
+      const c = compact(v);
+      if (Array.isArray(c) && c.length === 0) continue;
+      if (c !== null && typeof c === 'object' && !Array.isArray(c) && Object.keys(c).length === 0) continue;
+      out[k] = c;
+    }
+    return out;
+  }
+  return value;
+}
+
+function text(t: string): { type: 'text'; text: string } {
+  return { type: 'text', text: t };
+}
+
+export function renderSuccess(op: Operation, res: ApiResponse): CallToolResult {
+  if (res.status === 204 || (res.data === undefined && !res.file)) {
+    return { content: [text(`Done: ${op.title} (HTTP ${res.status}).`)], structuredContent: { ok: true, status: res.status } };
+  }
+  const data = res.data;
+  if (Array.isArray(data)) {
+    const next = typeof res.meta?.next_cursor === 'string' ? res.meta.next_cursor : null;
+    const hint = next
+      ? `${data.length} items; more exist: call ${op.name} again with the same arguments and cursor "${next}".`
+      : `${data.length} item${data.length === 1 ? '' : 's'}; this is the last page.`;
+    return {
+      content: [text(`${JSON.stringify(compact(data))}\n${hint}`)],
+      structuredContent: { items: data, next_cursor: next, ...(res.meta ? { meta: res.meta } : {}) },
+    };
+  }
+  const structured = data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : { value: data };
+  const body = JSON.stringify(compact(data)) ?? 'null';
+  const cached = res.fromCache ? '\n(from cache)' : '';
+  return { content: [text(body + cached)], structuredContent: structured };
+}
+
+export function toolError(message: string, structured?: Record<string, unknown>): CallToolResult {
+  return { isError: true, content: [text(message)], ...(structured ? { structuredContent: structured } : {}) };
+}
+
+/** What the assistant should do next, per error class. */
+function hintFor(err: WorkspaceApiError): string {
+  if (err.status === 401) {
+    return 'The token was refused (missing, invalid, revoked or expired). Sign in again (workspace-consulting-mcp login) or set a new WORKSPACE_TOKEN.';
+  }
+  if (err.status === 403 && err.code === 'integrations.session_required') {
+    return 'This action is reserved to the web application (it needs the web session and two-step verification). Ask the member to do it there.';
+  }
+  if (err.status === 403) return "The member's role, a workspace rule or the token's scope does not allow this. Do not retry; ask the member.";
+  if (err.status === 404) return 'Not found in this workspace. Check the id: list the parent resource to find valid ids.';
+  if (err.status === 409) return 'The resource is not in a state that allows this (or changed meanwhile). Read it again, then decide.';
+  if (err.status === 422) return 'Fix the fields listed above and call again.';
+  if (err.status === 429) return `Rate limit reached; waited and retried ${err.rateLimitRetries} time(s). Wait before calling again.`;
+  if (err.status >= 500) return 'The workspace had a problem. Try again later; for a write, read the resource first to see whether it was applied.';
+  return 'See the message above.';
+}
+
+function fieldLines(details: Record<string, unknown>): string {
+  const fields = details.fields;
+  if (!fields || typeof fields !== 'object') return '';
+  return Object.entries(fields as Record<string, unknown>)
+    .map(([f, msgs]) => `- ${f}: ${Array.isArray(msgs) ? msgs.join('; ') : String(msgs)}`)
+    .join('\n');
+}
+
+export function renderError(op: Operation, err: unknown): CallToolResult {
+  if (err instanceof WorkspaceApiError) {
+    const fields = fieldLines(err.details);
+    const message = [`${op.name} failed: HTTP ${err.status} ${err.code}: ${err.message}`, fields, hintFor(err)].filter(Boolean).join('\n');
+    return toolError(message, {
+      error: { status: err.status, code: err.code, message: err.message, details: err.details, rate_limit_retries: err.rateLimitRetries },
+    });
+  }
+  if (err instanceof OutcomeUnknownError) {
+    return toolError(`${op.name}: outcome unknown. ${err.message}`, { error: { code: 'outcome_unknown', method: err.method, path: err.path } });
+  }
+  if (err instanceof RateLimitWaitTooLongError) {
+    return toolError(`${op.name}: ${err.message}`, { error: { code: 'rate_limited', retry_after_seconds: err.retryAfterSeconds } });
+  }
+  if (err instanceof RequestTimeoutError) {
+    const write = op.method === 'POST' || op.method === 'PATCH';
+    return toolError(
+      `${op.name}: ${err.message}${write ? ' It may or may not have been applied: read the resource before trying again.' : ' Try again later.'}`,
+      { error: { code: 'timeout' } },
+    );
+  }
+  if (err instanceof NetworkError) return toolError(`${op.name}: the workspace could not be reached: ${err.message}`, { error: { code: 'network' } });
+  if (err instanceof InvalidArgumentError) {
+    return toolError(`Invalid arguments for ${op.name}; nothing was sent.\n- ${err.field}: ${err.message}`, { error: { code: 'invalid_argument', field: err.field } });
+  }
+  throw err;
+}
