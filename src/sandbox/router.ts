@@ -1,0 +1,102 @@
+// Route matching on raw path segments. The path is split on '/' BEFORE percent-decoding, so an
+// encoded slash (%2F) stays inside its parameter and can never change which operation is hit.
+/** Templates whose last parameter takes the rest of the path (a stored file's path, slashes kept). */
+const REST_PARAMS = new Set(['/media/{disk}/{path}', '/media-thumbnails/{disk}/{path}']);
+
+export interface Route<T> {
+  method: string;
+  template: string;
+  target: T;
+}
+
+interface Node<T> {
+  literals: Map<string, Node<T>>;
+  param?: { name: string; node: Node<T> };
+  rest?: { name: string; routes: Map<string, Route<T>> };
+  routes: Map<string, Route<T>>;
+}
+
+export type Match<T> =
+  | { kind: 'found'; route: Route<T>; params: Record<string, string> }
+  | { kind: 'method_not_allowed'; allowed: string[] }
+  | { kind: 'not_found' }
+  | { kind: 'bad_path' };
+
+const newNode = <T>(): Node<T> => ({ literals: new Map(), routes: new Map() });
+
+export class Router<T> {
+  private readonly root: Node<T> = newNode();
+
+  add(method: string, template: string, target: T): void {
+    const segs = template.split('/').slice(1);
+    const rest = REST_PARAMS.has(template);
+    let node = this.root;
+    segs.forEach((seg, i) => {
+      const m = /^\{([A-Za-z_]+)\}$/.exec(seg);
+      if (rest && i === segs.length - 1 && m) {
+        node.rest ??= { name: m[1] as string, routes: new Map() };
+        node.rest.routes.set(method, { method, template, target });
+        node = undefined as unknown as Node<T>;
+        return;
+      }
+      if (m) {
+        node.param ??= { name: m[1] as string, node: newNode() };
+        node = node.param.node;
+      } else {
+        let next = node.literals.get(seg);
+        if (!next) node.literals.set(seg, (next = newNode()));
+        node = next;
+      }
+    });
+    if (node) node.routes.set(method, { method, template, target });
+  }
+
+  /** `rawPath` is relative to the API root, starting with '/', still percent-encoded. */
+  match(method: string, rawPath: string): Match<T> {
+    const raw = rawPath.split('/').slice(1);
+    const segs: string[] = [];
+    for (const s of raw) {
+      try {
+        segs.push(decodeURIComponent(s));
+      } catch {
+        return { kind: 'bad_path' };
+      }
+    }
+    const found = this.walk(this.root, segs, 0, []);
+    if (!found) return { kind: 'not_found' };
+    const route = found.routes.get(method) ?? (method === 'HEAD' ? found.routes.get('GET') : undefined);
+    if (!route) return { kind: 'method_not_allowed', allowed: [...found.routes.keys()] };
+    const params: Record<string, string> = {};
+    found.names.forEach((n, i) => (params[n] = found.values[i] as string));
+    return { kind: 'found', route, params };
+  }
+
+  private walk(
+    node: Node<T>,
+    segs: string[],
+    i: number,
+    values: string[],
+    names: string[] = [],
+  ): { routes: Map<string, Route<T>>; names: string[]; values: string[] } | undefined {
+    if (i === segs.length) return node.routes.size > 0 ? { routes: node.routes, names, values } : undefined;
+    const seg = segs[i] as string;
+    // Literal segments win over parameters (`/methods/templates` before `/methods/{method}`).
+    const lit = node.literals.get(seg);
+    if (lit) {
+      const r = this.walk(lit, segs, i + 1, values, names);
+      if (r) return r;
+    }
+    if (node.param && seg !== '') {
+      const r = this.walk(node.param.node, segs, i + 1, [...values, seg], [...names, node.param.name]);
+      if (r) return r;
+    }
+    if (node.rest) {
+      const tail = segs.slice(i);
+      // A stored file's path: no empty, '.' or '..' segment can walk out of its disk.
+      if (tail.every((s) => s !== '' && s !== '.' && s !== '..' && !s.includes('/'))) {
+        return { routes: node.rest.routes, names: [...names, node.rest.name], values: [...values, tail.join('/')] };
+      }
+    }
+    return undefined;
+  }
+}
