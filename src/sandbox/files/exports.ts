@@ -104,7 +104,7 @@ export function buildExportFile(ws: WorkspaceState, engagement: Rec, req: Export
       return file(
         bpmn(
           { id: process?.id ?? eid, name: label(process) || title, description: (process?.description as string | undefined) ?? null },
-          steps.map((s) => ({ id: s.id, name: label(s), actor: (s.actor ?? s.role ?? null) as string | null })),
+          steps.map((s) => ({ id: s.id, name: label(s), actor: (s.actor_role ?? s.actor ?? null) as string | null })),
         ),
       );
     }
