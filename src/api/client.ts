@@ -50,7 +50,7 @@ export interface ApiClientOptions {
   /** Called once on a 401; true means the token was refreshed and the call is tried once more. */
   onUnauthorized?: () => Promise<boolean>;
   locale?: 'en' | 'fr';
-  /** Per attempt. Default 30 s. */
+  /** Per attempt (time to the answer's headers, then between body chunks), to about 1 s. Default 30 s. */
   timeoutMs?: number;
   /** Default: the process-wide limiter of the first token used (see limiterFor). */
   limiter?: RateLimiter;

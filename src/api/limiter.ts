@@ -70,8 +70,10 @@ export class RateLimiter {
   observe(headers: RateLimitObservation): void {
     const now = this.#now();
     if (headers.limit !== undefined && headers.limit > 0 && headers.limit < this.#limit) this.#limit = headers.limit;
-    if (headers.retryAfterSeconds !== undefined && headers.retryAfterSeconds > 0) {
+    if (headers.retryAfterSeconds !== undefined) {
+      // A refusal: the server says when to come back, which is all the remaining count (0) adds.
       this.#pausedUntil = Math.max(this.#pausedUntil, now + headers.retryAfterSeconds * 1000);
+      return;
     }
     const remaining = headers.remaining;
     if (remaining === undefined) return;
