@@ -323,9 +323,8 @@ function insertFinding(ws: WorkspaceState, f: Omit<FindingSeed, 'key'>, stepIds:
 }
 
 /** Output of a successful run in the demo engagement: two findings and two proposals. */
-export function demoRunOutput(ws: WorkspaceState, run: Rec, turn: number): { findings: number; proposals: number } {
+export function demoRunOutput(ws: WorkspaceState, run: Rec, turn: number, when: string): { findings: number; proposals: number } {
   const process = ws.c('processes').all((p) => p.engagement_id === ENGAGEMENT_AP)[0];
-  const when = new Date().toISOString();
   for (let i = 0; i < 2; i++) {
     const f = RUN_FINDINGS[(turn * 2 + i) % RUN_FINDINGS.length] as (typeof RUN_FINDINGS)[number];
     insertFinding(ws, f, {}, String(process?.id ?? ''), run.id, when);
@@ -339,6 +338,10 @@ export function demoRunOutput(ws: WorkspaceState, run: Rec, turn: number): { fin
     summary: 'Créer une opportunité : relances automatiques des approbateurs en retard',
     payload: { title: 'Relances automatiques des approbateurs', description: 'Relancer automatiquement à J+2 puis J+4 les approbateurs des factures hors commande.', gain: 'medium', effort: 'low', horizon: 'quick_win' },
     status: 'pending',
+    decided_at: null,
+    decided_by: null,
+    created_at: when,
+    updated_at: when,
   });
   ws.c('change_proposals').insert({
     engagement_id: ENGAGEMENT_AP,
@@ -349,6 +352,10 @@ export function demoRunOutput(ws: WorkspaceState, run: Rec, turn: number): { fin
     summary: 'Préciser la description du processus : part des factures sans commande',
     payload: { description: 'De la réception de la facture fournisseur à son paiement ; environ un tiers des factures arrivent sans commande.' },
     status: 'pending',
+    decided_at: null,
+    decided_by: null,
+    created_at: when,
+    updated_at: when,
   });
   return { findings: 2, proposals: 2 };
 }
