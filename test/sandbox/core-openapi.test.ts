@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { assumedOperations } from '../../src/sandbox/assumed.js';
 import { catalog } from '../../tools/index.js';
+import type { SandboxOperation } from '../../src/sandbox/types.js';
 import { call } from './core-http.js';
 
 const documented = readFileSync(new URL('../fixtures/documented-operations.tsv', import.meta.url), 'utf8')
@@ -45,7 +46,7 @@ describe('openapi.json', () => {
   });
 
   it('marks only the assumed operations x-sandbox-assumed, and carries name, scope and tag of each', () => {
-    const names = new Map([...catalog, ...assumedOperations].map((o) => [`${o.method} ${o.path}`, o]));
+    const names = new Map<string, SandboxOperation>([...catalog, ...assumedOperations].map((o) => [`${o.method} ${o.path}`, o]));
     for (const { path, method, o } of operations()) {
       const op = names.get(`${method} ${path}`)!;
       expect(o.operationId).toBe(op.name);
