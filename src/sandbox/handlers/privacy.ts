@@ -1,0 +1,15 @@
+// Privacy: download of a compliance document, rendered as a PDF from its stored sections.
+import { pdf } from '../files/pdf.js';
+import type { HandlerTable } from '../types.js';
+
+export const privacyHandlers: HandlerTable = {
+  'GET /compliance-documents/{document}/download': (ctx) => {
+    const doc = ctx.ws.c('compliance_documents').must(ctx.params.document ?? '', 'compliance document');
+    const sections = (doc.sections as { title: string; text: string }[] | undefined) ?? [];
+    const body = pdf({
+      title: `${String(doc.name)} (${String(doc.version)})`,
+      pages: sections.map((s) => ({ title: s.title, paragraphs: [{ style: 'text' as const, text: s.text }] })),
+    });
+    return { file: { contentType: 'application/pdf', filename: String(doc.filename), body, size: body.length } };
+  },
+};
