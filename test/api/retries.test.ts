@@ -39,7 +39,9 @@ function inTurn(...answers: Handler[]): Handler {
 const ok: Handler = (_, res) => sendJson(res, 200, { data: { ok: true } });
 const created: Handler = (_, res) => sendJson(res, 201, { data: { id: 'new' } });
 const unavailable: Handler = (_, res) => sendJson(res, 503, { code: 'service.unavailable', message: 'Maintenance.', details: {} });
-const reset: Handler = (_, res) => res.socket?.destroy();
+const reset: Handler = (_, res) => {
+  res.socket?.destroy();
+};
 const hang: Handler = () => undefined;
 const rateLimited = (retryAfter: string): Handler => (_, res) =>
   sendJson(res, 429, { code: 'rate.limited', message: 'Too many requests.', details: {} }, {
