@@ -1,4 +1,6 @@
 import { createServer } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
@@ -70,6 +72,22 @@ describe('429: waiting out the rate limit', () => {
     expect(r.rateLimitRetries).toBe(1);
     expect(r.attempts).toBe(2);
     expect(ws.hits[1]!.at - ws.hits[0]!.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('logs each wait, without the token', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const { client } = await setup(inTurn(rateLimited('0'), ok), { logger: pino({ level: 'info' }, sink), token: () => 'pat_secret123' });
+    await client.request({ method: 'GET', path: '/workspace' });
+    expect(lines).toHaveLength(1);
+    const entry = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(entry).toMatchObject({ level: 40, method: 'GET', path: '/api/v1/workspace', retryAfterSeconds: 0, retry: 1 });
+    expect(lines.join('')).not.toContain('secret123');
   });
 
   it('retries a refused POST too: a 429 means the write was not processed', async () => {
