@@ -1,0 +1,33 @@
+// Dynamic client registration (RFC 7591) as a public client: no secret, a loopback redirect whose
+// port the server must ignore (RFC 8252 7.3), so one registration serves every later sign-in.
+import * as oauth from 'oauth4webapi';
+import type { AuthorizationServer } from './discovery.js';
+import { SignInError } from './errors.js';
+import { requestOptions } from './secure.js';
+import { SERVER_NAME, SERVER_VERSION } from '../version.js';
+
+export async function registerClient(as: AuthorizationServer, redirectUri: string): Promise<oauth.Client> {
+  if (!as.registration_endpoint) {
+    throw new SignInError(`The authorization server ${as.issuer} offers no dynamic client registration.`);
+  }
+  const endpoint = new URL(as.registration_endpoint);
+  try {
+    const res = await oauth.dynamicClientRegistrationRequest(
+      as,
+      {
+        client_name: `${SERVER_NAME} ${SERVER_VERSION}`,
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        scope: 'read write',
+      },
+      requestOptions(endpoint),
+    );
+    const client = await oauth.processDynamicClientRegistrationResponse(res);
+    return { client_id: client.client_id, token_endpoint_auth_method: 'none' };
+  } catch (err) {
+    const why = err instanceof oauth.ResponseBodyError ? `${err.error}: ${err.error_description ?? ''}` : err instanceof Error ? err.message : String(err);
+    throw new SignInError(`The workspace refused to register this application: ${why}`);
+  }
+}

@@ -1,0 +1,81 @@
+// One interactive sign-in, whoever shows the URL (the login command, or the MCP server through
+// URL-mode elicitation): discover, register once, listen on loopback, send the member to the
+// authorize page, check the answer, exchange the code, store the tokens.
+import type { Logger } from 'pino';
+import { authorizationRequest } from './authorize.js';
+import { discover } from './discovery.js';
+import { SignInError } from './errors.js';
+import { startLoopbackListener } from './loopback.js';
+import { fetchMember } from './member.js';
+import { registerClient } from './registration.js';
+import type { GrantedScope, StoredMember, StoredSignIn, TokenStore } from './store.js';
+import { exchangeCode } from './tokens.js';
+
+export interface SignInOptions {
+  workspaceUrl: string;
+  scope: GrantedScope;
+  store: TokenStore;
+  /** Shows the sign-in URL to the member; rejecting aborts the sign-in. */
+  present(url: string): Promise<void>;
+  /** How long to wait for the browser's answer. Default 5 minutes. */
+  timeoutMs?: number;
+  logger?: Logger;
+}
+
+export interface SignInResult {
+  workspace: string;
+  scope: GrantedScope;
+  member?: StoredMember;
+  expiresAt: number;
+}
+
+export async function signIn(opts: SignInOptions): Promise<SignInResult> {
+  const { workspaceUrl, store, logger } = opts;
+  const as = await discover(workspaceUrl);
+  const listener = await startLoopbackListener(opts.timeoutMs);
+  try {
+    const stored = await store.read();
+    let clientId = stored?.client?.issuer === as.issuer ? stored.client.client_id : undefined;
+    if (!clientId) {
+      clientId = (await registerClient(as, listener.redirectUri)).client_id;
+      const client = { client_id: clientId, issuer: as.issuer, registered_at: new Date().toISOString() };
+      // Kept at once: a sign-in abandoned later still reuses this registration next time.
+      await store.update((rec) => ({ ...(rec ?? { version: 1, workspace: workspaceUrl }), issuer: as.issuer, client }));
+      logger?.info({ workspace: workspaceUrl, issuer: as.issuer }, 'registered this application with the workspace');
+    }
+    const client = { client_id: clientId, token_endpoint_auth_method: 'none' as const };
+    const request = await authorizationRequest(as, clientId, listener.redirectUri, opts.scope);
+    await opts.present(request.url.href);
+
+    let callback;
+    try {
+      callback = await listener.callback;
+    } catch (err) {
+      throw new SignInError(`Sign-in not completed: ${err instanceof Error ? err.message : String(err)}.`);
+    }
+    let tokens;
+    try {
+      tokens = await exchangeCode(as, client, callback.params, { ...request, scope: opts.scope });
+    } catch (err) {
+      callback.reply(false, `${err instanceof Error ? err.message : String(err)} You can close this tab.`);
+      if (err instanceof SignInError && /invalid_client/.test(err.message)) {
+        // The workspace forgot this application: register again on the next sign-in.
+        await store.update((rec) => (rec ? { ...rec, client: undefined } : rec));
+      }
+      throw err;
+    }
+    const member = await fetchMember(workspaceUrl, tokens.access_token);
+    await store.update((rec): StoredSignIn => ({
+      ...(rec ?? { version: 1, workspace: workspaceUrl }),
+      issuer: as.issuer,
+      client: rec?.client?.client_id === clientId ? rec.client : { client_id: clientId, issuer: as.issuer, registered_at: new Date().toISOString() },
+      tokens,
+      ...(member ? { member } : {}),
+    }));
+    callback.reply(true, `Signed in to ${workspaceUrl} with ${tokens.scope === 'write' ? 'read and write' : 'read-only'} access. You can close this tab and return to your assistant.`);
+    logger?.info({ workspace: workspaceUrl, scope: tokens.scope, expires_at: new Date(tokens.expires_at).toISOString() }, 'signed in');
+    return { workspace: workspaceUrl, scope: tokens.scope, ...(member ? { member } : {}), expiresAt: tokens.expires_at };
+  } finally {
+    await listener.close();
+  }
+}
