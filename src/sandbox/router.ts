@@ -62,13 +62,34 @@ export class Router<T> {
         return { kind: 'bad_path' };
       }
     }
-    const found = this.walk(this.root, segs, 0, []);
-    if (!found) return { kind: 'not_found' };
-    const route = found.routes.get(method) ?? (method === 'HEAD' ? found.routes.get('GET') : undefined);
-    if (!route) return { kind: 'method_not_allowed', allowed: [...found.routes.keys()] };
+    const want = method === 'HEAD' ? 'GET' : method;
+    // First a path that has this method (a literal segment may shadow a parameter only for its own
+    // methods), then any path, to tell 405 from 404.
+    const found = this.walk(this.root, segs, 0, [], [], want);
+    if (!found) {
+      const allowed = new Set<string>();
+      this.methodsAt(this.root, segs, 0, allowed);
+      return allowed.size > 0 ? { kind: 'method_not_allowed', allowed: [...allowed] } : { kind: 'not_found' };
+    }
+    const route = found.routes.get(want) as Route<T>;
     const params: Record<string, string> = {};
     found.names.forEach((n, i) => (params[n] = found.values[i] as string));
     return { kind: 'found', route, params };
+  }
+
+  /** Every method any route matching the path answers (for 405 and its Allow header). */
+  private methodsAt(node: Node<T>, segs: string[], i: number, out: Set<string>): void {
+    if (i === segs.length) {
+      for (const m of node.routes.keys()) out.add(m);
+      return;
+    }
+    const seg = segs[i] as string;
+    const lit = node.literals.get(seg);
+    if (lit) this.methodsAt(lit, segs, i + 1, out);
+    if (node.param && seg !== '') this.methodsAt(node.param.node, segs, i + 1, out);
+    if (node.rest && segs.slice(i).every((s) => s !== '' && s !== '.' && s !== '..' && !s.includes('/'))) {
+      for (const m of node.rest.routes.keys()) out.add(m);
+    }
   }
 
   private walk(
@@ -76,21 +97,23 @@ export class Router<T> {
     segs: string[],
     i: number,
     values: string[],
-    names: string[] = [],
+    names: string[],
+    method: string | undefined,
   ): { routes: Map<string, Route<T>>; names: string[]; values: string[] } | undefined {
-    if (i === segs.length) return node.routes.size > 0 ? { routes: node.routes, names, values } : undefined;
+    const fits = (routes: Map<string, Route<T>>) => (method ? routes.has(method) : routes.size > 0);
+    if (i === segs.length) return fits(node.routes) ? { routes: node.routes, names, values } : undefined;
     const seg = segs[i] as string;
     // Literal segments win over parameters (`/methods/templates` before `/methods/{method}`).
     const lit = node.literals.get(seg);
     if (lit) {
-      const r = this.walk(lit, segs, i + 1, values, names);
+      const r = this.walk(lit, segs, i + 1, values, names, method);
       if (r) return r;
     }
     if (node.param && seg !== '') {
-      const r = this.walk(node.param.node, segs, i + 1, [...values, seg], [...names, node.param.name]);
+      const r = this.walk(node.param.node, segs, i + 1, [...values, seg], [...names, node.param.name], method);
       if (r) return r;
     }
-    if (node.rest) {
+    if (node.rest && fits(node.rest.routes)) {
       const tail = segs.slice(i);
       // A stored file's path: no empty, '.' or '..' segment can walk out of its disk.
       if (tail.every((s) => s !== '' && s !== '.' && s !== '..' && !s.includes('/'))) {
