@@ -152,6 +152,7 @@ export const aiHandlers: HandlerTable = {
 
   'POST /ai/usages/{usage}/test': async (ctx) => {
     const usage = ctx.params.usage ?? '';
+    if (!(AI_USAGES as readonly string[]).includes(usage)) throw notFound('AI usage');
     const scopeType = String(ctx.input.scope_type ?? 'workspace');
     const scopeId = checkScope(ctx, scopeType, ctx.input.scope_id);
     const p = servingProfile(ctx, usage, scopeType, scopeId);

@@ -39,6 +39,13 @@ const SUGGESTION_JOBS = 'recommendation_jobs';
 // Export files hold Buffers: kept beside the records so the JSON of an export stays small.
 const exportFiles = new WeakMap<Rec, FileBody>();
 
+/** The {kind} of the path: the pipeline does not validate path values, and an unknown kind names no document. */
+function kindOf(ctx: HandlerContext): DocumentKind {
+  const kind = ctx.params.kind as DocumentKind;
+  if (!DOCUMENT_KINDS.includes(kind)) throw notFound('document');
+  return kind;
+}
+
 function engagementOf(ctx: HandlerContext): Rec {
   return ctx.ws.c('engagements').must(ctx.params.engagement ?? '', 'engagement');
 }
@@ -151,12 +158,12 @@ export const deliverablesHandlers: HandlerTable = {
 
   'GET /engagements/{engagement}/deliverable/documents/{kind}': (ctx) => {
     const e = engagementOf(ctx);
-    return { data: documentView(ctx, documentOf(ctx.ws, e.id, ctx.params.kind as DocumentKind)) };
+    return { data: documentView(ctx, documentOf(ctx.ws, e.id, kindOf(ctx))) };
   },
 
   'PATCH /engagements/{engagement}/deliverable/documents/{kind}': (ctx) => {
     const e = engagementOf(ctx);
-    const doc = documentOf(ctx.ws, e.id, ctx.params.kind as DocumentKind);
+    const doc = documentOf(ctx.ws, e.id, kindOf(ctx));
     const { updated_at, included, parameters, blocks } = ctx.input as {
       updated_at: string; included?: boolean; parameters?: Record<string, unknown>; blocks?: Block[];
     };
@@ -179,7 +186,7 @@ export const deliverablesHandlers: HandlerTable = {
 
   'POST /engagements/{engagement}/deliverable/documents/{kind}/generate': (ctx) => {
     const e = engagementOf(ctx);
-    const kind = ctx.params.kind as DocumentKind;
+    const kind = kindOf(ctx);
     const mode = String(ctx.input.mode ?? 'keep_edits');
     const processId = (ctx.input.process_id as string | null | undefined) ?? null;
     if (processId && !ofEngagement(ctx.ws, 'processes', e.id).some((p) => p.id === processId)) {
