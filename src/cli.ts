@@ -12,9 +12,17 @@ Usage:
   workspace-consulting-mcp [serve] [options]   serve MCP over stdio (default)
   workspace-consulting-mcp sandbox [--port N] [--host H] [--time-scale X] [--no-rate-limit] [--admin-token T]
                                                run the embedded sandbox workspace alone
+  workspace-consulting-mcp login --workspace URL [--scope read|write] [--no-browser]
+                                               sign in with the workspace's OAuth (browser, two-step verification, consent)
+  workspace-consulting-mcp logout --workspace URL
+                                               revoke and delete the stored sign-in
+  workspace-consulting-mcp status [--workspace URL]
+                                               who is signed in, with which scope, until when (never a token)
   workspace-consulting-mcp --help | --version
 
 With no WORKSPACE_URL, serve starts the embedded sandbox and serves its demo workspace.
+With WORKSPACE_URL and no WORKSPACE_TOKEN, serve uses the sign-in stored by login (WORKSPACE_CONFIG_DIR
+overrides where sign-ins are kept).
 Options of serve (each also read from the environment variable shown):
 `;
 
@@ -33,6 +41,12 @@ async function main(argv: string[]): Promise<void> {
   if (first === 'sandbox') {
     const { runSandboxCommand } = await import('./sandbox/main.js');
     await runSandboxCommand(rest);
+    return;
+  }
+  if (first === 'login' || first === 'logout' || first === 'status') {
+    const commands = await import('./auth/commands.js');
+    const run = first === 'login' ? commands.runLogin : first === 'logout' ? commands.runLogout : commands.runStatus;
+    process.exitCode = await run(rest);
     return;
   }
   const { runServe } = await import('./serve.js');

@@ -1,37 +1,96 @@
 // `serve`: configuration, the API client for the configured (or embedded) workspace, and the MCP
 // server on stdio. Exits 2 on bad configuration with one line on stderr; exits 0 when the client
 // closes stdin or on SIGINT/SIGTERM.
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ApiClient, tokenFingerprint } from './api/client.js';
+import { WorkspaceApiError } from './api/errors.js';
+import { loginCommand, NotSignedInError } from './auth/errors.js';
+import type { OAuthSession } from './auth/session.js';
 import { limiterFor } from './api/limiter.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createLogger } from './log.js';
+import { createLogger, type Logger } from './log.js';
 import { createMcpServer } from './mcp/server.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
 import { catalog } from '../tools/index.js';
 
 export interface Workspace {
   url: string;
-  token: string;
+  /** A personal token, or undefined when the stored OAuth sign-in is used. */
+  token?: string;
+  /** The stored sign-in of `url` when there is no personal token. */
+  oauth?: OAuthSession;
   /** Stops what was started for this workspace (the embedded sandbox). */
   close(): Promise<void>;
   embedded: boolean;
 }
 
 /** The configured workspace, or the embedded sandbox when none is configured. */
-async function resolveWorkspace(config: Config): Promise<Workspace> {
+async function resolveWorkspace(config: Config, logger: Logger): Promise<Workspace> {
   if (config.workspaceUrl) {
-    if (!config.token) {
-      throw new ConfigError(
-        `No token for ${config.workspaceUrl}: set WORKSPACE_TOKEN (--token) to a personal token (pat_...) created in API and integrations > API keys.`,
-      );
-    }
-    return { url: config.workspaceUrl, token: config.token, embedded: false, close: async () => {} };
+    if (config.token) return { url: config.workspaceUrl, token: config.token, embedded: false, close: async () => {} };
+    // No personal token: the member's OAuth sign-in (login), loaded only when needed.
+    const { OAuthSession } = await import('./auth/session.js');
+    const oauth = await OAuthSession.open(config.workspaceUrl, { logger });
+    return { url: config.workspaceUrl, oauth, embedded: false, close: async () => {} };
   }
   // Loaded only here: a session against a real workspace never pays for the sandbox.
   const { startSandbox } = await import('./sandbox/index.js');
   const sandbox = await startSandbox({ port: 0 });
   return { url: sandbox.url, token: sandbox.tokens.write, embedded: true, close: () => sandbox.close() };
+}
+
+/**
+ * The token provider of an OAuth workspace. Not signed in: a client that supports URL-mode
+ * elicitation is asked to send the member to the sign-in page (this process runs the loopback
+ * listener) and the call carries on once it completes; otherwise the call fails with the exact
+ * login command, as a tool error.
+ */
+function oauthTokenProvider(oauth: OAuthSession, config: Config, logger: Logger, server: () => Server | undefined): () => Promise<string> {
+  let signingIn: Promise<void> | undefined;
+  const elicitSignIn = async (mcp: Server) => {
+    const { signIn } = await import('./auth/signin.js');
+    const elicitationId = randomUUID();
+    await signIn({
+      workspaceUrl: oauth.workspaceUrl,
+      scope: config.readOnly ? 'read' : 'write',
+      store: oauth.store,
+      logger,
+      async present(url) {
+        const answer = await mcp.elicitInput({
+          mode: 'url',
+          elicitationId,
+          url,
+          message: `Sign in to the Workspace Consulting workspace ${oauth.workspaceUrl} to let the assistant use it (two-step verification, then choose read only or read and write).`,
+        });
+        if (answer.action !== 'accept') throw new NotSignedInError(oauth.workspaceUrl, `the member chose ${answer.action} instead of signing in`);
+      },
+    });
+    await mcp.createElicitationCompletionNotifier(elicitationId)().catch(() => {});
+    await oauth.reload();
+  };
+  return async () => {
+    try {
+      return await oauth.accessToken();
+    } catch (err) {
+      if (!(err instanceof NotSignedInError)) throw err;
+      const mcp = server();
+      if (!mcp?.getClientCapabilities()?.elicitation?.url) {
+        throw new WorkspaceApiError(401, 'auth.not_signed_in', err.message);
+      }
+      signingIn ??= elicitSignIn(mcp).finally(() => {
+        signingIn = undefined;
+      });
+      try {
+        await signingIn;
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        throw new WorkspaceApiError(401, 'auth.not_signed_in', `${why} To sign in outside the assistant, run: ${loginCommand(oauth.workspaceUrl)}`);
+      }
+      return await oauth.accessToken();
+    }
+  };
 }
 
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -49,7 +108,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
 
   let workspace: Workspace;
   try {
-    workspace = await resolveWorkspace(config);
+    workspace = await resolveWorkspace(config, logger);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${SERVER_NAME}: ${err.message}\n`);
@@ -61,23 +120,36 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     logger.info({ workspace: workspace.url }, 'No WORKSPACE_URL set: serving the embedded sandbox workspace (demo data, in memory).');
   }
 
+  let server: Server | undefined;
+  const { oauth, token } = workspace;
+  if (oauth) {
+    logger.info(
+      { workspace: workspace.url, signedIn: oauth.signedIn, scope: oauth.scope ?? null },
+      oauth.signedIn ? 'using the stored OAuth sign-in' : `not signed in: tools will ask to sign in (${loginCommand(workspace.url)})`,
+    );
+  }
   const client = new ApiClient({
     baseUrl: `${workspace.url}/api/v1`,
-    token: () => workspace.token,
+    token: oauth ? oauthTokenProvider(oauth, config, logger, () => server) : () => token as string,
+    ...(oauth ? { onUnauthorized: () => oauth.onUnauthorized() } : {}),
     locale: config.locale,
     timeoutMs: config.timeoutMs,
-    limiter: limiterFor(tokenFingerprint(workspace.token), config.rateLimit),
+    // The budget is the member's: keyed by the sign-in, not by an access token that rotates.
+    limiter: limiterFor(tokenFingerprint(token ?? `oauth:${workspace.url}`), config.rateLimit),
     logger,
     userAgent: `${SERVER_NAME}/${SERVER_VERSION} (node ${process.version})`,
     retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },
   });
 
-  const server = createMcpServer({
+  // The granted scope decides the tool list: read consent lists no write tool and refuses one.
+  const grantedScope = oauth?.scope;
+  server = createMcpServer({
     config,
     client,
     logger,
     operations: catalog,
     setLogTap: (tap, level) => setTap(tap, level),
+    ...(grantedScope ? { grantedScope } : {}),
   });
   const transport = new StdioServerTransport();
 
@@ -87,7 +159,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     closing = true;
     logger.info({ why }, 'shutting down');
     // Closing the server cancels in-flight requests (their signals abort the HTTP calls).
-    await server.close().catch(() => {});
+    await server?.close().catch(() => {});
     await client.close().catch(() => {});
     await workspace.close().catch(() => {});
     process.exit(0);
