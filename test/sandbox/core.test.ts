@@ -121,6 +121,10 @@ describe('error classes', () => {
     });
     expect(ask.status).toBe(200);
     expect(ask.json.data).toEqual({ answer: expect.any(String), citations: expect.any(Array), thread_id: null });
+    const citations = ask.json.data.citations as Array<{ source_type: string; excerpt: string; interview_id: string }>;
+    expect(citations).toHaveLength(3);
+    for (const c of citations) expect(c).toMatchObject({ source_type: 'transcript_segment', interview_id: expect.stringMatching(/^[0-9A-Z]{26}$/) });
+    expect(citations[0]!.excerpt).toMatch(/ressais|factur/i);
   });
 
   it.each([
@@ -207,5 +211,22 @@ describe('request log', () => {
     expect(log).toHaveLength(2);
     expect(log[0]).toMatchObject({ method: 'GET', path: '/api/v1/workspace/members', template: '/workspace/members', workspace: 'atelier', scope: 'write', query: { limit: '2' }, status: 200, handler_ran: true });
     expect(log[1]).toMatchObject({ method: 'PATCH', template: '/me', body: { locale: 'fr' }, status: 200 });
+  });
+});
+
+describe('seed data', () => {
+  it('is identical on every start, generated ids included', async () => {
+    const other = await startSandbox({ port: 0, rateLimit: false });
+    try {
+      for (const path of ['/workspace/invitations', '/client-companies']) {
+        const a = await call(sb, 'GET', `${path}?limit=200`);
+        const b = await call(other, 'GET', `${path}?limit=200`);
+        const seeded = (r: typeof a) => r.json.data.filter((x: { created_at: string }) => x.created_at < '2026-11-01').map((x: { id: string }) => x.id);
+        expect(seeded(a).length).toBeGreaterThan(0);
+        expect(seeded(a)).toEqual(seeded(b));
+      }
+    } finally {
+      await other.close();
+    }
   });
 });
