@@ -61,6 +61,11 @@ function effectiveGuide(ws: WorkspaceState, ownerType: string, owner: Rec) {
     method_id: ownerType === 'method' ? owner.id : (owner.method_id ?? null),
     topics: topics.map((t, i): Record<string, unknown> => ({ ...t, effective_position: i })),
     removed_topic_ids: removed,
+    // No operation lists proposals, so the guide names its owner's, or they could never be found again.
+    proposals: ws
+      .c('guide_proposals')
+      .all((p) => p.owner_type === ownerType && p.owner_id === owner.id)
+      .map((p) => ({ id: p.id, status: p.status, count: p.count, focus: p.focus ?? null, created_at: p.created_at })),
   };
 }
 
