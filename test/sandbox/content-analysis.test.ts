@@ -239,6 +239,23 @@ describe('change proposals', () => {
   });
 });
 
+describe('change proposals whose target is gone', () => {
+  it('answers 409 for the one, and skips it in accept-all leaving it pending', async () => {
+    const p = (await all(`${E}/change-proposals`)).find((x) => x.status === 'pending' && x.entity_type === 'finding' && x.action === 'update');
+    expect((await call(sb, 'DELETE', `${E}/findings/${p.target_id}`)).status).toBe(204);
+    const one = await call(sb, 'POST', `${E}/change-proposals/${p.id}/accept`);
+    expect(one.status).toBe(409);
+    expect(one.json.code).toBe('change_proposal.target_missing');
+    const bulk = await call(sb, 'POST', `${E}/change-proposals/accept-all`, { body: { entity_type: 'finding' } });
+    expect(bulk.json.data).toMatchObject({ accepted: 1, skipped: 1, skipped_ids: [p.id] });
+    expect((await all(`${E}/change-proposals`)).find((x) => x.id === p.id).status).toBe('pending');
+  });
+
+  it('answers 404 for a proposal id of no proposal of the engagement', async () => {
+    expect((await call(sb, 'POST', `${E}/change-proposals/${UNKNOWN}/accept`)).status).toBe(404);
+  });
+});
+
 describe('analysis runs', () => {
   it('lists the seeded history: two succeeded runs and one failed', async () => {
     const runs = await all(`${E}/analysis/runs`);
@@ -289,6 +306,23 @@ describe('analysis runs', () => {
     // Nothing was produced by the cancelled run, even once its time has passed.
     await sleep(1000);
     expect((await all(`${E}/change-proposals`)).filter((p) => p.analysis_run_id === id)).toHaveLength(0);
+  });
+
+  it('runs in an engagement without interviews too, proposing findings without evidences', async () => {
+    const globex = sb.workspaces.find((w) => w.slug === 'globex');
+    const o = { host: 'globex.localhost', token: globex?.tokens.write };
+    const path = `/engagements/${ENGAGEMENT_GLOBEX}`;
+    const before = (await call(sb, 'GET', `${path}/findings?limit=200`, o)).json.data.length;
+    expect((await call(sb, 'POST', `${path}/analysis/runs`, { ...o, body: { mode: 'full' } })).status).toBe(201);
+    await sleep(1000);
+    const runs = (await call(sb, 'GET', `${path}/analysis/runs`, o)).json.data;
+    expect(runs[0].status).toBe('succeeded');
+    const after = (await call(sb, 'GET', `${path}/findings?limit=200`, o)).json.data;
+    expect(after.length).toBe(before + 2);
+    const added = after.filter((f: any) => f.analysis_run_id === runs[0].id);
+    expect(added.map((f: any) => [f.review_status, f.evidences.length])).toEqual([['proposed', 0], ['proposed', 0]]);
+    // The demo engagement of the other workspace did not move.
+    expect((await all(`${E}/analysis/runs`)).length).toBe(3);
   });
 
   it('fails when the sandbox is told to fail the next job, and produces nothing', async () => {
