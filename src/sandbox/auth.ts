@@ -1,8 +1,9 @@
 // Personal tokens: `Authorization: Bearer pat_...`, looked up in the workspace the Host names.
+import { ACCESS_TOKEN_FORMAT, authenticateAccessToken } from './oauth.js';
 import type { MemoryWorkspace } from './state.js';
 import { ApiError, type Rec } from './types.js';
 
-/** `pat_` and 40 letters or digits, as the sandbox issues them. */
+/** `pat_` and 40 letters or digits, as the sandbox issues personal tokens. */
 const TOKEN_FORMAT = /^pat_[A-Za-z0-9]{40}$/;
 
 export const unauthenticated = (why: 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'member_removed') =>
@@ -28,6 +29,12 @@ export function authenticate(ws: MemoryWorkspace, header: string | undefined, no
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m) throw unauthenticated('malformed');
   const value = m[1] as string;
+  // OAuth access tokens (wco_at_...) are issued by the sandbox's authorization server (oauth.ts).
+  if (ACCESS_TOKEN_FORMAT.test(value)) {
+    const p = authenticateAccessToken(ws, value, now);
+    if (typeof p === 'string') throw unauthenticated(p);
+    return p;
+  }
   if (!TOKEN_FORMAT.test(value)) throw unauthenticated('malformed');
   const token = ws.c('tokens').find((t) => t.value === value);
   if (!token) throw unauthenticated('unknown');

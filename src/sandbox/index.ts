@@ -8,6 +8,7 @@ import { seedAtelier, seedGlobex } from './data/index.js';
 import { WS_ATELIER, WS_GLOBEX } from './data/ids.js';
 import { demoToken } from './data/workspace.js';
 import { handlers } from './handlers/index.js';
+import { SandboxOAuth, isOAuthPath, type OAuthScope, type SandboxOAuthControl } from './oauth.js';
 import { API_ROOT, Pipeline, envelope, hostName, type RequestLogEntry } from './server.js';
 import { WorkspaceRegistry } from './state.js';
 import { ApiError } from './types.js';
@@ -26,6 +27,8 @@ export interface SandboxOptions {
   adminToken?: string;
   /** Where the sandbox reports internal errors (never stdout). */
   logger?: (line: string) => void;
+  /** OAuth authorization server: consent given automatically with this scope (tests), no page shown. */
+  oauth?: { autoConsent?: OAuthScope };
 }
 
 export interface SandboxTokens {
@@ -48,6 +51,8 @@ export interface SandboxHandle {
   workspaces: SandboxWorkspaceInfo[];
   adminToken?: string;
   admin: SandboxAdmin;
+  /** The workspaces' OAuth authorization server (/.well-known/*, /oauth/*). */
+  oauth: SandboxOAuthControl;
   requests(): RequestLogEntry[];
   clearRequests(): void;
   close(): Promise<void>;
@@ -75,6 +80,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   ]);
   const pipeline = new Pipeline(registry, { timeScale, rateLimit: opts.rateLimit ?? true, logger }, handlers);
   const admin = createAdmin(pipeline, registry);
+  const oauth = new SandboxOAuth(() => registry.all(), {
+    timeScale,
+    ...(opts.oauth?.autoConsent ? { autoConsent: opts.oauth.autoConsent } : {}),
+  });
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     dispatch(req, res).catch((e: unknown) => {
@@ -117,6 +126,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
       notFound(res, 'workspace.not_found', `No workspace answers on host ${name.slice(0, 200)}.`);
       return;
     }
+    if (isOAuthPath(path)) {
+      await oauth.handle(req, res, ws, path, query);
+      return;
+    }
     if (path === API_ROOT || path.startsWith(`${API_ROOT}/`)) {
       await pipeline.handle(req, res, ws, path.slice(API_ROOT.length), query);
       return;
@@ -152,6 +165,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     ],
     ...(opts.adminToken !== undefined ? { adminToken: opts.adminToken } : {}),
     admin,
+    oauth,
     requests: () => pipeline.requests(),
     clearRequests: () => pipeline.clearRequests(),
     close() {

@@ -231,7 +231,18 @@ export class Pipeline {
     const route: Route<Target> = m.route;
     x.entry.template = route.template;
 
-    const principal: Principal = authenticate(ws, req.headers.authorization, Date.now());
+    let principal: Principal;
+    try {
+      principal = authenticate(ws, req.headers.authorization, Date.now());
+    } catch (e) {
+      // RFC 9728: a 401 points clients at the protected resource metadata, where OAuth starts.
+      const host = String(req.headers.host ?? '').toLowerCase();
+      if (e instanceof ApiError && e.status === 401 && /^[a-z0-9.\-[\]:]{1,255}$/.test(host)) {
+        const metadata = `http://${host}/.well-known/oauth-protected-resource`;
+        e.headers['WWW-Authenticate'] = `Bearer realm="workspace-api", resource_metadata="${metadata}"`;
+      }
+      throw e;
+    }
     x.entry.scope = principal.scope;
     const target = route.target;
     if (target.kind === 'session_only') throw sessionRequired();

@@ -108,7 +108,13 @@ describe('error classes', () => {
     const r = await call(sb, 'GET', '/me', { token });
     expect(r.status).toBe(401);
     expect(r.json).toMatchObject({ code: 'auth.unauthenticated', details: { reason } });
-    expect(r.headers['www-authenticate']).toMatch(/^Bearer/);
+    expect(r.headers['www-authenticate']).toMatch(/^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource"/);
+  });
+
+  it('serves the OAuth metadata the 401 points at, on the workspace host', async () => {
+    const r = await fetch(`${sb.url}/.well-known/oauth-protected-resource`);
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ resource: `${sb.url}/api/v1`, authorization_servers: [sb.url] });
   });
 
   it('refuses a write with a read token (403 auth.insufficient_scope), but lets it ask the audit chat', async () => {
