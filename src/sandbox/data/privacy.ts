@@ -3,8 +3,13 @@
 import type { WorkspaceState } from '../types.js';
 import { at } from './ids.js';
 
+// Fixed ids: no documented operation lists compliance documents, so clients (and tests) need stable ones.
+export const COMPLIANCE_DPA = '01M1D5CRS0P00000DPA0000001';
+export const COMPLIANCE_WHITEPAPER = '01M1D5CRS0P0000SECWP000002';
+
 export function seedPrivacy(ws: WorkspaceState): void {
   ws.c('compliance_documents').insert({
+    id: COMPLIANCE_DPA,
     name: 'Accord de traitement des données (DPA)',
     kind: 'dpa',
     version: '2026.2',
@@ -20,6 +25,7 @@ export function seedPrivacy(ws: WorkspaceState): void {
     created_at: at(-120),
   });
   ws.c('compliance_documents').insert({
+    id: COMPLIANCE_WHITEPAPER,
     name: 'Security whitepaper',
     kind: 'security_whitepaper',
     version: '2026.3',
