@@ -12,8 +12,11 @@ export interface Config {
   workspaceUrl?: string;
   token?: string;
   locale: Locale;
-  /** Areas to expose; 'all' = one tool per operation of every area. */
-  toolsets: Toolset[] | 'all';
+  /**
+   * What tools/list shows: 'default' (unset) = the small assistant surface plus the catalog gateway;
+   * 'all' = one tool per operation; a list of areas = one tool per operation of those areas.
+   */
+  toolsets: Toolset[] | 'all' | 'default';
   readOnly: boolean;
   logLevel: LogLevel;
   timeoutMs: number;
@@ -21,6 +24,10 @@ export interface Config {
   maxRetryAfterSeconds: number;
   downloadDir: string;
   uploadDirs: string[];
+  /** Characters of text one tool result may carry before it is cut at a record boundary. */
+  responseBudget: number;
+  /** Where state that outlives a session is kept (the cached live OpenAPI description). */
+  configDir: string;
 }
 
 export class ConfigError extends Error {}
@@ -37,6 +44,8 @@ export const SETTINGS = [
   { env: 'WORKSPACE_RATE_LIMIT', flag: '--rate-limit', help: 'Client-side budget as REQUESTS/SECONDS. Default 120/60 (the API limit).' },
   { env: 'WORKSPACE_MAX_RETRY_AFTER', flag: '--max-retry-after', help: 'Longest Retry-After (seconds) waited before giving up. Default 120.' },
   { env: 'WORKSPACE_DOWNLOAD_DIR', flag: '--download-dir', help: 'Folder for downloaded files. Default ~/Downloads/workspace-consulting.' },
+  { env: 'WORKSPACE_RESPONSE_BUDGET', flag: '--response-budget', help: 'Most characters of text in one tool result; longer results are cut at a record boundary with a note on how to get the rest. Default 20000.' },
+  { env: 'WORKSPACE_CONFIG_DIR', flag: '--config-dir', help: 'Folder for state kept between runs (cached API description). Default ~/.config/workspace-consulting-mcp.' },
   { env: 'WORKSPACE_UPLOAD_DIRS', flag: '--upload-dirs', help: `Folders (separated by "${delimiter}") whose files may be uploaded by path, besides the client's roots.` },
 ] as const;
 
@@ -107,9 +116,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   const locale = get('WORKSPACE_LOCALE') ?? 'en';
   if (locale !== 'en' && locale !== 'fr') fail('WORKSPACE_LOCALE', locale, 'use en or fr');
 
-  let toolsets: Toolset[] | 'all' = 'all';
+  let toolsets: Toolset[] | 'all' | 'default' = 'default';
   const rawSets = get('WORKSPACE_TOOLSETS');
-  if (rawSets !== undefined && rawSets.toLowerCase() !== 'all') {
+  if (rawSets?.toLowerCase() === 'all') toolsets = 'all';
+  else if (rawSets?.toLowerCase() === 'default') toolsets = 'default';
+  else if (rawSets !== undefined) {
     const names = rawSets.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
     const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
     if (unknown.length || names.length === 0) fail('WORKSPACE_TOOLSETS', rawSets, `unknown area ${unknown.join(', ') || '(empty)'}; choose from ${TOOLSETS.join(', ')}, or all`);
@@ -152,6 +163,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   const uploadDirs = (rawUploads ?? '').split(delimiter).map((d) => d.trim()).filter(Boolean);
   for (const d of uploadDirs) if (!isAbsolute(d)) fail('WORKSPACE_UPLOAD_DIRS', d, 'give absolute folder paths');
 
+  const budgetRaw = get('WORKSPACE_RESPONSE_BUDGET') ?? '20000';
+  const responseBudget = Number(budgetRaw);
+  if (!Number.isInteger(responseBudget) || responseBudget < 1000 || responseBudget > 1_000_000) {
+    fail('WORKSPACE_RESPONSE_BUDGET', budgetRaw, 'use a whole number of characters between 1000 and 1000000');
+  }
+
+  const rawConfigDir = get('WORKSPACE_CONFIG_DIR');
+  if (rawConfigDir !== undefined && !isAbsolute(rawConfigDir)) fail('WORKSPACE_CONFIG_DIR', rawConfigDir, 'give an absolute folder path');
+  const xdg = v.XDG_CONFIG_HOME?.trim();
+  const configDir = rawConfigDir ?? join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'workspace-consulting-mcp');
+
   return {
     workspaceUrl,
     token,
@@ -164,5 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     maxRetryAfterSeconds,
     downloadDir,
     uploadDirs,
+    responseBudget,
+    configDir,
   };
 }

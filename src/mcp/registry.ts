@@ -1,9 +1,11 @@
 // Which operations this session shows and accepts: toolsets, read-only mode and the token's scope are
-// applied here, once, not checked in handlers.
+// applied here, once, not checked in handlers. The gateway (call_operation) resolves through the same
+// registry, so read-only mode and read consent bind it exactly as they bind a direct tool.
 import type { Operation, Scope, Toolset } from '../operation.js';
 
 export interface SurfacePolicy {
-  toolsets: Toolset[] | 'all';
+  /** 'default': the small surface of src/mcp/surface.ts; every operation stays callable through the gateway. */
+  toolsets: Toolset[] | 'all' | 'default';
   /** WORKSPACE_READ_ONLY: no write tool is listed or callable. */
   readOnly: boolean;
   /** The token's scope when known (OAuth consent); a read scope is a ceiling like read-only. */
@@ -14,31 +16,56 @@ export type Refusal = { reason: 'unknown' | 'toolset' | 'read_only' | 'scope'; m
 
 export class ToolRegistry {
   private readonly byName = new Map<string, Operation>();
+  private operations: Operation[];
 
   constructor(
-    private readonly operations: readonly Operation[],
-    private readonly policy: SurfacePolicy,
+    operations: readonly Operation[],
+    readonly policy: SurfacePolicy,
   ) {
+    this.operations = [...operations];
     for (const op of operations) this.byName.set(op.name, op);
   }
 
-  private writesAllowed(): boolean {
+  /** Operations learnt after start (the live OpenAPI description); names already taken are skipped. */
+  add(ops: readonly Operation[]): Operation[] {
+    const added = ops.filter((op) => !this.byName.has(op.name));
+    for (const op of added) this.byName.set(op.name, op);
+    this.operations = [...this.operations, ...added];
+    return added;
+  }
+
+  get(name: string): Operation | undefined {
+    return this.byName.get(name);
+  }
+
+  writesAllowed(): boolean {
     return !this.policy.readOnly && this.policy.grantedScope !== 'read';
   }
 
   private inToolsets(op: Operation): boolean {
-    return this.policy.toolsets === 'all' || this.policy.toolsets.includes(op.toolset);
+    const t = this.policy.toolsets;
+    return t === 'all' || t === 'default' || t.includes(op.toolset);
   }
 
-  /** The operations listed as tools, in catalog order. */
+  /** Callable in this session (toolsets aside): reads always, writes unless read-only or read consent. */
+  permitted(op: Operation): boolean {
+    return op.scope === 'read' || this.writesAllowed();
+  }
+
+  /** Every operation this session may call, in catalog order, then the generated ones. */
+  callable(): Operation[] {
+    return this.operations.filter((op) => this.inToolsets(op) && this.permitted(op));
+  }
+
+  /** The operations listed one tool each: none on the default surface (it lists its own tools). */
   listed(): Operation[] {
-    return this.operations.filter((op) => this.inToolsets(op) && (op.scope === 'read' || this.writesAllowed()));
+    return this.policy.toolsets === 'default' ? [] : this.callable();
   }
 
   /** The operation behind a tool name, or why it cannot be called in this session. */
   resolve(name: string): Operation | Refusal {
     const op = this.byName.get(name);
-    if (!op) return { reason: 'unknown', message: `Unknown tool "${name}". Call tools/list for the tools of this server.` };
+    if (!op) return { reason: 'unknown', message: `Unknown tool "${name}". Call tools/list for the tools of this server, or find_operations to search every operation.` };
     if (!this.inToolsets(op)) {
       return {
         reason: 'toolset',

@@ -11,6 +11,7 @@ import {
   WorkspaceApiError,
 } from '../api/errors.js';
 import type { Operation } from '../operation.js';
+import { aboutChars, boundList, boundObject, pickFields } from './budget.js';
 
 /** Drop null, undefined, empty strings, empty arrays and empty objects: they cost tokens and say nothing. */
 export function compact(value: unknown): unknown {
@@ -33,25 +34,68 @@ function text(t: string): { type: 'text'; text: string } {
   return { type: 'text', text: t };
 }
 
-export function renderSuccess(op: Operation, res: ApiResponse): CallToolResult {
+export interface RenderOptions {
+  /** Characters of text the result may carry (WORKSPACE_RESPONSE_BUDGET). */
+  budget: number;
+  /** Keep only these fields of each record (list tools' `fields` argument). */
+  fields?: readonly string[];
+  /** How to call the same thing again, for the continuation hints: a tool name or `call_operation`. */
+  via?: string;
+  /** Resources to link to (the records shown, readable in full as resources). */
+  links?: ResourceLink[];
+}
+
+export interface ResourceLink {
+  type: 'resource_link';
+  uri: string;
+  name: string;
+  mimeType?: string;
+  description?: string;
+}
+
+export function renderSuccess(op: Operation, res: ApiResponse, opts: RenderOptions = { budget: 20_000 }): CallToolResult {
   if (res.status === 204 || (res.data === undefined && !res.file)) {
     return { content: [text(`Done: ${op.title} (HTTP ${res.status}).`)], structuredContent: { ok: true, status: res.status } };
   }
-  const data = res.data;
+  const via = opts.via ?? op.name;
+  const links = opts.links ?? [];
+  const data = opts.fields?.length ? pickFields(res.data, opts.fields) : res.data;
   if (Array.isArray(data)) {
     const next = typeof res.meta?.next_cursor === 'string' ? res.meta.next_cursor : null;
-    const hint = next
-      ? `${data.length} items; more exist: call ${op.name} again with the same arguments and cursor "${next}".`
-      : `${data.length} item${data.length === 1 ? '' : 's'}; this is the last page.`;
+    const cut = boundList(data, opts.budget);
+    const notes: string[] = [];
+    if (cut.omitted > 0) {
+      notes.push(
+        `${cut.shown.length} of ${data.length} items shown; ${cut.omitted} more on this page (${aboutChars(cut.omittedChars)}) were left out to stay within the response budget. ` +
+          `To get them, call ${via} again with the same arguments and limit ${cut.shown.length} (then follow next_cursor), or pass fields (e.g. ["id","name"]) to keep fewer fields.`,
+      );
+    } else {
+      notes.push(`${data.length} item${data.length === 1 ? '' : 's'}${next ? '' : '; this is the last page'}.`);
+    }
+    // After a cut the page cursor would skip the records left out: the hint above replaces it.
+    if (next && cut.omitted === 0) notes.push(`More exist: call ${via} again with the same arguments and cursor "${next}".`);
     return {
-      content: [text(`${JSON.stringify(compact(data))}\n${hint}`)],
-      structuredContent: { items: data, next_cursor: next, ...(res.meta ? { meta: res.meta } : {}) },
+      content: [text(`${cut.text}\n${notes.join(' ')}`), ...links],
+      structuredContent: {
+        items: cut.shown,
+        next_cursor: cut.omitted > 0 ? null : next,
+        ...(cut.omitted > 0 ? { truncated: { shown: cut.shown.length, omitted: cut.omitted, retry_with_limit: cut.shown.length } } : {}),
+        ...(res.meta ? { meta: res.meta } : {}),
+      },
     };
   }
-  const structured = data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : { value: data };
-  const body = JSON.stringify(compact(data)) ?? 'null';
-  const cached = res.fromCache ? '\n(from cache)' : '';
-  return { content: [text(body + cached)], structuredContent: structured };
+  const bounded = boundObject(data, opts.budget);
+  let body = bounded.text;
+  if (bounded.cut) {
+    const c = bounded.cut;
+    const where = c.path ? `"${c.path}": ${c.kept} of ${c.total} items shown` : `text cut after ${c.kept} of ${c.total} characters`;
+    const how = links.length ? `read the resource ${links[0]?.uri} for all of it` : 'pass fields to keep fewer fields';
+    body += `\n(Cut to stay within the response budget: ${where}; ${aboutChars(c.omittedChars)} left out. To get the rest, ${how}.)`;
+  }
+  if (res.fromCache) body += '\n(from cache)';
+  const v = bounded.value;
+  const structured = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+  return { content: [text(body), ...links], structuredContent: structured };
 }
 
 export function toolError(message: string, structured?: Record<string, unknown>): CallToolResult {

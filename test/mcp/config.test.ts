@@ -8,7 +8,7 @@ describe('configuration', () => {
     const c = loadConfig(base);
     expect(c.workspaceUrl).toBe('https://acme.workspace-consulting.com');
     expect(c.locale).toBe('en');
-    expect(c.toolsets).toBe('all');
+    expect(c.toolsets).toBe('default');
     expect(c.readOnly).toBe(false);
     expect(c.rateLimit).toEqual({ limit: 120, windowMs: 60_000 });
     expect(c.timeoutMs).toBe(30_000);

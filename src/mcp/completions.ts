@@ -1,0 +1,84 @@
+// completion/complete for prompt arguments and resource template variables. An id is what the
+// argument takes, but a person types a name: engagements match on their name as well as their id,
+// findings on their statement. Enumerations complete from the catalog's own lists.
+import type { ApiClient } from '../api/client.js';
+import type { Operation } from '../operation.js';
+import { CONTRADICTION_STATUSES, DOCUMENT_KINDS, EXPORT_KINDS, FINDING_TYPES, REVIEW_STATUSES } from '../../tools/shared.js';
+import type { ToolRegistry } from './registry.js';
+import { terms } from './search.js';
+
+export interface CompletionDeps {
+  registry: ToolRegistry;
+  client: ApiClient;
+  ready: () => Promise<void>;
+}
+
+const ENUMS: Record<string, readonly string[]> = {
+  kind: DOCUMENT_KINDS,
+  document_kind: DOCUMENT_KINDS,
+  review_status: REVIEW_STATUSES,
+  status: CONTRADICTION_STATUSES,
+  type: FINDING_TYPES,
+  export_kind: EXPORT_KINDS,
+};
+
+const MAX = 100;
+
+function fold(s: string): string {
+  return terms(s).join(' ');
+}
+
+/** Records whose id starts with the typed value or whose label contains it, best first. */
+function rank(records: Record<string, unknown>[], value: string, label: string): string[] {
+  const v = value.trim();
+  const fv = fold(v);
+  const scored: { id: string; score: number }[] = [];
+  for (const r of records) {
+    if (typeof r.id !== 'string') continue;
+    const text = fold(String(r[label] ?? ''));
+    let score = 0;
+    if (!v) score = 1;
+    else if (r.id.toUpperCase().startsWith(v.toUpperCase())) score = 3;
+    else if (fv && text.startsWith(fv)) score = 2;
+    else if (fv && text.includes(fv)) score = 1;
+    if (score) scored.push({ id: r.id, score });
+  }
+  scored.sort((a, b) => b.score - a.score);
+  return scored.map((s) => s.id);
+}
+
+async function records(deps: CompletionDeps, op: Operation | undefined, args: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+  if (!op) return [];
+  try {
+    const res = await deps.client.callOperation(op, { ...args, limit: 200 }, signal ? { signal } : undefined);
+    return Array.isArray(res.data) ? (res.data as Record<string, unknown>[]) : [];
+  } catch {
+    return []; // completion is a convenience: a failed lookup offers nothing rather than an error
+  }
+}
+
+const at = (deps: CompletionDeps, method: string, path: string) => deps.registry.callable().find((o) => o.method === method && o.path === path);
+
+export async function complete(
+  deps: CompletionDeps,
+  argument: { name: string; value: string },
+  context: Record<string, string> = {},
+): Promise<{ values: string[]; total: number; hasMore: boolean }> {
+  const { name, value } = argument;
+  let values: string[] = [];
+  const enumValues = ENUMS[name];
+  if (enumValues) {
+    const v = value.toLowerCase();
+    values = enumValues.filter((e) => e.startsWith(v));
+    if (!values.length) values = enumValues.filter((e) => e.includes(v));
+  } else {
+    await deps.ready();
+    const engagement = context.engagement;
+    if (name === 'engagement') values = rank(await records(deps, at(deps, 'GET', '/engagements'), {}), value, 'name');
+    else if (name === 'finding' && engagement) values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/findings'), { engagement }), value, 'statement');
+    else if (name === 'export' && engagement) values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/exports'), { engagement }), value, 'kind');
+    else if (name === 'interview' && engagement) values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/interviews'), { engagement }), value, 'title');
+    else if (name === 'chapter' && context.interview) values = rank(await records(deps, at(deps, 'GET', '/interviews/{interview}/chapters'), { interview: context.interview }), value, 'title');
+  }
+  return { values: values.slice(0, MAX), total: values.length, hasMore: values.length > MAX };
+}

@@ -1,0 +1,82 @@
+// The JSON Schema an assistant is SHOWN for a tool's input. Every byte of it is paid in every
+// tools/list, so it is rendered compactly: what zod emits for completeness but a model does not need
+// is dropped here, while validation keeps using the full zod schema (nothing shown here is enforced).
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Operation } from '../operation.js';
+
+type Json = Record<string, unknown>;
+
+// Said once in the server instructions ("ids are 26-character ULIDs") instead of on every id field.
+const ULID_PATTERNS = new Set(['^[0-9A-Za-z]{26}$', '^[0-9A-HJKMNP-TV-Z]{26}$']);
+const SAFE_INT = 9007199254740991;
+
+function isPlainObject(v: unknown): v is Json {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** `anyOf: [X, {type: 'null'}]` as `X` with `"null"` added to its type: the same meaning, half the tokens. */
+function collapseNullable(s: Json): Json {
+  const any = s.anyOf;
+  if (!Array.isArray(any) || any.length !== 2) return s;
+  const nullIndex = any.findIndex((b) => isPlainObject(b) && b.type === 'null' && Object.keys(b).length === 1);
+  if (nullIndex < 0) return s;
+  const other = any[1 - nullIndex];
+  if (!isPlainObject(other) || typeof other.type !== 'string' || 'anyOf' in other) return s;
+  const { anyOf: _drop, ...rest } = s;
+  const merged: Json = { ...other, ...rest, type: [other.type, 'null'] };
+  if (Array.isArray(other.enum)) merged.enum = [...other.enum, null];
+  return merged;
+}
+
+export function compactSchema(node: unknown, depth = 0): unknown {
+  if (Array.isArray(node)) return node.map((n) => compactSchema(n, depth));
+  if (!isPlainObject(node)) return node;
+  let s: Json = collapseNullable(node);
+  const out: Json = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (k === '$schema' || k === 'propertyNames') continue;
+    if (k === 'pattern' && typeof v === 'string' && ULID_PATTERNS.has(v)) continue;
+    if ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT)) continue;
+    // `additionalProperties: {}` is "any value", the default: it says nothing.
+    if (k === 'additionalProperties' && isPlainObject(v) && Object.keys(v).length === 0) continue;
+    // Nested objects keep their strictness in validation; shown, it is noise (the top level says it once).
+    if (k === 'additionalProperties' && v === false && depth > 0) continue;
+    if (k === 'properties' && isPlainObject(v)) {
+      const props: Json = {};
+      for (const [name, p] of Object.entries(v)) props[name] = compactSchema(p, depth + 1);
+      out[k] = props;
+      continue;
+    }
+    out[k] = compactSchema(v, depth + 1);
+  }
+  s = out;
+  return s;
+}
+
+// `cursor` and `limit` mean the same thing on every list; the instructions explain them once.
+const PAGING: Json = { cursor: { type: 'string' }, limit: { type: 'integer', maximum: 200 } };
+
+/** The compact input schema of a zod object (path parameters, query and body fields), built once per caller. */
+export function shownSchema(input: z.ZodObject, paginated = false): Tool['inputSchema'] {
+  const json = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' }) as Json;
+  const s = compactSchema(json) as Json;
+  if (paginated && isPlainObject(s.properties)) {
+    for (const k of Object.keys(PAGING)) if (k in s.properties) s.properties[k] = PAGING[k];
+  }
+  return s as Tool['inputSchema'];
+}
+
+const shownCache = new WeakMap<Operation, Tool['inputSchema']>();
+
+/** The shown input schema of one operation, computed on first use and kept. */
+export function operationSchema(op: Operation): Tool['inputSchema'] {
+  let s = shownCache.get(op);
+  if (!s) {
+    // Operations generated from the live description show (a compacted copy of) its own schema.
+    const given = (op as Operation & { shownInput?: Json }).shownInput;
+    s = given ? (compactSchema(given) as Tool['inputSchema']) : shownSchema(op.input, op.paginated);
+    shownCache.set(op, s);
+  }
+  return s;
+}

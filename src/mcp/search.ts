@@ -1,0 +1,197 @@
+// Ranked search over every operation, for find_operations. Consultants ask in English or French and
+// in their own words ("les constats validés", "what did finance say"), not in API nouns: queries are
+// folded (case, accents, plurals), French words are mapped to the API's English vocabulary, and a few
+// synonyms bridge everyday words to the API's. Scoring is a small field-weighted BM25-like sum: an
+// operation's name and title count more than its description, its path and parameters less.
+import { pathParams, type Operation } from '../operation.js';
+
+/** Lower case, no accents, split on anything not a letter or digit, light singular. */
+export function terms(text: string): string[] {
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+    .map(singular);
+}
+
+function singular(w: string): string {
+  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
+  if (w.length > 3 && w.endsWith('x') && /(eau|eu)x$/.test(w)) return w.slice(0, -1);
+  return w;
+}
+
+const STOP = new Set(
+  terms(
+    'a an the of for to in on at by with from and or is are was were be do does did can could would should i me my we our us you your it its this that these those what which who whom how when where there here please want need give get me all any some one ' +
+      'le la les l un une des du de d au aux et ou est sont a ce cet cette ces quel quelle quels quelles qui que quoi comment quand ou je j moi mon ma mes nous notre nos vous votre vos il elle ils elles on pour par avec sur dans en se sa son leurs leur ne pas plus tout tous toutes faire fais peux peut veux voudrais merci stp svp',
+  ),
+);
+
+/**
+ * French (and everyday English) words mapped to the API's words. Keys and values are folded the same
+ * way as queries (no accents, singular). A value may name several words.
+ */
+const SYNONYM_WORDS: Record<string, string> = {
+  // French nouns
+  entretien: 'interview', entrevue: 'interview', interviewe: 'interview', constat: 'finding', constatation: 'finding',
+  preuve: 'evidence', justificatif: 'evidence', livrable: 'deliverable', rapport: 'deliverable document', brouillon: 'draft',
+  ebauche: 'draft', mission: 'engagement', audit: 'engagement', client: 'client company', entreprise: 'company', societe: 'company',
+  methode: 'method', sujet: 'topic', theme: 'topic', analyse: 'analysis', proposition: 'proposal', cout: 'cost',
+  depense: 'cost usage', alerte: 'alert', consommation: 'usage', utilisation: 'usage', membre: 'member', equipe: 'member',
+  collegue: 'member', role: 'role', espace: 'workspace', marque: 'branding', transcription: 'transcript', verbatim: 'transcript',
+  chapitre: 'chapter', resume: 'summary recap', recapitulatif: 'recap', synthese: 'summary', enregistrement: 'recording',
+  capture: 'frame', ecran: 'frame screen', epingle: 'pin', fichier: 'file artifact', piece: 'artifact', artefact: 'artifact',
+  document: 'document', discussion: 'chat thread', fil: 'thread', conversation: 'chat thread', commentaire: 'comment',
+  recommandation: 'recommendation', profil: 'profile', voix: 'voice', modele: 'model template', fournisseur: 'driver',
+  prix: 'price', tarif: 'price', cle: 'credential', tableau: 'dashboard', bord: 'dashboard', conformite: 'compliance',
+  confidentialite: 'privacy', invitation: 'invitation', essai: 'trial', etape: 'stage', executif: 'executive', feuille: 'roadmap',
+  route: 'roadmap', processus: 'process', outil: 'tool', irritant: 'irritant', risque: 'risk', statut: 'status', suivi: 'follow',
+  exportation: 'export', telechargement: 'download', version: 'version', description: 'openapi description', source: 'source',
+  element: 'item', question: 'ask question chat', reponse: 'answer ask', budget: 'budget', mensuel: 'monthly budget',
+  couverture: 'coverage', contradiction: 'contradiction', incoherence: 'contradiction', desaccord: 'contradiction',
+  changement: 'change proposal', gabarit: 'template', trame: 'guide', avatar: 'avatar', miniature: 'thumbnail', media: 'media',
+  // French verbs (infinitive and common forms)
+  lister: 'list', liste: 'list', voir: 'get list', afficher: 'get list', montre: 'get list', montrer: 'get list', affiche: 'get list',
+  donne: 'get', obtenir: 'get', lire: 'get read', ouvrir: 'get',
+  supprimer: 'delete', supprime: 'delete', effacer: 'delete', retirer: 'remove delete', enlever: 'remove',
+  creer: 'create', cree: 'create', ajouter: 'add create', ajoute: 'add create', nouveau: 'create', nouvelle: 'create',
+  modifier: 'update', modifie: 'update', changer: 'update set', mettre: 'update set', jour: 'update', renommer: 'update',
+  definir: 'set', fixer: 'set', regler: 'set',
+  valider: 'review validated', valide: 'review validated', approuver: 'review validated', rejeter: 'review rejected reject',
+  rejete: 'review rejected', refuser: 'reject rejected', accepter: 'accept', accepte: 'accept',
+  publier: 'publish', publie: 'publish', exporter: 'export', telecharger: 'download', generer: 'generate', genere: 'generate',
+  rediger: 'generate draft', redige: 'generate draft', lancer: 'start', lance: 'start', demarrer: 'start', relancer: 'start',
+  annuler: 'cancel', arreter: 'cancel end', terminer: 'end', resoudre: 'resolve', resolu: 'resolve', trancher: 'resolve',
+  repondre: 'reply', fermer: 'close', cloturer: 'close', inviter: 'invite invitation', reordonner: 'reorder', ordre: 'reorder',
+  dupliquer: 'duplicate', copier: 'duplicate', tester: 'test', demander: 'ask', poser: 'ask', suggerer: 'suggest',
+  proposer: 'propose', accuser: 'acknowledge', reception: 'acknowledge', coute: 'cost', combien: 'cost',
+  dernier: 'latest', derniere: 'latest', recent: 'latest', actuel: 'current', courant: 'current',
+  // Everyday English
+  approve: 'review validated', validate: 'review validated', confirm: 'review validated', accept: 'accept',
+  decline: 'reject rejected', dismiss: 'reject resolve', project: 'engagement',
+  customer: 'client company', problem: 'finding irritant', pain: 'finding irritant', issue: 'finding', observation: 'finding',
+  insight: 'finding', proof: 'evidence', quote: 'evidence transcript', conflict: 'contradiction', inconsistent: 'contradiction',
+  disagree: 'contradiction', contradict: 'contradiction', said: 'transcript ask', say: 'transcript ask', spend: 'cost usage',
+  spending: 'cost usage', money: 'cost', expensive: 'cost', bill: 'cost usage', team: 'member', colleague: 'member',
+  people: 'member', who: 'member', logo: 'branding logo', report: 'deliverable document', pdf: 'export download',
+  word: 'export docx', powerpoint: 'export pptx', slide: 'export pptx', spreadsheet: 'export csv', excel: 'export csv',
+  audio: 'recording', screenshot: 'frame', screen: 'frame', remove: 'delete remove', erase: 'delete', write: 'generate draft',
+  edit: 'update', change: 'update', rename: 'update', show: 'get list', fetch: 'get', read: 'get', see: 'get list',
+  status: 'status get', progress: 'get run', happening: 'get', latest: 'latest', newest: 'latest', current: 'current',
+  running: 'run', rerun: 'start run', kick: 'start', launch: 'start', stop: 'cancel end', finish: 'end', upload: 'upload',
+  attach: 'upload add', chat: 'chat ask', answer: 'ask', recap: 'recap chapter', summarize: 'summary',
+  overview: 'summary', ready: 'publish', finalize: 'publish final', ship: 'publish', invite: 'invite invitation',
+  schema: 'schema openapi', api: 'openapi', spec: 'openapi', template: 'template', copy: 'duplicate', clone: 'duplicate',
+  comment: 'comment', feedback: 'comment', respond: 'reply', price: 'price', pricing: 'price', model: 'model',
+  provider: 'driver', key: 'credential', alert: 'alert', warning: 'alert', limit: 'budget', cap: 'budget',
+  publishable: 'publishable', hide: 'publishable', visible: 'publishable', me: 'me current member', myself: 'current member',
+  profile: 'profile', account: 'me current member', interviewee: 'interview', interviewed: 'interview', transcript: 'transcript',
+  recording: 'recording stream', listen: 'recording stream',
+};
+
+// Keys folded like query words, so "processus" or "entretiens" find their entry.
+const SYNONYMS: Record<string, string> = Object.fromEntries(Object.entries(SYNONYM_WORDS).map(([k, v]) => [terms(k)[0] ?? k, v]));
+
+const FIELD_WEIGHTS = { name: 3, title: 2, path: 1.2, area: 1, params: 1, description: 1 } as const;
+type Field = keyof typeof FIELD_WEIGHTS;
+
+interface Doc {
+  op: Operation;
+  fields: Record<Field, Set<string>>;
+}
+
+export interface Match {
+  op: Operation;
+  score: number;
+}
+
+/** Expanded query: each original word at full weight, its mapped words at a lower one. */
+function expand(query: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const add = (t: string, w: number) => {
+    if (STOP.has(t) && w < 1) return;
+    out.set(t, Math.max(out.get(t) ?? 0, w));
+  };
+  for (const t of terms(query)) {
+    const mapped = SYNONYMS[t];
+    if (!STOP.has(t)) add(t, 1);
+    if (mapped) for (const m of terms(mapped)) add(m, mapped.startsWith(t) ? 1 : 0.8);
+  }
+  return out;
+}
+
+export class OperationIndex {
+  private docs: Doc[] = [];
+  private df = new Map<string, number>();
+  // Indexed on the first search: a session that never searches never pays for it.
+  private pending: Operation[] = [];
+
+  constructor(ops: readonly Operation[] = []) {
+    this.add(ops);
+  }
+
+  add(ops: readonly Operation[]): void {
+    this.pending.push(...ops);
+  }
+
+  private build(): void {
+    const ops = this.pending;
+    this.pending = [];
+    for (const op of ops) {
+      const params = Object.keys(op.input.shape);
+      const doc: Doc = {
+        op,
+        fields: {
+          name: new Set(terms(op.name)),
+          title: new Set(terms(op.title)),
+          path: new Set(terms(op.path.replace(/\{[^}]+\}/g, ' '))),
+          area: new Set(terms(op.toolset)),
+          params: new Set(terms(params.filter((p) => !pathParams(op.path).includes(p)).join(' '))),
+          description: new Set(terms(op.description)),
+        },
+      };
+      const seen = new Set<string>();
+      for (const f of Object.values(doc.fields)) for (const t of f) seen.add(t);
+      for (const t of seen) this.df.set(t, (this.df.get(t) ?? 0) + 1);
+      this.docs.push(doc);
+    }
+  }
+
+  get size(): number {
+    return this.docs.length + this.pending.length;
+  }
+
+  search(query: string, opts: { limit?: number; filter?: (op: Operation) => boolean } = {}): Match[] {
+    if (this.pending.length) this.build();
+    const q = expand(query);
+    const n = this.docs.length || 1;
+    const matches: Match[] = [];
+    for (const doc of this.docs) {
+      if (opts.filter && !opts.filter(doc.op)) continue;
+      let score = 0;
+      for (const [t, w] of q) {
+        const idf = Math.log(1 + n / (this.df.get(t) ?? n));
+        let best = 0;
+        let spread = 0;
+        for (const f of Object.keys(FIELD_WEIGHTS) as Field[]) {
+          if (doc.fields[f].has(t)) {
+            best = Math.max(best, FIELD_WEIGHTS[f]);
+            spread += 0.15;
+          }
+        }
+        if (best > 0) score += w * idf * (best + spread);
+      }
+      // The first word of a name is its verb: a query that says the verb prefers that action.
+      const verb = doc.op.name.split('_')[0] ?? '';
+      if (q.has(verb)) score *= 1.15;
+      // Among equals, the generic list/get of a resource beats its rarer relatives.
+      if (score > 0) matches.push({ op: doc.op, score: score - doc.op.name.length * 0.001 });
+    }
+    matches.sort((a, b) => b.score - a.score);
+    return matches.slice(0, opts.limit ?? 8);
+  }
+}

@@ -1,0 +1,52 @@
+// What a tool looks like to the assistant, and the shape every non-catalog tool (gateway, workflows,
+// default-surface entries) is declared with.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { OPERATION_META_KEY, operationMeta, type Operation, type Scope, type ToolAnnotations } from '../operation.js';
+import { operationSchema } from './schema.js';
+
+/** The title is shown only when it says more than the name ("list_findings" reads as "List findings"). */
+function titleAddsSomething(name: string, title: string): boolean {
+  return title.toLowerCase() !== name.replace(/_/g, ' ').toLowerCase();
+}
+
+const definitions = new WeakMap<Operation, Tool>();
+
+/** One catalog (or generated) operation as a tool, built once per operation. */
+export function toolDefinition(op: Operation): Tool {
+  let t = definitions.get(op);
+  if (!t) {
+    t = {
+      name: op.name,
+      ...(titleAddsSomething(op.name, op.title) ? { title: op.title } : {}),
+      description: op.description,
+      inputSchema: operationSchema(op),
+      annotations: { ...op.annotations },
+      _meta: { [OPERATION_META_KEY]: operationMeta(op) },
+    };
+    definitions.set(op, t);
+  }
+  return t;
+}
+
+export interface CallExtra {
+  signal: AbortSignal;
+  /** Progress for long workflows, when the client asked for it. */
+  progress?: (done: number, total: number, message?: string) => void;
+}
+
+/** A tool that is not one catalog operation: its own schema, annotations and handler. */
+export interface SurfaceTool {
+  definition: Tool;
+  /** 'write' tools are neither listed nor callable in read-only mode or under read consent. */
+  scope: Scope;
+  run(args: Record<string, unknown> | undefined, extra: CallExtra): Promise<CallToolResult>;
+}
+
+export function annotations(a: Partial<ToolAnnotations> & { readOnlyHint: boolean }): ToolAnnotations {
+  return {
+    readOnlyHint: a.readOnlyHint,
+    destructiveHint: a.destructiveHint ?? false,
+    idempotentHint: a.idempotentHint ?? a.readOnlyHint,
+    openWorldHint: a.openWorldHint ?? false,
+  };
+}

@@ -1,0 +1,238 @@
+// Workflow tools: one call for what an assistant would otherwise do in five to fifty. Each is several
+// API calls through the same client (so the same token rate limiter and retries), reads in parallel,
+// writes one after another, and every part that failed is reported, never silently left out.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { ApiClient } from '../api/client.js';
+import { WorkspaceApiError } from '../api/errors.js';
+import type { Operation } from '../operation.js';
+import { DOCUMENT_KINDS, REVIEW_STATUSES, id } from '../../tools/shared.js';
+import { boundObject } from './budget.js';
+import type { ToolRegistry } from './registry.js';
+import { toolError } from './results.js';
+import { shownSchema } from './schema.js';
+import { annotations, type CallExtra, type SurfaceTool } from './tools.js';
+
+export interface WorkflowDeps {
+  registry: ToolRegistry;
+  client: ApiClient;
+  budget: number;
+  ready: () => Promise<void>;
+  /** URI of the engagement resource, linked from the overview. */
+  engagementUri: (engagement: string) => string;
+}
+
+type Json = Record<string, unknown>;
+
+function fail(name: string, raw: unknown, schema: z.ZodType): CallToolResult | undefined {
+  const r = schema.safeParse(raw ?? {});
+  if (r.success) return undefined;
+  const lines = r.error.issues.map((i) => `- ${i.path.join('.') || '(arguments)'}: ${i.message}`);
+  return toolError(`Invalid arguments for ${name}; nothing was sent.\n${lines.join('\n')}`, { error: { code: 'invalid_arguments' } });
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof WorkspaceApiError) return `HTTP ${err.status} ${err.code}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The registry's operation for a method and path (catalog or generated), whatever its name. */
+function opAt(registry: ToolRegistry, name: string): Operation | undefined {
+  return registry.get(name);
+}
+
+async function callOp(client: ApiClient, op: Operation | undefined, args: Json, signal: AbortSignal): Promise<{ data?: unknown; meta?: Json }> {
+  if (!op) throw new Error('not available on this workspace');
+  const res = await client.callOperation(op, args, { signal });
+  return { data: res.data, ...(res.meta ? { meta: res.meta } : {}) };
+}
+
+/** Every page of a list, up to `maxPages` of 200: enough for counts without an unbounded walk. */
+async function allPages(client: ApiClient, op: Operation | undefined, args: Json, signal: AbortSignal, maxPages = 5): Promise<{ items: Json[]; complete: boolean }> {
+  const items: Json[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const r = await callOp(client, op, { ...args, limit: 200, ...(cursor ? { cursor } : {}) }, signal);
+    if (Array.isArray(r.data)) items.push(...(r.data as Json[]));
+    const next = r.meta?.next_cursor;
+    if (typeof next !== 'string' || !next) return { items, complete: true };
+    cursor = next;
+  }
+  return { items, complete: false };
+}
+
+function countBy(items: Json[], key: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const it of items) {
+    const k = String(it[key] ?? 'unknown');
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** Settled sections: a failed part is reported in place, the others still answer. */
+async function section<T>(f: () => Promise<T>): Promise<T | { error: string }> {
+  try {
+    return await f();
+  } catch (err) {
+    return { error: errorText(err) };
+  }
+}
+
+function render(value: Json, budget: number, extra: CallToolResult['content'] = []): CallToolResult {
+  const b = boundObject(value, budget);
+  return { content: [{ type: 'text', text: b.text }, ...extra], structuredContent: (b.value ?? {}) as Json };
+}
+
+const overviewInput = z.strictObject({ engagement: id() });
+const reviewInput = z.strictObject({
+  engagement: id(),
+  reviews: z
+    .array(z.strictObject({ finding: id(), review_status: z.enum(REVIEW_STATUSES) }))
+    .min(1)
+    .max(100),
+});
+const contextInput = z.strictObject({ engagement: id(), kind: z.enum(DOCUMENT_KINDS) });
+
+const OPEN = new Set(['open', 'pending', 'unresolved']);
+
+export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
+  const { registry, client } = deps;
+
+  const overview: SurfaceTool = {
+    scope: 'read',
+    definition: {
+      name: 'engagement_overview',
+      description:
+        'Everything about one engagement in one call: the engagement, analysis summary and coverage, findings counted by type and review status, open contradictions, latest analysis run, deliverable stage. Start here to brief someone on an engagement.',
+      inputSchema: shownSchema(overviewInput),
+      annotations: annotations({ readOnlyHint: true }),
+    },
+    async run(raw, extra: CallExtra) {
+      const bad = fail('engagement_overview', raw, overviewInput);
+      if (bad) return bad;
+      await deps.ready();
+      const { engagement } = overviewInput.parse(raw);
+      const s = extra.signal;
+      const get = (name: string, args: Json = {}) => callOp(client, opAt(registry, name), { engagement, ...args }, s).then((r) => r.data);
+      const engagementOp = registry.callable().find((o) => o.method === 'GET' && o.path === '/engagements/{engagement}');
+      const [eng, summary, findings, contradictions, runs, draft] = await Promise.all([
+        engagementOp ? section(() => callOp(client, engagementOp, { engagement }, s).then((r) => r.data)) : Promise.resolve(undefined),
+        section(() => get('get_analysis_summary')),
+        section(async () => {
+          const { items, complete } = await allPages(client, opAt(registry, 'list_findings'), { engagement }, s);
+          return { total: items.length, complete, by_type: countBy(items, 'type'), by_review_status: countBy(items, 'review_status') };
+        }),
+        section(async () => {
+          const { items } = await allPages(client, opAt(registry, 'list_contradictions'), { engagement }, s, 2);
+          const open = items.filter((c) => OPEN.has(String(c.status)));
+          return { open: open.length, total: items.length, items: open.slice(0, 20) };
+        }),
+        section(() => get('list_analysis_runs', { limit: 1 })),
+        section(() => get('get_deliverable_draft')),
+      ]);
+      // A 404 on everything is an unknown engagement, not five failures.
+      const sections = [summary, findings, contradictions, runs, draft];
+      if (sections.every((x) => x && typeof x === 'object' && 'error' in x && String(x.error).startsWith('HTTP 404'))) {
+        return toolError(`Engagement ${engagement} was not found in this workspace. List engagements to find its id.`, { error: { code: 'not_found' } });
+      }
+      const summaryData = summary as Json;
+      const draftData = draft as Json;
+      const latestRun = Array.isArray(runs) ? (runs[0] ?? null) : runs;
+      const value: Json = {
+        engagement: eng ?? { id: engagement },
+        coverage: 'error' in summaryData ? summaryData : (summaryData.coverage ?? null),
+        findings,
+        contradictions,
+        latest_analysis_run: latestRun,
+        deliverable: 'error' in draftData ? draftData : { stage: draftData.stage ?? null, updated_at: draftData.updated_at ?? null, id: draftData.id ?? null },
+        analysis_summary: summary,
+      };
+      const uri = deps.engagementUri(engagement);
+      return render(value, deps.budget, [{ type: 'resource_link', uri, name: `engagement ${engagement}`, mimeType: 'application/json' }]);
+    },
+  };
+
+  const review: SurfaceTool = {
+    scope: 'write',
+    definition: {
+      name: 'review_findings',
+      description:
+        'Validate or reject several findings of one engagement in one call (review_status validated, rejected, or proposed to reopen). Each finding is reviewed in turn and the result says, per finding, whether it was applied.',
+      inputSchema: shownSchema(reviewInput),
+      annotations: annotations({ readOnlyHint: false, idempotentHint: true }),
+    },
+    async run(raw, extra) {
+      const bad = fail('review_findings', raw, reviewInput);
+      if (bad) return bad;
+      const { engagement, reviews } = reviewInput.parse(raw);
+      const seen = new Set<string>();
+      const twice = reviews.map((r) => r.finding).filter((f) => (seen.has(f) ? true : (seen.add(f), false)));
+      if (twice.length) return toolError(`Invalid arguments for review_findings; nothing was sent.\n- reviews: finding ${twice.join(', ')} appears more than once; give one decision per finding.`, { error: { code: 'invalid_arguments' } });
+      await deps.ready();
+      const op = opAt(registry, 'review_finding');
+      const results: Json[] = [];
+      for (const [i, r] of reviews.entries()) {
+        if (extra.signal.aborted) {
+          // Not sent: reported as such (the client gets this only if it still listens).
+          results.push({ finding: r.finding, review_status: r.review_status, ok: false, error: 'not sent: the call was cancelled' });
+          continue;
+        }
+        try {
+          const res = await callOp(client, op, { engagement, finding: r.finding, review_status: r.review_status }, extra.signal);
+          const f = (res.data ?? {}) as Json;
+          results.push({ finding: r.finding, review_status: f.review_status ?? r.review_status, ok: true });
+        } catch (err) {
+          results.push({ finding: r.finding, review_status: r.review_status, ok: false, error: errorText(err) });
+        }
+        extra.progress?.(i + 1, reviews.length, `reviewed ${i + 1} of ${reviews.length}`);
+      }
+      const applied = results.filter((r) => r.ok).length;
+      const failed = results.length - applied;
+      const head = failed
+        ? `${applied} of ${results.length} reviews applied; ${failed} failed (listed with their error; the others are done).`
+        : `All ${applied} reviews applied.`;
+      const lines = results.map((r) => `- ${String(r.finding)}: ${r.ok ? `now ${String(r.review_status)}` : `NOT applied: ${String(r.error)}`}`);
+      return {
+        ...(failed === results.length ? { isError: true } : {}),
+        content: [{ type: 'text', text: `${head}\n${lines.join('\n')}` }],
+        structuredContent: { applied, failed, results },
+      };
+    },
+  };
+
+  const context: SurfaceTool = {
+    scope: 'read',
+    definition: {
+      name: 'document_context',
+      description:
+        'What drafting one deliverable document needs, in one call: the document (blocks and updated_at to echo on update), the validated findings to cite (id, type, statement), open contradictions and the draft stage.',
+      inputSchema: shownSchema(contextInput),
+      annotations: annotations({ readOnlyHint: true }),
+    },
+    async run(raw, extra) {
+      const bad = fail('document_context', raw, contextInput);
+      if (bad) return bad;
+      await deps.ready();
+      const { engagement, kind } = contextInput.parse(raw);
+      const s = extra.signal;
+      const [document, findings, contradictions, draft] = await Promise.all([
+        section(() => callOp(client, opAt(registry, 'get_deliverable_document'), { engagement, kind }, s).then((r) => r.data)),
+        section(async () => {
+          const { items, complete } = await allPages(client, opAt(registry, 'list_findings'), { engagement }, s);
+          const validated = items.filter((f) => f.review_status === 'validated').map((f) => ({ id: f.id, type: f.type, statement: f.statement, deliverable_category: f.deliverable_category }));
+          return { validated, proposed: items.filter((f) => f.review_status === 'proposed').length, complete };
+        }),
+        section(async () => {
+          const { items } = await allPages(client, opAt(registry, 'list_contradictions'), { engagement }, s, 1);
+          return items.filter((c) => OPEN.has(String(c.status)));
+        }),
+        section(() => callOp(client, opAt(registry, 'get_deliverable_draft'), { engagement }, s).then((r) => r.data)),
+      ]);
+      const d = draft as Json;
+      return render({ kind, document, findings, open_contradictions: contradictions, draft: 'error' in d ? d : { stage: d.stage, attribution: d.attribution, include_proposed: d.include_proposed } }, deps.budget);
+    },
+  };
+
+  return [overview, review, context];
+}
