@@ -214,7 +214,7 @@ export function toOperation(doc: Json, path: string, method: HttpMethod, raw: Js
   return {
     name,
     title: summary || name.replace(/_/g, ' '),
-    description: `${text} (Generated from the workspace's API description.)`,
+    description: `${text} (generated)`,
     method,
     path,
     scope,

@@ -29,37 +29,49 @@ function collapseNullable(s: Json): Json {
   return merged;
 }
 
-export function compactSchema(node: unknown, depth = 0): unknown {
-  if (Array.isArray(node)) return node.map((n) => compactSchema(n, depth));
+/**
+ * The schema as shown: `$schema`, zod's safe-integer bounds, "any value" maps, ULID patterns,
+ * `additionalProperties: false` and short-text caps dropped; nullable unions collapsed.
+ */
+export function compactSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map((n) => compactSchema(n));
   if (!isPlainObject(node)) return node;
   let s: Json = collapseNullable(node);
   const out: Json = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === '$schema' || k === 'propertyNames') continue;
     if (k === 'pattern' && typeof v === 'string' && ULID_PATTERNS.has(v)) continue;
+    // zod spells a date or e-mail format out as a long regex too: the format name says it.
+    if (k === 'pattern' && typeof s.format === 'string') continue;
     if ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT)) continue;
     // `additionalProperties: {}` is "any value", the default: it says nothing.
     if (k === 'additionalProperties' && isPlainObject(v) && Object.keys(v).length === 0) continue;
-    // Nested objects keep their strictness in validation; shown, it is noise (the top level says it once).
-    if (k === 'additionalProperties' && v === false && depth > 0) continue;
+    // Strictness stays in validation (an unknown argument is refused by name); shown, it is noise.
+    if (k === 'additionalProperties' && v === false) continue;
+    // Short-text caps (names, labels) are enforced and explained on refusal; the caps that shape
+    // prose (1000+ characters) are the ones worth showing.
+    if (k === 'maxLength' && typeof v === 'number' && v <= 255) continue;
     if (k === 'properties' && isPlainObject(v)) {
       const props: Json = {};
-      for (const [name, p] of Object.entries(v)) props[name] = compactSchema(p, depth + 1);
+      for (const [name, p] of Object.entries(v)) props[name] = compactSchema(p);
       out[k] = props;
       continue;
     }
-    out[k] = compactSchema(v, depth + 1);
+    out[k] = compactSchema(v);
   }
   s = out;
   return s;
 }
 
 // `cursor` and `limit` mean the same thing on every list; the instructions explain them once.
-const PAGING: Json = { cursor: { type: 'string' }, limit: { type: 'integer', maximum: 200 } };
+const PAGING: Json = { cursor: { type: 'string' }, limit: { type: 'integer' } };
 
 /** The compact input schema of a zod object (path parameters, query and body fields), built once per caller. */
 export function shownSchema(input: z.ZodObject, paginated = false): Tool['inputSchema'] {
-  const json = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' }) as Json;
+  return compactWithPaging(z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' }), paginated);
+}
+
+function compactWithPaging(json: unknown, paginated: boolean): Tool['inputSchema'] {
   const s = compactSchema(json) as Json;
   if (paginated && isPlainObject(s.properties)) {
     for (const k of Object.keys(PAGING)) if (k in s.properties) s.properties[k] = PAGING[k];
@@ -75,7 +87,7 @@ export function operationSchema(op: Operation): Tool['inputSchema'] {
   if (!s) {
     // Operations generated from the live description show (a compacted copy of) its own schema.
     const given = (op as Operation & { shownInput?: Json }).shownInput;
-    s = given ? (compactSchema(given) as Tool['inputSchema']) : shownSchema(op.input, op.paginated);
+    s = given ? compactWithPaging(given, op.paginated) : shownSchema(op.input, op.paginated);
     shownCache.set(op, s);
   }
   return s;

@@ -1,0 +1,112 @@
+// What the assistant is shown: the default surface stays small and cheap, toolsets and `all` list
+// one tool per operation (generated ones included), and the policy binds every surface alike.
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATION_META_KEY } from '../../src/operation.js';
+import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { catalog } from '../../tools/index.js';
+import { startStack, textOf } from '../helpers/stack.js';
+
+let sandbox: SandboxHandle;
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, rateLimit: false });
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+async function listed(env: Record<string, string>) {
+  const stack = await startStack({ sandboxHandle: sandbox, env });
+  try {
+    const result = await stack.client.listTools();
+    return { tools: result.tools, tokens: encode(JSON.stringify(result)).length };
+  } finally {
+    await stack.close();
+  }
+}
+
+const DEFAULT = { WORKSPACE_TOOLSETS: 'default' };
+
+describe('the default surface', () => {
+  it('has at most 25 tools and costs under 6,000 tokens', async () => {
+    const { tools, tokens } = await listed(DEFAULT);
+    expect(tools.length).toBeLessThanOrEqual(25);
+    expect(tokens).toBeLessThan(6_000);
+  });
+
+  it('serves the three jobs and reaches everything else through the gateway', async () => {
+    const names = (await listed(DEFAULT)).tools.map((t) => t.name);
+    // Querying engagements (list_engagements and ask_audit_chat exist only in the live description).
+    expect(names).toEqual(expect.arrayContaining(['list_engagements', 'engagement_overview', 'ask_audit_chat', 'get_session_transcript']));
+    // Chat-driven finding review.
+    expect(names).toEqual(expect.arrayContaining(['list_findings', 'get_finding', 'review_findings', 'list_contradictions', 'resolve_contradiction']));
+    // Drafting deliverables.
+    expect(names).toEqual(expect.arrayContaining(['document_context', 'update_deliverable_document', 'generate_deliverable_document', 'create_export']));
+    expect(names).toEqual(expect.arrayContaining(['find_operations', 'describe_operation', 'call_operation']));
+  });
+
+  it('sets all four annotations on every tool, and the operation _meta on each direct one', async () => {
+    const { tools } = await listed(DEFAULT);
+    const byPath = new Map(catalog.map((o) => [o.name, o]));
+    for (const t of tools) {
+      expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint']);
+      const op = byPath.get(t.name);
+      if (op) expect(t._meta?.[OPERATION_META_KEY], t.name).toEqual({ method: op.method, path: op.path, scope: op.scope });
+    }
+    const generated = tools.find((t) => t.name === 'list_engagements');
+    expect(generated?._meta?.[OPERATION_META_KEY]).toEqual({ method: 'GET', path: '/engagements', scope: 'read' });
+  });
+
+  it('shows compact schemas: no $schema, no id regex, nullable as a type list, fields on lists', async () => {
+    const { tools } = await listed(DEFAULT);
+    const json = JSON.stringify(tools);
+    expect(json).not.toContain('$schema');
+    expect(json).not.toContain('{26}');
+    expect(json).not.toContain('"anyOf":[{"type":"string"},{"type":"null"}]');
+    const list = tools.find((t) => t.name === 'list_findings');
+    expect(Object.keys(list?.inputSchema.properties ?? {})).toEqual(['engagement', 'cursor', 'limit', 'fields']);
+  });
+
+  it('in read-only mode lists only reading tools, and call_operation says it only reads', async () => {
+    const { tools } = await listed({ ...DEFAULT, WORKSPACE_READ_ONLY: 'true' });
+    for (const t of tools) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+    expect(tools.map((t) => t.name)).not.toContain('review_findings');
+    expect(tools.find((t) => t.name === 'call_operation')?.description).toMatch(/read-only/);
+  });
+
+  it('still runs an operation that is not listed, when called by its name', async () => {
+    const stack = await startStack({ sandboxHandle: sandbox, env: DEFAULT });
+    try {
+      const r = await stack.call('get_analysis_summary', { engagement: ENGAGEMENT_AP });
+      expect(r.isError).toBeFalsy();
+      expect(textOf(r)).toContain('by_review_status');
+    } finally {
+      await stack.close();
+    }
+  });
+});
+
+describe('toolsets and all', () => {
+  it('all lists one tool per operation: the catalog and every generated operation', async () => {
+    const { tools, tokens } = await listed({ WORKSPACE_TOOLSETS: 'all' });
+    const names = tools.map((t) => t.name);
+    for (const op of catalog) expect(names).toContain(op.name);
+    expect(names).toEqual(expect.arrayContaining(['list_engagements', 'get_engagement', 'ask_audit_chat', 'get_export']));
+    expect(new Set(names).size).toBe(names.length);
+    const generated = tools.filter((t) => !catalog.some((o) => o.name === t.name));
+    for (const t of generated) expect(t.description, t.name).toMatch(/\(generated\)$/);
+    // Measured against the 17,000 target (see the report in bench/tokens.ts): the four annotations and
+    // the operation _meta every tool must carry cost about 8,000 of it on their own.
+    expect(tokens).toBeLessThan(21_000);
+  });
+
+  it('a list of areas shows exactly the operations of those areas', async () => {
+    const { tools } = await listed({ WORKSPACE_TOOLSETS: 'analysis,deliverables' });
+    const expected = catalog.filter((o) => o.toolset === 'analysis' || o.toolset === 'deliverables').map((o) => o.name);
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(expected));
+    // The generated ones of those areas too (the live description tags them), nothing else.
+    expect(names.filter((n) => !expected.includes(n)).sort()).toEqual(['get_analysis_run', 'get_export']);
+  });
+});
