@@ -3,17 +3,15 @@
 // closes stdin or on SIGINT/SIGTERM.
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ApiClient, tokenFingerprint } from './api/client.js';
+import type { ApiClient } from './api/client.js';
 import { WorkspaceApiError } from './api/errors.js';
 import { loginCommand, NotSignedInError } from './auth/errors.js';
 import type { OAuthSession } from './auth/session.js';
-import { limiterFor } from './api/limiter.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createLogger, type Logger } from './log.js';
-import { createMcpServer } from './mcp/server.js';
+import type { Logger } from './log.js';
+import { EarlyStdioTransport } from './mcp/early-stdio.js';
+import { earlyAnswersFor } from './mcp/tool-list-cache.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
-import { catalog } from '../tools/index.js';
 
 export interface Workspace {
   url: string;
@@ -104,9 +102,42 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     }
     throw err;
   }
-  const { logger, setTap } = createLogger(config.logLevel);
+  // Startup: the client's initialize and tools/list are answered from the build-time cache before
+  // pino, the SDK, zod, undici and the catalog load; they load once the list is out. The policy of
+  // the list is known from the configuration, except under an OAuth sign-in (the consent decides
+  // it): then everything waits for the server as before.
+  const oauthExpected = Boolean(config.workspaceUrl && !config.token);
+  const transport = new EarlyStdioTransport({
+    early: oauthExpected ? undefined : earlyAnswersFor({ toolsets: config.toolsets, readOnly: config.readOnly }, SERVER_VERSION),
+  });
+  let logger: Logger | undefined;
+  let workspace: Workspace | undefined;
+  let server: Server | undefined;
+  let client: ApiClient | undefined;
+  let closing = false;
+  const shutdown = async (why: string) => {
+    if (closing) return;
+    closing = true;
+    logger?.info({ why }, 'shutting down');
+    // Closing the server cancels in-flight requests (their signals abort the HTTP calls).
+    await server?.close().catch(() => {});
+    await client?.close().catch(() => {});
+    await workspace?.close().catch(() => {});
+    process.exit(0);
+  };
+  process.stdin.on('end', () => void shutdown('stdin closed'));
+  process.stdin.on('close', () => void shutdown('stdin closed'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  transport.onclose = () => void shutdown('transport closed');
+  transport.listen();
+  await transport.serverWanted;
 
-  let workspace: Workspace;
+  const { createLogger } = await import('./log.js');
+  const log = createLogger(config.logLevel);
+  logger = log.logger;
+  const setTap = log.setTap;
+
   try {
     workspace = await resolveWorkspace(config, logger);
   } catch (err) {
@@ -119,8 +150,14 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   if (workspace.embedded) {
     logger.info({ workspace: workspace.url }, 'No WORKSPACE_URL set: serving the embedded sandbox workspace (demo data, in memory).');
   }
+  const grantedScope = workspace.oauth?.scope;
 
-  let server: Server | undefined;
+  const [{ ApiClient, tokenFingerprint }, { limiterFor }, { createMcpServer }, { catalog }] = await Promise.all([
+    import('./api/client.js'),
+    import('./api/limiter.js'),
+    import('./mcp/server.js'),
+    import('../tools/index.js'),
+  ]);
   const { oauth, token } = workspace;
   if (oauth) {
     logger.info(
@@ -128,7 +165,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
       oauth.signedIn ? 'using the stored OAuth sign-in' : `not signed in: tools will ask to sign in (${loginCommand(workspace.url)})`,
     );
   }
-  const client = new ApiClient({
+  client = new ApiClient({
     baseUrl: `${workspace.url}/api/v1`,
     token: oauth ? oauthTokenProvider(oauth, config, logger, () => server) : () => token as string,
     ...(oauth ? { onUnauthorized: () => oauth.onUnauthorized() } : {}),
@@ -142,7 +179,6 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   });
 
   // The granted scope decides the tool list: read consent lists no write tool and refuses one.
-  const grantedScope = oauth?.scope;
   server = createMcpServer({
     config,
     client,
@@ -151,25 +187,6 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     setLogTap: (tap, level) => setTap(tap, level),
     ...(grantedScope ? { grantedScope } : {}),
   });
-  const transport = new StdioServerTransport();
-
-  let closing = false;
-  const shutdown = async (why: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ why }, 'shutting down');
-    // Closing the server cancels in-flight requests (their signals abort the HTTP calls).
-    await server?.close().catch(() => {});
-    await client.close().catch(() => {});
-    await workspace.close().catch(() => {});
-    process.exit(0);
-  };
-  process.stdin.on('end', () => void shutdown('stdin closed'));
-  process.stdin.on('close', () => void shutdown('stdin closed'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  transport.onclose = () => void shutdown('transport closed');
-
   await server.connect(transport);
   logger.info({ workspace: workspace.url, toolsets: config.toolsets, readOnly: config.readOnly }, 'serving MCP on stdio');
 }

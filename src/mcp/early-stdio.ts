@@ -1,0 +1,153 @@
+// A stdio transport that starts answering before the MCP server exists. A client's first exchange is
+// `initialize` then `tools/list`; both answers are known at build time (tool-list-cache.ts), while
+// the server behind them needs the SDK, zod and the 141 catalog schemas, most of the startup cost.
+// So this reads stdin at once, answers those two from the cache, holds every other message, and
+// hands over when the SDK server connects: the held messages are replayed in order, `initialize`
+// included (so the server learns the client's capabilities), and the server's second answer to
+// that replayed `initialize` is swallowed. Node built-ins and types only, on purpose.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js';
+
+export interface EarlyAnswers {
+  /** The result of `initialize` for these request params. */
+  initialize(params: unknown): Record<string, unknown>;
+  tools: Tool[];
+}
+
+export interface EarlyStdioOptions {
+  /** Without answers (no cache for this policy), everything waits for the server. */
+  early?: EarlyAnswers | undefined;
+  stdin?: NodeJS.ReadableStream;
+  stdout?: NodeJS.WritableStream;
+}
+
+/** The id the replayed `initialize` carries: a string no client would pick, never written out. */
+const REPLAY_ID = 'early-stdio:replayed-initialize';
+
+type Message = { jsonrpc: '2.0'; id?: string | number; method?: string; params?: Record<string, unknown> };
+
+export class EarlyStdioTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onerror?: ((error: Error) => void) | undefined;
+  onclose?: (() => void) | undefined;
+
+  private readonly stdin: NodeJS.ReadableStream;
+  private readonly stdout: NodeJS.WritableStream;
+  private readonly early: EarlyAnswers | undefined;
+  private buffer = '';
+  private held: Message[] = [];
+  private heldErrors: Error[] = [];
+  private attached = false;
+  private closed = false;
+  private initializeAnswered = false;
+  /** Once a request waits for the server, later ones wait behind it: answers keep their order. */
+  private requestHeld = false;
+  private wantServer!: () => void;
+
+  /**
+   * Resolves when the real server is needed: a message arrived that only it can answer, or the
+   * first tools/list was answered from the cache (the client is now busy reading it: the right
+   * moment to load the rest), or there are no early answers at all.
+   */
+  readonly serverWanted: Promise<void>;
+
+  constructor(opts: EarlyStdioOptions = {}) {
+    this.stdin = opts.stdin ?? process.stdin;
+    this.stdout = opts.stdout ?? process.stdout;
+    this.early = opts.early;
+    this.serverWanted = new Promise((resolve) => (this.wantServer = resolve));
+    if (!this.early) this.wantServer();
+  }
+
+  /** Start reading stdin now, before any server is connected. */
+  listen(): void {
+    this.stdin.setEncoding('utf8');
+    this.stdin.on('data', this.ondata);
+    this.stdin.on('error', this.onstreamerror);
+    this.stdin.on('end', this.onend);
+  }
+
+  /** Called by the SDK server's connect(): replay what was held, then pass messages straight on. */
+  async start(): Promise<void> {
+    this.attached = true;
+    for (const err of this.heldErrors.splice(0)) this.onerror?.(err);
+    for (const msg of this.held.splice(0)) this.deliver(msg);
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if ('id' in message && message.id === REPLAY_ID) return;
+    await this.write(message);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stdin.off('data', this.ondata);
+    this.stdin.off('error', this.onstreamerror);
+    this.stdin.off('end', this.onend);
+    this.stdin.pause();
+    this.onclose?.();
+  }
+
+  private readonly ondata = (chunk: string | Buffer) => {
+    this.buffer += String(chunk);
+    let nl: number;
+    while ((nl = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, nl).replace(/\r$/, '');
+      this.buffer = this.buffer.slice(nl + 1);
+      if (line.trim() === '') continue;
+      let msg: Message;
+      try {
+        msg = JSON.parse(line) as Message;
+      } catch (err) {
+        this.reportError(err instanceof Error ? err : new Error(String(err)));
+        continue;
+      }
+      if (this.attached) this.deliver(msg);
+      else this.beforeServer(msg);
+    }
+  };
+
+  private readonly onstreamerror = (err: Error) => this.reportError(err);
+  private readonly onend = () => void this.close();
+
+  private beforeServer(msg: Message): void {
+    const early = this.requestHeld ? undefined : this.early;
+    if (early && msg.method === 'initialize' && msg.id !== undefined) {
+      void this.write({ jsonrpc: '2.0', id: msg.id, result: early.initialize(msg.params) });
+      this.initializeAnswered = true;
+      this.held.push({ ...msg, id: REPLAY_ID });
+      return;
+    }
+    if (early && this.initializeAnswered && msg.method === 'tools/list' && msg.id !== undefined && msg.params?.cursor === undefined) {
+      void this.write({ jsonrpc: '2.0', id: msg.id, result: { tools: early.tools } }).then(() => setImmediate(this.wantServer));
+      return;
+    }
+    if (early && msg.method === 'ping' && msg.id !== undefined) {
+      void this.write({ jsonrpc: '2.0', id: msg.id, result: {} });
+      return;
+    }
+    this.held.push(msg);
+    // Notifications (initialized, cancelled) can wait; a request needs the server now.
+    if (msg.id !== undefined) {
+      this.requestHeld = true;
+      this.wantServer();
+    }
+  }
+
+  private deliver(msg: Message): void {
+    this.onmessage?.(msg as JSONRPCMessage);
+  }
+
+  private reportError(err: Error): void {
+    if (this.attached) this.onerror?.(err);
+    else this.heldErrors.push(err);
+  }
+
+  private write(message: unknown): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
+      else this.stdout.once('drain', resolve);
+    });
+  }
+}
