@@ -73,9 +73,10 @@ export const usage = area('usage', [
   op({
     name: 'export_usage',
     title: 'Export usage',
-    description: 'Usage records of the workspace as an export, for accounting.',
+    description: 'Usage records of the workspace as a CSV file, for accounting.',
     method: 'GET',
     path: '/workspace/usage/export',
+    response: 'file',
   }),
   op({
     name: 'get_usage_options',

@@ -90,4 +90,18 @@ export const assumedOperations: readonly SandboxOperation[] = [
       }),
     ]),
   ),
+  // The spec documents only the download of a compliance document; without a listing nobody could
+  // learn a document's id.
+  ...assume(
+    area('privacy', [
+      op({
+        name: 'list_compliance_documents',
+        title: 'List compliance documents',
+        description: 'Compliance documents of the workspace (DPA, security whitepaper); download one with download_compliance_document.',
+        method: 'GET',
+        path: '/compliance-documents',
+        paginated: true,
+      }),
+    ]),
+  ),
 ];

@@ -71,6 +71,8 @@ export interface RequestLogEntry {
   duration_ms: number;
   handler_ran: boolean;
   fault?: FaultRecord;
+  /** The client hung up before the answer was written (a cancelled call). */
+  client_closed?: boolean;
 }
 
 export interface PipelineConfig {
@@ -190,6 +192,10 @@ export class Pipeline {
         handler_ran: false,
       },
     };
+    // A client that gives up (a cancelled tool call) closes the socket before the answer is written.
+    res.on('close', () => {
+      if (!res.writableFinished) x.entry.client_closed = true;
+    });
     try {
       const query = new URLSearchParams(rawQuery);
       for (const [k, v] of query) {

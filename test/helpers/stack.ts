@@ -44,6 +44,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     WORKSPACE_TOKEN: token,
     WORKSPACE_DOWNLOAD_DIR: downloads,
     LOG_LEVEL: 'debug',
+    // One tool per operation unless a test asks for another surface.
+    WORKSPACE_TOOLSETS: 'all',
     ...opts.env,
   });
   const logs: string[] = [];
