@@ -88,15 +88,15 @@ const SYNONYM_WORDS: Record<string, string> = {
   schema: 'schema openapi', api: 'openapi', spec: 'openapi', template: 'template', copy: 'duplicate', clone: 'duplicate',
   comment: 'comment', feedback: 'comment', respond: 'reply', price: 'price', pricing: 'price', model: 'model',
   provider: 'driver', key: 'credential', alert: 'alert', warning: 'alert', limit: 'budget', cap: 'budget',
-  publishable: 'publishable', hide: 'publishable', visible: 'publishable', me: 'me current member', myself: 'current member',
-  profile: 'profile', account: 'me current member', interviewee: 'interview', interviewed: 'interview', transcript: 'transcript',
+  publishable: 'publishable', hide: 'publishable', visible: 'publishable', myself: 'current member',
+  profile: 'profile', account: 'current member', draft: 'draft generate document', interviewee: 'interview', interviewed: 'interview', transcript: 'transcript',
   recording: 'recording stream', listen: 'recording stream',
 };
 
 // Keys folded like query words, so "processus" or "entretiens" find their entry.
 const SYNONYMS: Record<string, string> = Object.fromEntries(Object.entries(SYNONYM_WORDS).map(([k, v]) => [terms(k)[0] ?? k, v]));
 
-const FIELD_WEIGHTS = { name: 3, title: 2, path: 1.2, area: 1, params: 1, description: 1 } as const;
+const FIELD_WEIGHTS = { name: 3, title: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8 } as const;
 type Field = keyof typeof FIELD_WEIGHTS;
 
 interface Doc {
@@ -120,6 +120,20 @@ function expand(query: string): Map<string, number> {
     const mapped = SYNONYMS[t];
     if (!STOP.has(t)) add(t, 1);
     if (mapped) for (const m of terms(mapped)) add(m, mapped.startsWith(t) ? 1 : 0.8);
+  }
+  return out;
+}
+
+function enumValues(op: Operation): string[] {
+  const out: string[] = [];
+  for (const field of Object.values(op.input.shape)) {
+    let s: unknown = field;
+    // Unwrap optional/nullable to reach an enum.
+    for (let i = 0; i < 3 && s && typeof s === 'object' && 'unwrap' in s && typeof (s as { unwrap: unknown }).unwrap === 'function'; i++) {
+      s = (s as { unwrap: () => unknown }).unwrap();
+    }
+    const options = (s as { options?: unknown }).options;
+    if (Array.isArray(options)) out.push(...options.filter((o): o is string => typeof o === 'string'));
   }
   return out;
 }
@@ -152,6 +166,8 @@ export class OperationIndex {
           area: new Set(terms(op.toolset)),
           params: new Set(terms(params.filter((p) => !pathParams(op.path).includes(p)).join(' '))),
           description: new Set(terms(op.description)),
+          // Enumerated argument values ("executive_summary", "validated") are words people use.
+          values: new Set(terms(enumValues(op).join(' '))),
         },
       };
       const seen = new Set<string>();
