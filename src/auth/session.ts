@@ -25,7 +25,6 @@ export class OAuthSession {
   /** The token last handed out: a 401 refers to it. */
   #handedOut: string | undefined;
   #as: AuthorizationServer | undefined;
-  #clientId: string | undefined;
   #refreshing: Promise<StoredTokens> | undefined;
 
   constructor(
@@ -48,7 +47,6 @@ export class OAuthSession {
     const rec = await this.store.read();
     this.#tokens = rec?.tokens;
     this.#member = rec?.member;
-    this.#clientId = rec?.client?.client_id;
   }
 
   get signedIn(): boolean {
@@ -123,7 +121,6 @@ export class OAuthSession {
       return current;
     }
     if (!rec.client) throw new NotSignedInError(this.workspaceUrl, 'the application registration is missing');
-    this.#clientId = rec.client.client_id;
     const client: Client = { client_id: rec.client.client_id, token_endpoint_auth_method: 'none' };
     try {
       const next = await refreshTokens(await this.#server(), client, current);
