@@ -186,6 +186,20 @@ describe('sign in with OAuth, then serve with the granted scope', () => {
     }
   }, 60_000);
 
+  it('not signed in, and the member declines the URL elicitation: the call fails with the login command', async () => {
+    const dir = await tempConfigDir();
+    const s = await serve(dir, { capabilities: { elicitation: { url: {} } } });
+    s.client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }));
+    try {
+      const r = await call(s, 'get_current_member');
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/the member chose decline instead of signing in/);
+      expect(textOf(r)).toContain(`workspace-consulting-mcp login --workspace ${sb.url}`);
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+
   it('login refuses an answer with a forged state, and a plain-http workspace off loopback', async () => {
     const dir = await tempConfigDir();
     const forged = await login(dir, async (url) => {
