@@ -9,7 +9,7 @@ import { startLoopbackListener } from './loopback.js';
 import { fetchMember } from './member.js';
 import { registerClient } from './registration.js';
 import type { GrantedScope, StoredMember, StoredSignIn, TokenStore } from './store.js';
-import { exchangeCode } from './tokens.js';
+import { exchangeCode, revokeToken } from './tokens.js';
 
 export interface SignInOptions {
   workspaceUrl: string;
@@ -65,13 +65,20 @@ export async function signIn(opts: SignInOptions): Promise<SignInResult> {
       throw err;
     }
     const member = await fetchMember(workspaceUrl, tokens.access_token);
-    await store.update((rec): StoredSignIn => ({
-      ...(rec ?? { version: 1, workspace: workspaceUrl }),
-      issuer: as.issuer,
-      client: rec?.client?.client_id === clientId ? rec.client : { client_id: clientId, issuer: as.issuer, registered_at: new Date().toISOString() },
-      tokens,
-      ...(member ? { member } : {}),
-    }));
+    let replaced: string | undefined;
+    await store.update((rec): StoredSignIn => {
+      replaced = rec?.client?.client_id === clientId ? rec.tokens?.refresh_token : undefined;
+      return {
+        ...(rec ?? { version: 1, workspace: workspaceUrl }),
+        issuer: as.issuer,
+        client: rec?.client?.client_id === clientId ? rec.client : { client_id: clientId, issuer: as.issuer, registered_at: new Date().toISOString() },
+        tokens,
+        ...(member ? { member } : {}),
+      };
+    });
+    // Signing in again replaces an authorization: end the old one at the workspace (best effort).
+    // Processes still holding its tokens get a 401 and read the new ones from the store.
+    if (replaced) await revokeToken(as, client, replaced, 'refresh_token');
     callback.reply(true, `Signed in to ${workspaceUrl} with ${tokens.scope === 'write' ? 'read and write' : 'read-only'} access. You can close this tab and return to your assistant.`);
     logger?.info({ workspace: workspaceUrl, scope: tokens.scope, expires_at: new Date(tokens.expires_at).toISOString() }, 'signed in');
     return { workspace: workspaceUrl, scope: tokens.scope, ...(member ? { member } : {}), expiresAt: tokens.expires_at };

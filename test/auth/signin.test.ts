@@ -66,10 +66,14 @@ describe('signing in', () => {
     expect(rec.client?.issuer).toBe(sb.url);
     expect((await page())?.status).toBe(200);
 
-    // A second sign-in reuses the registration.
+    // A second sign-in reuses the registration and ends the authorization it replaces.
     const again = await signInWith(() => {}, store);
     await again.run;
-    expect((await store.read())?.client?.client_id).toBe(rec.client?.client_id);
+    const next = (await store.read()) as StoredSignIn;
+    expect(next.client?.client_id).toBe(rec.client?.client_id);
+    const me = (token: string) => fetch(`${sb.api}/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await me(rec.tokens!.access_token)).status).toBe(401);
+    expect((await me(next.tokens!.access_token)).status).toBe(200);
   });
 
   it('refuses an answer with another state', async () => {
