@@ -186,6 +186,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     operations: catalog,
     setLogTap: (tap, level) => setTap(tap, level),
     ...(grantedScope ? { grantedScope } : {}),
+    listedEarly: transport.listedEarly,
   });
   await server.connect(transport);
   logger.info({ workspace: workspace.url, toolsets: config.toolsets, readOnly: config.readOnly }, 'serving MCP on stdio');

@@ -42,6 +42,7 @@ export class EarlyStdioTransport implements Transport {
   private initializeAnswered = false;
   /** Once a request waits for the server, later ones wait behind it: answers keep their order. */
   private requestHeld = false;
+  private toolsListed = false;
   private wantServer!: () => void;
 
   /**
@@ -57,6 +58,11 @@ export class EarlyStdioTransport implements Transport {
     this.early = opts.early;
     this.serverWanted = new Promise((resolve) => (this.wantServer = resolve));
     if (!this.early) this.wantServer();
+  }
+
+  /** The client holds a tools/list answered here: a server that later learns more tools must say list_changed. */
+  get listedEarly(): boolean {
+    return this.toolsListed;
   }
 
   /** Start reading stdin now, before any server is connected. */
@@ -120,6 +126,7 @@ export class EarlyStdioTransport implements Transport {
       return;
     }
     if (early && this.initializeAnswered && msg.method === 'tools/list' && msg.id !== undefined && msg.params?.cursor === undefined) {
+      this.toolsListed = true;
       void this.write({ jsonrpc: '2.0', id: msg.id, result: { tools: early.tools } }).then(() => setImmediate(this.wantServer));
       return;
     }

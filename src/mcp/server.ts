@@ -68,6 +68,8 @@ export interface McpServerDeps {
   workspaceOrigin?: string;
   /** false: do not fetch the live /openapi.json (a build step listing tools offline). Default true. */
   liveOpenApi?: boolean;
+  /** The client already holds a tools/list answered before this server existed (src/mcp/early-stdio.ts). */
+  listedEarly?: boolean;
 }
 
 // MCP's level names map onto pino's (notice -> info, critical and worse -> fatal).
@@ -96,7 +98,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
   // tools/list only briefly.
   const index = new OperationIndex(deps.operations);
   const origin = deps.workspaceOrigin ?? config.workspaceUrl;
-  let listed = false;
+  let listed = deps.listedEarly ?? false;
   const live: Promise<void> =
     deps.liveOpenApi === false || !origin
       ? Promise.resolve()

@@ -32,7 +32,8 @@ export async function askServer(
   const config = loadConfig(env);
   const { logger } = createLogger('silent');
   const client = new ApiClient({ baseUrl: `${env.WORKSPACE_URL}/api/v1`, token: () => env.WORKSPACE_TOKEN as string, limiter: new RateLimiter(config.rateLimit), logger });
-  const server = createMcpServer({ config, client, logger, operations });
+  // The catalog alone: the live description of a workspace is merged at run time (list_changed).
+  const server = createMcpServer({ config, client, logger, operations, liveOpenApi: false });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const mcp = new Client({ name: 'tool-list-build', version: SERVER_VERSION });
   await server.connect(serverSide);

@@ -12,6 +12,7 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { buildToolListCache } from '../../src/mcp/tool-list-build.js';
 import { cachedAnswers, initializeResult, type ListPolicy, type ToolListCache } from '../../src/mcp/tool-list-cache.js';
 import type { Scope } from '../../src/operation.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
 
 type Msg = { id?: string | number; result?: Record<string, unknown>; error?: unknown; method?: string };
@@ -28,7 +29,7 @@ function earlyFor(policy: ListPolicy): EarlyAnswers | undefined {
 }
 
 /** A stdio pair around an EarlyStdioTransport; `attach` creates and connects the real server. */
-function harness(policy: ListPolicy, early: EarlyAnswers | undefined, grantedScope?: Scope) {
+function harness(policy: ListPolicy, early: EarlyAnswers | undefined, grantedScope?: Scope, workspace?: { url: string; token: string }) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const out: Msg[] = [];
@@ -53,25 +54,45 @@ function harness(policy: ListPolicy, early: EarlyAnswers | undefined, grantedSco
     }
     throw new Error(`no answer to ${id}; got ${JSON.stringify(out.map((o) => o.id))}`);
   };
+  const url = workspace?.url ?? 'http://127.0.0.1:9';
+  const token = workspace?.token ?? 'pat_earlystdiotest000000000';
   const config = loadConfig({
-    WORKSPACE_URL: 'http://127.0.0.1:9',
-    WORKSPACE_TOKEN: 'pat_earlystdiotest000000000',
+    WORKSPACE_URL: url,
+    WORKSPACE_TOKEN: token,
     WORKSPACE_TOOLSETS: Array.isArray(policy.toolsets) ? policy.toolsets.join(',') : policy.toolsets,
     WORKSPACE_READ_ONLY: String(policy.readOnly),
     LOG_LEVEL: 'silent',
   });
   const { logger } = createLogger('silent');
-  const api = new ApiClient({ baseUrl: 'http://127.0.0.1:9/api/v1', token: () => 'pat_earlystdiotest000000000', limiter: new RateLimiter(config.rateLimit), logger });
-  const server = createMcpServer({ config, client: api, logger, operations: catalog, ...(grantedScope ? { grantedScope } : {}) });
+  const api = new ApiClient({ baseUrl: `${url}/api/v1`, token: () => token, limiter: new RateLimiter(config.rateLimit), logger });
+  // Offline unless a workspace is given: then the server merges its live description. Created at
+  // attach, as serve.ts does once the early answers are out.
+  const make = () =>
+    createMcpServer({
+      config,
+      client: api,
+      logger,
+      operations: catalog,
+      liveOpenApi: workspace !== undefined,
+      listedEarly: transport.listedEarly,
+      ...(grantedScope ? { grantedScope } : {}),
+    });
+  let server: ReturnType<typeof createMcpServer> | undefined;
   return {
     transport,
     out,
     send,
     answer,
-    server,
-    attach: () => server.connect(transport),
+    get server() {
+      if (!server) throw new Error('not attached');
+      return server;
+    },
+    attach: () => {
+      server = make();
+      return server.connect(transport);
+    },
     async close() {
-      await server.close();
+      await server?.close();
       await api.close();
     },
   };
@@ -174,6 +195,30 @@ describe('early answers on stdio', () => {
     expect(ids.indexOf(2)).toBeLessThan(ids.indexOf(3));
     expect(ids.filter((id) => id === 1)).toHaveLength(1);
     await h.close();
+  });
+
+  it('says list_changed once the live description adds tools to a list answered early', async () => {
+    const sandbox = await startSandbox({ port: 0, rateLimit: false });
+    try {
+      const policy: ListPolicy = { toolsets: 'all', readOnly: false };
+      const h = harness(policy, earlyFor(policy), undefined, { url: sandbox.url, token: sandbox.tokens.write });
+      h.send({ id: 1, method: 'initialize', params: INIT });
+      h.send({ method: 'notifications/initialized' });
+      h.send({ id: 2, method: 'tools/list' });
+      const early = await h.answer(2);
+      await h.transport.serverWanted;
+      await h.attach();
+      for (let i = 0; i < 400 && !h.out.some((m) => m.method === 'notifications/tools/list_changed'); i++) await new Promise((r) => setTimeout(r, 5));
+      expect(h.out.some((m) => m.method === 'notifications/tools/list_changed')).toBe(true);
+      h.send({ id: 3, method: 'tools/list' });
+      const merged = (await h.answer(3)).result?.tools as Array<{ name: string }>;
+      const earlyNames = (early.result?.tools as Array<{ name: string }>).map((t) => t.name);
+      expect(merged.length).toBeGreaterThan(earlyNames.length);
+      expect(merged.map((t) => t.name).slice(0, earlyNames.length)).toEqual(earlyNames);
+      await h.close();
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it('without early answers, holds initialize for the server and wants it at once', async () => {
