@@ -174,6 +174,10 @@ export class ApiClient {
       }
       // The budget is the member's: an OAuth refresh changes the token, not the limiter.
       const limiter = (this.#limiter ??= limiterFor(fingerprint));
+      // The server asked this token to stay away longer than a tool call may block: say so at once
+      // rather than queue behind the pause.
+      const pausedMs = limiter.pausedForMs();
+      if (pausedMs > this.#maxRetryAfter * 1000) throw new RateLimitWaitTooLongError(Math.ceil(pausedMs / 1000), this.#maxRetryAfter);
 
       let answer: Answer;
       try {

@@ -104,6 +104,11 @@ export class RateLimiter {
     }
   }
 
+  /** How long the server asked this token to wait (Retry-After) from now; 0 when not paused. */
+  pausedForMs(): number {
+    return Math.max(0, this.#pausedUntil - this.#now());
+  }
+
   stats(): { sentInWindow: number; queued: number } {
     return { sentInWindow: this.#occupied(this.#now()), queued: this.#queue.size + this.#queue.pending };
   }

@@ -29,7 +29,8 @@ export function backoffMs(retry: number, baseMs: number): number {
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined || text.trim() === '') return undefined;
-  if (/^\s*\d+\s*$/.test(text)) return Number(text);
+  // Seconds; decimals too (a time-scaled sandbox sends them), never read as a date.
+  if (/^\s*\d+(\.\d+)?\s*$/.test(text)) return Number(text);
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, Math.ceil((date - now) / 1000));

@@ -17,7 +17,8 @@ const called = new Set<string>();
 
 beforeAll(async () => {
   // Jobs run 100x faster, so exports and runs finish within the test.
-  stack = await startStack({ sandbox: { timeScale: 0.01, rateLimit: false } });
+  // The client keeps its budget of 120 a window; the window is the time-scaled minute (0.6 s).
+  stack = await startStack({ sandbox: { timeScale: 0.01, rateLimit: true }, env: { WORKSPACE_RATE_LIMIT: '120/0.6' } });
 });
 afterAll(async () => {
   await stack?.close();

@@ -23,6 +23,8 @@ export interface StackOptions {
   token?: 'read' | 'write';
   grantedScope?: Scope;
   clientCapabilities?: ConstructorParameters<typeof Client>[1];
+  /** Fetch the workspace's live /openapi.json at start, as serve does. Default true. */
+  liveOpenApi?: boolean;
 }
 
 export interface Stack {
@@ -60,7 +62,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     logger,
     retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds, backoffBaseMs: 20 },
   });
+  const logBefore = sandbox.requests().length;
+  const live = opts.liveOpenApi ?? true;
   const server = createMcpServer({
+    liveOpenApi: live,
     config,
     client: api,
     logger,
@@ -71,6 +76,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'test-client', version: '1.0.0' }, opts.clientCapabilities);
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  // The live description is fetched once at start: let that request land before a test counts its own.
+  if (live) {
+    const until = Date.now() + 5_000;
+    while (Date.now() < until && !sandbox.requests().slice(logBefore).some((r) => r.template === '/openapi.json' && r.status > 0)) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
   return {
     sandbox,
     client,
