@@ -111,7 +111,7 @@ interface EntryInput {
  * destructive on DELETE or when declared).
  */
 export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMethod, 'GET'>; destructive: boolean })): Operation {
-  const shape: Record<string, z.ZodType> = {};
+  const shape: Record<string, z.core.$ZodType> = {};
   for (const p of pathParams(e.path)) shape[p] = e.pathSchemas?.[p] ?? id();
   Object.assign(shape, e.fields ?? {});
   const paginated = e.paginated ?? false;
