@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TOOLSETS, type Operation } from '../src/operation.js';
 import { catalog } from '../tools/index.js';
+import { measureToolLists } from '../bench/tokens.js';
 import { SETTINGS } from '../src/config.js';
 
 const README = fileURLToPath(new URL('../README.md', import.meta.url));
@@ -41,8 +42,25 @@ export function renderReference(): string {
   return out.join('\n').trimEnd();
 }
 
+/** Tool count and tools/list token cost of each surface (bench/tokens.ts measures them). */
+export function renderToolsets(): string {
+  const rows = measureToolLists();
+  const out = [
+    'What each `WORKSPACE_TOOLSETS` value lists, and what its `tools/list` costs an assistant (o200k tokens of the JSON result,',
+    "counting the operations the sandbox's live description adds; a real workspace's description may add others).",
+    '',
+    '| `WORKSPACE_TOOLSETS` | Tools | Tokens |',
+    '|---|---|---|',
+  ];
+  for (const r of rows) {
+    const label = r.surface === 'default' ? '(unset): the default surface' : r.surface === 'all' ? '`all`: one tool per operation' : `\`${r.surface}\``;
+    out.push(`| ${label} | ${r.tools} | ${r.tokens.toLocaleString('en-US')} |`);
+  }
+  return out.join('\n');
+}
+
 /** Generated blocks of the README, by marker name. */
-export const BLOCKS: Record<string, () => string> = { config: renderConfig, tools: renderReference };
+export const BLOCKS: Record<string, () => string> = { config: renderConfig, toolsets: renderToolsets, tools: renderReference };
 
 export function updateReadme(text: string): string {
   let out = text;

@@ -27,16 +27,14 @@ import type { Logger, LogTap } from '../log.js';
 import type { Operation, Scope } from '../operation.js';
 import { complete } from './completions.js';
 import { createExecutor } from './execute.js';
-import { gatewayTools } from './gateway.js';
 import { liveOperations, loadLiveDescription } from './live-openapi.js';
 import { getPrompt, listPrompts, PromptError, PROMPTS } from './prompts.js';
 import { isRefusal, ToolRegistry } from './registry.js';
-import { expand, linksFor, listResources, readResource, ResourceError, resourceTemplates, TEMPLATES } from './resources.js';
+import { linksFor, listResources, readResource, ResourceError, resourceTemplates, TEMPLATES } from './resources.js';
 import { toolError } from './results.js';
 import { OperationIndex } from './search.js';
-import { directTools } from './surface.js';
-import { toolDefinition, type SurfaceTool } from './tools.js';
-import { workflowTools } from './workflows.js';
+import { defaultSurface, listedTools } from './surface.js';
+import type { SurfaceTool } from './tools.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 
 
@@ -150,13 +148,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
   let surface: Map<string, SurfaceTool> | undefined;
   function surfaceTools(): Map<string, SurfaceTool> {
     if (!surface) {
-      const tools = isDefault
-        ? [
-            ...directTools(registry, run),
-            ...workflowTools({ registry, client, budget: config.responseBudget, ready, engagementUri: (e) => expand(TEMPLATES[0]!.uriTemplate, { engagement: e }) }),
-            ...gatewayTools({ registry, index, run, ready }),
-          ]
-        : [];
+      const tools = isDefault ? defaultSurface({ registry, client, run, index, budget: config.responseBudget, ready }) : [];
       surface = new Map(tools.map((t) => [t.definition.name, t]));
     }
     return surface;
@@ -166,9 +158,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     await listReady();
     listed = true;
-    toolList ??= isDefault
-      ? [...surfaceTools().values()].filter((t) => t.scope === 'read' || registry.writesAllowed()).map((t) => t.definition)
-      : registry.listed().map(toolDefinition);
+    toolList ??= listedTools(registry, isDefault ? [...surfaceTools().values()] : undefined);
     return { tools: toolList };
   });
 

@@ -3,10 +3,15 @@
 // drafting deliverables), the workflow tools, and the gateway that reaches every other operation.
 // Kept at most 25 tools and under 6,000 tokens of tools/list (test/mcp/surface.test.ts).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ApiClient } from '../api/client.js';
 import type { HttpMethod, Operation } from '../operation.js';
 import type { RunOperation } from './execute.js';
+import { gatewayTools } from './gateway.js';
 import type { ToolRegistry } from './registry.js';
+import { expand, TEMPLATES } from './resources.js';
+import type { OperationIndex } from './search.js';
 import { toolDefinition, type SurfaceTool } from './tools.js';
+import { workflowTools } from './workflows.js';
 
 /**
  * Operations shown as their own tool, by method and path (stable across a live description's naming).
@@ -59,4 +64,29 @@ export function directTools(registry: ToolRegistry, run: RunOperation): SurfaceT
     });
   }
   return out;
+}
+
+export interface SurfaceDeps {
+  registry: ToolRegistry;
+  client: ApiClient;
+  run: RunOperation;
+  index: OperationIndex;
+  /** WORKSPACE_RESPONSE_BUDGET, for the workflow tools' own answers. */
+  budget: number;
+  ready: () => Promise<void>;
+}
+
+/** Every tool of the default surface, in the order listed: direct tools, workflows, the gateway. */
+export function defaultSurface(d: SurfaceDeps): SurfaceTool[] {
+  return [
+    ...directTools(d.registry, d.run),
+    ...workflowTools({ registry: d.registry, client: d.client, budget: d.budget, ready: d.ready, engagementUri: (e) => expand(TEMPLATES[0]!.uriTemplate, { engagement: e }) }),
+    ...gatewayTools({ registry: d.registry, index: d.index, run: d.run, ready: d.ready }),
+  ];
+}
+
+/** What tools/list answers: the surface's tools this session may call, or one tool per listed operation. */
+export function listedTools(registry: ToolRegistry, surface: readonly SurfaceTool[] | undefined): Tool[] {
+  if (!surface) return registry.listed().map(toolDefinition);
+  return surface.filter((t) => t.scope === 'read' || registry.writesAllowed()).map((t) => t.definition);
 }

@@ -6,6 +6,7 @@ import { OPERATION_META_KEY } from '../../src/operation.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
+import { sandboxOperations, toolListFor } from '../../bench/tokens.js';
 import { startStack, textOf } from '../helpers/stack.js';
 
 let sandbox: SandboxHandle;
@@ -108,5 +109,19 @@ describe('toolsets and all', () => {
     expect(names).toEqual(expect.arrayContaining(expected));
     // The generated ones of those areas too (the live description tags them), nothing else.
     expect(names.filter((n) => !expected.includes(n)).sort()).toEqual(['get_analysis_run', 'get_export']);
+  });
+});
+
+describe('the token bench', () => {
+  it('measures exactly what the server lists (default, read-only default, all)', async () => {
+    const ops = sandboxOperations();
+    for (const [env, policy] of [
+      [DEFAULT, { toolsets: 'default', readOnly: false }],
+      [{ ...DEFAULT, WORKSPACE_READ_ONLY: 'true' }, { toolsets: 'default', readOnly: true }],
+      [{ WORKSPACE_TOOLSETS: 'all' }, { toolsets: 'all', readOnly: false }],
+    ] as const) {
+      const served = await listed(env);
+      expect(toolListFor(policy, ops).tools).toEqual(served.tools);
+    }
   });
 });
