@@ -169,6 +169,15 @@ function ours(sb: SandboxInfo): ServerUnderTest {
   };
 }
 
+/**
+ * The same server with V8's young generation capped: allocation churn per call otherwise grows it to
+ * 32 MB of RSS. The flag only works on the command line (v8.setFlagsFromString is too late for it).
+ */
+function oursCappedYoungGeneration(sb: SandboxInfo): ServerUnderTest {
+  const s = ours(sb);
+  return { ...s, label: 'ours-semi1', argv: ['--max-semi-space-size=1', ...s.argv] };
+}
+
 /** The generic bridge reads the description from a file: it cannot send a token when fetching it. */
 function baseline(sb: SandboxInfo, specFile: string): ServerUnderTest {
   return {
@@ -348,7 +357,7 @@ async function main(): Promise<void> {
     process.stderr.write(`startup: ${STARTUP_WARMUPS} warm-ups + ${STARTUP_RUNS} runs each, interleaved\n`);
     const startup = await measureStartup(servers);
     const calls = new Map<string, CallFigures>();
-    for (const s of servers) {
+    for (const s of [...servers, oursCappedYoungGeneration(sb)]) {
       process.stderr.write(`calls: ${s.label}, ${CALLS} calls paired with direct requests\n`);
       (globalThis as { gc?: () => void }).gc?.();
       calls.set(s.label, await measureCalls(s, sb, engagement, agent));
@@ -371,12 +380,21 @@ function report(r: {
   const sb = r.startup.get('baseline');
   const co = r.calls.get('ours');
   const cb = r.calls.get('baseline');
-  if (!so || !sb || !co || !cb) throw new Error('a measurement is missing');
+  const cs = r.calls.get('ours-semi1');
+  if (!so || !sb || !co || !cb || !cs) throw new Error('a measurement is missing');
   const rssCeiling = cb.rssMb * (1 - TARGETS.rssBelowBaseline);
   const metrics = [
     { metric: 'spawn to tools/list, median ms', ours: so.medianMs, baseline: sb.medianMs, target: `< ${TARGETS.startupMs}`, met: so.medianMs < TARGETS.startupMs },
     { metric: 'tool call overhead, median ms', ours: co.overheadMs, baseline: cb.overheadMs, target: `< ${TARGETS.overheadMs}`, met: co.overheadMs < TARGETS.overheadMs },
     { metric: `RSS after ${CALLS} calls, MB`, ours: co.rssMb, baseline: cb.rssMb, target: `<= ${rssCeiling.toFixed(1)} (10% below)`, met: co.rssMb <= rssCeiling },
+    {
+      metric: `RSS after ${CALLS} calls, node --max-semi-space-size=1, MB`,
+      ours: cs.rssMb,
+      baseline: cb.rssMb,
+      target: `<= ${rssCeiling.toFixed(1)} (10% below)`,
+      met: cs.rssMb <= rssCeiling,
+    },
+    { metric: 'tool call overhead, node --max-semi-space-size=1, median ms', ours: cs.overheadMs, baseline: cb.overheadMs, target: `< ${TARGETS.overheadMs}`, met: cs.overheadMs < TARGETS.overheadMs },
     { metric: 'tool call, median ms', ours: co.mcpMedianMs, baseline: cb.mcpMedianMs, target: '', met: undefined },
     { metric: 'direct request, median ms', ours: co.directMedianMs, baseline: cb.directMedianMs, target: '', met: undefined },
     { metric: 'tools listed', ours: so.tools, baseline: sb.tools, target: '', met: undefined },
@@ -390,7 +408,9 @@ function report(r: {
   const sandboxLine = r.sandboxFigure
     ? `sandbox alone (bench/sandbox.ts, rate limit off): ${r.sandboxFigure.requests_per_second ?? '?'} simple GETs/s ${r.sandboxFigure.error ? `(${String(r.sandboxFigure.error)})` : ''}`
     : 'sandbox alone: bench/sandbox.ts not present';
-  const header = `baseline: ${BASELINE_PACKAGE}@${r.baselineVersion} (generic OpenAPI-to-MCP bridge, same sandbox, same ${so.tools === sb.tools ? '' : 'and more '}operations)`;
+  // Ours answers the first tools/list with the catalog from the build; the live description's extra
+  // operations follow with notifications/tools/list_changed once the server has merged them.
+  const header = `baseline: ${BASELINE_PACKAGE}@${r.baselineVersion} (generic OpenAPI-to-MCP bridge, same sandbox, the live openapi.json saved to a file)`;
   process.stdout.write(`${header}\n${lines.join('\n')}\n${sandboxLine}\n`);
 
   const results = {
@@ -402,7 +422,7 @@ function report(r: {
     targets: TARGETS,
     metrics,
     startup: { runs: STARTUP_RUNS, warmups: STARTUP_WARMUPS, ours: so, baseline: sb },
-    calls: { ours: co, baseline: cb },
+    calls: { ours: co, baseline: cb, oursSemiSpace1: cs },
     sandbox: r.sandboxFigure ?? null,
   };
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
