@@ -40,8 +40,8 @@ export interface LiveDescription {
 
 export interface LoadOptions {
   client: ApiClient;
-  /** Workspace origin: keys the cache, so two workspaces never share a description. */
-  origin: string;
+  /** Workspace origin: keys the caches, so two workspaces never share a description. Unknown: no caching. */
+  origin?: string;
   /** Where to keep the description between starts; undefined: memory only. */
   cacheDir?: string;
   logger: Logger;
@@ -77,13 +77,14 @@ async function writeCache(file: string, c: CacheFile): Promise<void> {
 export async function loadLiveDescription(opts: LoadOptions): Promise<LiveDescription | undefined> {
   const now = opts.now ?? Date.now;
   const maxAge = opts.maxAgeMs ?? LIVE_MAX_AGE_MS;
-  const mem = memory.get(opts.origin);
+  const origin = opts.origin;
+  const mem = origin ? memory.get(origin) : undefined;
   if (mem && now() - mem.fetchedAt < maxAge) return { ...mem, source: 'memory' };
-  const file = opts.cacheDir ? cachePath(opts.cacheDir, opts.origin) : undefined;
-  const disk = file ? await readCache(file, opts.origin) : undefined;
+  const file = opts.cacheDir && origin ? cachePath(opts.cacheDir, origin) : undefined;
+  const disk = file && origin ? await readCache(file, origin) : undefined;
   if (disk && now() - disk.fetched_at < maxAge) {
     const d: LiveDescription = { version: disk.version, fetchedAt: disk.fetched_at, source: 'disk', document: disk.document };
-    memory.set(opts.origin, d);
+    if (origin) memory.set(origin, d);
     return d;
   }
   try {
@@ -94,8 +95,8 @@ export async function loadLiveDescription(opts: LoadOptions): Promise<LiveDescri
     }
     const info = (doc as Json).info as Json | undefined;
     const d: LiveDescription = { version: String(info?.version ?? 'unknown'), fetchedAt: now(), source: 'network', document: doc as Json };
-    memory.set(opts.origin, d);
-    if (file) await writeCache(file, { origin: opts.origin, version: d.version, fetched_at: d.fetchedAt, document: d.document }).catch((err: unknown) =>
+    if (origin) memory.set(origin, d);
+    if (file && origin) await writeCache(file, { origin, version: d.version, fetched_at: d.fetchedAt, document: d.document }).catch((err: unknown) =>
       opts.logger.warn({ err: String(err) }, 'could not keep the API description on disk; it will be fetched again next start'),
     );
     return d;

@@ -98,13 +98,14 @@ export function createMcpServer(deps: McpServerDeps): Server {
   const origin = deps.workspaceOrigin ?? config.workspaceUrl;
   let listed = deps.listedEarly ?? false;
   const live: Promise<void> =
-    deps.liveOpenApi === false || !origin
+    deps.liveOpenApi === false
       ? Promise.resolve()
       : loadLiveDescription({
           client,
-          origin,
+          // Unknown origin (an embedded workspace not named to us): fetched, never cached.
+          ...(origin ? { origin } : {}),
           // A loopback workspace (the sandbox) is cheap to ask again; only remote ones are kept on disk.
-          ...(isLoopbackHost(new URL(origin).hostname) ? {} : { cacheDir: config.configDir }),
+          ...(origin && !isLoopbackHost(new URL(origin).hostname) ? { cacheDir: config.configDir } : {}),
           logger,
         })
           .then((d) => {

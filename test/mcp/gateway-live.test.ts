@@ -3,6 +3,7 @@
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/api/limiter.js';
@@ -10,6 +11,10 @@ import { createLogger } from '../../src/log.js';
 import { forgetLiveDescriptions, liveOperations, loadLiveDescription, LIVE_MAX_AGE_MS } from '../../src/mcp/live-openapi.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { loadConfig } from '../../src/config.js';
+import { createMcpServer } from '../../src/mcp/server.js';
 import { startStack, textOf } from '../helpers/stack.js';
 
 let sandbox: SandboxHandle;
@@ -107,6 +112,32 @@ describe('a server whose workspace does not serve its description', () => {
       expect(textOf(r)).toMatch(/Unknown operation/);
     } finally {
       await stack.close();
+    }
+  });
+});
+
+describe('a slow description', () => {
+  it('does not hold tools/list long; the client is told when the list grows', async () => {
+    sandbox.admin.fault({ count: 1, delay_ms: 2_500, match: { method: 'GET', path: '/openapi.json' } });
+    // Built here rather than with startStack, which waits for the description to land.
+    const config = loadConfig({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, WORKSPACE_TOOLSETS: 'default' });
+    const server = createMcpServer({ config, client, logger, operations: catalog });
+    const mcp = new Client({ name: 'test', version: '1.0.0' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(b), mcp.connect(a)]);
+    try {
+      const changed = new Promise<void>((resolve) => mcp.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+      const started = Date.now();
+      const first = (await mcp.listTools()).tools.map((t) => t.name);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(first).toContain('find_operations');
+      expect(first).not.toContain('list_engagements');
+      await changed;
+      const second = (await mcp.listTools()).tools.map((t) => t.name);
+      expect(second).toContain('list_engagements');
+    } finally {
+      await mcp.close();
+      await server.close();
     }
   });
 });
