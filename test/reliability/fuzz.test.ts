@@ -17,7 +17,7 @@ const TOTAL = Number(process.env.FUZZ_RUNS ?? 1_700);
 const PER_TOOL = Math.max(1, Math.ceil(TOTAL / (2 * catalog.length)));
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_108);
 
-const knownIds = Object.values(demo).filter((v): v is string => typeof v === 'string' && v.length === 26);
+const knownIds: string[] = Object.values(demo as Record<string, unknown>).filter((v): v is string => typeof v === 'string' && v.length === 26);
 
 let sandbox: SandboxHandle;
 let stack: Stack;
