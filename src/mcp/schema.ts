@@ -51,6 +51,8 @@ export function compactSchema(node: unknown): unknown {
     // Short-text caps (names, labels) are enforced and explained on refusal; the caps that shape
     // prose (1000+ characters) are the ones worth showing.
     if (k === 'maxLength' && typeof v === 'number' && v <= 255) continue;
+    // "Not empty" goes without saying for a required text; a refusal says it if needed.
+    if (k === 'minLength' && v === 1) continue;
     if (k === 'properties' && isPlainObject(v)) {
       const props: Json = {};
       for (const [name, p] of Object.entries(v)) props[name] = compactSchema(p);

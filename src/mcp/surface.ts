@@ -31,12 +31,14 @@ export const DIRECT_OPERATIONS: ReadonlyArray<{ method: HttpMethod; path: string
   { method: 'GET', path: '/engagements/{engagement}/contradictions', job: 'review' },
   { method: 'POST', path: '/engagements/{engagement}/contradictions/{contradiction}/resolve', job: 'review' },
   { method: 'POST', path: '/engagements/{engagement}/analysis/runs', job: 'review' },
+  { method: 'GET', path: '/engagements/{engagement}/analysis/runs/{run}', job: 'review' },
   // Drafting deliverables
   { method: 'GET', path: '/engagements/{engagement}/deliverable/documents', job: 'draft' },
   { method: 'PATCH', path: '/engagements/{engagement}/deliverable/documents/{kind}', job: 'draft' },
   { method: 'POST', path: '/engagements/{engagement}/deliverable/documents/{kind}/generate', job: 'draft' },
   { method: 'POST', path: '/engagements/{engagement}/deliverable/publish', job: 'draft' },
   { method: 'POST', path: '/engagements/{engagement}/exports', job: 'draft' },
+  { method: 'GET', path: '/engagements/{engagement}/exports/{export}', job: 'draft' },
   { method: 'GET', path: '/engagements/{engagement}/exports/{export}/download', job: 'draft' },
 ];
 
