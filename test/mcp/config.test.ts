@@ -61,4 +61,20 @@ describe('configuration', () => {
     expect(() => loadConfig(base, ['--nope'])).toThrow(/Unknown option --nope/);
     expect(() => loadConfig(base, ['--locale'])).toThrow(/needs a value/);
   });
+
+  it('chooses the surface: unset or default, all, or a list of areas', () => {
+    expect(loadConfig(base).toolsets).toBe('default');
+    expect(loadConfig({ ...base, WORKSPACE_TOOLSETS: 'default' }).toolsets).toBe('default');
+    expect(loadConfig({ ...base, WORKSPACE_TOOLSETS: 'ALL' }).toolsets).toBe('all');
+    expect(() => loadConfig({ ...base, WORKSPACE_TOOLSETS: 'analysis,nope' })).toThrow(/unknown area nope/);
+  });
+
+  it('reads the response budget and the config folder, refusing nonsense', () => {
+    expect(loadConfig(base).responseBudget).toBe(20_000);
+    expect(loadConfig({ ...base, WORKSPACE_RESPONSE_BUDGET: '5000' }).responseBudget).toBe(5000);
+    expect(() => loadConfig({ ...base, WORKSPACE_RESPONSE_BUDGET: '10' })).toThrow(/WORKSPACE_RESPONSE_BUDGET .*between 1000 and 1000000/);
+    expect(loadConfig({ ...base, XDG_CONFIG_HOME: '/xdg' }).configDir).toBe('/xdg/workspace-consulting-mcp');
+    expect(loadConfig({ ...base, WORKSPACE_CONFIG_DIR: '/state/wcm' }).configDir).toBe('/state/wcm');
+    expect(() => loadConfig({ ...base, WORKSPACE_CONFIG_DIR: 'relative' })).toThrow(/absolute folder path/);
+  });
 });
