@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TOOLSETS, type Operation } from '../src/operation.js';
 import { catalog } from '../tools/index.js';
-import { measureToolLists } from '../bench/tokens.js';
+import { measureToolLists, sandboxOperations, toolListFor } from '../bench/tokens.js';
 import { SETTINGS } from '../src/config.js';
 
 const README = fileURLToPath(new URL('../README.md', import.meta.url));
@@ -26,6 +26,14 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 export function renderConfig(): string {
   const out = ['| Variable | Flag | Meaning |', '|---|---|---|'];
   for (const st of SETTINGS) out.push(`| \`${st.env}\` | \`${st.flag}\` | ${cell(st.help)} |`);
+  return out.join('\n');
+}
+
+/** The tools an assistant sees when WORKSPACE_TOOLSETS is unset. */
+export function renderSurface(): string {
+  const { tools } = toolListFor({ toolsets: 'default', readOnly: false }, sandboxOperations());
+  const out = ['| Tool | Reads only | What it does |', '|---|---|---|'];
+  for (const t of tools) out.push(`| \`${t.name}\` | ${t.annotations?.readOnlyHint ? 'yes' : 'no'} | ${cell(t.description ?? '')} |`);
   return out.join('\n');
 }
 
@@ -60,7 +68,12 @@ export function renderToolsets(): string {
 }
 
 /** Generated blocks of the README, by marker name. */
-export const BLOCKS: Record<string, () => string> = { config: renderConfig, toolsets: renderToolsets, tools: renderReference };
+export const BLOCKS: Record<string, () => string> = {
+  surface: renderSurface,
+  config: renderConfig,
+  toolsets: renderToolsets,
+  tools: renderReference,
+};
 
 export function updateReadme(text: string): string {
   let out = text;

@@ -37,7 +37,7 @@ export const SETTINGS = [
   { env: 'WORKSPACE_URL', flag: '--workspace-url', help: 'Workspace origin, e.g. https://acme.workspace-consulting.com (https; http only on loopback). Unset: the embedded sandbox.' },
   { env: 'WORKSPACE_TOKEN', flag: '--token', help: 'Personal access token (pat_...).' },
   { env: 'WORKSPACE_LOCALE', flag: '--locale', help: 'en or fr: language of API messages. Default en.' },
-  { env: 'WORKSPACE_TOOLSETS', flag: '--toolsets', help: `Comma list of areas (${TOOLSETS.join(', ')}) or all. Default all.` },
+  { env: 'WORKSPACE_TOOLSETS', flag: '--toolsets', help: `Unset: the default surface (25 tools for the three main jobs, and a gateway to every operation). Or a comma list of areas (${TOOLSETS.join(', ')}), or all (one tool per operation).` },
   { env: 'WORKSPACE_READ_ONLY', flag: '--read-only', help: 'true: write tools are neither listed nor callable.' },
   { env: 'LOG_LEVEL', flag: '--log-level', help: 'trace, debug, info, warn, error, fatal or silent. Default info (on stderr).' },
   { env: 'WORKSPACE_TIMEOUT_MS', flag: '--timeout-ms', help: 'Per-request timeout in milliseconds. Default 30000.' },
@@ -46,7 +46,7 @@ export const SETTINGS = [
   { env: 'WORKSPACE_DOWNLOAD_DIR', flag: '--download-dir', help: 'Folder for downloaded files. Default ~/Downloads/workspace-consulting.' },
   { env: 'WORKSPACE_RESPONSE_BUDGET', flag: '--response-budget', help: 'Most characters of text in one tool result; longer results are cut at a record boundary with a note on how to get the rest. Default 20000.' },
   { env: 'WORKSPACE_CONFIG_DIR', flag: '--config-dir', help: 'Folder for state kept between runs (cached API description). Default ~/.config/workspace-consulting-mcp.' },
-  { env: 'WORKSPACE_UPLOAD_DIRS', flag: '--upload-dirs', help: `Folders (separated by "${delimiter}") whose files may be uploaded by path, besides the client's roots.` },
+  { env: 'WORKSPACE_UPLOAD_DIRS', flag: '--upload-dirs', help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots." },
 ] as const;
 
 type SettingEnv = (typeof SETTINGS)[number]['env'];

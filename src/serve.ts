@@ -186,6 +186,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     operations: catalog,
     setLogTap: (tap, level) => setTap(tap, level),
     ...(grantedScope ? { grantedScope } : {}),
+    // The embedded sandbox has no WORKSPACE_URL: its live description is keyed by its own origin.
+    workspaceOrigin: workspace.url,
     listedEarly: transport.listedEarly,
   });
   await server.connect(transport);
