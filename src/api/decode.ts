@@ -1,7 +1,15 @@
 // Reading answers: the `{data, meta}` envelope, the `{code, message, details}` error, file metadata.
-import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
 import { WorkspaceApiError } from './errors.js';
 import { parseRetryAfter } from './retry.js';
+
+// `import ... from 'node:http'` builds node:http's ESM facade, which loads Node's own bundled undici
+// (about 10 MB resident) only to read this table; require() on the error path costs nothing up front.
+let statusCodes: Record<number, string | undefined> | undefined;
+function statusText(status: number): string | undefined {
+  statusCodes ??= (createRequire(import.meta.url)('node:http') as typeof import('node:http')).STATUS_CODES;
+  return statusCodes[status];
+}
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -57,7 +65,7 @@ export function decodeError(status: number, headers: Headers, text: string): Wor
         : {};
     return new WorkspaceApiError(status, body.code, body.message, details, retryAfter);
   }
-  const reason = STATUS_CODES[status] ?? 'Error';
+  const reason = statusText(status) ?? 'Error';
   const type = header(headers, 'content-type')?.split(';')[0] ?? 'no content type';
   const excerpt = textExcerpt(text);
   const message =
