@@ -28,6 +28,11 @@ export interface Config {
   responseBudget: number;
   /** Where state that outlives a session is kept (the cached live OpenAPI description). */
   configDir: string;
+  /**
+   * How long a job tool (analysis run, export, generation...) follows its job before answering with
+   * its id and how to check again: an assistant's patience, not the job's length. 0: never follow.
+   */
+  jobWaitSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +51,7 @@ export const SETTINGS = [
   { env: 'WORKSPACE_DOWNLOAD_DIR', flag: '--download-dir', help: 'Folder for downloaded files. Default ~/Downloads/workspace-consulting.' },
   { env: 'WORKSPACE_RESPONSE_BUDGET', flag: '--response-budget', help: 'Most characters of text in one tool result; longer results are cut at a record boundary with a note on how to get the rest. Default 20000.' },
   { env: 'WORKSPACE_CONFIG_DIR', flag: '--config-dir', help: 'Folder for state kept between runs (cached API description). Default ~/.config/workspace-consulting-mcp.' },
+  { env: 'WORKSPACE_JOB_WAIT_SECONDS', flag: '--job-wait-seconds', help: 'How long a tool that starts a job (analysis run, export, generation) follows it before answering with the job id and how to check again; 0 answers at once. Default 45.' },
   { env: 'WORKSPACE_UPLOAD_DIRS', flag: '--upload-dirs', help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots." },
 ] as const;
 
@@ -70,7 +76,7 @@ export function flagsToEnv(argv: string[]): Record<string, string> {
     const [name, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
     const setting = SETTINGS.find((s) => s.flag === name);
     if (!setting) throw new ConfigError(`Unknown option ${name}: run with --help for the options.`);
-    if (name === '--read-only' && inline === undefined) {
+    if ((name === '--read-only' || name === '--http') && inline === undefined) {
       out[setting.env] = 'true';
       continue;
     }
@@ -174,6 +180,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   const xdg = v.XDG_CONFIG_HOME?.trim();
   const configDir = rawConfigDir ?? join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'workspace-consulting-mcp');
 
+  const waitRaw = get('WORKSPACE_JOB_WAIT_SECONDS') ?? '45';
+  const jobWaitSeconds = Number(waitRaw);
+  if (!/^\d+(\.\d+)?$/.test(waitRaw) || jobWaitSeconds > 600) {
+    fail('WORKSPACE_JOB_WAIT_SECONDS', waitRaw, 'use a number of seconds between 0 and 600');
+  }
+
+  const rawHttp = get('WORKSPACE_HTTP') ?? 'false';
+  if (!['true', 'false', '1', '0', 'yes', 'no'].includes(rawHttp.toLowerCase())) fail('WORKSPACE_HTTP', rawHttp, 'use true or false');
+  let http: Config['http'];
+  if (['true', '1', 'yes'].includes(rawHttp.toLowerCase())) {
+    const portRaw = get('WORKSPACE_HTTP_PORT') ?? '8765';
+    const port = Number(portRaw);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) fail('WORKSPACE_HTTP_PORT', portRaw, 'use a port number between 0 and 65535');
+    const host = get('WORKSPACE_HTTP_HOST') ?? '127.0.0.1';
+    // The endpoint has no client authentication of its own and acts with the member's token, so it
+    // must not be reachable from another machine.
+    if (!isLoopbackHost(host)) fail('WORKSPACE_HTTP_HOST', host, 'use a loopback address (127.0.0.1, ::1 or localhost): the endpoint acts with your workspace credentials and has no client authentication');
+    http = { host, port };
+  }
+
   return {
     workspaceUrl,
     token,
@@ -188,5 +214,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     uploadDirs,
     responseBudget,
     configDir,
+    jobWaitSeconds,
   };
 }

@@ -5,10 +5,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiClient } from '../api/client.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import type { Operation } from '../operation.js';
+import type { ApiResponse } from '../api/client.js';
+import type { HttpMethod, Operation } from '../operation.js';
 import { renderFile } from './files.js';
-import { renderError, renderSuccess, toolError, type ResourceLink } from './results.js';
-import { toMultipart } from './uploads.js';
+import { followJob, jobFromStart, jobKindOf, pollBudgetFor, type FollowOutcome, type JobKind, type JobRef } from './jobs.js';
+import { callHint, renderError, renderJob, renderSuccess, toolError, type JobReport, type ResourceLink } from './results.js';
+import { toMultipart, type UploadChecks } from './uploads.js';
 import { validateArguments } from './validation.js';
 
 export interface ExecuteDeps {
@@ -18,12 +20,43 @@ export interface ExecuteDeps {
   allowedUploadDirs: () => Promise<string[]>;
   /** Resource links for a result (src/mcp/resources.ts), given the operation, its arguments and data. */
   linksFor?: (op: Operation, args: Record<string, unknown>, data: unknown) => ResourceLink[];
+  /** This workspace's operation at a method and path, whatever its name (catalog or live description). */
+  operationAt?: (method: HttpMethod, path: string) => Operation | undefined;
+  /** Whether a tool of this name is listed in this session; hints go through call_operation otherwise. */
+  toolListed?: (name: string) => boolean;
 }
 
 export interface RunOptions {
   signal: AbortSignal;
   /** The tool the assistant called, for hints ("call X again with ..."). */
   via?: string;
+  /** MCP progress, when the client gave a progress token: jobs followed and files downloaded report it. */
+  progress?: (done: number, total: number, message?: string) => void;
+}
+
+/** Tool-level arguments of job tools, taken off before validation: they never reach the API. */
+interface JobArgs {
+  /** false: answer at once; a number: seconds to follow instead of WORKSPACE_JOB_WAIT_SECONDS. */
+  wait?: boolean | number;
+  cancelOnAbort?: boolean;
+}
+
+function splitJobArgs(kind: JobKind | undefined, op: Operation, raw: unknown): { args: unknown; job: JobArgs; error?: string } {
+  if (!kind || raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { args: raw, job: {} };
+  const { wait, cancel_on_abort, ...rest } = raw as Record<string, unknown>;
+  const errors: string[] = [];
+  const job: JobArgs = {};
+  if ('wait' in op.input.shape || 'cancel_on_abort' in op.input.shape) return { args: raw, job };
+  if (wait !== undefined) {
+    if (typeof wait === 'boolean' || (typeof wait === 'number' && Number.isFinite(wait) && wait >= 0 && wait <= 600)) job.wait = wait;
+    else errors.push('- wait: expected true, false or a number of seconds from 0 to 600');
+  }
+  if (cancel_on_abort !== undefined) {
+    if (!kind.cancel) errors.push(`- cancel_on_abort: a ${kind.label} cannot be cancelled; leave it out`);
+    else if (typeof cancel_on_abort !== 'boolean') errors.push('- cancel_on_abort: expected true or false');
+    else job.cancelOnAbort = cancel_on_abort;
+  }
+  return { args: rest, job, ...(errors.length ? { error: `Invalid arguments for ${op.name}; nothing was sent.\n${errors.join('\n')}` } : {}) };
 }
 
 /**
@@ -43,17 +76,85 @@ function splitFields(op: Operation, raw: unknown): { args: unknown; fields?: str
 
 export function createExecutor(deps: ExecuteDeps) {
   const { config, client, logger } = deps;
+  const operationAt = deps.operationAt ?? (() => undefined);
+  const listed = deps.toolListed ?? (() => true);
+  const hint = (op: Operation, args: Record<string, unknown>, via: string | undefined) =>
+    callHint(op.name, args, !via?.startsWith('call_operation') && listed(op.name));
+
+  // Uploads ask the workspace for the external-source format (a cached reference read) before sending.
+  const uploadChecks: UploadChecks = {
+    async externalSourceSchema(version, signal) {
+      const op = operationAt('GET', '/sources/schema/external-source/{version}');
+      if (!op) return undefined;
+      return (await client.callOperation(op, { version }, { signal })).data;
+    },
+  };
+
+  async function followStarted(op: Operation, ref: JobRef, job: JobArgs, opts: RunOptions): Promise<CallToolResult> {
+    const waitMs = job.wait === false ? 0 : typeof job.wait === 'number' ? job.wait * 1000 : config.jobWaitSeconds * 1000;
+    const follow = { client, operationAt, budget: pollBudgetFor(client, config.rateLimit) };
+    const out: FollowOutcome = await followJob(ref, follow, {
+      waitMs,
+      signal: opts.signal,
+      ...(opts.progress ? { progress: opts.progress } : {}),
+      ...(job.cancelOnAbort ? { cancelOnAbort: true } : {}),
+    });
+    const last = out.last;
+    const state: JobReport['state'] = out.outcome === 'unreadable' ? 'unknown' : last.phase === 'running' ? 'in_progress' : last.phase;
+    const dl = ref.kind.download;
+    const dlOp = dl && operationAt(dl.method, dl.path);
+    const report: JobReport = {
+      label: ref.kind.label,
+      id: ref.id,
+      status: last.status,
+      ...(last.progress !== undefined ? { progress: last.progress } : {}),
+      ...(last.error ? { error: last.error } : {}),
+      state,
+      waitedMs: out.waitedMs,
+      polls: out.polls,
+      record: last.record,
+      ...(out.read ? { checkAgain: hint(out.read.op, out.read.args, opts.via) } : {}),
+      ...(dl && dlOp ? { download: hint(dlOp, dl.args(ref), opts.via) } : {}),
+      ...(out.pollError ? { pollError: out.pollError } : {}),
+      ...(job.wait === false ? { notFollowed: true } : {}),
+      links: out.read ? (deps.linksFor?.(out.read.op, out.read.args, last.record) ?? []) : [],
+    };
+    if (state === 'succeeded' && dl && dlOp) {
+      // The point of an export is its file: fetched in the same call.
+      try {
+        const res = await client.callOperation(dlOp, dl.args(ref), { signal: opts.signal });
+        report.file = res.file
+          ? await renderFile(dlOp, res.file, config.downloadDir, opts.signal)
+          : toolError(`${dlOp.name} answered without a file (HTTP ${res.status}).`);
+      } catch (err) {
+        if (opts.signal.aborted) throw err;
+        report.file = renderError(dlOp, err);
+      }
+    }
+    logger.debug({ op: op.name, job: ref.id, state, polls: out.polls, ms: out.waitedMs }, 'job followed');
+    return renderJob(report, config.responseBudget);
+  }
+
+  function startedJob(kind: JobKind | undefined, res: ApiResponse, args: Record<string, unknown>): JobRef | undefined {
+    return kind && res.data !== undefined ? jobFromStart(kind, res.data, args) : undefined;
+  }
+
   return async function runOperation(op: Operation, raw: unknown, opts: RunOptions): Promise<CallToolResult> {
-    const split = splitFields(op, raw);
+    const kind = jobKindOf(op);
+    const jobSplit = splitJobArgs(kind, op, raw);
+    if (jobSplit.error) return toolError(jobSplit.error, { error: { code: 'invalid_arguments' } });
+    const split = splitFields(op, jobSplit.args);
     if (split.error) return toolError(split.error, { error: { code: 'invalid_arguments', fields: { fields: 'expected an array of field names' } } });
     const checked = validateArguments(op, split.args);
     if (!checked.ok) return toolError(checked.message, { error: { code: 'invalid_arguments', fields: checked.fields } });
     const started = performance.now();
     try {
-      const multipart = op.body === 'multipart' ? await toMultipart(op, checked.args, await deps.allowedUploadDirs()) : undefined;
+      const multipart = op.body === 'multipart' ? await toMultipart(op, checked.args, await deps.allowedUploadDirs(), uploadChecks, opts.signal) : undefined;
       const res = await client.callOperation(op, checked.args, { signal: opts.signal, ...(multipart ? { multipart } : {}) });
       logger.debug({ tool: opts.via ?? op.name, op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache }, 'tool call');
-      if (res.file) return await renderFile(op, res.file, config.downloadDir, opts.signal);
+      if (res.file) return await renderFile(op, res.file, config.downloadDir, opts.signal, opts.progress);
+      const ref = startedJob(kind, res, checked.args);
+      if (ref) return await followStarted(op, ref, jobSplit.job, opts);
       const links = deps.linksFor?.(op, checked.args, res.data) ?? [];
       return renderSuccess(op, res, {
         budget: config.responseBudget,

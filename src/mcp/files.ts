@@ -1,6 +1,7 @@
 // File answers (downloads, media, recordings): streamed to the download folder under the server's
 // file name, sanitised, written to a temp file and renamed so nothing is ever half-written; returned as a
-// resource link, with small text shown inline and small images as image content.
+// resource link, with small text shown inline and small images as image content. Only a small file's
+// head is ever held in memory: a 100 MB recording goes through in stream-sized chunks, with progress.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
@@ -54,8 +55,28 @@ export interface SavedFile {
   head?: Buffer;
 }
 
+/** Bytes written so far and the expected total (Content-Length) when the server gave one. */
+export type ByteProgress = (done: number, total: number | undefined) => void;
+
+/** A progress report at most every 1% of the file (or every MiB when its size is unknown), and at the end. */
+function throttled(report: ByteProgress, total: number | undefined): { step(n: number): void; end(n: number): void } {
+  const every = total ? Math.max(64 * 1024, Math.ceil(total / 100)) : 1024 * 1024;
+  let last = 0;
+  return {
+    step(n) {
+      if (n - last >= every) {
+        last = n;
+        report(n, total);
+      }
+    },
+    end(n) {
+      if (n > last) report(n, total);
+    },
+  };
+}
+
 /** Stream `file` into `dir`; keeps the head in memory only when it may be shown inline. */
-export async function saveFile(file: ApiFile, dir: string, fallbackName: string, signal?: AbortSignal): Promise<SavedFile> {
+export async function saveFile(file: ApiFile, dir: string, fallbackName: string, signal?: AbortSignal, onProgress?: ByteProgress): Promise<SavedFile> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const name = safeFileName(file.filename, fallbackName);
   const target = await uniquePath(dir, name);
@@ -65,9 +86,11 @@ export async function saveFile(file: ApiFile, dir: string, fallbackName: string,
   let kept = 0;
   let size = 0;
   let overflow = false;
+  const progress = onProgress ? throttled(onProgress, file.size) : undefined;
   const tap = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       size += chunk.length;
+      progress?.step(size);
       if (keep && !overflow) {
         if (kept + chunk.length <= keep) {
           chunks.push(chunk);
@@ -83,6 +106,7 @@ export async function saveFile(file: ApiFile, dir: string, fallbackName: string,
   try {
     await pipeline(file.body, tap, createWriteStream(temp, { mode: 0o600 }), signal ? { signal } : {});
     await rename(temp, target);
+    progress?.end(size);
   } catch (err) {
     await rm(temp, { force: true });
     throw err;
@@ -92,8 +116,16 @@ export async function saveFile(file: ApiFile, dir: string, fallbackName: string,
   return saved;
 }
 
-export async function renderFile(op: Operation, file: ApiFile, dir: string, signal?: AbortSignal): Promise<CallToolResult> {
-  const saved = await saveFile(file, dir, `${op.name}-${Date.now()}`, signal);
+export async function renderFile(
+  op: Operation,
+  file: ApiFile,
+  dir: string,
+  signal?: AbortSignal,
+  progress?: (done: number, total: number, message?: string) => void,
+): Promise<CallToolResult> {
+  // MCP progress wants a total; an unknown size is reported as bytes so far of at least that much.
+  const onProgress: ByteProgress | undefined = progress && ((done, total) => progress(done, total ?? done, `${(done / 1048576).toFixed(1)} MiB saved`));
+  const saved = await saveFile(file, dir, `${op.name}-${Date.now()}`, signal, onProgress);
   const content: CallToolResult['content'] = [
     {
       type: 'resource_link',

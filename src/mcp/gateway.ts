@@ -2,7 +2,7 @@
 // description) stays reachable without spending a tool definition on each. find_operations ranks
 // them, describe_operation shows one in full, call_operation runs one exactly as its own tool would
 // (same validation, limiter, read-only and consent checks, results and budget).
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { TOOLSETS, type Operation } from '../operation.js';
 import type { RunOperation } from './execute.js';
@@ -11,7 +11,7 @@ import { isRefusal, type ToolRegistry } from './registry.js';
 import { toolError } from './results.js';
 import { shownSchema } from './schema.js';
 import type { OperationIndex } from './search.js';
-import { annotations, type SurfaceTool } from './tools.js';
+import { annotations, withJobArguments, type SurfaceTool } from './tools.js';
 
 export interface GatewayDeps {
   registry: ToolRegistry;
@@ -114,9 +114,9 @@ export function gatewayTools(deps: GatewayDeps): SurfaceTool[] {
       // The full schema (id patterns included): this is where the assistant reads the exact rules.
       const full = isGenerated(op) ? op.shownInput : (z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
       delete full.$schema;
-      const schema = op.response === 'json' && !('fields' in op.input.shape)
+      const schema = withJobArguments(op, (op.response === 'json' && !('fields' in op.input.shape)
         ? { ...full, properties: { ...(full.properties as object), fields: { type: 'array', items: { type: 'string' }, description: 'keep only these fields of each record' } } }
-        : full;
+        : full) as Tool['inputSchema']) as Record<string, unknown>;
       const notes: string[] = [];
       if (op.paginated) notes.push('Paginated: pass cursor = meta.next_cursor of the previous page; limit up to 200.');
       if (op.response === 'file') notes.push('Answers a file: it is saved to the download folder and returned as a link.');
@@ -160,7 +160,11 @@ export function gatewayTools(deps: GatewayDeps): SurfaceTool[] {
         const msg = resolved.reason === 'unknown' ? `Unknown operation "${p.value.operation}". Use find_operations to search by what you want to do.` : resolved.message;
         return toolError(msg, { error: { code: resolved.reason } });
       }
-      return deps.run(resolved, p.value.arguments ?? {}, { signal: extra.signal, via: `call_operation (operation "${resolved.name}")` });
+      return deps.run(resolved, p.value.arguments ?? {}, {
+        signal: extra.signal,
+        via: `call_operation (operation "${resolved.name}")`,
+        ...(extra.progress ? { progress: extra.progress } : {}),
+      });
     },
   };
 

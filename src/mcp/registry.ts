@@ -38,6 +38,11 @@ export class ToolRegistry {
     return this.byName.get(name);
   }
 
+  /** The operation at a method and path, whatever its name (catalog or live description), toolsets aside. */
+  at(method: string, path: string): Operation | undefined {
+    return this.operations.find((op) => op.method === method && op.path === path);
+  }
+
   writesAllowed(): boolean {
     return !this.policy.readOnly && this.policy.grantedScope !== 'read';
   }

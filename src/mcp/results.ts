@@ -154,3 +154,96 @@ export function renderError(op: Operation, err: unknown): CallToolResult {
   }
   throw err;
 }
+
+/** How to make one call, as the assistant would: a listed tool, or the gateway's call_operation. */
+export interface CallHint {
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+export function callHint(operation: string, args: Record<string, unknown>, listed: boolean): CallHint {
+  return listed ? { tool: operation, arguments: args } : { tool: 'call_operation', arguments: { operation, arguments: args } };
+}
+
+export function hintText(h: CallHint): string {
+  return `call ${h.tool} with ${JSON.stringify(h.arguments)}`;
+}
+
+/** Where a followed job ended up, as the tool answers it. */
+export interface JobReport {
+  label: string;
+  id: string;
+  status: string;
+  progress?: number;
+  error?: unknown;
+  /** finished states, `in_progress` past the wait, `unknown` when its state could not be read. */
+  state: 'succeeded' | 'failed' | 'cancelled' | 'in_progress' | 'unknown';
+  waitedMs: number;
+  polls: number;
+  /** The final (or last read) record: the job, or the document/draft/session it worked on. */
+  record: unknown;
+  checkAgain?: CallHint;
+  /** For exports: how to fetch the file once it is ready. */
+  download?: CallHint;
+  /** The produced file's result (exports), appended after the summary. */
+  file?: CallToolResult;
+  pollError?: string;
+  /** The caller asked not to wait. */
+  notFollowed?: boolean;
+  links?: ResourceLink[];
+}
+
+function errorSummary(e: unknown): string {
+  if (e && typeof e === 'object') {
+    const o = e as Record<string, unknown>;
+    return [o.code, o.message].filter(Boolean).map(String).join(': ') || JSON.stringify(e);
+  }
+  return e === undefined || e === null ? 'the workspace gave no reason' : String(e);
+}
+
+export function renderJob(r: JobReport, budget: number): CallToolResult {
+  const what = `${r.label} ${r.id}`;
+  const secs = `${(r.waitedMs / 1000).toFixed(1)} s`;
+  const pct = r.progress !== undefined ? `, ${r.progress}%` : '';
+  const again = r.checkAgain ? ` Check again: ${hintText(r.checkAgain)}.` : '';
+  const fetch = r.download ? ` Once it has succeeded, get the file: ${hintText(r.download)}.` : '';
+  let head: string;
+  switch (r.state) {
+    case 'succeeded':
+      head = `The ${what} succeeded${r.waitedMs > 0 ? ` (followed for ${secs})` : ''}.`;
+      break;
+    case 'failed':
+      head = `The ${what} failed: ${errorSummary(r.error)}. Nothing was produced; start it again once the cause is dealt with.`;
+      break;
+    case 'cancelled':
+      head = `The ${what} was cancelled; it produced nothing.`;
+      break;
+    case 'in_progress':
+      head = r.notFollowed
+        ? `The ${what} was started (status ${r.status}${pct}); not followed, as asked.${again}${fetch}`
+        : `The ${what} is still ${r.status}${pct} after ${secs} of waiting; it goes on in the workspace.${again}${fetch}`;
+      break;
+    default:
+      head = `The ${what} was started (last seen ${r.status}${pct}) but its state could not be read (${r.pollError ?? 'no answer'}); it may still be running.${again}${fetch}`;
+  }
+  const bounded = boundObject(compact(r.record), Math.max(1000, budget - head.length - 200));
+  const structured: Record<string, unknown> = {
+    job: { kind: r.label, id: r.id, status: r.status, ...(r.progress !== undefined ? { progress: r.progress } : {}), ...(r.error ? { error: r.error } : {}) },
+    state: r.state,
+    waited_seconds: Math.round(r.waitedMs / 100) / 10,
+    polls: r.polls,
+    ...(r.checkAgain && r.state !== 'succeeded' ? { check_again: r.checkAgain } : {}),
+    ...(r.download && r.state !== 'succeeded' ? { download: r.download } : {}),
+  };
+  structured.record = bounded.value;
+  const content: CallToolResult['content'] = [text(head)];
+  if (r.file) {
+    // The file says what the export produced; its record is in structuredContent.
+    Object.assign(structured, r.file.structuredContent ?? {});
+    content.push(...r.file.content);
+  } else {
+    content.push(text(bounded.text));
+  }
+  content.push(...(r.links ?? []));
+  return { ...(r.state === 'failed' || r.file?.isError ? { isError: true } : {}), content, structuredContent: structured };
+}

@@ -143,7 +143,19 @@ export function createMcpServer(deps: McpServerDeps): Server {
     return [...roots, ...config.uploadDirs];
   }
 
-  const run = createExecutor({ config, client, logger, allowedUploadDirs, linksFor });
+  const run = createExecutor({
+    config,
+    client,
+    logger,
+    allowedUploadDirs,
+    linksFor,
+    // Jobs poll and download through operations of this workspace, listed or not.
+    operationAt: (method, path) => {
+      const op = registry.at(method, path);
+      return op && registry.permitted(op) ? op : undefined;
+    },
+    toolListed: (name) => (isDefault ? surfaceTools().has(name) : !isRefusal(registry.resolve(name))),
+  });
 
   // The default surface's own tools, rebuilt when the live description adds operations.
   let surface: Map<string, SurfaceTool> | undefined;
@@ -176,25 +188,25 @@ export function createMcpServer(deps: McpServerDeps): Server {
 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
     const name = req.params.name;
+    const token = extra._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? undefined
+        : (done: number, total: number, message?: string) =>
+            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, ...(message ? { message } : {}) } }).catch(() => {});
     const own = surfaceTools().get(name);
     if (own) {
       if (own.scope === 'write' && !registry.writesAllowed()) {
         const why = config.readOnly ? 'this server runs read-only (WORKSPACE_READ_ONLY=true)' : 'the member granted read-only access';
         return toolError(`Tool "${name}" changes data and ${why}. Nothing was sent.`, { error: { code: config.readOnly ? 'read_only' : 'scope' } });
       }
-      const token = extra._meta?.progressToken;
-      const progress =
-        token === undefined
-          ? undefined
-          : (done: number, total: number, message?: string) =>
-              void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, ...(message ? { message } : {}) } }).catch(() => {});
       return own.run(req.params.arguments, { signal: extra.signal, ...(progress ? { progress } : {}) });
     }
     // Operations not listed are still callable by name (a model that learnt one from find_operations).
     if (!registry.get(name)) await ready();
     const resolved = registry.resolve(name);
     if (isRefusal(resolved)) return toolError(resolved.message, { error: { code: resolved.reason } });
-    return run(resolved, req.params.arguments, { signal: extra.signal });
+    return run(resolved, req.params.arguments, { signal: extra.signal, ...(progress ? { progress } : {}) });
   });
 
   const resourceDeps = { registry, client, ready };

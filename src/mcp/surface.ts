@@ -62,7 +62,7 @@ export function directTools(registry: ToolRegistry, run: RunOperation): SurfaceT
     out.push({
       scope: op.scope,
       definition: directDefinition(op),
-      run: (args, extra) => run(op, args ?? {}, { signal: extra.signal }),
+      run: (args, extra) => run(op, args ?? {}, { signal: extra.signal, ...(extra.progress ? { progress: extra.progress } : {}) }),
     });
   }
   return out;

@@ -2,6 +2,7 @@
 // default-surface entries) is declared with.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OPERATION_META_KEY, operationMeta, type Operation, type Scope, type ToolAnnotations } from '../operation.js';
+import { jobArgumentProperties } from './jobs.js';
 import { operationSchema } from './schema.js';
 
 /** The title is shown only when it says more than the name ("list_findings" reads as "List findings"). */
@@ -11,6 +12,12 @@ function titleAddsSomething(name: string, title: string): boolean {
 
 const definitions = new WeakMap<Operation, Tool>();
 
+/** Tools that start a job also take the MCP layer's own `wait` (and `cancel_on_abort`), never sent to the API. */
+export function withJobArguments(op: Operation, schema: Tool['inputSchema']): Tool['inputSchema'] {
+  const extra = jobArgumentProperties(op);
+  return extra ? { ...schema, properties: { ...(schema.properties ?? {}), ...extra } } : schema;
+}
+
 /** One catalog (or generated) operation as a tool, built once per operation. */
 export function toolDefinition(op: Operation): Tool {
   let t = definitions.get(op);
@@ -19,7 +26,7 @@ export function toolDefinition(op: Operation): Tool {
       name: op.name,
       ...(titleAddsSomething(op.name, op.title) ? { title: op.title } : {}),
       description: op.description,
-      inputSchema: operationSchema(op),
+      inputSchema: withJobArguments(op, operationSchema(op)),
       annotations: { ...op.annotations },
       _meta: { [OPERATION_META_KEY]: operationMeta(op) },
     };

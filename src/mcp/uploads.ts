@@ -1,12 +1,23 @@
 // Upload arguments to multipart parts. A `path` is read only inside the client's declared roots or
 // the configured upload folders, checked for size before anything is sent, and streamed from disk
-// (fs.openAsBlob) rather than read into memory.
+// (fs.openAsBlob) rather than read into memory. The content is checked against the type it claims
+// (a "PDF" must start like one), and an external source against the workspace's own format schema,
+// so a file the workspace would refuse is refused here, naming every mismatch, with nothing sent.
 import { openAsBlob } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { open, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, relative, sep } from 'node:path';
+import { z } from 'zod';
 import type { MultipartBody } from '../api/client.js';
-import { InvalidArgumentError } from '../api/errors.js';
+import { InvalidArgumentError, WorkspaceApiError } from '../api/errors.js';
 import { pathParams, type Operation } from '../operation.js';
+
+/** What an upload may ask the workspace before it is sent. */
+export interface UploadChecks {
+  /** The JSON Schema of the external-source format `version`, or undefined when it cannot be asked. */
+  externalSourceSchema?(version: string, signal?: AbortSignal): Promise<unknown>;
+}
+
+const EXTERNAL_SOURCE_UPLOAD = { method: 'POST', path: '/engagements/{engagement}/external-sources' } as const;
 
 export interface UploadArg {
   path?: string;
@@ -25,6 +36,84 @@ const BY_EXTENSION: Record<string, string> = {
 function guessType(name: string, fallback: string): string {
   const ext = name.split('.').pop()?.toLowerCase() ?? '';
   return BY_EXTENSION[ext] ?? fallback;
+}
+
+/** Leading bytes of the binary types whose claim can be checked. */
+const SIGNATURES: Array<{ type: RegExp; magic: Buffer; what: string }> = [
+  { type: /^application\/pdf$/i, magic: Buffer.from('%PDF-'), what: 'a PDF (%PDF-)' },
+  { type: /^image\/png$/i, magic: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), what: 'a PNG' },
+  { type: /^image\/jpe?g$/i, magic: Buffer.from([0xff, 0xd8, 0xff]), what: 'a JPEG' },
+  { type: /^application\/(vnd\.openxmlformats-officedocument\.|zip$)/i, magic: Buffer.from('PK\x03\x04', 'latin1'), what: 'an Office/ZIP package (PK)' },
+];
+
+/** Refuse content that is not what its type says: the workspace would store a file nobody can open. */
+export function checkContentType(field: string, contentType: string, head: Buffer): void {
+  const base = contentType.split(';')[0]!.trim();
+  const sig = SIGNATURES.find((s) => s.type.test(base));
+  if (sig && !head.subarray(0, sig.magic.length).equals(sig.magic)) {
+    throw new InvalidArgumentError(field, `the content is declared ${base} but is not ${sig.what}; give the right content_type (or filename extension) or the right file`);
+  }
+  if (/^(text\/|application\/(json|xml|csv))/i.test(base) && head.includes(0)) {
+    throw new InvalidArgumentError(field, `the content is declared ${base} but holds binary data (NUL bytes); give the right content_type`);
+  }
+}
+
+async function headOf(path: string, n = 16): Promise<Buffer> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(n);
+    const { bytesRead } = await fh.read(buf, 0, n, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+const validators = new Map<string, z.ZodType>();
+
+/** The mismatches of `doc` against a JSON Schema, one line per field (dotted path). */
+export function schemaMismatches(schema: unknown, doc: unknown): string[] {
+  const key = JSON.stringify(schema);
+  let v = validators.get(key);
+  if (!v) {
+    v = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    validators.set(key, v);
+  }
+  const r = v.safeParse(doc);
+  if (r.success) return [];
+  return r.error.issues.map((i) => {
+    const at = i.path.map(String).join('.');
+    if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${at ? `${at}.` : ''}${k}: unknown field`).join('\n- ');
+    return `${at || '(file)'}: ${i.message}`;
+  });
+}
+
+/** An external source is checked against the format version it names, as the workspace publishes it. */
+async function checkExternalSource(content: Buffer | string, checks: UploadChecks | undefined, signal: AbortSignal | undefined): Promise<void> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(typeof content === 'string' ? content : content.toString('utf8'));
+  } catch (err) {
+    throw new InvalidArgumentError('file', `an external source must be a JSON file: ${(err as Error).message}`);
+  }
+  if (!checks?.externalSourceSchema) return;
+  const fv = doc !== null && typeof doc === 'object' ? (doc as Record<string, unknown>).format_version : undefined;
+  const version = typeof fv === 'string' || typeof fv === 'number' ? String(fv) : '1';
+  let schema: unknown;
+  try {
+    schema = await checks.externalSourceSchema(version, signal);
+  } catch (err) {
+    if (err instanceof WorkspaceApiError && err.status === 404) {
+      throw new InvalidArgumentError('file', `format_version ${JSON.stringify(version)} is not a format this workspace knows (GET /sources/schema/external-source/${version} answered 404)`);
+    }
+    // The workspace validates the upload anyway: a schema we could not fetch only loses the early check.
+    return;
+  }
+  if (!schema || typeof schema !== 'object') return;
+  const lines = schemaMismatches(schema, doc);
+  if (lines.length) {
+    throw new InvalidArgumentError('file', `does not match the external-source format ${version} (get_external_source_schema shows it):\n- ${lines.join('\n- ')}`);
+  }
 }
 
 function isInside(child: string, parent: string): boolean {
@@ -64,8 +153,15 @@ export async function checkUploadPath(path: string, allowed: string[], maxBytes:
   return { real, size: st.size };
 }
 
-/** Build the multipart body of an upload operation from its validated arguments. */
-export async function toMultipart(op: Operation, args: Record<string, unknown>, allowedDirs: string[]): Promise<MultipartBody> {
+/** Build the multipart body of an upload operation from its validated arguments, checked before any request. */
+export async function toMultipart(
+  op: Operation,
+  args: Record<string, unknown>,
+  allowedDirs: string[],
+  checks?: UploadChecks,
+  signal?: AbortSignal,
+): Promise<MultipartBody> {
+  const external = op.method === EXTERNAL_SOURCE_UPLOAD.method && op.path === EXTERNAL_SOURCE_UPLOAD.path;
   const fields: Record<string, string> = {};
   const files: NonNullable<MultipartBody['files']> = {};
   const maxBytes = (op.maxUploadKib ?? 25600) * 1024;
@@ -80,16 +176,25 @@ export async function toMultipart(op: Operation, args: Record<string, unknown>, 
     if (f.path !== undefined) {
       const { real } = await checkUploadPath(f.path, allowedDirs, maxBytes);
       const filename = f.filename ?? basename(real);
-      const type = f.content_type ?? guessType(filename, 'application/octet-stream');
+      const type = f.content_type ?? guessType(filename, external ? 'application/json' : 'application/octet-stream');
+      checkContentType('file.path', type, await headOf(real));
+      // Read once for the format check (at most the 10 MiB limit); the upload itself streams from disk.
+      if (external) await checkExternalSource(await readFile(real), checks, signal);
       files[key] = { blob: await openAsBlob(real, { type }), filename };
     } else if (f.text !== undefined) {
-      const filename = f.filename ?? 'upload.txt';
-      files[key] = { blob: new Blob([f.text], { type: f.content_type ?? guessType(filename, 'text/plain') }), filename };
+      const filename = f.filename ?? (external ? 'source.json' : 'upload.txt');
+      const type = f.content_type ?? guessType(filename, external ? 'application/json' : 'text/plain');
+      checkContentType('file.text', type, Buffer.from(f.text.slice(0, 16)));
+      if (external) await checkExternalSource(f.text, checks, signal);
+      files[key] = { blob: new Blob([f.text], { type }), filename };
     } else if (f.base64 !== undefined) {
       const bytes = Buffer.from(f.base64.replace(/\s+/g, ''), 'base64');
       if (bytes.length > maxBytes) throw new InvalidArgumentError('file.base64', `${bytes.length} bytes, over the ${maxBytes / 1024} KiB limit`);
-      const filename = f.filename ?? 'upload.bin';
-      files[key] = { blob: new Blob([bytes], { type: f.content_type ?? guessType(filename, 'application/octet-stream') }), filename };
+      const filename = f.filename ?? (external ? 'source.json' : 'upload.bin');
+      const type = f.content_type ?? guessType(filename, external ? 'application/json' : 'application/octet-stream');
+      checkContentType('file.base64', type, bytes.subarray(0, 16));
+      if (external) await checkExternalSource(bytes, checks, signal);
+      files[key] = { blob: new Blob([bytes], { type }), filename };
     }
   }
   return { fields, files };
