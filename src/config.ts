@@ -33,6 +33,8 @@ export interface Config {
    * its id and how to check again: an assistant's patience, not the job's length. 0: never follow.
    */
   jobWaitSeconds: number;
+  /** Serve Streamable HTTP on this loopback address instead of stdio; undefined means stdio. */
+  http?: { host: string; port: number };
 }
 
 export class ConfigError extends Error {}
@@ -53,6 +55,9 @@ export const SETTINGS = [
   { env: 'WORKSPACE_CONFIG_DIR', flag: '--config-dir', help: 'Folder for state kept between runs (cached API description). Default ~/.config/workspace-consulting-mcp.' },
   { env: 'WORKSPACE_JOB_WAIT_SECONDS', flag: '--job-wait-seconds', help: 'How long a tool that starts a job (analysis run, export, generation) follows it before answering with the job id and how to check again; 0 answers at once. Default 45.' },
   { env: 'WORKSPACE_UPLOAD_DIRS', flag: '--upload-dirs', help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots." },
+  { env: 'WORKSPACE_HTTP', flag: '--http', help: 'true: serve MCP over Streamable HTTP at /mcp instead of stdio (for agents that speak HTTP). Default false.' },
+  { env: 'WORKSPACE_HTTP_PORT', flag: '--port', help: 'Port of the HTTP endpoint (with --http); 0 picks a free one. Default 8765.' },
+  { env: 'WORKSPACE_HTTP_HOST', flag: '--host', help: 'Address the HTTP endpoint listens on (with --http): loopback only (127.0.0.1, ::1 or localhost), since it holds your workspace credentials and asks no client for any. Default 127.0.0.1.' },
 ] as const;
 
 type SettingEnv = (typeof SETTINGS)[number]['env'];
@@ -215,5 +220,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     responseBudget,
     configDir,
     jobWaitSeconds,
+    ...(http ? { http } : {}),
   };
 }
