@@ -1,6 +1,6 @@
 // Jobs followed from the tool call that starts them, against the sandbox over HTTP with its clock
 // scaled (timeScale 0.01: a 90 s analysis run lasts 0.9 s) and the client's rate window scaled alike.
-import type { CallToolResult, ProgressNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -30,7 +30,7 @@ const structured = (r: CallToolResult) => r.structuredContent as Json;
 
 /** Calls a tool with a progress token and collects the notifications the SDK client receives. */
 async function callWithProgress(name: string, args: Json, signal?: AbortSignal) {
-  const seen: ProgressNotification['params'][] = [];
+  const seen: Progress[] = [];
   const result = stack.client.callTool({ name, arguments: args }, undefined, {
     onprogress: (p) => seen.push(p),
     ...(signal ? { signal } : {}),
