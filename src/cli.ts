@@ -13,6 +13,8 @@ const USAGE = `workspace-consulting-mcp: MCP server for a Workspace Consulting w
 
 Usage:
   workspace-consulting-mcp [serve] [options]   serve MCP over stdio (default)
+  workspace-consulting-mcp serve --http [--port N] [--host 127.0.0.1] [options]
+                                               serve MCP over Streamable HTTP at http://HOST:PORT/mcp (loopback only)
   workspace-consulting-mcp sandbox [--port N] [--host H] [--time-scale X] [--no-rate-limit] [--admin-token T]
                                                run the embedded sandbox workspace alone
   workspace-consulting-mcp login --workspace URL [--scope read|write] [--no-browser]

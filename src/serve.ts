@@ -1,6 +1,7 @@
 // `serve`: configuration, the API client for the configured (or embedded) workspace, and the MCP
-// server on stdio. Exits 2 on bad configuration with one line on stderr; exits 0 when the client
-// closes stdin or on SIGINT/SIGTERM.
+// server on stdio, or with --http on a loopback Streamable HTTP endpoint (src/http.ts). Exits 2 on
+// bad configuration with one line on stderr; exits 0 when the client closes stdin or on
+// SIGINT/SIGTERM, after requests in flight finish (or, past a grace period, are cancelled).
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ApiClient } from './api/client.js';
@@ -8,8 +9,10 @@ import { WorkspaceApiError } from './api/errors.js';
 import { loginCommand, NotSignedInError } from './auth/errors.js';
 import type { OAuthSession } from './auth/session.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { trackInFlight, type InFlight } from './in-flight.js';
 import type { Logger } from './log.js';
 import { EarlyStdioTransport } from './mcp/early-stdio.js';
+import type { McpServerDeps } from './mcp/server.js';
 import { earlyAnswersFor } from './mcp/tool-list-cache.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
 
@@ -102,6 +105,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     }
     throw err;
   }
+  if (config.http) return runHttpServe(config, config.http);
   // Startup: the client's initialize and tools/list are answered from the build-time cache before
   // pino, the SDK, zod, undici and the catalog load; they load once the list is out. The policy of
   // the list is known from the configuration, except under an OAuth sign-in (the consent decides
@@ -111,25 +115,27 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     early: oauthExpected ? undefined : earlyAnswersFor({ toolsets: config.toolsets, readOnly: config.readOnly }, SERVER_VERSION),
   });
   let logger: Logger | undefined;
-  let workspace: Workspace | undefined;
+  let backend: Backend | undefined;
   let server: Server | undefined;
-  let client: ApiClient | undefined;
+  let inFlight: InFlight | undefined;
   let closing = false;
-  const shutdown = async (why: string) => {
+  const shutdown = async (why: string, drain: boolean) => {
     if (closing) return;
     closing = true;
     logger?.info({ why }, 'shutting down');
-    // Closing the server cancels in-flight requests (their signals abort the HTTP calls).
+    // On a signal the client may still read answers: let calls in flight finish first. Closing
+    // the server then cancels what is left (their signals abort the HTTP calls; downloads are
+    // written to a temp file and renamed, so nothing is left half-written).
+    if (drain && inFlight && !(await inFlight.drained(SHUTDOWN_GRACE_MS))) logger?.warn({ cancelled: inFlight.size }, 'shutdown: cancelling requests still in flight');
     await server?.close().catch(() => {});
-    await client?.close().catch(() => {});
-    await workspace?.close().catch(() => {});
+    await backend?.close();
     process.exit(0);
   };
-  process.stdin.on('end', () => void shutdown('stdin closed'));
-  process.stdin.on('close', () => void shutdown('stdin closed'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  transport.onclose = () => void shutdown('transport closed');
+  process.stdin.on('end', () => void shutdown('stdin closed', false));
+  process.stdin.on('close', () => void shutdown('stdin closed', false));
+  process.on('SIGINT', () => void shutdown('SIGINT', true));
+  process.on('SIGTERM', () => void shutdown('SIGTERM', true));
+  transport.onclose = () => void shutdown('transport closed', false);
   transport.listen();
   await transport.serverWanted;
 
@@ -137,7 +143,27 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   const log = createLogger(config.logLevel);
   logger = log.logger;
   const setTap = log.setTap;
+  backend = await openBackend(config, logger, () => server);
+  server = backend.createServer({ setLogTap: (tap, level) => setTap(tap, level), listedEarly: transport.listedEarly });
+  await server.connect(transport);
+  inFlight = trackInFlight(transport);
+  logger.info({ workspace: backend.workspace.url, toolsets: config.toolsets, readOnly: config.readOnly }, 'serving MCP on stdio');
+}
 
+/** How long a shutdown on SIGINT/SIGTERM lets requests in flight finish before cancelling them. */
+const SHUTDOWN_GRACE_MS = 5000;
+
+/** What every transport shares: the workspace, its credentials, one API client and its rate budget. */
+interface Backend {
+  workspace: Workspace;
+  client: ApiClient;
+  /** A new MCP server over the shared client (one per stdio process, one per HTTP session). */
+  createServer(extra: Pick<McpServerDeps, 'setLogTap' | 'listedEarly'>): Server;
+  close(): Promise<void>;
+}
+
+async function openBackend(config: Config, logger: Logger, currentServer: () => Server | undefined): Promise<Backend> {
+  let workspace: Workspace;
   try {
     workspace = await resolveWorkspace(config, logger);
   } catch (err) {
@@ -165,9 +191,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
       oauth.signedIn ? 'using the stored OAuth sign-in' : `not signed in: tools will ask to sign in (${loginCommand(workspace.url)})`,
     );
   }
-  client = new ApiClient({
+  const client = new ApiClient({
     baseUrl: `${workspace.url}/api/v1`,
-    token: oauth ? oauthTokenProvider(oauth, config, logger, () => server) : () => token as string,
+    token: oauth ? oauthTokenProvider(oauth, config, logger, currentServer) : () => token as string,
     ...(oauth ? { onUnauthorized: () => oauth.onUnauthorized() } : {}),
     locale: config.locale,
     timeoutMs: config.timeoutMs,
@@ -178,18 +204,66 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },
   });
 
-  // The granted scope decides the tool list: read consent lists no write tool and refuses one.
-  server = createMcpServer({
-    config,
+  return {
+    workspace,
     client,
-    logger,
-    operations: catalog,
-    setLogTap: (tap, level) => setTap(tap, level),
-    ...(grantedScope ? { grantedScope } : {}),
-    // The embedded sandbox has no WORKSPACE_URL: its live description is keyed by its own origin.
-    workspaceOrigin: workspace.url,
-    listedEarly: transport.listedEarly,
-  });
-  await server.connect(transport);
-  logger.info({ workspace: workspace.url, toolsets: config.toolsets, readOnly: config.readOnly }, 'serving MCP on stdio');
+    // The granted scope decides the tool list: read consent lists no write tool and refuses one.
+    createServer: (extra) =>
+      createMcpServer({
+        config,
+        client,
+        logger,
+        operations: catalog,
+        ...(grantedScope ? { grantedScope } : {}),
+        // The embedded sandbox has no WORKSPACE_URL: its live description is keyed by its own origin.
+        workspaceOrigin: workspace.url,
+        ...extra,
+      }),
+    async close() {
+      await client.close().catch(() => {});
+      await workspace.close().catch(() => {});
+    },
+  };
+}
+
+/**
+ * `serve --http`: the same backend behind Streamable HTTP sessions. No early stdio path here (stdin
+ * is not the protocol channel); stdout stays silent all the same.
+ */
+async function runHttpServe(config: Config, listen: { host: string; port: number }): Promise<void> {
+  const [{ createLogger }, { startHttpServer }, { LogFanout }] = await Promise.all([import('./log.js'), import('./http.js'), import('./log-fanout.js')]);
+  const log = createLogger(config.logLevel);
+  const logger = log.logger;
+  const taps = new LogFanout(log.setTap);
+  // Sign-in by URL elicitation needs a client to ask: the session that initialized last.
+  let lastServer: Server | undefined;
+  const backend = await openBackend(config, logger, () => lastServer);
+  let http: Awaited<ReturnType<typeof startHttpServer>>;
+  try {
+    http = await startHttpServer({
+      ...listen,
+      logger,
+      createSession: (session) => (lastServer = backend.createServer({ setLogTap: taps.forSession(session) })),
+      onSessionClosed: (session) => taps.drop(session),
+    });
+  } catch (err) {
+    await backend.close();
+    const why = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`${SERVER_NAME}: cannot listen on ${listen.host}:${listen.port} (${why}); choose another port with --port or WORKSPACE_HTTP_PORT.\n`);
+    process.exit(2);
+  }
+  let closing = false;
+  const shutdown = async (why: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ why }, 'shutting down');
+    await http.close(SHUTDOWN_GRACE_MS);
+    await backend.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // Always said, whatever LOG_LEVEL: with --port 0 it is the only way to learn the address.
+  process.stderr.write(`${SERVER_NAME}: serving MCP over Streamable HTTP at ${http.url}\n`);
+  logger.info({ url: http.url, workspace: backend.workspace.url, toolsets: config.toolsets, readOnly: config.readOnly }, 'serving MCP over Streamable HTTP');
 }
