@@ -1,0 +1,328 @@
+// Messages a person reads (configuration errors, sign-in, doctor), in the member's language like the
+// API's own messages: WORKSPACE_LOCALE when it is en or fr, else the system locale (LC_ALL,
+// LC_MESSAGES, LANG starting with fr), else English. Every such message lives here, once per language,
+// so a missing translation is a type error rather than an English line in a French session.
+
+export type Locale = 'en' | 'fr';
+
+/** The member's locale from the environment. An invalid WORKSPACE_LOCALE falls through to the system's. */
+export function detectLocale(env: NodeJS.ProcessEnv = process.env): Locale {
+  const chosen = env.WORKSPACE_LOCALE?.trim().toLowerCase();
+  if (chosen === 'en' || chosen === 'fr') return chosen;
+  // POSIX precedence: LC_ALL overrides LC_MESSAGES, which overrides LANG.
+  const system = [env.LC_ALL, env.LC_MESSAGES, env.LANG].map((v) => v?.trim()).find((v) => v && v !== '');
+  return system && /^fr([_.@-]|$)/i.test(system) ? 'fr' : 'en';
+}
+
+type Params = Record<string, string | number>;
+type Text<P extends Params> = { en: (p: P) => string; fr: (p: P) => string };
+const text = <P extends Params = Record<never, never>>(t: Text<P>): Text<P> => t;
+
+const MESSAGES = {
+  // Configuration (src/config.ts). The English text is what the configuration tests expect.
+  'config.invalid': text<{ env: string; flag: string; value: string; fix: string }>({
+    en: (p) => `Invalid ${p.env} (${p.flag}) ${p.value}: ${p.fix}`,
+    fr: (p) => `${p.env} (${p.flag}) invalide ${p.value} : ${p.fix}`,
+  }),
+  'config.unexpected_argument': text<{ arg: string }>({
+    en: (p) => `Unexpected argument ${p.arg}: run with --help for the options.`,
+    fr: (p) => `Argument inattendu ${p.arg} : lancez avec --help pour voir les options.`,
+  }),
+  'config.unknown_option': text<{ name: string }>({
+    en: (p) => `Unknown option ${p.name}: run with --help for the options.`,
+    fr: (p) => `Option inconnue ${p.name} : lancez avec --help pour voir les options.`,
+  }),
+  'config.needs_value': text<{ name: string; help: string }>({
+    en: (p) => `Option ${p.name} needs a value: ${p.help}`,
+    fr: (p) => `L'option ${p.name} demande une valeur : ${p.help}`,
+  }),
+  'config.bad_token': text({
+    en: () => 'Invalid WORKSPACE_TOKEN (--token): a personal token starts with pat_ followed by letters and digits; copy it again from API and integrations > API keys.',
+    fr: () => "WORKSPACE_TOKEN (--token) invalide : un jeton personnel commence par pat_ suivi de lettres et de chiffres ; copiez-le à nouveau depuis API et intégrations > Clés d'API.",
+  }),
+  'config.fix.url_format': text({
+    en: () => 'give the workspace origin as a full URL, e.g. https://acme.workspace-consulting.com',
+    fr: () => "donnez l'origine de l'espace de travail sous forme d'URL complète, par exemple https://acme.workspace-consulting.com",
+  }),
+  'config.fix.url_https': text({
+    en: () => 'use https (plain http is accepted only for loopback addresses such as 127.0.0.1)',
+    fr: () => "utilisez https (http simple n'est accepté que pour les adresses locales comme 127.0.0.1)",
+  }),
+  'config.fix.url_credentials': text({
+    en: () => 'remove the user name and password from the URL; use WORKSPACE_TOKEN',
+    fr: () => "retirez le nom d'utilisateur et le mot de passe de l'URL ; utilisez WORKSPACE_TOKEN",
+  }),
+  'config.fix.url_path': text<{ origin: string }>({
+    en: (p) => `give the origin only (${p.origin}), without a path`,
+    fr: (p) => `donnez seulement l'origine (${p.origin}), sans chemin`,
+  }),
+  'config.fix.locale': text({ en: () => 'use en or fr', fr: () => 'utilisez en ou fr' }),
+  'config.fix.toolsets': text<{ unknown: string; choices: string }>({
+    en: (p) => `unknown area ${p.unknown}; choose from ${p.choices}, or all`,
+    fr: (p) => `domaine inconnu ${p.unknown} ; choisissez parmi ${p.choices}, ou all`,
+  }),
+  'config.fix.boolean': text({ en: () => 'use true or false', fr: () => 'utilisez true ou false' }),
+  'config.fix.log_level': text({
+    en: () => 'use trace, debug, info, warn, error, fatal or silent',
+    fr: () => 'utilisez trace, debug, info, warn, error, fatal ou silent',
+  }),
+  'config.fix.timeout': text({
+    en: () => 'use a whole number of milliseconds between 100 and 600000',
+    fr: () => 'utilisez un nombre entier de millisecondes entre 100 et 600000',
+  }),
+  'config.fix.rate_limit': text({
+    en: () => 'use REQUESTS/SECONDS with at most 120 requests, e.g. 120/60',
+    fr: () => 'utilisez REQUÊTES/SECONDES avec au plus 120 requêtes, par exemple 120/60',
+  }),
+  'config.fix.retry_after': text({
+    en: () => 'use a number of seconds between 0 and 3600',
+    fr: () => 'utilisez un nombre de secondes entre 0 et 3600',
+  }),
+  'config.fix.absolute_folders': text({ en: () => 'give absolute folder paths', fr: () => 'donnez des chemins de dossiers absolus' }),
+  'config.fix.absolute_folder': text({ en: () => 'give an absolute folder path', fr: () => 'donnez un chemin de dossier absolu' }),
+  'config.fix.response_budget': text({
+    en: () => 'use a whole number of characters between 1000 and 1000000',
+    fr: () => 'utilisez un nombre entier de caractères entre 1000 et 1000000',
+  }),
+  'config.fix.job_wait': text({
+    en: () => 'use a number of seconds between 0 and 600',
+    fr: () => 'utilisez un nombre de secondes entre 0 et 600',
+  }),
+
+  // Sign-in (src/auth).
+  'auth.not_signed_in': text<{ workspace: string; why: string; command: string }>({
+    en: (p) => `Not signed in to ${p.workspace} (${p.why}). Run: ${p.command}`,
+    fr: (p) => `Pas de connexion à ${p.workspace} (${p.why}). Lancez : ${p.command}`,
+  }),
+  'auth.failed': text<{ command: string; message: string }>({
+    en: (p) => `workspace-consulting-mcp ${p.command}: ${p.message}`,
+    fr: (p) => `workspace-consulting-mcp ${p.command} : ${p.message}`,
+  }),
+  'auth.name_workspace': text<{ command: string }>({
+    en: (p) => `Name the workspace: workspace-consulting-mcp ${p.command} --workspace https://<your-workspace-host>`,
+    fr: (p) => `Indiquez l'espace de travail : workspace-consulting-mcp ${p.command} --workspace https://<hôte-de-votre-espace>`,
+  }),
+
+  // Doctor (src/doctor): titles, what was found, and the fix.
+  'doctor.title.config': text({ en: () => 'Configuration', fr: () => 'Configuration' }),
+  'doctor.title.node': text({ en: () => 'Node.js version', fr: () => 'Version de Node.js' }),
+  'doctor.title.host': text({ en: () => 'Workspace host', fr: () => "Hôte de l'espace de travail" }),
+  'doctor.title.oauth': text({ en: () => 'OAuth metadata', fr: () => 'Métadonnées OAuth' }),
+  'doctor.title.token': text({ en: () => 'Token', fr: () => 'Jeton' }),
+  'doctor.title.scope': text({ en: () => 'Token scope', fr: () => 'Portée du jeton' }),
+  'doctor.title.openapi': text({ en: () => 'API description (/openapi.json)', fr: () => "Description de l'API (/openapi.json)" }),
+  'doctor.title.rate': text({ en: () => 'Rate budget', fr: () => 'Budget de requêtes' }),
+  'doctor.title.clock': text({ en: () => 'Clock', fr: () => 'Horloge' }),
+  'doctor.title.downloads': text({ en: () => 'Download folder', fr: () => 'Dossier de téléchargement' }),
+
+  'doctor.config.ok': text<{ target: string }>({
+    en: (p) => `parses; workspace ${p.target}`,
+    fr: (p) => `valide ; espace de travail ${p.target}`,
+  }),
+  'doctor.config.embedded': text<{ url: string }>({
+    en: (p) => `the embedded sandbox (no WORKSPACE_URL), started for this check at ${p.url}`,
+    fr: (p) => `le bac à sable intégré (pas de WORKSPACE_URL), démarré pour ce diagnostic sur ${p.url}`,
+  }),
+  'doctor.config.fix': text({
+    en: () => 'correct the setting named above (environment variable or flag); run workspace-consulting-mcp --help for every setting',
+    fr: () => 'corrigez le réglage nommé ci-dessus (variable d’environnement ou option) ; workspace-consulting-mcp --help les liste tous',
+  }),
+  'doctor.node.ok': text<{ version: string }>({ en: (p) => `${p.version} (22 or later needed)`, fr: (p) => `${p.version} (22 ou plus récent requis)` }),
+  'doctor.node.old': text<{ version: string }>({ en: (p) => `${p.version} is too old`, fr: (p) => `${p.version} est trop ancienne` }),
+  'doctor.node.fix': text({
+    en: () => 'install Node.js 22 or later (https://nodejs.org, or nvm install 22)',
+    fr: () => 'installez Node.js 22 ou plus récent (https://nodejs.org, ou nvm install 22)',
+  }),
+  'doctor.skipped': text<{ what: string }>({ en: (p) => `skipped: ${p.what} failed`, fr: (p) => `non vérifié : échec de « ${p.what} »` }),
+
+  'doctor.host.ok': text<{ host: string; ip: string; status: number }>({
+    en: (p) => `${p.host} resolves to ${p.ip} and the API answers (HTTP ${p.status})`,
+    fr: (p) => `${p.host} se résout en ${p.ip} et l'API répond (HTTP ${p.status})`,
+  }),
+  'doctor.host.unresolved': text<{ host: string; why: string }>({
+    en: (p) => `${p.host} does not resolve (${p.why})`,
+    fr: (p) => `${p.host} ne se résout pas (${p.why})`,
+  }),
+  'doctor.host.unresolved.fix': text({
+    en: () => 'check the host name in WORKSPACE_URL (your workspace address, e.g. https://acme.workspace-consulting.com) and your DNS or VPN',
+    fr: () => "vérifiez le nom d'hôte dans WORKSPACE_URL (l'adresse de votre espace, par exemple https://acme.workspace-consulting.com) et votre DNS ou VPN",
+  }),
+  'doctor.host.unreachable': text<{ origin: string; why: string }>({
+    en: (p) => `nothing answers at ${p.origin} (${p.why})`,
+    fr: (p) => `rien ne répond à ${p.origin} (${p.why})`,
+  }),
+  'doctor.host.unreachable.fix': text({
+    en: () => 'check WORKSPACE_URL (host and port), that the workspace is up, and any proxy or firewall between you and it',
+    fr: () => "vérifiez WORKSPACE_URL (hôte et port), que l'espace de travail est en service, et tout proxy ou pare-feu entre vous et lui",
+  }),
+  'doctor.host.html': text<{ url: string; type: string }>({
+    en: (p) => `${p.url} answers a web page (${p.type}), not the Workspace Consulting API`,
+    fr: (p) => `${p.url} répond par une page web (${p.type}), pas par l'API Workspace Consulting`,
+  }),
+  'doctor.host.html.fix': text({
+    en: () => 'set WORKSPACE_URL to your workspace origin, the address you open the web application at (e.g. https://acme.workspace-consulting.com), not a marketing or sign-in page',
+    fr: () => "réglez WORKSPACE_URL sur l'origine de votre espace, l'adresse où vous ouvrez l'application web (par exemple https://acme.workspace-consulting.com), pas une page de présentation ou de connexion",
+  }),
+  'doctor.host.not_api': text<{ url: string; status: number; type: string }>({
+    en: (p) => `${p.url} answers HTTP ${p.status} (${p.type}), not an API error body`,
+    fr: (p) => `${p.url} répond HTTP ${p.status} (${p.type}), pas une erreur de l'API`,
+  }),
+
+  'doctor.oauth.ok': text<{ issuer: string }>({
+    en: (p) => `authorization server ${p.issuer} (sign-in with login works)`,
+    fr: (p) => `serveur d'autorisation ${p.issuer} (la connexion par login fonctionne)`,
+  }),
+  'doctor.oauth.missing': text<{ url: string; why: string }>({
+    en: (p) => `${p.url}: ${p.why}`,
+    fr: (p) => `${p.url} : ${p.why}`,
+  }),
+  'doctor.oauth.fix': text({
+    en: () => 'every workspace host serves this document: check WORKSPACE_URL is the workspace origin; until then use a personal token (WORKSPACE_TOKEN)',
+    fr: () => "chaque hôte d'espace sert ce document : vérifiez que WORKSPACE_URL est l'origine de l'espace ; en attendant, utilisez un jeton personnel (WORKSPACE_TOKEN)",
+  }),
+
+  'doctor.token.none': text({
+    en: () => 'no personal token (WORKSPACE_TOKEN) and no stored sign-in for this workspace',
+    fr: () => 'aucun jeton personnel (WORKSPACE_TOKEN) ni connexion enregistrée pour cet espace',
+  }),
+  'doctor.token.none.fix': text<{ login: string }>({
+    en: (p) => `create a personal token in API and integrations > API keys and set WORKSPACE_TOKEN=pat_..., or sign in: ${p.login}`,
+    fr: (p) => `créez un jeton personnel dans API et intégrations > Clés d'API et réglez WORKSPACE_TOKEN=pat_..., ou connectez-vous : ${p.login}`,
+  }),
+  'doctor.token.ok': text<{ kind: string; member: string; expiry: string }>({
+    en: (p) => `${p.kind} of ${p.member}; ${p.expiry}`,
+    fr: (p) => `${p.kind} de ${p.member} ; ${p.expiry}`,
+  }),
+  'doctor.token.kind.pat': text({ en: () => 'personal token', fr: () => 'jeton personnel' }),
+  'doctor.token.kind.oauth': text({ en: () => 'stored OAuth sign-in', fr: () => 'connexion OAuth enregistrée' }),
+  'doctor.token.expires': text<{ at: string }>({ en: (p) => `expires ${p.at}`, fr: (p) => `expire le ${p.at}` }),
+  'doctor.token.expires.oauth': text<{ at: string }>({
+    en: (p) => `access token valid until ${p.at}, refreshed automatically`,
+    fr: (p) => `jeton d'accès valide jusqu'au ${p.at}, renouvelé automatiquement`,
+  }),
+  'doctor.token.expires.unknown': text({
+    en: () => 'expiry not shown by the API (the web application lists it under API keys)',
+    fr: () => "expiration non montrée par l'API (l'application web l'affiche sous Clés d'API)",
+  }),
+  'doctor.token.refused': text<{ reason: string; message: string }>({
+    en: (p) => `refused by the workspace (401, ${p.reason}): ${p.message}`,
+    fr: (p) => `refusé par l'espace (401, ${p.reason}) : ${p.message}`,
+  }),
+  'doctor.token.refused.pat.fix': text({
+    en: () => 'the token is revoked, expired or unknown here: create a new one in API and integrations > API keys (in this workspace) and set WORKSPACE_TOKEN',
+    fr: () => "le jeton est révoqué, expiré ou inconnu ici : créez-en un nouveau dans API et intégrations > Clés d'API (dans cet espace) et réglez WORKSPACE_TOKEN",
+  }),
+  'doctor.token.refused.oauth.fix': text<{ login: string }>({
+    en: (p) => `the stored sign-in no longer works (revoked, or the member was removed): sign in again: ${p.login}`,
+    fr: (p) => `la connexion enregistrée ne fonctionne plus (révoquée, ou membre retiré) : reconnectez-vous : ${p.login}`,
+  }),
+  'doctor.token.not_signed_in': text<{ message: string }>({ en: (p) => p.message, fr: (p) => p.message }),
+  'doctor.token.failed': text<{ status: number; message: string }>({
+    en: (p) => `GET /me answered HTTP ${p.status}: ${p.message}`,
+    fr: (p) => `GET /me a répondu HTTP ${p.status} : ${p.message}`,
+  }),
+  'doctor.token.failed.fix': text({
+    en: () => 'retry in a minute; if it persists, the workspace may be down or the member suspended: ask a workspace admin',
+    fr: () => "réessayez dans une minute ; si cela persiste, l'espace est peut-être indisponible ou le membre suspendu : demandez à un administrateur",
+  }),
+
+  'doctor.scope.ok': text<{ scope: string; wanted: string; source: string }>({
+    en: (p) => `${p.scope} (${p.source}); ${p.wanted} wanted`,
+    fr: (p) => `${p.scope} (${p.source}) ; ${p.wanted} voulu`,
+  }),
+  'doctor.scope.read_not_write': text<{ source: string }>({
+    en: (p) => `read only (${p.source}), but write was wanted: write tools would be refused`,
+    fr: (p) => `lecture seule (${p.source}), mais l'écriture était voulue : les outils d'écriture seraient refusés`,
+  }),
+  'doctor.scope.read_not_write.pat.fix': text({
+    en: () => 'create a token with the write scope in API and integrations > API keys, or, if reading is enough, set WORKSPACE_READ_ONLY=true (or run doctor --want read)',
+    fr: () => "créez un jeton avec la portée écriture dans API et intégrations > Clés d'API, ou, si la lecture suffit, réglez WORKSPACE_READ_ONLY=true (ou lancez doctor --want read)",
+  }),
+  'doctor.scope.read_not_write.oauth.fix': text<{ login: string }>({
+    en: (p) => `sign in again and choose read and write at consent: ${p.login}; or, if reading is enough, set WORKSPACE_READ_ONLY=true`,
+    fr: (p) => `reconnectez-vous et choisissez lecture et écriture au consentement : ${p.login} ; ou, si la lecture suffit, réglez WORKSPACE_READ_ONLY=true`,
+  }),
+  'doctor.scope.unknown': text<{ wanted: string }>({
+    en: (p) => `unknown: the API does not show a personal token its own scope, and doctor sends no write request to find out (${p.wanted} wanted; a read token would be refused on writes with auth.insufficient_scope)`,
+    fr: (p) => `inconnue : l'API ne montre pas sa portée à un jeton personnel, et doctor n'envoie aucune requête d'écriture pour la découvrir (${p.wanted} voulu ; un jeton de lecture serait refusé sur les écritures avec auth.insufficient_scope)`,
+  }),
+  'doctor.scope.source.oauth': text({ en: () => 'granted at OAuth consent', fr: () => 'accordée au consentement OAuth' }),
+  'doctor.scope.source.api': text({ en: () => 'shown by GET /me', fr: () => 'montrée par GET /me' }),
+  'doctor.scope.word.read': text({ en: () => 'read', fr: () => 'lecture' }),
+  'doctor.scope.word.write': text({ en: () => 'read and write', fr: () => 'lecture et écriture' }),
+
+  'doctor.openapi.ok': text<{ operations: number; version: string; added: number }>({
+    en: (p) => `${p.operations} operations (version ${p.version}); ${p.added} beyond the built-in catalog, reachable through find_operations and call_operation`,
+    fr: (p) => `${p.operations} opérations (version ${p.version}) ; ${p.added} en plus du catalogue intégré, accessibles par find_operations et call_operation`,
+  }),
+  'doctor.openapi.failed': text<{ why: string }>({ en: (p) => `not readable: ${p.why}`, fr: (p) => `illisible : ${p.why}` }),
+  'doctor.openapi.fix': text({
+    en: () => 'the built-in catalog still works; the operations only the live description knows are unavailable until it can be read (check the token and WORKSPACE_URL)',
+    fr: () => "le catalogue intégré fonctionne ; les opérations connues seulement de la description en ligne restent indisponibles tant qu'elle est illisible (vérifiez le jeton et WORKSPACE_URL)",
+  }),
+
+  'doctor.rate.ok': text<{ remaining: string; limit: string }>({
+    en: (p) => `${p.remaining} of ${p.limit} requests left in the current minute`,
+    fr: (p) => `${p.remaining} requêtes restantes sur ${p.limit} dans la minute en cours`,
+  }),
+  'doctor.rate.unannounced': text({
+    en: () => 'not announced (no X-RateLimit-Remaining header): the client keeps its own budget of 120 a minute',
+    fr: () => "non annoncé (pas d'en-tête X-RateLimit-Remaining) : le client tient son propre budget de 120 par minute",
+  }),
+  'doctor.rate.exhausted': text<{ limit: string }>({
+    en: (p) => `0 of ${p.limit} left: this token is being refused (429)`,
+    fr: (p) => `0 sur ${p.limit} restante : ce jeton est refusé (429)`,
+  }),
+  'doctor.rate.fix': text({
+    en: () => 'wait a minute; another program using the same token shares its budget: give each program its own token',
+    fr: () => 'attendez une minute ; un autre programme utilisant le même jeton partage son budget : donnez un jeton à chaque programme',
+  }),
+
+  'doctor.clock.ok': text<{ skew: string }>({
+    en: (p) => `within ${p.skew} s of the server's`,
+    fr: (p) => `à ${p.skew} s près de celle du serveur`,
+  }),
+  'doctor.clock.skewed': text<{ skew: string }>({
+    en: (p) => `${p.skew} s off the server's Date: sign-in expiry and job times will be misjudged`,
+    fr: (p) => `décalée de ${p.skew} s par rapport à la date du serveur : expirations et durées seront mal jugées`,
+  }),
+  'doctor.clock.fix': text({
+    en: () => "turn on automatic time (NTP) in your system's date and time settings",
+    fr: () => "activez l'heure automatique (NTP) dans les réglages de date et d'heure du système",
+  }),
+  'doctor.clock.unknown': text({
+    en: () => 'the server sent no Date header; skew not measured',
+    fr: () => "le serveur n'a pas envoyé d'en-tête Date ; décalage non mesuré",
+  }),
+
+  'doctor.downloads.ok': text<{ dir: string }>({ en: (p) => `${p.dir} is writable`, fr: (p) => `${p.dir} est accessible en écriture` }),
+  'doctor.downloads.failed': text<{ dir: string; why: string }>({
+    en: (p) => `${p.dir} is not writable (${p.why})`,
+    fr: (p) => `${p.dir} n'est pas accessible en écriture (${p.why})`,
+  }),
+  'doctor.downloads.fix': text({
+    en: () => 'set WORKSPACE_DOWNLOAD_DIR to a folder you can write to',
+    fr: () => 'réglez WORKSPACE_DOWNLOAD_DIR sur un dossier où vous pouvez écrire',
+  }),
+
+  'doctor.summary.ok': text<{ count: number }>({ en: (p) => `All ${p.count} checks passed.`, fr: (p) => `Les ${p.count} vérifications sont passées.` }),
+  'doctor.summary.failed': text<{ failed: number; count: number }>({
+    en: (p) => `${p.failed} of ${p.count} checks failed: apply the fixes above, then run doctor again.`,
+    fr: (p) => `${p.failed} vérifications sur ${p.count} en échec : appliquez les corrections ci-dessus, puis relancez doctor.`,
+  }),
+  'doctor.fix': text<{ fix: string }>({ en: (p) => `fix: ${p.fix}`, fr: (p) => `correction : ${p.fix}` }),
+} as const;
+
+export type MessageKey = keyof typeof MESSAGES;
+type ParamsOf<K extends MessageKey> = Parameters<(typeof MESSAGES)[K]['en']>[0];
+
+/** One message in `locale`. Keys without parameters take none. */
+export function t<K extends MessageKey>(locale: Locale, key: K, ...params: keyof ParamsOf<K> extends never ? [] : [ParamsOf<K>]): string {
+  const entry = MESSAGES[key] as unknown as Text<Params>;
+  return entry[locale]((params[0] ?? {}) as Params);
+}
+
+/** Both languages of a message (for errors whose reader's language is decided later). */
+export function both<K extends MessageKey>(key: K, ...params: keyof ParamsOf<K> extends never ? [] : [ParamsOf<K>]): { en: string; fr: string } {
+  return { en: t('en', key, ...params), fr: t('fr', key, ...params) };
+}
