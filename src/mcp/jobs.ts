@@ -188,14 +188,15 @@ export function jobFromStart(kind: JobKind, data: unknown, args: Json): JobRef |
 
 /**
  * The token's poll allowance: at most `limit x POLL_SHARE` polls in any rolling window, all jobs of
- * all sessions using the same client together. A poll counts a little longer than the window, as
- * the rate limiter's requests do, since the workspace stamps it on arrival, not on our send.
+ * all sessions using the same client together. As in the rate limiter, a poll counts from when it
+ * is taken until a window after its answer: the workspace stamps it somewhere in between, and only
+ * the answer's time is a bound we know.
  */
 export class PollBudget {
   readonly perWindow: number;
   readonly #windowMs: number;
   readonly #holdMs: number;
-  #sent: number[] = [];
+  #slots: Array<{ end: number }> = [];
 
   constructor(rate: { limit: number; windowMs: number }) {
     this.perWindow = Math.max(1, Math.floor(rate.limit * POLL_SHARE));
@@ -212,18 +213,25 @@ export class PollBudget {
     return Math.max(this.minIntervalMs, this.#windowMs / 6);
   }
 
-  /** Take a poll slot, waiting for one; false when none frees before `notAfter` (epoch ms). */
-  async take(signal: AbortSignal, notAfter: number): Promise<boolean> {
+  /**
+   * Take a poll slot, waiting for one; undefined when none frees before `notAfter` (epoch ms).
+   * Call the returned function once the poll is answered (or failed).
+   */
+  async take(signal: AbortSignal, notAfter: number): Promise<(() => void) | undefined> {
     for (;;) {
       const now = Date.now();
-      this.#sent = this.#sent.filter((t) => t + this.#holdMs > now);
-      if (this.#sent.length < this.perWindow) {
-        this.#sent.push(now);
-        return true;
+      this.#slots = this.#slots.filter((s) => s.end > now);
+      if (this.#slots.length < this.perWindow) {
+        const slot = { end: Infinity };
+        this.#slots.push(slot);
+        return () => {
+          slot.end = Date.now() + this.#holdMs;
+        };
       }
-      const free = (this.#sent[0] as number) + this.#holdMs;
-      if (free > notAfter) return false;
-      await sleep(free - now + 1, signal);
+      // The earliest slot to free; one still in flight frees a window after its answer at the soonest.
+      const free = Math.min(...this.#slots.map((s) => s.end), now + this.#holdMs);
+      if (free > notAfter) return undefined;
+      await sleep(Math.max(1, Math.min(free - now + 1, this.minIntervalMs)), signal);
     }
   }
 }
@@ -312,7 +320,8 @@ export async function followJob(ref: JobRef, deps: FollowDeps, opts: FollowOptio
       const now = Date.now();
       if (now >= deadline) return outcome('waiting');
       await sleep(Math.min(interval, deadline - now), opts.signal);
-      if (!(await deps.budget.take(opts.signal, deadline))) return outcome('waiting');
+      const release = await deps.budget.take(opts.signal, deadline);
+      if (!release) return outcome('waiting');
       polls++;
       try {
         const res = await deps.client.callOperation(current.op, current.read.args(ref), { signal: opts.signal });
@@ -333,6 +342,8 @@ export async function followJob(ref: JobRef, deps: FollowDeps, opts: FollowOptio
           continue;
         }
         if (++failures >= MAX_POLL_FAILURES) return outcome('unreadable');
+      } finally {
+        release();
       }
       interval = Math.min(interval * BACKOFF, deps.budget.maxIntervalMs);
     }
