@@ -23,6 +23,11 @@ Usage:
                                                revoke and delete the stored sign-in
   workspace-consulting-mcp status [--workspace URL]
                                                who is signed in, with which scope, until when (never a token)
+  workspace-consulting-mcp demo [--against URL] [--no-color]
+                                               a guided tour: a real MCP client walks the three jobs on the sandbox
+                                               (--against: the same walk, read-only, on a real workspace)
+  workspace-consulting-mcp doctor [--json] [--want read|write] [options of serve]
+                                               check configuration, host, token, scope, rate budget, clock... with a fix for each failure
   workspace-consulting-mcp --help | --version
 
 With no WORKSPACE_URL, serve starts the embedded sandbox and serves its demo workspace.
@@ -46,6 +51,16 @@ async function main(argv: string[]): Promise<void> {
   if (first === 'sandbox') {
     const { runSandboxCommand } = await import('./sandbox/main.js');
     await runSandboxCommand(rest);
+    return;
+  }
+  if (first === 'doctor') {
+    const { runDoctor } = await import('./doctor.js');
+    process.exitCode = await runDoctor(rest);
+    return;
+  }
+  if (first === 'demo') {
+    const { runDemo } = await import('./demo.js');
+    process.exitCode = await runDemo(rest);
     return;
   }
   if (first === 'login' || first === 'logout' || first === 'status') {

@@ -1,0 +1,108 @@
+// The demo's walk through the three jobs an assistant does for a consultant, as tool calls of a real
+// MCP client: (1) brief me on the engagement, (2) review the proposed findings with their evidence
+// and validate two, (3) regenerate the executive summary and export it as PDF, following each job
+// with progress notifications. Read-only runs (--against a real workspace) make every read and say,
+// at each write, what it would have done instead.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { clip, type Transcript } from './transcript.js';
+
+type Json = Record<string, any>;
+
+export interface WalkOptions {
+  client: Client;
+  out: Transcript;
+  readOnly: boolean;
+}
+
+/** A tool call failed: the walk stops, the demo exits 1 with the tool's own message. */
+export class DemoStepError extends Error {}
+
+const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).filter(Boolean).join('\n');
+
+async function call(o: WalkOptions, tool: string, args: Json, progress = false): Promise<CallToolResult> {
+  o.out.call(tool, args);
+  const r = (await o.client.callTool(
+    { name: tool, arguments: args },
+    undefined,
+    // Asking for progress makes the job tools follow the job and report it (notifications/progress).
+    progress ? { onprogress: (p) => o.out.progress(p.progress, p.total, p.message), resetTimeoutOnProgress: true, timeout: 300_000 } : { timeout: 120_000 },
+  )) as CallToolResult;
+  if (r.isError) {
+    o.out.error(clip(textOf(r), 300));
+    throw new DemoStepError(`${tool} failed: ${clip(textOf(r), 300)}`);
+  }
+  return r;
+}
+
+const data = (r: CallToolResult): Json => (r.structuredContent ?? {}) as Json;
+const items = (r: CallToolResult): Json[] => {
+  const d = data(r);
+  return (Array.isArray(d.items) ? d.items : Array.isArray(d.data) ? d.data : []) as Json[];
+};
+const tally = (counts: Json | undefined) =>
+  Object.entries(counts ?? {})
+    .map(([k, v]) => `${String(v)} ${k}`)
+    .join(', ');
+
+export async function walk(o: WalkOptions): Promise<void> {
+  const { out } = o;
+
+  // 1. Brief me on the engagement.
+  out.job(1, 'Brief me on the engagement');
+  const list = await call(o, 'list_engagements', { limit: 10 });
+  const engagements = items(list);
+  const chosen = engagements.find((e) => e.status === 'active') ?? engagements[0];
+  if (!chosen) throw new DemoStepError('the workspace has no engagement to walk through');
+  out.ok(`${engagements.length} engagement(s); taking "${clip(String(chosen.name), 70)}"${chosen.client_company?.name ? ` for ${String(chosen.client_company.name)}` : ''}`);
+  const engagement = String(chosen.id);
+
+  const ov = data(await call(o, 'engagement_overview', { engagement }));
+  const interviews = (ov.coverage?.interviews ?? []) as Json[];
+  out.ok(`${interviews.length} interview(s): ${clip(interviews.map((i) => `${String(i.interviewee_name ?? '?')} (${String(i.status ?? '?')})`).join(', '), 110)}`);
+  out.ok(`${String(ov.findings?.total ?? 0)} findings: ${tally(ov.findings?.by_review_status)}`);
+  out.ok(`${String(ov.contradictions?.open ?? 0)} open contradiction(s); latest analysis run ${String(ov.latest_analysis_run?.status ?? 'none')}; deliverable stage ${String(ov.deliverable?.stage ?? '?')}`);
+
+  // 2. Review the proposed findings with their evidence, validate two.
+  out.job(2, 'Review the proposed findings with their evidence, and validate two');
+  const found = items(await call(o, 'list_findings', { engagement, limit: 100 }));
+  const proposed = found.filter((f) => f.review_status === 'proposed');
+  out.ok(`${found.length} finding(s) listed, ${proposed.length} of them proposed`);
+  const picked = proposed.slice(0, 2);
+  for (const f of picked) {
+    const finding = data(await call(o, 'get_finding', { engagement, finding: String(f.id) }));
+    const evidences = (finding.evidences ?? []) as Json[];
+    out.ok(`[${String(finding.type)}] ${clip(String(finding.statement), 90)} (${evidences.length} evidence(s))`);
+    const first = evidences[0];
+    if (first) {
+      const preview = data(await call(o, 'call_operation', { operation: 'preview_evidence', arguments: { engagement, evidence: String(first.id) } }));
+      const excerpt = preview.excerpt ?? preview.text ?? first.excerpt;
+      out.ok(`${String(first.source_type)}: "${clip(String(excerpt ?? JSON.stringify(preview)), 90)}"`);
+    }
+  }
+  if (picked.length === 0) out.skipped('no proposed finding left to review');
+  else if (o.readOnly) out.skipped(`read-only: would call review_findings to validate ${picked.map((f) => String(f.id)).join(' and ')}`);
+  else {
+    const reviewed = data(await call(o, 'review_findings', { engagement, reviews: picked.map((f) => ({ finding: String(f.id), review_status: 'validated' })) }));
+    out.ok(`${String(reviewed.applied)} validated, ${String(reviewed.failed)} failed`);
+  }
+
+  // 3. Regenerate the executive summary and export it as PDF.
+  out.job(3, 'Regenerate the executive summary and export it as PDF');
+  if (o.readOnly) {
+    const docs = items(await call(o, 'list_deliverable_documents', { engagement }));
+    const summary = docs.find((d) => d.kind === 'executive_summary');
+    out.ok(`${docs.length} document(s); executive summary ${summary ? `last updated ${String(summary.updated_at ?? '?')}` : 'not generated yet'}`);
+    out.skipped('read-only: would call generate_deliverable_document (executive_summary) and create_export (document_pdf), following both jobs');
+    return;
+  }
+  const gen = data(await call(o, 'generate_deliverable_document', { engagement, kind: 'executive_summary', mode: 'keep_edits' }, true));
+  out.ok(`generation ${String(gen.state ?? gen.job?.status ?? 'started')}${gen.waited_seconds !== undefined ? ` in ${String(gen.waited_seconds)} s` : ''}`);
+  const exp = data(await call(o, 'create_export', { engagement, kind: 'document_pdf', document_kind: 'executive_summary' }, true));
+  if (exp.file?.path) out.ok(`export ${String(exp.state ?? 'succeeded')}: ${String(exp.file.name)} (${String(exp.file.size)} bytes) saved to ${String(exp.file.path)}`);
+  else {
+    // The job outlived the follow time: its id and how to check again are in the answer.
+    const ref = exp.job?.id ?? exp.id;
+    out.skipped(`export ${String(exp.state ?? exp.status ?? 'started')} (${String(ref)}); download_export fetches it once it is done`);
+  }
+}
