@@ -96,19 +96,36 @@ export class EarlyStdioTransport implements Transport {
   }
 
   private readonly ondata = (chunk: string | Buffer) => {
-    this.buffer += String(chunk);
+    const text = String(chunk);
+    // Only the new chunk can hold the next newline: a 10 MB line read in 64 KB chunks is scanned once.
+    if (!text.includes('\n')) {
+      this.buffer += text;
+      return;
+    }
+    this.buffer += text;
     let nl: number;
     while ((nl = this.buffer.indexOf('\n')) >= 0) {
       const line = this.buffer.slice(0, nl).replace(/\r$/, '');
       this.buffer = this.buffer.slice(nl + 1);
       if (line.trim() === '') continue;
-      let msg: Message;
+      let parsed: unknown;
       try {
-        msg = JSON.parse(line) as Message;
+        parsed = JSON.parse(line);
       } catch (err) {
+        // JSON-RPC 2.0 section 5: a parse error is answered, with a null id since none could be read.
         this.reportError(err instanceof Error ? err : new Error(String(err)));
+        void this.write({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: each line must be one JSON-RPC message' } });
         continue;
       }
+      const invalid = invalidMessage(parsed);
+      if (invalid !== undefined) {
+        // Valid JSON that is no JSON-RPC message (null, a number, a batch array, a missing method):
+        // answered as an Invalid Request instead of reaching code that expects a message object.
+        this.reportError(new Error(`Invalid JSON-RPC message: ${invalid}`));
+        void this.write({ jsonrpc: '2.0', id: idOf(parsed), error: { code: -32600, message: `Invalid Request: ${invalid}` } });
+        continue;
+      }
+      const msg = parsed as Message;
       if (this.attached) this.deliver(msg);
       else this.beforeServer(msg);
     }
@@ -157,4 +174,27 @@ export class EarlyStdioTransport implements Transport {
       else this.stdout.once('drain', resolve);
     });
   }
+}
+
+/** Why a parsed line is not a JSON-RPC 2.0 request, notification or response; undefined when it is one. */
+function invalidMessage(x: unknown): string | undefined {
+  if (x === null || typeof x !== 'object') return `expected an object, got ${x === null ? 'null' : typeof x}`;
+  if (Array.isArray(x)) return 'batches are not supported: send one message per line';
+  const m = x as Record<string, unknown>;
+  if (m.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
+  const hasId = 'id' in m;
+  if (hasId && !(typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id)))) return 'id must be a string or a number';
+  if ('method' in m) {
+    if (typeof m.method !== 'string' || m.method === '') return 'method must be a non-empty string';
+    if ('params' in m && (m.params === null || typeof m.params !== 'object')) return 'params must be an object or an array';
+    return undefined;
+  }
+  if (hasId && ('result' in m || ('error' in m && m.error !== null && typeof m.error === 'object'))) return undefined;
+  return 'a message needs a method (request, notification) or an id with a result or an error (response)';
+}
+
+/** The id of an invalid request when it can be read, else null (JSON-RPC 2.0 section 5). */
+function idOf(x: unknown): string | number | null {
+  const id = x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
 }

@@ -1,0 +1,92 @@
+// A raw stdio peer for abuse tests: writes whatever bytes a broken client would, reads stdout line by
+// line, and can wait for the answer to an id, for a line that matches, or for the process to exit.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, spawnServer } from '../helpers/spawn.js';
+import type { LogScan } from './token-scan.js';
+
+export type Rpc = { jsonrpc?: string; id?: string | number | null; result?: unknown; error?: { code: number; message: string }; method?: string; params?: unknown };
+
+/** The built server: the one whose early stdio path (dist/tools-list.json) answers before the SDK loads. */
+export const BUILT_CLI = join(ROOT, 'dist/src/cli.js');
+export const builtServerExists = () => existsSync(BUILT_CLI) && existsSync(join(ROOT, 'dist/tools-list.json'));
+
+export class StdioPeer {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly messages: Rpc[] = [];
+  /** Lines of stdout that were not JSON-RPC (must stay empty). */
+  readonly strayLines: string[] = [];
+  stderr = '';
+  #partial = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(mode: 'source' | 'built', env: Record<string, string>, scan?: LogScan) {
+    this.child =
+      mode === 'source'
+        ? spawnServer(env)
+        : spawn(process.execPath, [BUILT_CLI], {
+            cwd: ROOT,
+            env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '', ...env },
+            stdio: ['pipe', 'pipe', 'pipe'],
+          });
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
+    // A peer that writes after the server is gone must not crash the test run.
+    this.child.stdin.on('error', () => {});
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (d: string) => {
+      this.#partial += d;
+      let nl: number;
+      while ((nl = this.#partial.indexOf('\n')) >= 0) {
+        const line = this.#partial.slice(0, nl);
+        this.#partial = this.#partial.slice(nl + 1);
+        if (!line) continue;
+        try {
+          const msg = JSON.parse(line) as Rpc;
+          if (msg.jsonrpc === '2.0') this.messages.push(msg);
+          else this.strayLines.push(line.slice(0, 200));
+        } catch {
+          this.strayLines.push(line.slice(0, 200));
+        }
+      }
+    });
+    this.child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString('utf8')));
+    if (scan) scan.tap(this.child.stderr);
+  }
+
+  raw(text: string): void {
+    this.child.stdin.write(text);
+  }
+
+  send(msg: Record<string, unknown>): void {
+    this.raw(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`);
+  }
+
+  initialize(id: number | string = 'init'): void {
+    this.send({ id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'abuse', version: '1' } } });
+  }
+
+  async waitFor(match: (m: Rpc) => boolean, what: string, ms = 20_000): Promise<Rpc> {
+    const until = Date.now() + ms;
+    for (;;) {
+      const m = this.messages.find(match);
+      if (m) return m;
+      if (Date.now() > until) throw new Error(`no ${what} within ${ms} ms; stderr: ${this.stderr.slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  answer(id: string | number, ms?: number): Promise<Rpc> {
+    return this.waitFor((m) => m.id === id && (m.result !== undefined || m.error !== undefined), `answer to ${JSON.stringify(id)}`, ms);
+  }
+
+  /** Errors answered with a null id (parse errors, unreadable requests), in order. */
+  nullIdErrors(): { code: number; message: string }[] {
+    return this.messages.filter((m) => m.id === null && m.error).map((m) => m.error as { code: number; message: string });
+  }
+
+  async close(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    this.child.stdin.end();
+    return this.exited;
+  }
+}
