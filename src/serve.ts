@@ -111,8 +111,11 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   // the list is known from the configuration, except under an OAuth sign-in (the consent decides
   // it): then everything waits for the server as before.
   const oauthExpected = Boolean(config.workspaceUrl && !config.token);
+  // A terminal on stdin is a person, not a client: no fast path to win, and the server must load at
+  // once to say what it serves (the banner) instead of waiting silently for a first message.
+  const person = Boolean(process.stdin.isTTY);
   const transport = new EarlyStdioTransport({
-    early: oauthExpected ? undefined : earlyAnswersFor({ toolsets: config.toolsets, readOnly: config.readOnly }, SERVER_VERSION),
+    early: oauthExpected || person ? undefined : earlyAnswersFor({ toolsets: config.toolsets, readOnly: config.readOnly }, SERVER_VERSION),
   });
   let logger: Logger | undefined;
   let backend: Backend | undefined;
@@ -148,6 +151,35 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   await server.connect(transport);
   inFlight = trackInFlight(transport);
   logger.info({ workspace: backend.workspace.url, toolsets: config.toolsets, readOnly: config.readOnly }, 'serving MCP on stdio');
+  if (person) await showBanner(config, backend.workspace, backend.client);
+}
+
+/** The banner for a person at the terminal (src/banner.ts), on stderr; the member from GET /me. */
+async function showBanner(config: Config, workspace: Workspace, client: ApiClient): Promise<void> {
+  const { entryScript, renderBanner } = await import('./banner.js');
+  let member: string;
+  try {
+    const me = (await client.request({ method: 'GET', path: '/me' })).data as Record<string, unknown>;
+    member = [me.name, me.email ? `<${String(me.email)}>` : undefined, me.role ? `(${String(me.role)})` : undefined].filter(Boolean).join(' ') || String(me.id);
+  } catch (err) {
+    member = `unknown (GET /me failed: ${err instanceof Error ? err.message : String(err)}; run workspace-consulting-mcp doctor)`;
+  }
+  const granted = workspace.oauth?.scope;
+  const scope = granted
+    ? `${granted} (granted at OAuth consent)`
+    : workspace.embedded
+      ? 'write (the sandbox write token)'
+      : config.readOnly
+        ? 'read only (WORKSPACE_READ_ONLY)'
+        : "what the personal token allows (the API does not show a token's scope; a read token's writes are refused)";
+  const env: Record<string, string> = {};
+  if (config.workspaceUrl) env.WORKSPACE_URL = config.workspaceUrl;
+  if (config.token) env.WORKSPACE_TOKEN = '"$WORKSPACE_TOKEN"';
+  if (config.readOnly) env.WORKSPACE_READ_ONLY = 'true';
+  const tools = earlyAnswersFor({ toolsets: config.toolsets, readOnly: config.readOnly || granted === 'read' }, SERVER_VERSION)?.tools.length;
+  process.stderr.write(
+    renderBanner({ workspace: workspace.url, embedded: workspace.embedded, member, scope, tools, transport: 'stdio (JSON-RPC on stdin/stdout)', entry: entryScript(), env }),
+  );
 }
 
 /** How long a shutdown on SIGINT/SIGTERM lets requests in flight finish before cancelling them. */
