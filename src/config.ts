@@ -1,10 +1,12 @@
 // Configuration from the environment and the matching command-line flags (flags win).
-// Every bad value is refused with a message naming the variable, the flag and the fix.
+// Every bad value is refused with a message naming the variable, the flag and the fix, in the
+// member's language (WORKSPACE_LOCALE, else the system locale; the catalog is src/i18n.ts).
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { detectLocale, t, type Locale, type MessageKey } from './i18n.js';
 import { TOOLSETS, type Toolset } from './operation.js';
 
-export type Locale = 'en' | 'fr';
+export type { Locale } from './i18n.js';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
 export interface Config {
@@ -62,9 +64,13 @@ export const SETTINGS = [
 
 type SettingEnv = (typeof SETTINGS)[number]['env'];
 
-function fail(env: SettingEnv, value: string, fix: string): never {
-  const flag = SETTINGS.find((s) => s.env === env)?.flag;
-  throw new ConfigError(`Invalid ${env} (${flag}) ${JSON.stringify(value)}: ${fix}`);
+type FixKey = Extract<MessageKey, `config.fix.${string}`>;
+
+/** Refuses a setting in the member's language (src/i18n.ts): the setting, its flag, the value, the fix. */
+function fail<K extends FixKey>(locale: Locale, env: SettingEnv, value: string, fix: K, ...params: Parameters<typeof t<K>> extends [Locale, K, ...infer P] ? P : never): never {
+  const flag = SETTINGS.find((s) => s.env === env)?.flag ?? '';
+  const fixText = (t as (l: Locale, k: MessageKey, ...p: unknown[]) => string)(locale, fix, ...params);
+  throw new ConfigError(t(locale, 'config.invalid', { env, flag, value: JSON.stringify(value), fix: fixText }));
 }
 
 export function isLoopbackHost(hostname: string): boolean {
@@ -73,27 +79,29 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /** Parse `--flag value`, `--flag=value` and bare boolean flags into env-style keys. */
-export function flagsToEnv(argv: string[]): Record<string, string> {
+export function flagsToEnv(argv: string[], locale: Locale = detectLocale()): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (!arg.startsWith('--')) throw new ConfigError(`Unexpected argument ${JSON.stringify(arg)}: run with --help for the options.`);
+    if (!arg.startsWith('--')) throw new ConfigError(t(locale, 'config.unexpected_argument', { arg: JSON.stringify(arg) }));
     const [name, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
     const setting = SETTINGS.find((s) => s.flag === name);
-    if (!setting) throw new ConfigError(`Unknown option ${name}: run with --help for the options.`);
+    if (!setting) throw new ConfigError(t(locale, 'config.unknown_option', { name }));
     if ((name === '--read-only' || name === '--http') && inline === undefined) {
       out[setting.env] = 'true';
       continue;
     }
     const value = inline ?? argv[++i];
-    if (value === undefined) throw new ConfigError(`Option ${name} needs a value: ${setting.help}`);
+    if (value === undefined) throw new ConfigError(t(locale, 'config.needs_value', { name, help: setting.help }));
     out[setting.env] = value;
   }
   return out;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = []): Config {
-  const v = { ...env, ...flagsToEnv(argv) } as Record<string, string | undefined>;
+  const v = { ...env, ...flagsToEnv(argv, detectLocale(env)) } as Record<string, string | undefined>;
+  // The language of every refusal below: the flags' --locale counts too, when it is valid.
+  const L = detectLocale(v);
   const get = (k: SettingEnv) => {
     const x = v[k]?.trim();
     return x === '' ? undefined : x;
@@ -106,26 +114,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     try {
       u = new URL(rawUrl);
     } catch {
-      fail('WORKSPACE_URL', rawUrl, 'give the workspace origin as a full URL, e.g. https://acme.workspace-consulting.com');
+      fail(L, 'WORKSPACE_URL', rawUrl, 'config.fix.url_format');
     }
     if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname))) {
-      fail('WORKSPACE_URL', rawUrl, 'use https (plain http is accepted only for loopback addresses such as 127.0.0.1)');
+      fail(L, 'WORKSPACE_URL', rawUrl, 'config.fix.url_https');
     }
-    if (u.username || u.password) fail('WORKSPACE_URL', rawUrl, 'remove the user name and password from the URL; use WORKSPACE_TOKEN');
+    if (u.username || u.password) fail(L, 'WORKSPACE_URL', rawUrl, 'config.fix.url_credentials');
     // The API root is origin + /api/v1: accept a pasted API root or trailing slash, keep the origin.
     const path = u.pathname.replace(/\/+$/, '');
-    if (path !== '' && path !== '/api/v1') fail('WORKSPACE_URL', rawUrl, `give the origin only (${u.origin}), without a path`);
+    if (path !== '' && path !== '/api/v1') fail(L, 'WORKSPACE_URL', rawUrl, 'config.fix.url_path', { origin: u.origin });
     workspaceUrl = u.origin;
   }
 
   const token = get('WORKSPACE_TOKEN');
   if (token !== undefined && !/^pat_[A-Za-z0-9_-]{8,}$/.test(token)) {
     // Never echo a token back, even a malformed one.
-    throw new ConfigError('Invalid WORKSPACE_TOKEN (--token): a personal token starts with pat_ followed by letters and digits; copy it again from API and integrations > API keys.');
+    throw new ConfigError(t(L, 'config.bad_token'));
   }
 
   const locale = get('WORKSPACE_LOCALE') ?? 'en';
-  if (locale !== 'en' && locale !== 'fr') fail('WORKSPACE_LOCALE', locale, 'use en or fr');
+  if (locale !== 'en' && locale !== 'fr') fail(L, 'WORKSPACE_LOCALE', locale, 'config.fix.locale');
 
   let toolsets: Toolset[] | 'all' | 'default' = 'default';
   const rawSets = get('WORKSPACE_TOOLSETS');
@@ -134,24 +142,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   else if (rawSets !== undefined) {
     const names = rawSets.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
     const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
-    if (unknown.length || names.length === 0) fail('WORKSPACE_TOOLSETS', rawSets, `unknown area ${unknown.join(', ') || '(empty)'}; choose from ${TOOLSETS.join(', ')}, or all`);
+    if (unknown.length || names.length === 0) fail(L, 'WORKSPACE_TOOLSETS', rawSets, 'config.fix.toolsets', { unknown: unknown.join(', ') || '(empty)', choices: TOOLSETS.join(', ') });
     toolsets = [...new Set(names)] as Toolset[];
   }
 
   const rawRo = get('WORKSPACE_READ_ONLY') ?? 'false';
   const ro = rawRo.toLowerCase();
-  if (!['true', 'false', '1', '0', 'yes', 'no'].includes(ro)) fail('WORKSPACE_READ_ONLY', rawRo, 'use true or false');
+  if (!['true', 'false', '1', '0', 'yes', 'no'].includes(ro)) fail(L, 'WORKSPACE_READ_ONLY', rawRo, 'config.fix.boolean');
   const readOnly = ro === 'true' || ro === '1' || ro === 'yes';
 
   const logLevel = (get('LOG_LEVEL') ?? 'info').toLowerCase();
   if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(logLevel)) {
-    fail('LOG_LEVEL', logLevel, 'use trace, debug, info, warn, error, fatal or silent');
+    fail(L, 'LOG_LEVEL', logLevel, 'config.fix.log_level');
   }
 
   const timeoutRaw = get('WORKSPACE_TIMEOUT_MS') ?? '30000';
   const timeoutMs = Number(timeoutRaw);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 600_000) {
-    fail('WORKSPACE_TIMEOUT_MS', timeoutRaw, 'use a whole number of milliseconds between 100 and 600000');
+    fail(L, 'WORKSPACE_TIMEOUT_MS', timeoutRaw, 'config.fix.timeout');
   }
 
   const rateRaw = get('WORKSPACE_RATE_LIMIT') ?? '120/60';
@@ -159,49 +167,49 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   const limit = Number(m?.[1]);
   const windowMs = Math.round(Number(m?.[2]) * 1000);
   if (!m || limit < 1 || limit > 120 || windowMs < 10) {
-    fail('WORKSPACE_RATE_LIMIT', rateRaw, 'use REQUESTS/SECONDS with at most 120 requests, e.g. 120/60');
+    fail(L, 'WORKSPACE_RATE_LIMIT', rateRaw, 'config.fix.rate_limit');
   }
 
   const capRaw = get('WORKSPACE_MAX_RETRY_AFTER') ?? '120';
   const maxRetryAfterSeconds = Number(capRaw);
   if (!Number.isFinite(maxRetryAfterSeconds) || maxRetryAfterSeconds < 0 || maxRetryAfterSeconds > 3600) {
-    fail('WORKSPACE_MAX_RETRY_AFTER', capRaw, 'use a number of seconds between 0 and 3600');
+    fail(L, 'WORKSPACE_MAX_RETRY_AFTER', capRaw, 'config.fix.retry_after');
   }
 
   const downloadDir = resolve(get('WORKSPACE_DOWNLOAD_DIR') ?? join(homedir(), 'Downloads', 'workspace-consulting'));
 
   const rawUploads = get('WORKSPACE_UPLOAD_DIRS');
   const uploadDirs = (rawUploads ?? '').split(delimiter).map((d) => d.trim()).filter(Boolean);
-  for (const d of uploadDirs) if (!isAbsolute(d)) fail('WORKSPACE_UPLOAD_DIRS', d, 'give absolute folder paths');
+  for (const d of uploadDirs) if (!isAbsolute(d)) fail(L, 'WORKSPACE_UPLOAD_DIRS', d, 'config.fix.absolute_folders');
 
   const budgetRaw = get('WORKSPACE_RESPONSE_BUDGET') ?? '20000';
   const responseBudget = Number(budgetRaw);
   if (!Number.isInteger(responseBudget) || responseBudget < 1000 || responseBudget > 1_000_000) {
-    fail('WORKSPACE_RESPONSE_BUDGET', budgetRaw, 'use a whole number of characters between 1000 and 1000000');
+    fail(L, 'WORKSPACE_RESPONSE_BUDGET', budgetRaw, 'config.fix.response_budget');
   }
 
   const rawConfigDir = get('WORKSPACE_CONFIG_DIR');
-  if (rawConfigDir !== undefined && !isAbsolute(rawConfigDir)) fail('WORKSPACE_CONFIG_DIR', rawConfigDir, 'give an absolute folder path');
+  if (rawConfigDir !== undefined && !isAbsolute(rawConfigDir)) fail(L, 'WORKSPACE_CONFIG_DIR', rawConfigDir, 'config.fix.absolute_folder');
   const xdg = v.XDG_CONFIG_HOME?.trim();
   const configDir = rawConfigDir ?? join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'workspace-consulting-mcp');
 
   const waitRaw = get('WORKSPACE_JOB_WAIT_SECONDS') ?? '45';
   const jobWaitSeconds = Number(waitRaw);
   if (!/^\d+(\.\d+)?$/.test(waitRaw) || jobWaitSeconds > 600) {
-    fail('WORKSPACE_JOB_WAIT_SECONDS', waitRaw, 'use a number of seconds between 0 and 600');
+    fail(L, 'WORKSPACE_JOB_WAIT_SECONDS', waitRaw, 'config.fix.job_wait');
   }
 
   const rawHttp = get('WORKSPACE_HTTP') ?? 'false';
-  if (!['true', 'false', '1', '0', 'yes', 'no'].includes(rawHttp.toLowerCase())) fail('WORKSPACE_HTTP', rawHttp, 'use true or false');
+  if (!['true', 'false', '1', '0', 'yes', 'no'].includes(rawHttp.toLowerCase())) fail(L, 'WORKSPACE_HTTP', rawHttp, 'config.fix.boolean');
   let http: Config['http'];
   if (['true', '1', 'yes'].includes(rawHttp.toLowerCase())) {
     const portRaw = get('WORKSPACE_HTTP_PORT') ?? '8765';
     const port = Number(portRaw);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) fail('WORKSPACE_HTTP_PORT', portRaw, 'use a port number between 0 and 65535');
+    if (!Number.isInteger(port) || port < 0 || port > 65535) fail(L, 'WORKSPACE_HTTP_PORT', portRaw, 'config.fix.http_port');
     const host = get('WORKSPACE_HTTP_HOST') ?? '127.0.0.1';
     // The endpoint has no client authentication of its own and acts with the member's token, so it
     // must not be reachable from another machine.
-    if (!isLoopbackHost(host)) fail('WORKSPACE_HTTP_HOST', host, 'use a loopback address (127.0.0.1, ::1 or localhost): the endpoint acts with your workspace credentials and has no client authentication');
+    if (!isLoopbackHost(host)) fail(L, 'WORKSPACE_HTTP_HOST', host, 'config.fix.http_host');
     http = { host, port };
   }
 

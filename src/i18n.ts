@@ -88,6 +88,14 @@ const MESSAGES = {
     en: () => 'use a number of seconds between 0 and 600',
     fr: () => 'utilisez un nombre de secondes entre 0 et 600',
   }),
+  'config.fix.http_port': text({
+    en: () => 'use a port number between 0 and 65535',
+    fr: () => 'utilisez un numéro de port entre 0 et 65535',
+  }),
+  'config.fix.http_host': text({
+    en: () => 'use a loopback address (127.0.0.1, ::1 or localhost): the endpoint acts with your workspace credentials and has no client authentication',
+    fr: () => "utilisez une adresse locale (127.0.0.1, ::1 ou localhost) : le point d'accès agit avec vos identifiants et n'authentifie pas ses clients",
+  }),
 
   // Sign-in (src/auth).
   'auth.not_signed_in': text<{ workspace: string; why: string; command: string }>({
