@@ -211,7 +211,21 @@ export class ApiClient {
         if (answer.file !== undefined) {
           return { status, headers, file: answer.file, fromCache: false, rateLimitRetries, attempts };
         }
-        const envelope = decodeSuccess(status, headers, answer.text);
+        let envelope: ReturnType<typeof decodeSuccess>;
+        try {
+          envelope = decodeSuccess(status, headers, answer.text);
+        } catch (err) {
+          // A success whose body arrived cut or garbled: a write was applied but its answer is lost,
+          // which must not read as a failure (the assistant would send it again); a read is retried.
+          if (!idempotent) throw new OutcomeUnknownError(method, path, err);
+          if (networkRetries < this.#maxNetwork) {
+            const wait = backoffMs(networkRetries++, this.#backoffBase);
+            this.#log?.warn({ method, path, status, retry: networkRetries, waitMs: wait }, 'unreadable answer, retrying');
+            await this.#wait(wait, signal);
+            continue;
+          }
+          throw err;
+        }
         if (cacheable && status === 200) {
           this.#cache.set(cacheKey, { status, headers, ...envelope });
         } else if (method !== 'GET') {
