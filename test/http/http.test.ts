@@ -1,0 +1,184 @@
+// serve --http as a real child process against the sandbox: the SDK's Streamable HTTP client, raw
+// requests with hostile Host and Origin headers, the shared API client, and shutdown on a signal.
+import { request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { spawnHttpServer, type HttpChild } from './spawn-http.js';
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'http-test', version: '1' } },
+});
+
+/** A raw POST with chosen headers (fetch would not let us forge Host). */
+function post(port: number, headers: Record<string, string>, body = INITIALIZE, path = '/mcp') {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function connect(url: string, headers: Record<string, string> = {}) {
+  const client = new Client({ name: 'http-test', version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+let sandbox: SandboxHandle;
+let server: HttpChild;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, rateLimit: false, adminToken: 'admin-http-test' });
+  server = await spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await sandbox?.close();
+});
+
+describe('serve --http', () => {
+  it('listens on loopback at /mcp and serves the default surface to an SDK client', async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const { client } = await connect(server.url);
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toContain('list_engagements');
+    expect(names).toContain('find_operations');
+    const result = (await client.callTool({ name: 'list_engagements', arguments: {} })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toMatch(/[0-9A-HJKMNP-TV-Z]{26}/);
+    await client.close();
+  });
+
+  it('gives each session its own random id, and answers 404 to an id it never issued', async () => {
+    const a = await connect(server.url);
+    const b = await connect(server.url);
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    expect(a.transport.sessionId).toMatch(uuid);
+    expect(b.transport.sessionId).toMatch(uuid);
+    expect(a.transport.sessionId).not.toBe(b.transport.sessionId);
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    const stranger = await post(server.port, { host: `127.0.0.1:${server.port}`, 'mcp-session-id': '00000000-0000-4000-8000-000000000000' }, ping);
+    expect(stranger.status).toBe(404);
+    await a.client.close();
+    await b.client.close();
+  });
+
+  it('refuses a foreign Origin even when the Host is good, before any session exists', async () => {
+    const res = await post(server.port, { host: `127.0.0.1:${server.port}`, origin: 'http://evil.example' });
+    expect(res.status).toBe(403);
+    expect(res.headers['mcp-session-id']).toBeUndefined();
+    expect(JSON.parse(res.body).error.message).toContain('Origin');
+  });
+
+  it('refuses a foreign Host (DNS rebinding), with or without an Origin', async () => {
+    for (const headers of [{ host: `evil.example:${server.port}` }, { host: 'evil.example', origin: 'http://evil.example' }]) {
+      const res = await post(server.port, headers);
+      expect(res.status).toBe(403);
+      expect(res.headers['mcp-session-id']).toBeUndefined();
+      expect(JSON.parse(res.body).error.message).toContain('Host');
+    }
+  });
+
+  it('accepts the loopback names of its own port as Host and Origin', async () => {
+    for (const name of ['127.0.0.1', 'localhost', '[::1]']) {
+      const res = await post(server.port, { host: `${name}:${server.port}`, origin: `http://${name}:${server.port}` });
+      expect(res.status).toBe(200);
+      expect(res.headers['mcp-session-id']).toBeTruthy();
+    }
+    // The same names on another port are another server.
+    const other = await post(server.port, { host: `127.0.0.1:${server.port}`, origin: `http://127.0.0.1:${server.port + 1}` });
+    expect(other.status).toBe(403);
+  });
+
+  it('has one endpoint: other paths answer 404', async () => {
+    const res = await post(server.port, { host: `127.0.0.1:${server.port}` }, INITIALIZE, '/');
+    expect(res.status).toBe(404);
+  });
+
+  it('calls the workspace with its own token: an Authorization header from the MCP client goes nowhere', async () => {
+    sandbox.clearRequests();
+    // A write token offered by the client: were it passed through, the sandbox would log a write-scoped call.
+    const { client } = await connect(server.url, { authorization: `Bearer ${sandbox.tokens.write}` });
+    const result = (await client.callTool({ name: 'list_engagements', arguments: {} })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const calls = sandbox.requests().filter((r) => r.path === '/api/v1/engagements');
+    expect(calls.length).toBeGreaterThan(0);
+    for (const c of calls) expect(c.scope).toBe('read');
+    await client.close();
+  });
+});
+
+describe('serve --http shares one rate budget', () => {
+  it('keeps every session together under the configured budget', async () => {
+    const limited = await spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, WORKSPACE_RATE_LIMIT: '2/1' });
+    try {
+      const sessions = await Promise.all([connect(limited.url), connect(limited.url), connect(limited.url)]);
+      sandbox.clearRequests();
+      await Promise.all(sessions.map((s) => s.client.callTool({ name: 'list_engagements', arguments: {} })));
+      await Promise.all(sessions.map((s) => s.client.callTool({ name: 'list_engagements', arguments: {} })));
+      const times = sandbox
+        .requests()
+        .filter((r) => r.path.startsWith('/api/v1/'))
+        .map((r) => Date.parse(r.time))
+        .sort((a, b) => a - b);
+      expect(times.length).toBeGreaterThanOrEqual(6);
+      // Three clients at once: separate budgets would let 6 requests through in the same second.
+      for (let i = 2; i < times.length; i++) expect((times[i] as number) - (times[i - 2] as number)).toBeGreaterThanOrEqual(900);
+      await Promise.all(sessions.map((s) => s.client.close()));
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+describe('shutdown on a signal', () => {
+  it('lets a call in flight finish, answers it, then exits 0', async () => {
+    const child = await spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read });
+    const { client } = await connect(child.url);
+    await client.listTools();
+    sandbox.admin.fault({ count: 1, delay_ms: 1500, match: { method: 'GET', path: '/engagements' } });
+    sandbox.clearRequests();
+    const call = client.callTool({ name: 'list_engagements', arguments: {} }) as Promise<CallToolResult>;
+    // Signal once the API request is under way at the sandbox.
+    await new Promise((r) => setTimeout(r, 500));
+    const exited = child.stop('SIGTERM');
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toMatch(/[0-9A-HJKMNP-TV-Z]{26}/);
+    expect(await exited).toBe(0);
+    expect(sandbox.requests().some((r) => r.path === '/api/v1/engagements' && r.fault?.delay_ms === 1500)).toBe(true);
+  });
+
+  it('exits 0 at once when idle, with sessions and their event streams open', async () => {
+    const child = await spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read });
+    const { client } = await connect(child.url);
+    await client.listTools();
+    const started = Date.now();
+    expect(await child.stop('SIGINT')).toBe(0);
+    expect(Date.now() - started).toBeLessThan(3000);
+    await client.close().catch(() => {});
+  });
+
+  it('refuses to listen on an address other machines can reach', async () => {
+    await expect(spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read }, ['--host', '0.0.0.0'])).rejects.toThrow(/exited with 2[\s\S]*WORKSPACE_HTTP_HOST/);
+  });
+});
