@@ -413,7 +413,7 @@ function report(r: {
     targets: TARGETS,
     metrics,
     startup: { runs: STARTUP_RUNS, warmups: STARTUP_WARMUPS, ours: so, baseline: sb },
-    calls: { ours: co, baseline: cb, oursSemiSpace1: cs },
+    calls: { ours: co, baseline: cb },
     sandbox: r.sandboxFigure ?? null,
   };
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
