@@ -117,7 +117,8 @@ export function createExecutor(deps: ExecuteDeps) {
       ...(dl && dlOp ? { download: hint(dlOp, dl.args(ref), opts.via) } : {}),
       ...(out.pollError ? { pollError: out.pollError } : {}),
       ...(job.wait === false ? { notFollowed: true } : {}),
-      links: out.read ? (deps.linksFor?.(out.read.op, out.read.args, last.record) ?? []) : [],
+      // The start's links (an export's file resource) and the read's (the document generated).
+      links: [...(deps.linksFor?.(op, ref.args, ref.job) ?? []), ...(out.read ? (deps.linksFor?.(out.read.op, out.read.args, last.record) ?? []) : [])],
     };
     if (state === 'succeeded' && dl && dlOp) {
       // The point of an export is its file: fetched in the same call.

@@ -170,11 +170,8 @@ export function jobArgumentProperties(op: Pick<Operation, 'method' | 'path'>): R
   const kind = jobKindOf(op);
   if (!kind) return undefined;
   return {
-    wait: {
-      type: ['boolean', 'number'],
-      description: `Follow the ${kind.label} to its end (default true, bounded by the server's wait), false to answer at once, or seconds to wait (max 600).`,
-    },
-    ...(kind.cancel ? { cancel_on_abort: { type: 'boolean', description: `Cancel the ${kind.label} on the server if this call is cancelled. Default false.` } } : {}),
+    wait: { type: ['boolean', 'number'], description: 'Follow the job to its end (default true; false: answer at once; or seconds, max 600)' },
+    ...(kind.cancel ? { cancel_on_abort: { type: 'boolean', description: `Cancel the ${kind.label} if this call is cancelled` } } : {}),
   };
 }
 

@@ -18,7 +18,9 @@ const called = new Set<string>();
 beforeAll(async () => {
   // Jobs run 100x faster, so exports and runs finish within the test.
   // The client keeps its budget of 120 a window; the window is the time-scaled minute (0.6 s).
-  stack = await startStack({ sandbox: { timeScale: 0.01, rateLimit: true }, env: { WORKSPACE_RATE_LIMIT: '120/0.6' } });
+  // Job tools answer once started (WORKSPACE_JOB_WAIT_SECONDS 0), so each call is exactly one request;
+  // following jobs is tested in test/jobs. Their answer carries the job as structuredContent.job.
+  stack = await startStack({ sandbox: { timeScale: 0.01, rateLimit: true }, env: { WORKSPACE_RATE_LIMIT: '120/0.6', WORKSPACE_JOB_WAIT_SECONDS: '0' } });
 });
 afterAll(async () => {
   await stack?.close();
@@ -149,7 +151,7 @@ describe('all 141 tools against the sandbox', () => {
     await call('list_analysis_enum_values', { name: 'finding-types' });
     await call('list_analysis_runs', { engagement: E });
     const run = await call('start_analysis_run', { engagement: E, mode: 'incremental' });
-    await call('cancel_analysis_run', { engagement: E, run: run.id });
+    await call('cancel_analysis_run', { engagement: E, run: run.job.id });
     await call('get_analysis_summary', { engagement: E });
     await call('list_change_proposals', { engagement: E });
     await call('accept_change_proposal', { engagement: E, proposal: ids.proposalA });
@@ -234,8 +236,8 @@ describe('all 141 tools against the sandbox', () => {
     await call('close_deliverable_comment', { engagement: E, comment: ids.comment });
     await call('list_exports', { engagement: E });
     const exp = await call('create_export', { engagement: E, kind: 'findings_csv' });
-    await waitFor(async () => (await list(`/engagements/${E}/exports`)).some((x) => x.id === exp.id && x.status === 'succeeded'), 'the export');
-    const dl = await call('download_export', { engagement: E, export: exp.id });
+    await waitFor(async () => (await list(`/engagements/${E}/exports`)).some((x) => x.id === exp.job.id && x.status === 'succeeded'), 'the export');
+    const dl = await call('download_export', { engagement: E, export: exp.job.id });
     expect(dl.file.size).toBeGreaterThan(0);
   });
 

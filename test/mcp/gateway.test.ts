@@ -53,12 +53,16 @@ function example(s: Json): unknown {
   }
 }
 
+const VALID_EXTERNAL_SOURCE = { format_version: '1', source: { name: 'Tickets', system: 'Helpdesk' }, items: [{ external_id: 'T-1', title: 'Invoice', body: 'Typed twice.' }] };
+
 /** Arguments that pass the operation's validation: known ids where the sandbox has them, required fields only. */
 function argumentsFor(op: Operation): Json {
   const args: Json = {};
   for (const [k, field] of Object.entries(op.input.shape) as [string, z.ZodType][]) {
     if (field.safeParse(undefined).success) continue;
     if (KNOWN_IDS[k]) args[k] = KNOWN_IDS[k];
+    // An external source is checked against the workspace's format before upload: give a valid one.
+    else if (k === 'file' && op.path.endsWith('/external-sources')) args[k] = { text: JSON.stringify(VALID_EXTERNAL_SOURCE) };
     else if (k === 'file') args[k] = { text: 'hello', filename: 'note.txt' };
     else if (k === 'path') args[k] = 'demo/file.png';
     else args[k] = example(z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as Json);
@@ -73,7 +77,8 @@ let live: { method: string; path: string; name: string; title: string }[] = [];
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false });
   // Some 160 requests: a one-second window keeps the client's limiter out of the way.
-  stack = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default', WORKSPACE_RATE_LIMIT: '120/1' } });
+  // Job tools answer once started (WORKSPACE_JOB_WAIT_SECONDS 0): this suite checks reach, not jobs.
+  stack = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default', WORKSPACE_RATE_LIMIT: '120/1', WORKSPACE_JOB_WAIT_SECONDS: '0' } });
   const doc = (await stack.api.request({ method: 'GET', path: '/openapi.json' })).data as { paths: Record<string, Record<string, Json>> };
   const known = new Set(catalog.map((o) => `${o.method} ${o.path}`));
   for (const [path, item] of Object.entries(doc.paths)) {

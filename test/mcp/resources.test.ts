@@ -74,7 +74,8 @@ describe('resource templates', () => {
   it('an export file, as bytes with its type', async () => {
     const created = await stack.call('create_export', { engagement: ENGAGEMENT_AP, kind: 'findings_csv' });
     expect(created.isError).toBeFalsy();
-    const id = (created.structuredContent as { id: string }).id;
+    // create_export follows its job (src/mcp/jobs.ts): the export is in structuredContent.job.
+    const id = (created.structuredContent as { job: { id: string } }).job.id;
     const uri = `workspace://engagements/${ENGAGEMENT_AP}/exports/${id}/file`;
     // The tool result links to the file it will become.
     expect(created.content.some((c) => c.type === 'resource_link' && c.uri === uri)).toBe(true);
