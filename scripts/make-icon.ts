@@ -1,11 +1,13 @@
-// Draws icon.png (256x256, the MCP Bundle's icon): a rounded teal square with a white "W" over a
+// Draws icon.png (512x512, the size Claude Desktop recommends; the MCP Bundle's icon): a rounded teal square with a white "W" over a
 // rising line of three points, the audit's findings. Written by hand with node:zlib so the icon is
 // reproducible from the repository: `npx tsx scripts/make-icon.ts`.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
 
-const SIZE = 256;
+const SIZE = 512;
+/** Shapes are drawn in a 256-unit square, scaled to SIZE. */
+const UNIT = 256 / SIZE;
 type Point = [number, number];
 
 /** Distance from p to the segment a-b. */
@@ -15,14 +17,14 @@ function segmentDistance(p: Point, a: Point, b: Point): number {
   return Math.hypot(p[0] - (a[0] + t * dx), p[1] - (a[1] + t * dy));
 }
 
-/** Coverage (0..1) of a pixel by a shape at signed distance d (negative inside): one pixel of anti-aliasing. */
-const cover = (d: number) => Math.max(0, Math.min(1, 0.5 - d));
+/** Coverage (0..1) of a pixel by a shape at signed distance d in units (negative inside): one pixel of anti-aliasing. */
+const cover = (d: number) => Math.max(0, Math.min(1, 0.5 - d / UNIT));
 
 /** Signed distance to a rounded square filling the canvas with a small margin. */
 function roundedSquare(p: Point): number {
-  const half = SIZE / 2 - 8;
+  const half = 128 - 8;
   const r = 48;
-  const q = [Math.abs(p[0] - SIZE / 2) - (half - r), Math.abs(p[1] - SIZE / 2) - (half - r)] as const;
+  const q = [Math.abs(p[0] - 128) - (half - r), Math.abs(p[1] - 128) - (half - r)] as const;
   return Math.hypot(Math.max(q[0], 0), Math.max(q[1], 0)) + Math.min(Math.max(q[0], q[1]), 0) - r;
 }
 
@@ -44,7 +46,7 @@ export function drawIcon(): Buffer {
   for (let y = 0; y < SIZE; y++) {
     const row = Buffer.alloc(1 + SIZE * 4); // filter byte 0, then RGBA
     for (let x = 0; x < SIZE; x++) {
-      const p: Point = [x + 0.5, y + 0.5];
+      const p: Point = [(x + 0.5) * UNIT, (y + 0.5) * UNIT];
       const bg = cover(roundedSquare(p));
       // Vertical gradient, deep blue at the top to teal at the bottom.
       const t = y / SIZE;

@@ -1,0 +1,37 @@
+// The `tools` of manifest.json, generated from the code: what the server answers to tools/list by
+// default, before a workspace's live description adds its own operations (hence
+// `tools_generated: true`). `npm run manifest` rewrites them; test/install/manifest.test.ts fails
+// when they drift.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { askServer } from '../src/mcp/tool-list-build.js';
+import { catalog } from '../tools/index.js';
+
+export const MANIFEST_FILE = fileURLToPath(new URL('../manifest.json', import.meta.url));
+
+export interface ManifestTool {
+  name: string;
+  description: string;
+}
+
+/** A bundle listing shows one line per tool: the first sentence of what the model reads. */
+export function manifestTool(tool: Pick<Tool, 'name' | 'description'>): ManifestTool {
+  const text = (tool.description ?? '').replace(/\s+/g, ' ').trim();
+  const first = /^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text;
+  return { name: tool.name, description: first };
+}
+
+/** The default tools/list of the server, asked offline through the SDK (no workspace contacted). */
+export async function defaultManifestTools(): Promise<ManifestTool[]> {
+  const { tools } = await askServer(catalog, { toolsets: 'default', readOnly: false });
+  return tools.map(manifestTool);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const manifest = JSON.parse(readFileSync(MANIFEST_FILE, 'utf8')) as Record<string, unknown>;
+  manifest.tools = await defaultManifestTools();
+  manifest.tools_generated = true;
+  writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifest, null, 2)}\n`);
+  process.stderr.write(`manifest.json: ${(manifest.tools as unknown[]).length} tools\n`);
+}
