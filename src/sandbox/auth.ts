@@ -47,6 +47,27 @@ export function authenticate(ws: MemoryWorkspace, header: string | undefined, no
   return { token, member, scope: token.scope === 'write' ? 'write' : 'read' };
 }
 
+/**
+ * The credential as the member may see it (GET /me): never its value. Whether the real API shows this
+ * is not in the spec; a workspace that lists "date of last use" and "last four characters" per token
+ * plausibly tells a token about itself, and clients need the scope to offer only what will work.
+ */
+export function credentialView(p: Principal): HandlerCredential {
+  const t = p.token;
+  if (typeof t.value === 'string' && t.value.startsWith('pat_')) {
+    return {
+      kind: 'personal',
+      scope: p.scope,
+      name: String(t.name ?? ''),
+      last_four: t.value.slice(-4),
+      expires_at: typeof t.expires_at === 'string' ? t.expires_at : null,
+    };
+  }
+  return { kind: 'oauth', scope: p.scope };
+}
+
+type HandlerCredential = import('./types.js').HandlerContext['credential'];
+
 export const insufficientScope = () =>
   new ApiError(403, 'auth.insufficient_scope', {
     en: 'This token has the read scope; this operation needs a token with the write scope.',

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { ARTIFACT_MAX_KIB, EXTERNAL_SOURCE_MAX_KIB } from '../../tools/shared.js';
 import { catalog } from '../../tools/index.js';
 import { assumedOperations } from './assumed.js';
-import { authenticate, insufficientScope, sessionRequired, type Principal } from './auth.js';
+import { authenticate, credentialView, insufficientScope, sessionRequired, type Principal } from './auth.js';
 import { FaultQueue, injectedFault, type FaultRecord, type PendingFault } from './faults.js';
 import { paginate } from './pagination.js';
 import { RATE_LIMIT, RATE_WINDOW_MS, RateLimiter, formatRetryAfter, rateLimited } from './ratelimit.js';
@@ -301,6 +301,7 @@ export class Pipeline {
       input,
       files,
       member: principal.member,
+      credential: credentialView(principal),
       locale: x.locale,
       now: () => new Date(),
       scaled: (ms) => ms * this.config.timeScale,

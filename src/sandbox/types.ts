@@ -80,6 +80,8 @@ export interface HandlerContext {
   input: Record<string, any>;
   files: Record<string, UploadedFile>;
   member: Rec;
+  /** What authenticated the request: a personal token or an OAuth grant, with its scope. */
+  credential: { kind: 'personal' | 'oauth'; scope: 'read' | 'write'; name?: string; last_four?: string; expires_at?: string | null };
   locale: Locale;
   /** The sandbox clock (real time; jobs scale their durations by the time scale). */
   now(): Date;

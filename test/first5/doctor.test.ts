@@ -53,13 +53,16 @@ describe('doctor', () => {
     expect(r.check('downloads').detail).toContain(dirs.downloads);
   });
 
-  it("reports a personal token's scope as unknown (the API does not show it) instead of guessing, and sends no write", async () => {
+  it('fails for a read personal token when write was wanted, with the fix, and sends no write', async () => {
     sb.clearRequests();
     const r = await doctor({ WORKSPACE_URL: sb.url, WORKSPACE_TOKEN: sb.tokens.read });
-    expect(r.check('scope').status).toBe('warn');
-    expect(r.check('scope').detail).toMatch(/unknown/);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
+    expect(r.check('scope').status).toBe('fail');
+    expect(r.check('scope').detail).toMatch(/read only .*but write was wanted/);
+    expect(r.check('scope').fix).toMatch(/create a token with the write scope/);
     expect(sb.requests().filter((q) => q.method !== 'GET')).toEqual([]);
+    const enough = await doctor({ WORKSPACE_URL: sb.url, WORKSPACE_TOKEN: sb.tokens.read, WORKSPACE_READ_ONLY: 'true' });
+    expect(enough.check('scope').status).toBe('pass');
   });
 
   it('prints a readable report: one line per check, the fix under a failure, the summary last', async () => {

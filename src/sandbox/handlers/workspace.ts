@@ -57,7 +57,13 @@ const STATUSES = [
 ];
 
 export const workspaceHandlers: HandlerTable = {
-  'GET /me': (ctx) => ({ data: { ...memberView(ctx.member), workspace: { id: ctx.ws.workspace.id, slug: ctx.ws.slug, name: ctx.ws.workspace.display_name } } }),
+  'GET /me': (ctx) => ({
+    data: {
+      ...memberView(ctx.member),
+      workspace: { id: ctx.ws.workspace.id, slug: ctx.ws.slug, name: ctx.ws.workspace.display_name },
+      token: ctx.credential,
+    },
+  }),
 
   'PATCH /me': (ctx) => {
     const patch: Record<string, unknown> = {};
