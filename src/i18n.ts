@@ -111,6 +111,75 @@ const MESSAGES = {
     fr: (p) => `Indiquez l'espace de travail : workspace-consulting-mcp ${p.command} --workspace https://<hôte-de-votre-espace>`,
   }),
 
+  'login.needs_value': text<{ name: string }>({ en: (p) => `${p.name} needs a value.`, fr: (p) => `${p.name} demande une valeur.` }),
+  'login.bad_scope': text<{ value: string }>({
+    en: (p) => `--scope is read or write, not ${p.value}.`,
+    fr: (p) => `--scope vaut read ou write, pas ${p.value}.`,
+  }),
+  'login.bad_timeout': text({ en: () => '--timeout is a number of seconds.', fr: () => '--timeout est un nombre de secondes.' }),
+  'login.unknown_option': text<{ name: string; command: string; usage: string }>({
+    en: (p) => `Unknown option ${p.name} for ${p.command}.\nUsage:\n${p.usage}`,
+    fr: (p) => `Option inconnue ${p.name} pour ${p.command}.\nUsage :\n${p.usage}`,
+  }),
+  'login.origin_only': text<{ origin: string }>({
+    en: (p) => `Give the workspace origin only (${p.origin}), without a path.`,
+    fr: (p) => `Donnez seulement l'origine de l'espace de travail (${p.origin}), sans chemin.`,
+  }),
+  'login.opened_browser': text<{ workspace: string; url: string }>({
+    en: (p) => `Opened your browser to sign in to ${p.workspace}. If it did not open, open this URL: ${p.url}`,
+    fr: (p) => `Votre navigateur s'est ouvert pour vous connecter à ${p.workspace}. S'il ne s'est pas ouvert, ouvrez cette URL : ${p.url}`,
+  }),
+  // The English line is a contract: scripts and tests read the URL after it.
+  'login.open_url': text<{ url: string }>({
+    en: (p) => `Open this URL to sign in: ${p.url}`,
+    fr: (p) => `Ouvrez cette URL pour vous connecter : ${p.url}`,
+  }),
+  'login.waiting': text<{ minutes: number }>({
+    en: (p) => `Waiting up to ${p.minutes} min for the sign-in to complete...`,
+    fr: (p) => `Attente de la connexion (${p.minutes} min au plus)...`,
+  }),
+  'login.signed_in': text<{ workspace: string; member: string; access: string; until: string; file: string }>({
+    en: (p) => `Signed in to ${p.workspace} as ${p.member} with ${p.access} access. The access token is valid until ${p.until} and is refreshed automatically. Sign-in stored in ${p.file}.`,
+    fr: (p) => `Connecté à ${p.workspace} en tant que ${p.member}, accès ${p.access}. Le jeton d'accès est valable jusqu'au ${p.until} et se renouvelle automatiquement. Connexion enregistrée dans ${p.file}.`,
+  }),
+  'login.read_only_note': text({
+    en: () => 'Note: you granted read-only access; write tools will not be offered.',
+    fr: () => "Remarque : vous avez accordé un accès en lecture seule ; les outils d'écriture ne seront pas proposés.",
+  }),
+  'login.scope.write': text({ en: () => 'read and write', fr: () => 'lecture et écriture' }),
+  'login.scope.read': text({ en: () => 'read-only', fr: () => 'lecture seule' }),
+  'logout.not_signed_in': text<{ workspace: string }>({
+    en: (p) => `Not signed in to ${p.workspace}; nothing to do.`,
+    fr: (p) => `Aucune connexion à ${p.workspace} ; rien à faire.`,
+  }),
+  'logout.revoked': text<{ workspace: string }>({
+    en: (p) => `Signed out of ${p.workspace}: the authorization was revoked at the workspace and the stored tokens deleted.`,
+    fr: (p) => `Déconnecté de ${p.workspace} : l'autorisation a été révoquée par l'espace de travail et les jetons enregistrés supprimés.`,
+  }),
+  'logout.not_revoked': text<{ workspace: string }>({
+    en: (p) => `Signed out of ${p.workspace}: the stored tokens were deleted, but the workspace could not be reached to revoke them; revoke the application under API and integrations > Connected apps.`,
+    fr: (p) => `Déconnecté de ${p.workspace} : les jetons enregistrés ont été supprimés, mais l'espace de travail n'a pas pu être joint pour les révoquer ; révoquez l'application dans API et intégrations > Applications connectées.`,
+  }),
+  'status.not_signed_in': text<{ workspace: string; command: string }>({
+    en: (p) => `${p.workspace}: not signed in (run ${p.command}).`,
+    fr: (p) => `${p.workspace} : pas de connexion (lancez ${p.command}).`,
+  }),
+  'status.signed_in': text<{ workspace: string; member: string; access: string; token: string; refresh: string }>({
+    en: (p) => `${p.workspace}: signed in as ${p.member}, ${p.access} access, ${p.token} (${p.refresh}).`,
+    fr: (p) => `${p.workspace} : connecté en tant que ${p.member}, accès ${p.access}, ${p.token} (${p.refresh}).`,
+  }),
+  'status.valid_until': text<{ at: string }>({ en: (p) => `access token valid until ${p.at}`, fr: (p) => `jeton d'accès valable jusqu'au ${p.at}` }),
+  'status.expired_at': text<{ at: string }>({ en: (p) => `access token expired at ${p.at}`, fr: (p) => `jeton d'accès expiré le ${p.at}` }),
+  'status.refreshed': text({ en: () => 'refreshed automatically', fr: () => 'renouvelé automatiquement' }),
+  'status.no_refresh': text({
+    en: () => 'no refresh token: sign in again when it expires',
+    fr: () => "pas de jeton de renouvellement : reconnectez-vous à l'expiration",
+  }),
+  'status.none': text<{ dir: string; command: string }>({
+    en: (p) => `Not signed in to any workspace (sign-ins are kept in ${p.dir}). Run: ${p.command}`,
+    fr: (p) => `Aucune connexion enregistrée (les connexions sont gardées dans ${p.dir}). Lancez : ${p.command}`,
+  }),
+
   // Doctor (src/doctor): titles, what was found, and the fix.
   'doctor.title.config': text({ en: () => 'Configuration', fr: () => 'Configuration' }),
   'doctor.title.node': text({ en: () => 'Node.js version', fr: () => 'Version de Node.js' }),

@@ -3,6 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LogLevel } from '../config.js';
+import { detectLocale, t, type Locale } from '../i18n.js';
 import { createLogger } from '../log.js';
 import { openBrowser } from './browser.js';
 import { discover } from './discovery.js';
@@ -31,6 +32,7 @@ interface AuthArgs {
 }
 
 function parseArgs(command: string, argv: string[], env: NodeJS.ProcessEnv): AuthArgs {
+  const lc = detectLocale(env);
   const out: AuthArgs = { scope: 'write', browser: true, timeoutMs: 5 * 60_000 };
   const raw = env.WORKSPACE_URL?.trim();
   if (raw) out.workspace = raw;
@@ -39,43 +41,48 @@ function parseArgs(command: string, argv: string[], env: NodeJS.ProcessEnv): Aut
     const [name, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = () => {
       const v = inline ?? argv[++i];
-      if (v === undefined) throw new UsageError(`${name} needs a value.`);
+      if (v === undefined) throw new UsageError(t(lc, 'login.needs_value', { name }));
       return v;
     };
     if (name === '--workspace' || name === '--workspace-url') out.workspace = value();
     else if (name === '--scope' && command === 'login') {
       const s = value();
-      if (s !== 'read' && s !== 'write') throw new UsageError(`--scope is read or write, not ${JSON.stringify(s)}.`);
+      if (s !== 'read' && s !== 'write') throw new UsageError(t(lc, 'login.bad_scope', { value: JSON.stringify(s) }));
       out.scope = s;
     } else if (name === '--no-browser' && command === 'login') out.browser = false;
     else if (name === '--timeout' && command === 'login') {
       const s = Number(value());
-      if (!(s > 0)) throw new UsageError('--timeout is a number of seconds.');
+      if (!(s > 0)) throw new UsageError(t(lc, 'login.bad_timeout'));
       out.timeoutMs = s * 1000;
-    } else throw new UsageError(`Unknown option ${name} for ${command}.\nUsage:\n${AUTH_USAGE}`);
+    } else throw new UsageError(t(lc, 'login.unknown_option', { name, command, usage: AUTH_USAGE }));
   }
   return out;
 }
 
 /** The workspace origin from --workspace / WORKSPACE_URL: https, or http on loopback only. */
-function workspaceOrigin(raw: string | undefined, command: string): string {
-  if (!raw) throw new UsageError(`Name the workspace: ${NAME} ${command} --workspace https://<your-workspace-host>`);
+function workspaceOrigin(raw: string | undefined, command: string, lc: Locale): string {
+  if (!raw) throw new UsageError(t(lc, 'auth.name_workspace', { command }));
   const u = requireSecureUrl(raw, 'workspace URL');
   const path = u.pathname.replace(/\/+$/, '');
-  if (path !== '' && path !== '/api/v1') throw new UsageError(`Give the workspace origin only (${u.origin}), without a path.`);
+  if (path !== '' && path !== '/api/v1') throw new UsageError(t(lc, 'login.origin_only', { origin: u.origin }));
   return u.origin;
 }
 
-const scopeWords = (s: GrantedScope) => (s === 'write' ? 'read and write' : 'read-only');
+const scopeWords = (lc: Locale, s: GrantedScope) => t(lc, s === 'write' ? 'login.scope.write' : 'login.scope.read');
 const iso = (ms: number) => new Date(ms).toISOString();
 
-async function run(command: string, body: (say: (line: string) => void) => Promise<number>): Promise<number> {
+async function run(
+  command: string,
+  env: NodeJS.ProcessEnv,
+  body: (say: (line: string) => void, lc: Locale) => Promise<number>,
+): Promise<number> {
   const say = (line: string) => void process.stderr.write(`${line}\n`);
+  const lc = detectLocale(env);
   try {
-    return await body(say);
+    return await body(say, lc);
   } catch (err) {
     if (err instanceof UsageError || err instanceof SignInError || err instanceof NotSignedInError) {
-      say(`${NAME} ${command}: ${err.message}`);
+      say(t(lc, 'auth.failed', { command, message: err.message }));
       return err instanceof UsageError ? 2 : 1;
     }
     throw err;
@@ -83,9 +90,9 @@ async function run(command: string, body: (say: (line: string) => void) => Promi
 }
 
 export function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  return run('login', async (say) => {
+  return run('login', env, async (say, lc) => {
     const args = parseArgs('login', argv, env);
-    const workspace = workspaceOrigin(args.workspace, 'login');
+    const workspace = workspaceOrigin(args.workspace, 'login', lc);
     const { logger } = createLogger((env.LOG_LEVEL?.toLowerCase() as LogLevel | undefined) ?? 'warn');
     const store = new TokenStore(workspace, configDir(env));
     const result = await signIn({
@@ -96,29 +103,34 @@ export function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       logger,
       async present(url) {
         if (args.browser && (await openBrowser(url))) {
-          say(`Opened your browser to sign in to ${workspace}. If it did not open, open this URL: ${url}`);
+          say(t(lc, 'login.opened_browser', { workspace, url }));
         } else {
-          say(`Open this URL to sign in: ${url}`);
+          say(t(lc, 'login.open_url', { url }));
         }
-        say(`Waiting up to ${Math.round(args.timeoutMs / 60_000)} min for the sign-in to complete...`);
+        say(t(lc, 'login.waiting', { minutes: Math.round(args.timeoutMs / 60_000) }));
       },
     });
     say(
-      `Signed in to ${workspace} as ${describeMember(result.member)} with ${scopeWords(result.scope)} access. ` +
-        `The access token is valid until ${iso(result.expiresAt)} and is refreshed automatically. Sign-in stored in ${store.file}.`,
+      t(lc, 'login.signed_in', {
+        workspace,
+        member: describeMember(result.member),
+        access: scopeWords(lc, result.scope),
+        until: iso(result.expiresAt),
+        file: store.file,
+      }),
     );
-    if (args.scope === 'write' && result.scope === 'read') say('Note: you granted read-only access; write tools will not be offered.');
+    if (args.scope === 'write' && result.scope === 'read') say(t(lc, 'login.read_only_note'));
     return 0;
   });
 }
 
 export function runLogout(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  return run('logout', async (say) => {
-    const workspace = workspaceOrigin(parseArgs('logout', argv, env).workspace, 'logout');
+  return run('logout', env, async (say, lc) => {
+    const workspace = workspaceOrigin(parseArgs('logout', argv, env).workspace, 'logout', lc);
     const store = new TokenStore(workspace, configDir(env));
     const rec = await store.read();
     if (!rec?.tokens) {
-      say(`Not signed in to ${workspace}; nothing to do.`);
+      say(t(lc, 'logout.not_signed_in', { workspace }));
       return 0;
     }
     const tokens = rec.tokens;
@@ -140,31 +152,32 @@ export function runLogout(argv: string[], env: NodeJS.ProcessEnv = process.env):
       const { tokens: _t, member: _m, ...rest } = cur;
       return rest;
     });
-    say(
-      revoked
-        ? `Signed out of ${workspace}: the authorization was revoked at the workspace and the stored tokens deleted.`
-        : `Signed out of ${workspace}: the stored tokens were deleted, but the workspace could not be reached to revoke them; revoke the application under API and integrations > Connected apps.`,
-    );
+    say(t(lc, revoked ? 'logout.revoked' : 'logout.not_revoked', { workspace }));
     return 0;
   });
 }
 
-function statusLine(rec: StoredSignIn, now = Date.now()): string {
-  const t = rec.tokens;
-  if (!t) return `${rec.workspace}: not signed in (run ${loginCommand(rec.workspace)}).`;
-  const access = t.expires_at > now ? `access token valid until ${iso(t.expires_at)}` : `access token expired at ${iso(t.expires_at)}`;
-  const refresh = t.refresh_token ? 'refreshed automatically' : 'no refresh token: sign in again when it expires';
-  return `${rec.workspace}: signed in as ${describeMember(rec.member)}, ${scopeWords(t.scope)} access, ${access} (${refresh}).`;
+function statusLine(lc: Locale, rec: StoredSignIn, now = Date.now()): string {
+  const tok = rec.tokens;
+  if (!tok) return t(lc, 'status.not_signed_in', { workspace: rec.workspace, command: loginCommand(rec.workspace) });
+  const at = iso(tok.expires_at);
+  return t(lc, 'status.signed_in', {
+    workspace: rec.workspace,
+    member: describeMember(rec.member),
+    access: scopeWords(lc, tok.scope),
+    token: tok.expires_at > now ? t(lc, 'status.valid_until', { at }) : t(lc, 'status.expired_at', { at }),
+    refresh: t(lc, tok.refresh_token ? 'status.refreshed' : 'status.no_refresh'),
+  });
 }
 
 export function runStatus(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  return run('status', async (say) => {
+  return run('status', env, async (say, lc) => {
     const args = parseArgs('status', argv, env);
     const dir = configDir(env);
     if (args.workspace) {
-      const workspace = workspaceOrigin(args.workspace, 'status');
+      const workspace = workspaceOrigin(args.workspace, 'status', lc);
       const rec = await new TokenStore(workspace, dir).read();
-      say(statusLine(rec ?? { version: 1, workspace }));
+      say(statusLine(lc, rec ?? { version: 1, workspace }));
       return rec?.tokens ? 0 : 1;
     }
     const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json') && !f.startsWith('.'));
@@ -179,10 +192,10 @@ export function runStatus(argv: string[], env: NodeJS.ProcessEnv = process.env):
       }
     }
     if (recs.length === 0) {
-      say(`Not signed in to any workspace (sign-ins are kept in ${dir}). Run: ${NAME} login --workspace URL`);
+      say(t(lc, 'status.none', { dir, command: `${NAME} login --workspace URL` }));
       return 1;
     }
-    for (const rec of recs) say(statusLine(rec));
+    for (const rec of recs) say(statusLine(lc, rec));
     return recs.some((r) => r.tokens) ? 0 : 1;
   });
 }
