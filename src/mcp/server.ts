@@ -2,6 +2,7 @@
 // with validation before any request, the registry's policy (toolsets, read-only, consent), results
 // shaped for an assistant; resources, prompts and completions; the live API description merged in.
 import { fileURLToPath } from 'node:url';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -17,6 +18,7 @@ import {
   RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
   type CallToolResult,
+  type CreateTaskResult,
   type LoggingLevel,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -34,7 +36,7 @@ import { linksFor, listResources, readResource, ResourceError, resourceTemplates
 import { toolError } from './results.js';
 import { OperationIndex } from './search.js';
 import { defaultSurface, listedTools } from './surface.js';
-import type { SurfaceTool } from './tools.js';
+import type { CallExtra, SurfaceTool } from './tools.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 
 
@@ -52,6 +54,10 @@ const GATEWAY_NOTE = 'Only a few tools are listed: find_operations searches ever
 // How long the first tools/list waits for the live description: long enough for a local or cached
 // one, short enough that a slow workspace never stalls the client (a later merge sends list_changed).
 const LIVE_LIST_WAIT_MS = 1500;
+
+// Tasks: kept an hour unless the client asks otherwise; the poll interval suggested to the client.
+const TASK_TTL_MS = 60 * 60 * 1000;
+const TASK_POLL_MS = 1000;
 
 export interface McpServerDeps {
   config: Config;
@@ -87,8 +93,18 @@ export function createMcpServer(deps: McpServerDeps): Server {
   const server = new Server(
     { name: SERVER_NAME, title: 'Workspace Consulting', version: SERVER_VERSION },
     {
-      capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, completions: {}, logging: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: {},
+        prompts: {},
+        completions: {},
+        logging: {},
+        // MCP tasks (experimental in the SDK): a client that asks may run any tool call as a task and
+        // poll it; job tools say so with execution.taskSupport 'optional' (src/mcp/tools.ts).
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      },
       instructions: isDefault ? `${INSTRUCTIONS} ${GATEWAY_NOTE}` : INSTRUCTIONS,
+      taskStore: new InMemoryTaskStore(),
     },
   );
 
@@ -186,7 +202,23 @@ export function createMcpServer(deps: McpServerDeps): Server {
     return {};
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+  async function callTool(name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, progress: CallExtra['progress']): Promise<CallToolResult> {
+    const own = surfaceTools().get(name);
+    if (own) {
+      if (own.scope === 'write' && !registry.writesAllowed()) {
+        const why = config.readOnly ? 'this server runs read-only (WORKSPACE_READ_ONLY=true)' : 'the member granted read-only access';
+        return toolError(`Tool "${name}" changes data and ${why}. Nothing was sent.`, { error: { code: config.readOnly ? 'read_only' : 'scope' } });
+      }
+      return own.run(args, { signal, ...(progress ? { progress } : {}) });
+    }
+    // Operations not listed are still callable by name (a model that learnt one from find_operations).
+    if (!registry.get(name)) await ready();
+    const resolved = registry.resolve(name);
+    if (isRefusal(resolved)) return toolError(resolved.message, { error: { code: resolved.reason } });
+    return run(resolved, args, { signal, ...(progress ? { progress } : {}) });
+  }
+
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult | CreateTaskResult> => {
     const name = req.params.name;
     const token = extra._meta?.progressToken;
     const progress =
@@ -194,19 +226,23 @@ export function createMcpServer(deps: McpServerDeps): Server {
         ? undefined
         : (done: number, total: number, message?: string) =>
             void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, ...(message ? { message } : {}) } }).catch(() => {});
-    const own = surfaceTools().get(name);
-    if (own) {
-      if (own.scope === 'write' && !registry.writesAllowed()) {
-        const why = config.readOnly ? 'this server runs read-only (WORKSPACE_READ_ONLY=true)' : 'the member granted read-only access';
-        return toolError(`Tool "${name}" changes data and ${why}. Nothing was sent.`, { error: { code: config.readOnly ? 'read_only' : 'scope' } });
-      }
-      return own.run(req.params.arguments, { signal: extra.signal, ...(progress ? { progress } : {}) });
+    const store = extra.taskStore;
+    if (req.params.task && store) {
+      // A task outlives its request: it gets its own signal, aborted when the client cancels the task.
+      const task = await store.createTask({ ttl: req.params.task.ttl ?? TASK_TTL_MS, pollInterval: TASK_POLL_MS });
+      const controller = new AbortController();
+      const watch = setInterval(() => {
+        void store.getTask(task.taskId).then((t) => t.status === 'cancelled' && controller.abort(), () => controller.abort());
+      }, TASK_POLL_MS);
+      watch.unref();
+      void callTool(name, req.params.arguments, controller.signal, progress)
+        .catch((err: unknown) => toolError(`${name} failed: ${err instanceof Error ? err.message : String(err)}`))
+        .then((result) => (controller.signal.aborted ? undefined : store.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result)))
+        .catch((err: unknown) => logger.warn({ err: String(err), task: task.taskId }, 'task result not stored'))
+        .finally(() => clearInterval(watch));
+      return { task };
     }
-    // Operations not listed are still callable by name (a model that learnt one from find_operations).
-    if (!registry.get(name)) await ready();
-    const resolved = registry.resolve(name);
-    if (isRefusal(resolved)) return toolError(resolved.message, { error: { code: resolved.reason } });
-    return run(resolved, req.params.arguments, { signal: extra.signal, ...(progress ? { progress } : {}) });
+    return callTool(name, req.params.arguments, extra.signal, progress);
   });
 
   const resourceDeps = { registry, client, ready };

@@ -2,7 +2,7 @@
 // default-surface entries) is declared with.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OPERATION_META_KEY, operationMeta, type Operation, type Scope, type ToolAnnotations } from '../operation.js';
-import { jobArgumentProperties } from './jobs.js';
+import { jobArgumentProperties, jobKindOf } from './jobs.js';
 import { operationSchema } from './schema.js';
 
 /** The title is shown only when it says more than the name ("list_findings" reads as "List findings"). */
@@ -28,6 +28,8 @@ export function toolDefinition(op: Operation): Tool {
       description: op.description,
       inputSchema: withJobArguments(op, operationSchema(op)),
       annotations: { ...op.annotations },
+      // A client that supports MCP tasks may run a job tool as a task rather than hold the call open.
+      ...(jobKindOf(op) ? { execution: { taskSupport: 'optional' as const } } : {}),
       _meta: { [OPERATION_META_KEY]: operationMeta(op) },
     };
     definitions.set(op, t);
