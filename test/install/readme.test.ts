@@ -1,0 +1,136 @@
+// The README's client set-up snippets, parsed from the README and run: each names a command and its
+// environment; the test swaps `npx -y workspace-consulting-mcp` for this checkout's source and the
+// example workspace for the sandbox, starts it as the client would, and lists the tools.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { ROOT } from '../helpers/spawn.js';
+import { spawnHttpServer } from '../http/spawn-http.js';
+
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const setup = readme.slice(readme.indexOf('## Client set-up\n'), readme.indexOf('\n## ', readme.indexOf('## Client set-up\n') + 1));
+
+/** The fenced blocks of one `### ` subsection of Client set-up. */
+function blocks(heading: string): { lang: string; body: string }[] {
+  const start = setup.indexOf(`### ${heading}\n`);
+  expect(start, `README has "### ${heading}"`).toBeGreaterThanOrEqual(0);
+  const end = setup.indexOf('\n### ', start + 1);
+  const section = setup.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1] as string, body: m[2] as string }));
+}
+
+interface ServerEntry {
+  type?: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+const PACKAGE = 'workspace-consulting-mcp';
+
+let sandbox: SandboxHandle;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, rateLimit: false });
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/** The example values, valid for the server's configuration (the token stands in for a real one). */
+function checkExampleEnv(env: Record<string, string>) {
+  expect(env.WORKSPACE_URL).toBe('https://acme.workspace-consulting.com');
+  const { WORKSPACE_TOKEN: _token, ...rest } = env;
+  expect(() => loadConfig(rest)).not.toThrow();
+}
+
+/** Run `npx -y workspace-consulting-mcp ARGS` as this checkout's source, on the sandbox, and list tools. */
+async function runLocally(command: string, args: string[], env: Record<string, string>): Promise<string[]> {
+  expect(command).toBe('npx');
+  expect(args.slice(0, 2)).toEqual(['-y', PACKAGE]);
+  const sandboxEnv = { ...env, WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read };
+  const client = new Client({ name: 'readme-test', version: '1' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args.slice(2)],
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...sandboxEnv },
+    stderr: 'pipe',
+  });
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    return tools.map((t) => t.name);
+  } finally {
+    await client.close();
+  }
+}
+
+describe('README client set-up', () => {
+  for (const [heading, key] of [
+    ['Claude Desktop', 'mcpServers'],
+    ['Cursor', 'mcpServers'],
+  ] as const) {
+    it(`${heading}: the JSON config starts a server that lists its tools`, async () => {
+      const json = blocks(heading).find((b) => b.lang === 'json');
+      const config = JSON.parse(json?.body ?? '{}') as Record<string, Record<string, ServerEntry>>;
+      const entry = config[key]?.['workspace-consulting'] as ServerEntry;
+      checkExampleEnv(entry.env);
+      expect(await runLocally(entry.command, entry.args, entry.env)).toContain('find_operations');
+    });
+  }
+
+  it('VS Code: servers with type stdio, the token from a masked input, and the server starts', async () => {
+    const json = blocks('VS Code').find((b) => b.lang === 'json');
+    const config = JSON.parse(json?.body ?? '{}') as { inputs: { id: string; password?: boolean }[]; servers: Record<string, ServerEntry> };
+    const entry = config.servers['workspace-consulting'] as ServerEntry;
+    expect(entry.type).toBe('stdio');
+    const inputId = /^\$\{input:([\w-]+)\}$/.exec(entry.env.WORKSPACE_TOKEN ?? '')?.[1];
+    expect(config.inputs.find((i) => i.id === inputId)?.password).toBe(true);
+    checkExampleEnv(entry.env);
+    expect(await runLocally(entry.command, entry.args, entry.env)).toContain('find_operations');
+  });
+
+  it('Claude Code: `claude mcp add` names a stdio command and its environment, which start a server', async () => {
+    const sh = blocks('Claude Code').find((b) => b.lang === 'sh');
+    const words = (sh?.body ?? '').replace(/\\\n/g, ' ').trim().split(/\s+/);
+    expect(words.slice(0, 3)).toEqual(['claude', 'mcp', 'add']);
+    expect(words[words.indexOf('--transport') + 1]).toBe('stdio');
+    const env = Object.fromEntries(words.flatMap((w, i) => (words[i - 1] === '--env' ? [w.split(/=(.*)/s, 2) as [string, string]] : [])));
+    const dashes = words.indexOf('--');
+    expect(words[dashes - 1]).toBe('workspace-consulting');
+    checkExampleEnv(env);
+    const [command, ...args] = words.slice(dashes + 1);
+    expect(await runLocally(command as string, args, env)).toContain('find_operations');
+  });
+
+  it('custom agents: the serve --http command serves the endpoint the agent snippet connects to', async () => {
+    const [sh, ts] = [blocks('Custom agents over HTTP').find((b) => b.lang === 'sh'), blocks('Custom agents over HTTP').find((b) => b.lang === 'ts')];
+    const words = (sh?.body ?? '').replace(/\\\n/g, ' ').trim().split(/\s+/);
+    const env = Object.fromEntries(words.filter((w) => /^[A-Z_]+=/.test(w)).map((w) => w.split(/=(.*)/s, 2) as [string, string]));
+    checkExampleEnv(env);
+    const command = words.filter((w) => !/^[A-Z_]+=/.test(w));
+    expect(command.slice(0, 3)).toEqual(['npx', '-y', PACKAGE]);
+    const args = command.slice(3);
+    expect(args.slice(0, 2)).toEqual(['serve', '--http']);
+    const port = args[args.indexOf('--port') + 1];
+    expect(ts?.body).toContain(`http://127.0.0.1:${port}/mcp`);
+    // Port 0 here: the documented port may be taken on this machine.
+    const server = await spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read }, args.slice(2).map((a) => (a === port ? '0' : a)));
+    try {
+      const client = new Client({ name: 'my-agent', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('find_operations');
+      await client.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});
