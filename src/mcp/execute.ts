@@ -10,6 +10,7 @@ import type { HttpMethod, Operation } from '../operation.js';
 import { renderFile } from './files.js';
 import { followJob, jobFromStart, jobKindOf, pollBudgetFor, type FollowOutcome, type JobKind, type JobRef } from './jobs.js';
 import { callHint, renderError, renderJob, renderSuccess, toolError, type JobReport, type ResourceLink } from './results.js';
+import { markWorkspaceContent } from './untrusted.js';
 import { toMultipart, type UploadChecks } from './uploads.js';
 import { validateArguments } from './validation.js';
 
@@ -157,12 +158,13 @@ export function createExecutor(deps: ExecuteDeps) {
       const ref = startedJob(kind, res, checked.args);
       if (ref) return await followStarted(op, ref, jobSplit.job, opts);
       const links = deps.linksFor?.(op, checked.args, res.data) ?? [];
-      return renderSuccess(op, res, {
+      const rendered = renderSuccess(op, res, {
         budget: config.responseBudget,
         ...(split.fields ? { fields: split.fields } : {}),
         via: opts.via ?? op.name,
         links,
       });
+      return markWorkspaceContent(op, rendered);
     } catch (err) {
       if (opts.signal.aborted) throw err; // cancelled: the SDK sends no answer for a cancelled request
       logger.info({ tool: opts.via ?? op.name, op: op.name, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, 'tool call failed');
