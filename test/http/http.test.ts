@@ -90,7 +90,8 @@ describe('serve --http', () => {
   });
 
   it('refuses a foreign Host (DNS rebinding), with or without an Origin', async () => {
-    for (const headers of [{ host: `evil.example:${server.port}` }, { host: 'evil.example', origin: 'http://evil.example' }]) {
+    const cases: Record<string, string>[] = [{ host: `evil.example:${server.port}` }, { host: 'evil.example', origin: 'http://evil.example' }];
+    for (const headers of cases) {
       const res = await post(server.port, headers);
       expect(res.status).toBe(403);
       expect(res.headers['mcp-session-id']).toBeUndefined();

@@ -18,7 +18,8 @@ afterAll(async () => {
 describe('serve over stdio, on SIGTERM', () => {
   it('answers the call in flight, then exits 0', async () => {
     const child = spawnServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, LOG_LEVEL: 'warn' });
-    const answers = new Map<number, Record<string, unknown>>();
+    type Answer = { id?: number; result?: { isError?: boolean; content: { text: string }[] } };
+    const answers = new Map<number, Answer>();
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d: string) => {
@@ -27,13 +28,13 @@ describe('serve over stdio, on SIGTERM', () => {
       while ((nl = out.indexOf('\n')) >= 0) {
         const line = out.slice(0, nl);
         out = out.slice(nl + 1);
-        const msg = JSON.parse(line) as { id?: number };
+        const msg = JSON.parse(line) as Answer;
         if (typeof msg.id === 'number') answers.set(msg.id, msg);
       }
     });
     const answered = async (id: number) => {
       while (!answers.has(id)) await new Promise((r) => setTimeout(r, 20));
-      return answers.get(id) as { result?: { isError?: boolean; content: { text: string }[] } };
+      return answers.get(id) as Answer;
     };
     const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
 
