@@ -186,11 +186,17 @@ export function validArguments(op: Operation, opts: BuildOptions = {}): fc.Arbit
 }
 
 function inlineFile(): fc.Arbitrary<Record<string, unknown>> {
-  const named = { filename: fc.stringMatching(/^[a-z]{1,12}\.(txt|csv|md|pdf)$/), content_type: fc.constantFrom('text/plain', 'text/csv') };
-  return fc.oneof(
-    fc.record({ text: fc.string({ maxLength: 300 }), ...named }, { requiredKeys: ['text'] }),
-    fc.record({ base64: fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('base64')), ...named }, { requiredKeys: ['base64'] }),
+  // Mostly plain text, declared as such: bytes that contradict their declared type are refused by the
+  // upload's content check, which the valid property counts apart.
+  const text = fc.record(
+    { text: fc.string({ maxLength: 300 }), filename: fc.stringMatching(/^[a-z]{1,12}\.(txt|csv|md)$/), content_type: fc.constantFrom('text/plain', 'text/csv') },
+    { requiredKeys: ['text'] },
   );
+  const base64 = fc.record(
+    { base64: fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('base64')), filename: fc.stringMatching(/^[a-z]{1,12}\.bin$/) },
+    { requiredKeys: ['base64'] },
+  );
+  return fc.oneof({ weight: 3, arbitrary: text }, { weight: 1, arbitrary: base64 });
 }
 
 /** One way of breaking otherwise valid arguments, and the field a clear refusal must name. */
@@ -273,10 +279,10 @@ export function brokenArguments(op: Operation, opts: BuildOptions = {}): fc.Arbi
       );
     }
   }
-  // An argument the tool does not have (`fields` is the one extra every JSON tool accepts).
-  const unknownKey = fc
-    .stringMatching(/^[a-z][a-z_]{0,15}$/)
-    .filter((k) => !(k in shape) && k !== 'fields' && !['__proto__', 'constructor', 'prototype'].includes(k));
+  // An argument the tool does not have. The server's own extras are not arguments of the operation
+  // and are accepted: fields (JSON answers), wait and cancel_on_abort (tools that start a job).
+  const extras = ['fields', 'wait', 'cancel_on_abort', '__proto__', 'constructor', 'prototype'];
+  const unknownKey = fc.stringMatching(/^[a-z][a-z_]{0,15}$/).filter((k) => !(k in shape) && !extras.includes(k));
   cases.push(
     fc.tuple(base, unknownKey, fc.jsonValue({ maxDepth: 1 })).map(([args, key, value]) => ({
       kind: 'unknown_key' as const,
