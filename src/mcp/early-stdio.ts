@@ -168,11 +168,18 @@ export class EarlyStdioTransport implements Transport {
     else this.heldErrors.push(err);
   }
 
+  /** One wait for 'drain' shared by every write behind a full pipe: a listener each would pile up. */
+  private drained: Promise<void> | undefined;
+
   private write(message: unknown): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
-      else this.stdout.once('drain', resolve);
-    });
+    if (this.stdout.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
+    this.drained ??= new Promise((resolve) =>
+      this.stdout.once('drain', () => {
+        this.drained = undefined;
+        resolve();
+      }),
+    );
+    return this.drained;
   }
 }
 
