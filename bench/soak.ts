@@ -48,6 +48,9 @@ const child = spawn(process.execPath, [CLI], {
     WORKSPACE_DOWNLOAD_DIR: join(home, 'downloads'),
     WORKSPACE_CONFIG_DIR: join(home, 'config'),
     LOG_LEVEL: 'warn',
+    // e.g. SOAK_NODE_OPTIONS=--max-old-space-size=64: a leak then ends in an out-of-memory crash,
+    // while heap that is merely not yet collected stays under the cap.
+    ...(process.env.SOAK_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SOAK_NODE_OPTIONS } : {}),
   },
   stdio: ['pipe', 'pipe', 'pipe'],
 });
