@@ -220,7 +220,44 @@ describe('jobs (issue 6)', () => {
   // JOBS: the job cells of the matrix go here once jobs exist: start a job (analysis run, export,
   // generation) under each fault above and check it is started once and polled (a read) with retries;
   // a job that fails on the sandbox (handle.admin.failNextJobs) is reported as failed, not retried.
-  it.todo('starting a job under 502/503/504, reset, timeout and broken JSON: started once, reported unknown');
-  it.todo('polling a job under the same faults: retried like any read');
-  it.todo('a job that fails on the workspace is reported as failed with its reason, not started again');
+  // This stack has no live description, so an export is polled through the documented list.
+  const START = { tool: 'create_export', args: { engagement: ENGAGEMENT_AP, kind: 'findings_csv' }, method: 'POST', path: '/engagements/{engagement}/exports' } as const;
+  const POLL = { method: 'GET', path: '/engagements/{engagement}/exports' } as const;
+  const FAULTS: Array<[string, Omit<FaultSpec, 'match' | 'count'>]> = [
+    ['502', { status: 502 }],
+    ['503', { status: 503 }],
+    ['504', { status: 504 }],
+    ['reset', { reset: true }],
+    ['timeout', { delay_ms: TIMEOUT_MS * 10 }],
+  ];
+  const starts = () => sandbox.requests().filter((q) => q.method === START.method && q.template === START.path);
+
+  it.each(FAULTS)('starting a job under %s: started once, reported unknown', async (_name, fault) => {
+    reportedUnknown(await run(START as unknown as Target, { count: 1, ...fault }));
+  });
+
+  it.each(FAULTS)('polling a job under %s: retried like any read, the job still followed to its file', async (_name, fault) => {
+    sandbox.clearRequests();
+    sandbox.admin.clearFaults();
+    sandbox.admin.fault({ count: 1, ...fault, match: POLL });
+    const r = await stack.call(START.tool, START.args);
+    if (fault.delay_ms) await new Promise((res) => setTimeout(res, fault.delay_ms));
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ state: 'succeeded', file: { content_type: expect.stringMatching(/csv/) } });
+    expect(starts()).toHaveLength(1);
+    const polls = sandbox.requests().filter((q) => q.method === POLL.method && q.template === POLL.path);
+    expect(polls.some((q) => q.fault)).toBe(true);
+    expect(polls.at(-1)!.status).toBe(200);
+  });
+
+  it('a job that fails on the workspace is reported as failed with its reason, not started again', async () => {
+    sandbox.clearRequests();
+    sandbox.admin.clearFaults();
+    sandbox.admin.failNextJobs('atelier', 1);
+    const r = await stack.call(START.tool, START.args);
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/export \w{26} failed: job\.failed/);
+    expect(starts()).toHaveLength(1);
+    expect(sandbox.requests().some((q) => q.template?.endsWith('/download'))).toBe(false);
+  });
 });
