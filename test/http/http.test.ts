@@ -110,6 +110,15 @@ describe('serve --http', () => {
     expect(other.status).toBe(403);
   });
 
+  it('neither reads stdin nor writes stdout: the stdio early path stays off', async () => {
+    server.child.stdin.write(`${INITIALIZE}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+    const { client } = await connect(server.url);
+    await client.listTools();
+    await client.close();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.stdout()).toBe('');
+  });
+
   it('has one endpoint: other paths answer 404', async () => {
     const res = await post(server.port, { host: `127.0.0.1:${server.port}` }, INITIALIZE, '/');
     expect(res.status).toBe(404);

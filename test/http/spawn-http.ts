@@ -10,6 +10,8 @@ export interface HttpChild {
   child: ChildProcessWithoutNullStreams;
   /** Everything written to stderr so far. */
   stderr(): string;
+  /** Everything written to stdout so far (nothing is expected: stdout is not a channel in HTTP mode). */
+  stdout(): string;
   /** SIGTERM, then the exit code (null when killed). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -17,6 +19,9 @@ export interface HttpChild {
 export async function spawnHttpServer(env: Record<string, string> = {}, args: string[] = []): Promise<HttpChild> {
   const child = spawnServer({ LOG_LEVEL: 'warn', ...env }, ['serve', '--http', '--port', '0', ...args]);
   let err = '';
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d: string) => (out += d));
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (d: string) => (err += d));
   const url = await new Promise<string>((resolve, reject) => {
@@ -40,6 +45,7 @@ export async function spawnHttpServer(env: Record<string, string> = {}, args: st
     port: Number(new URL(url).port),
     child,
     stderr: () => err,
+    stdout: () => out,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, 'exit');
