@@ -122,6 +122,8 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpServe
     await server.connect(transport);
     session = { key, transport, server, inFlight: trackInFlight(transport) };
     await transport.handleRequest(req, res, body);
+    // An initialize the transport refused (wrong Accept header, bad version) opened no session.
+    if (transport.sessionId === undefined) await server.close().catch(() => {});
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
