@@ -32,7 +32,7 @@ import {
 } from './retry.js';
 
 export interface RetryOptions {
-  /** 429 answers waited out before giving up. Default 3. */
+  /** 429 answers waited out before giving up. Default 5: processes sharing a token can draw several in a row. */
   max429Retries?: number;
   /** A Retry-After above this fails at once instead of blocking the tool call. Default 120. */
   maxRetryAfterSeconds?: number;
@@ -143,7 +143,7 @@ export class ApiClient {
     this.#limiter = opts.limiter;
     this.#cache = opts.cache ?? new ResponseCache();
     this.#log = opts.logger;
-    this.#max429 = opts.retry?.max429Retries ?? 3;
+    this.#max429 = opts.retry?.max429Retries ?? 5;
     this.#maxRetryAfter = opts.retry?.maxRetryAfterSeconds ?? 120;
     this.#maxNetwork = opts.retry?.maxNetworkRetries ?? 2;
     this.#backoffBase = opts.retry?.backoffBaseMs ?? 250;
@@ -181,10 +181,13 @@ export class ApiClient {
 
       let answer: Answer;
       try {
-        answer = await limiter.schedule(() => {
-          attempts++;
-          return this.#send(method, path, token, body, call.response ?? 'json', signal);
-        }, signal ? { signal } : undefined);
+        answer = await limiter.schedule(
+          () => {
+            attempts++;
+            return this.#send(method, path, token, body, call.response ?? 'json', signal);
+          },
+          { ...(signal ? { signal } : {}), refused: (a) => a.status === 429 },
+        );
       } catch (err) {
         if (signal?.aborted) throw abortError(signal);
         if (!isNetworkFailure(err)) throw err;
@@ -205,7 +208,7 @@ export class ApiClient {
 
       const { status, headers } = answer;
       const rate = rateLimitHeaders(headers);
-      if (rate !== undefined && status !== 429) limiter.observe(rate);
+      if (status !== 429) limiter.observe(rate ?? {});
 
       if (status >= 200 && status < 300) {
         if (answer.file !== undefined) {

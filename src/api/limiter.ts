@@ -3,6 +3,9 @@
 import PQueue from 'p-queue';
 import { sleep } from './retry.js';
 
+/** Requests sent before the first answer of a window tells how much of the budget is left. */
+const SLOW_START = 4;
+
 export interface RateLimiterOptions {
   /** Requests allowed in any rolling window. Default 120 (the API's global limit). */
   limit?: number;
@@ -28,6 +31,8 @@ export interface RateLimitObservation {
  */
 interface Slot {
   end: number;
+  /** When it was sent: what the server counts in its own window. */
+  sent: number;
 }
 
 /**
@@ -51,6 +56,16 @@ export class RateLimiter {
   /** While another consumer spends the same budget: minimum gap between two sends, and until when. */
   #spacingMs = 0;
   #spreadUntil = 0;
+  /**
+   * Whether answers carry X-RateLimit-Remaining (undefined until the first answer). While the server
+   * tells, a burst waits for its first answer of the window before it grows past a few requests:
+   * processes that start together (two assistants on one token) learn of each other from that answer
+   * instead of each spending the whole budget blind and drawing refusals.
+   */
+  #serverTells: boolean | undefined;
+  #lastObservedAt = -Infinity;
+  /** The server's remaining count at the last answer, less what this process sent since. */
+  #serverLeft = Infinity;
   /** Wakes the admission that waits for an in-flight request to finish. */
   #wake: (() => void) | undefined;
 
@@ -62,7 +77,12 @@ export class RateLimiter {
   }
 
   /** Run `fn` once a request is allowed. An abort while waiting rejects with the signal's reason. */
-  async schedule<T>(fn: () => Promise<T>, opts?: { signal?: AbortSignal }): Promise<T> {
+  /**
+   * `refused` tells whether an answer was a refusal (429): a refused request does not count against the
+   * server's budget, so it leaves the log (counting it would make this process think it spent what the
+   * others spent, and burst).
+   */
+  async schedule<T>(fn: () => Promise<T>, opts?: { signal?: AbortSignal; refused?: (value: T) => boolean }): Promise<T> {
     const signal = opts?.signal;
     let slot: Slot;
     // Fast path: nobody waiting and room now, so skip the queue (and its promises) entirely.
@@ -72,36 +92,63 @@ export class RateLimiter {
     } else {
       slot = await this.#queue.add(({ signal: taskSignal }) => this.#admit(taskSignal), signal ? { signal } : {});
     }
+    let refused = false;
     try {
-      return await fn();
+      const value = await fn();
+      refused = opts?.refused?.(value) ?? false;
+      return value;
     } finally {
-      slot.end = this.#now() + this.#windowMs + this.#safetyMs;
+      slot.end = refused ? -Infinity : this.#now() + this.#windowMs + this.#safetyMs;
       const wake = this.#wake;
       this.#wake = undefined;
       wake?.();
     }
   }
 
-  /** Learn from the rate-limit headers of an answer. */
+  /** Learn from the rate-limit headers of an answer (an empty observation: the answer had none). */
   observe(headers: RateLimitObservation): void {
     const now = this.#now();
     if (headers.limit !== undefined && headers.limit > 0 && headers.limit < this.#limit) this.#limit = headers.limit;
     if (headers.retryAfterSeconds !== undefined) {
-      // A refusal: the server says when to come back, which is all its remaining count (0) adds.
+      // A refusal: the server says when to come back, which is all its remaining count (0) adds. Someone
+      // else spends this budget too (or we would not have been refused): stay in shared mode.
       this.#pausedUntil = Math.max(this.#pausedUntil, now + headers.retryAfterSeconds * 1000);
+      this.#share(now, this.#limit, Math.max(2, this.#consumers(now, this.#limit)));
+      // The refused requests come back together when the pause ends: keep them spaced past it.
+      this.#spreadUntil = Math.max(this.#spreadUntil, this.#pausedUntil + this.#windowMs);
       return;
     }
     const remaining = headers.remaining;
-    if (remaining === undefined) return;
-    const localRemaining = this.#limit - this.#occupied(now);
-    if (remaining < localRemaining) {
-      // Someone else (another process, another app of the same member) spends this budget. Spread
-      // what is left over a window instead of bursting into a 429; at 0 left, wait a whole window.
-      this.#spacingMs = this.#windowMs / Math.max(remaining, 1);
-      this.#spreadUntil = now + this.#windowMs;
-    } else {
-      this.#spacingMs = 0;
+    if (remaining === undefined) {
+      this.#serverTells ??= false;
+      return;
     }
+    this.#serverTells = true;
+    this.#lastObservedAt = now;
+    this.#serverLeft = remaining - this.#inFlight();
+    const used = this.#limit - remaining;
+    const mine = this.#sentInWindow(now);
+    // More of the budget is spent than this process spent: others (another process, another app of
+    // the same member) draw on it. Take a fair share of what is left instead of bursting into a 429.
+    if (used > mine + 1) this.#share(now, remaining, this.#consumers(now, used));
+    else if (now >= this.#spreadUntil) this.#spacingMs = 0;
+  }
+
+  /** How many consumers spend the budget, judged by how much of it is this process's. */
+  #consumers(now: number, used: number): number {
+    const mine = Math.max(1, this.#sentInWindow(now));
+    return Math.min(16, Math.max(1, Math.ceil(used / mine)));
+  }
+
+  /**
+   * Space sends so that `consumers` processes doing the same stay within the budget together: each
+   * takes 90% of its share of the limit, and no more than its share of what the server says is left.
+   */
+  #share(now: number, remaining: number, consumers: number): void {
+    const byLimit = (this.#windowMs * consumers) / (this.#limit * 0.9);
+    const byRemaining = (this.#windowMs * consumers) / Math.max(remaining, 1);
+    this.#spacingMs = Math.max(byLimit, Math.min(byRemaining, this.#windowMs));
+    this.#spreadUntil = now + this.#windowMs;
   }
 
   /** How long the server asked this token to wait (Retry-After) from now; 0 when not paused. */
@@ -136,11 +183,22 @@ export class RateLimiter {
     if (this.#spacingMs > 0 && now < this.#spreadUntil) {
       wait = Math.max(wait, this.#lastSend + this.#spacingMs - now);
     }
+    // What the server said is left is spent (by us since, or by others): send at the budget's average
+    // pace until an answer says more, rather than burst into a refusal.
+    if (this.#serverLeft <= 0 && now - this.#lastObservedAt <= this.#windowMs) {
+      wait = Math.max(wait, this.#lastSend + this.#windowMs / this.#limit - now);
+    }
+    // Slow start: with no word from the server in this window, a few requests go out first and the
+    // rest wait for their answer (and the remaining count it brings).
+    if (wait <= 0 && this.#serverTells !== false && now - this.#lastObservedAt > this.#windowMs && this.#inFlight() >= SLOW_START) {
+      return Infinity;
+    }
     return wait;
   }
 
   #take(now: number): Slot {
-    const slot: Slot = { end: Infinity };
+    const slot: Slot = { end: Infinity, sent: now };
+    this.#serverLeft--;
     this.#slots.push(slot);
     this.#lastSend = now;
     return slot;
@@ -150,6 +208,19 @@ export class RateLimiter {
     if (this.#slots.length > 0 && this.#slots.some((s) => s.end <= now)) {
       this.#slots = this.#slots.filter((s) => s.end > now);
     }
+  }
+
+  /** Requests sent in the last window: this process's part of what the server counts now. */
+  #sentInWindow(now: number): number {
+    let n = 0;
+    for (const s of this.#slots) if (s.end !== -Infinity && s.sent > now - this.#windowMs) n++;
+    return n;
+  }
+
+  #inFlight(): number {
+    let n = 0;
+    for (const s of this.#slots) if (s.end === Infinity) n++;
+    return n;
   }
 
   #occupied(now: number): number {
