@@ -23,7 +23,7 @@ export function pickFields(value: unknown, fields: readonly string[]): unknown {
   return out;
 }
 
-const render = (v: unknown) => JSON.stringify(compact(v)) ?? 'null';
+const render = (v: unknown, known: readonly string[] = []) => JSON.stringify(compact(v, known)) ?? 'null';
 
 export interface ListCut {
   shown: unknown[];
@@ -34,22 +34,22 @@ export interface ListCut {
 }
 
 /** As many whole records as fit in `budget` characters of text (at least one, cut if it alone is too big). */
-export function boundList(items: readonly unknown[], budget: number): ListCut {
+export function boundList(items: readonly unknown[], budget: number, known: readonly string[] = []): ListCut {
   const parts: string[] = [];
   let used = 2; // the brackets
   let i = 0;
   for (; i < items.length; i++) {
-    const piece = render(items[i]);
+    const piece = render(items[i], known);
     if (used + piece.length + 1 > budget && i > 0) break;
     parts.push(piece);
     used += piece.length + 1;
   }
   let omittedChars = 0;
-  for (let j = i; j < items.length; j++) omittedChars += render(items[j]).length + 1;
+  for (let j = i; j < items.length; j++) omittedChars += render(items[j], known).length + 1;
   let text = `[${parts.join(',')}]`;
   // A single record larger than the budget is still cut, at its largest list, so the bound holds.
   if (text.length > budget && parts.length === 1) {
-    const one = boundObject(items[0], budget - 2);
+    const one = boundObject(items[0], budget - 2, known);
     text = `[${one.text}]`;
     return { shown: [one.value], text, omitted: items.length - 1, omittedChars };
   }
@@ -86,16 +86,16 @@ function withReplaced(obj: Record<string, unknown>, path: string[], value: unkno
 }
 
 /** One record within `budget`: its largest list is cut to whole items; a huge string is cut at a line end. */
-export function boundObject(value: unknown, budget: number): ObjectCut {
-  const full = render(value);
+export function boundObject(value: unknown, budget: number, known: readonly string[] = []): ObjectCut {
+  const full = render(value, known);
   if (full.length <= budget) return { value, text: full };
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const list = largestList(value as Record<string, unknown>);
     if (list) {
-      const rest = full.length - render(list.items).length;
-      const inner = boundList(list.items, Math.max(budget - rest, 2));
+      const rest = full.length - render(list.items, known).length;
+      const inner = boundList(list.items, Math.max(budget - rest, 2), known);
       const cutValue = withReplaced(value as Record<string, unknown>, list.path, inner.shown);
-      const text = render(cutValue);
+      const text = render(cutValue, known);
       if (text.length <= budget || inner.shown.length <= 1) {
         return {
           value: cutValue,

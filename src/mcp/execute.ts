@@ -6,7 +6,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ApiResponse } from '../api/client.js';
-import type { HttpMethod, Operation } from '../operation.js';
+import { pathParams, type HttpMethod, type Operation } from '../operation.js';
 import { renderFile } from './files.js';
 import { followJob, jobFromStart, jobKindOf, pollBudgetFor, type FollowOutcome, type JobKind, type JobRef } from './jobs.js';
 import { callHint, renderError, renderJob, renderSuccess, toolError, type JobReport, type ResourceLink } from './results.js';
@@ -160,6 +160,7 @@ export function createExecutor(deps: ExecuteDeps) {
       const links = deps.linksFor?.(op, checked.args, res.data) ?? [];
       const rendered = renderSuccess(op, res, {
         budget: config.responseBudget,
+        known: pathParams(op.path).map((p) => String(checked.args[p])),
         ...(split.fields ? { fields: split.fields } : {}),
         via: opts.via ?? op.name,
         links,

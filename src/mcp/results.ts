@@ -13,14 +13,22 @@ import {
 import type { Operation } from '../operation.js';
 import { aboutChars, boundList, boundObject, pickFields } from './budget.js';
 
-/** Drop null, undefined, empty strings, empty arrays and empty objects: they cost tokens and say nothing. */
-export function compact(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(compact);
+/**
+ * The text copy of a result, for the model: drop null, undefined, empty strings, empty arrays and
+ * empty objects, and `*_id` fields naming an id the reader already has (an argument of the call, such
+ * as the engagement, or the enclosing record, such as a finding's evidences' finding_id). They cost
+ * tokens and say nothing; structuredContent keeps the API's data whole.
+ */
+export function compact(value: unknown, known: readonly string[] = []): unknown {
+  if (Array.isArray(value)) return value.map((v) => compact(v, known));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
+    const id = (value as { id?: unknown }).id;
+    const inner = typeof id === 'string' ? [...known, id] : known;
     for (const [k, v] of Object.entries(value)) {
       if (v === null || v === undefined || v === '') continue;
-      const c = compact(v);
+      if (typeof v === 'string' && k.endsWith('_id') && known.includes(v)) continue;
+      const c = compact(v, inner);
       if (Array.isArray(c) && c.length === 0) continue;
       if (c !== null && typeof c === 'object' && !Array.isArray(c) && Object.keys(c).length === 0) continue;
       out[k] = c;
@@ -43,6 +51,8 @@ export interface RenderOptions {
   via?: string;
   /** Resources to link to (the records shown, readable in full as resources). */
   links?: ResourceLink[];
+  /** Ids the reader already has (the call's path arguments): not repeated in the text copy. */
+  known?: readonly string[];
 }
 
 export interface ResourceLink {
@@ -62,7 +72,7 @@ export function renderSuccess(op: Operation, res: ApiResponse, opts: RenderOptio
   const data = opts.fields?.length ? pickFields(res.data, opts.fields) : res.data;
   if (Array.isArray(data)) {
     const next = typeof res.meta?.next_cursor === 'string' ? res.meta.next_cursor : null;
-    const cut = boundList(data, opts.budget);
+    const cut = boundList(data, opts.budget, opts.known);
     const notes: string[] = [];
     if (cut.omitted > 0) {
       notes.push(
@@ -84,7 +94,7 @@ export function renderSuccess(op: Operation, res: ApiResponse, opts: RenderOptio
       },
     };
   }
-  const bounded = boundObject(data, opts.budget);
+  const bounded = boundObject(data, opts.budget, opts.known);
   let body = bounded.text;
   if (bounded.cut) {
     const c = bounded.cut;
