@@ -130,14 +130,16 @@ export class RateLimiter {
     const mine = this.#sentInWindow(now);
     // More of the budget is spent than this process spent: others (another process, another app of
     // the same member) draw on it. Take a fair share of what is left instead of bursting into a 429.
-    if (used > mine + 1) this.#share(now, remaining, this.#consumers(now, used));
+    // Our count and the server's never line up exactly (it stamps arrivals, we stamp sends), so only a
+    // clear excess means others: half again what we sent, plus a few.
+    if (used >= mine * 1.5 + 3) this.#share(now, remaining, this.#consumers(now, used));
     else if (now >= this.#spreadUntil) this.#spacingMs = 0;
   }
 
   /** How many consumers spend the budget, judged by how much of it is this process's. */
   #consumers(now: number, used: number): number {
     const mine = Math.max(1, this.#sentInWindow(now));
-    return Math.min(16, Math.max(1, Math.ceil(used / mine)));
+    return Math.min(16, Math.max(2, Math.round(used / mine)));
   }
 
   /**
