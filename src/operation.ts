@@ -74,9 +74,16 @@ export interface Operation {
   maxUploadKib?: number;
 }
 
-/** Names of the `{param}`s of a path template, in order. */
-export function pathParams(template: string): string[] {
-  return [...template.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => m[1] as string);
+const paramsByTemplate = new Map<string, readonly string[]>();
+
+/** Names of the `{param}`s of a path template, in order. Memoised: it runs on every call's hot path. */
+export function pathParams(template: string): readonly string[] {
+  let names = paramsByTemplate.get(template);
+  if (names === undefined) {
+    names = [...template.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => m[1] as string);
+    paramsByTemplate.set(template, names);
+  }
+  return names;
 }
 
 /** The key of the `_meta` entry every catalog tool carries (DESIGN.md contract). */

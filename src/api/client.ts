@@ -282,7 +282,7 @@ export class ApiClient {
     args: Record<string, unknown>,
     opts?: { signal?: AbortSignal; multipart?: MultipartBody },
   ): Promise<ApiResponse> {
-    const names = paramNames(op.path);
+    const names = pathParams(op.path);
     const params: Record<string, string> = {};
     let rest: Record<string, unknown> | undefined;
     for (const key in args) {
@@ -424,16 +424,6 @@ function multipartOf(rest: Record<string, unknown> | undefined, given: Multipart
   }
   Object.assign(fields, given?.fields);
   return { fields, files };
-}
-
-const namesByTemplate = new Map<string, string[]>();
-function paramNames(template: string): string[] {
-  let names = namesByTemplate.get(template);
-  if (names === undefined) {
-    names = pathParams(template);
-    namesByTemplate.set(template, names);
-  }
-  return names;
 }
 
 /** '/api/v1/ai/profiles/X' -> '/api/v1/ai': the area whose cached reads a write may have changed. */

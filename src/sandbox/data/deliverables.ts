@@ -183,21 +183,23 @@ export function composeBlocks(ws: WorkspaceState, engagementId: string, kind: Do
   return blocks.map((b, n) => ({ id: `gen-${kind}-${n + 1}`, ...b }) as Block);
 }
 
+/** What a new engagement's draft starts with (the seeded draft adds its texts on top); fresh each time. */
+const draftDefaults = () => ({
+  introduction: null,
+  recommendations: null,
+  suggested_recommendations: null,
+  attribution: 'by_role',
+  named_interview_ids: [] as string[],
+  include_proposed: false,
+  stage: 'interim',
+  auto_refresh_interim: true,
+});
+
 /** The draft of an engagement; engagements other than the demo one get an empty one on first read. */
 export function draftOf(ws: WorkspaceState, engagementId: string): Rec {
   const existing = ws.c('deliverable_drafts').all((d) => d.engagement_id === engagementId)[0];
   if (existing) return existing;
-  return ws.c('deliverable_drafts').insert({
-    engagement_id: engagementId,
-    introduction: null,
-    recommendations: null,
-    suggested_recommendations: null,
-    attribution: 'by_role',
-    named_interview_ids: [],
-    include_proposed: false,
-    stage: 'interim',
-    auto_refresh_interim: true,
-  });
+  return ws.c('deliverable_drafts').insert({ engagement_id: engagementId, ...draftDefaults() });
 }
 
 /** The document of one kind; created empty (not included) on first read for a new engagement. */
@@ -219,16 +221,11 @@ export function seedDeliverables(ws: WorkspaceState): void {
   const draft = ws.c('deliverable_drafts').insert({
     id: DRAFT_AP,
     engagement_id: ENGAGEMENT_AP,
+    ...draftDefaults(),
     introduction:
       "Maison Berthier SA nous a confié l'audit de son processus achats-fournisseurs (procure-to-pay), de la commande au paiement. Ce livrable intermédiaire présente les constats issus de douze entretiens et de l'analyse des données SAP.",
     recommendations:
       "1. Supprimer la ressaisie des factures par la dématérialisation (OCR + rapprochement automatique).\n2. Fiabiliser le référentiel fournisseurs (contrôle des RIB, dédoublonnage).\n3. Mettre en place un circuit d'approbation avec délégation pour réduire les délais.\n4. Documenter et partager les tâches de la responsable comptabilité fournisseurs.",
-    suggested_recommendations: null,
-    attribution: 'by_role',
-    named_interview_ids: [],
-    include_proposed: false,
-    stage: 'interim',
-    auto_refresh_interim: true,
     created_at: at(10),
     updated_at: at(24, 3),
   });
