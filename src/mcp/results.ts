@@ -20,22 +20,41 @@ import { aboutChars, boundList, boundObject, pickFields } from './budget.js';
  * tokens and say nothing; structuredContent keeps the API's data whole.
  */
 export function compact(value: unknown, known: readonly string[] = []): unknown {
-  if (Array.isArray(value)) return value.map((v) => compact(v, known));
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    const id = (value as { id?: unknown }).id;
-    const inner = typeof id === 'string' ? [...known, id] : known;
-    for (const [k, v] of Object.entries(value)) {
-      if (v === null || v === undefined || v === '') continue;
-      if (typeof v === 'string' && k.endsWith('_id') && known.includes(v)) continue;
-      const c = compact(v, inner);
-      if (Array.isArray(c) && c.length === 0) continue;
-      if (c !== null && typeof c === 'object' && !Array.isArray(c) && Object.keys(c).length === 0) continue;
-      out[k] = c;
-    }
+  return compactWalk(value, known.slice());
+}
+
+// One pass, no intermediate arrays: `ids` is a stack of the ids in scope (pushed while walking a
+// record's children). This runs on every result, so it avoids Object.entries and spreads.
+function compactWalk(value: unknown, ids: string[]): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = compactWalk(value[i], ids);
     return out;
   }
-  return value;
+  const rec = value as Record<string, unknown>;
+  const id = typeof rec.id === 'string' ? rec.id : undefined;
+  const out: Record<string, unknown> = {};
+  for (const k in rec) {
+    const v = rec[k];
+    if (v === null || v === undefined || v === '') continue;
+    if (typeof v !== 'object') {
+      if (typeof v === 'string' && k.endsWith('_id') && ids.includes(v)) continue;
+      out[k] = v;
+      continue;
+    }
+    if (id !== undefined) ids.push(id);
+    const c = compactWalk(v, ids);
+    if (id !== undefined) ids.pop();
+    if (Array.isArray(c) ? c.length === 0 : !hasKeys(c as object)) continue;
+    out[k] = c;
+  }
+  return out;
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 function text(t: string): { type: 'text'; text: string } {

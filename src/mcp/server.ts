@@ -4,6 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -218,7 +219,11 @@ export function createMcpServer(deps: McpServerDeps): Server {
     return run(resolved, args, { signal, ...(progress ? { progress } : {}) });
   }
 
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult | CreateTaskResult> => {
+  // Registered through Protocol's setRequestHandler, which parses the request against the schema as
+  // for any method. Server's override for tools/call parses it a second time and then runs a zod parse
+  // over the result this code has just built (copying its content and structuredContent), a quarter
+  // of this server's own work on a call returning a page of records; the SDK client still checks it.
+  Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, async (req, extra): Promise<CallToolResult | CreateTaskResult> => {
     const name = req.params.name;
     const token = extra._meta?.progressToken;
     const progress =
