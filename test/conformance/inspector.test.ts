@@ -35,13 +35,14 @@ describe('MCP Inspector CLI against serve on stdio', () => {
     expect(engagementUri).toMatch(/^workspace:\/\/engagements\/[0-9A-HJKMNP-TV-Z]{26}$/);
   });
 
-  it('lists the default tools, each with a description and its four annotations', async () => {
+  it('lists the default tools, each with a description and its safety hint (read-only, or destructive or not)', async () => {
     const { tools } = await inspect('--method', 'tools/list');
     const names = tools.map((t: { name: string }) => t.name);
     expect(names).toEqual(expect.arrayContaining(['list_findings', 'get_session_transcript', 'find_operations', 'call_operation']));
     for (const t of tools) {
       expect(t.description.length, t.name).toBeGreaterThan(20);
-      expect(Object.keys(t.annotations ?? {}), t.name).toEqual(expect.arrayContaining(['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']));
+      const a = t.annotations ?? {};
+      expect(a.readOnlyHint === true || typeof a.destructiveHint === 'boolean', t.name).toBe(true);
     }
   });
 
