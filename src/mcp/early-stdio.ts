@@ -14,9 +14,18 @@ export interface EarlyAnswers {
   tools: Tool[];
 }
 
+/**
+ * The longest line read, in characters. The largest message a client needs is an artifact upload
+ * sent inline: 25 MiB as base64 is 33.4 MiB. Past the cap the line is dropped as it streams in, so
+ * a client that never sends a newline cannot grow the buffer until memory runs out.
+ */
+export const MAX_LINE_CHARS = 48 * 1024 * 1024;
+
 export interface EarlyStdioOptions {
   /** Without answers (no cache for this policy), everything waits for the server. */
   early?: EarlyAnswers | undefined;
+  /** Default MAX_LINE_CHARS. */
+  maxLineChars?: number;
   stdin?: NodeJS.ReadableStream;
   stdout?: NodeJS.WritableStream;
 }
@@ -35,6 +44,9 @@ export class EarlyStdioTransport implements Transport {
   private readonly stdout: NodeJS.WritableStream;
   private readonly early: EarlyAnswers | undefined;
   private buffer = '';
+  /** Inside a line over the cap: everything up to its newline is dropped. */
+  private discarding = false;
+  private readonly maxLineChars: number;
   private held: Message[] = [];
   private heldErrors: Error[] = [];
   private attached = false;
@@ -56,6 +68,7 @@ export class EarlyStdioTransport implements Transport {
     this.stdin = opts.stdin ?? process.stdin;
     this.stdout = opts.stdout ?? process.stdout;
     this.early = opts.early;
+    this.maxLineChars = opts.maxLineChars ?? MAX_LINE_CHARS;
     this.serverWanted = new Promise((resolve) => (this.wantServer = resolve));
     if (!this.early) this.wantServer();
   }
@@ -96,10 +109,17 @@ export class EarlyStdioTransport implements Transport {
   }
 
   private readonly ondata = (chunk: string | Buffer) => {
-    const text = String(chunk);
+    let text = String(chunk);
+    if (this.discarding) {
+      const end = text.indexOf('\n');
+      if (end < 0) return;
+      this.discarding = false;
+      text = text.slice(end + 1);
+    }
     // Only the new chunk can hold the next newline: a 10 MB line read in 64 KB chunks is scanned once.
     if (!text.includes('\n')) {
       this.buffer += text;
+      if (this.buffer.length > this.maxLineChars) this.dropLongLine();
       return;
     }
     this.buffer += text;
@@ -129,7 +149,22 @@ export class EarlyStdioTransport implements Transport {
       if (this.attached) this.deliver(msg);
       else this.beforeServer(msg);
     }
+    if (this.buffer.length > this.maxLineChars) this.dropLongLine();
   };
+
+  /** The unfinished line is over the cap: free it, say so (its id is unread: null), skip to its end. */
+  private dropLongLine(): void {
+    this.buffer = '';
+    this.discarding = true;
+    const mib = this.maxLineChars / (1024 * 1024);
+    const limit = mib >= 1 ? `${Math.round(mib)} MiB` : `${this.maxLineChars} characters`;
+    this.reportError(new Error(`A stdin line over ${limit} was dropped`));
+    void this.write({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: `Invalid Request: a message over ${limit} was dropped unread. Send large files by path (a folder the client shares as a root, or WORKSPACE_UPLOAD_DIRS).` },
+    });
+  }
 
   private readonly onstreamerror = (err: Error) => this.reportError(err);
   private readonly onend = () => void this.close();

@@ -232,3 +232,59 @@ describe('early answers on stdio', () => {
     await h.close();
   });
 });
+
+describe('a line over the cap', () => {
+  it('is dropped as it streams in, answered Invalid Request, and the lines after it are served', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const out: Msg[] = [];
+    let pending = '';
+    stdout.setEncoding('utf8');
+    stdout.on('data', (chunk: string) => {
+      pending += chunk;
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+        out.push(JSON.parse(pending.slice(0, nl)) as Msg);
+        pending = pending.slice(nl + 1);
+      }
+    });
+    const transport = new EarlyStdioTransport({ early: earlyFor({ toolsets: 'all', readOnly: false }), stdin, stdout, maxLineChars: 1000 });
+    transport.listen();
+    const wait = () => new Promise((r) => setImmediate(r));
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT })}\n`);
+    // 5,000 characters with no newline, in chunks: the buffer never holds more than the cap and a chunk.
+    for (let i = 0; i < 10; i++) {
+      stdin.write('x'.repeat(500));
+      await wait();
+      expect((transport as unknown as { buffer: string }).buffer.length).toBeLessThanOrEqual(1000);
+    }
+    // Its end, then a ping in the same chunk: the ping is read, the rest of the long line is not.
+    stdin.write(`${'y'.repeat(300)}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`);
+    await wait();
+    await wait();
+    const errors = out.filter((m) => m.id === null);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.error).toMatchObject({ code: -32600, message: expect.stringMatching(/over 1000 characters was dropped unread\. Send large files by path/) });
+    expect(out.find((m) => m.id === 2)?.result).toEqual({});
+    await transport.close();
+  });
+
+  it('leaves a line just under the cap to be parsed as usual', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    let written = '';
+    stdout.setEncoding('utf8');
+    stdout.on('data', (chunk: string) => (written += chunk));
+    const transport = new EarlyStdioTransport({ early: earlyFor({ toolsets: 'all', readOnly: false }), stdin, stdout, maxLineChars: 1000 });
+    transport.listen();
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 'p', method: 'ping', params: { _meta: { pad: 'z'.repeat(900) } } });
+    expect(ping.length).toBeLessThan(1000);
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT })}\n`);
+    stdin.write(ping.slice(0, 500));
+    stdin.write(`${ping.slice(500)}\n`);
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    const answers = written.trim().split('\n').map((l) => JSON.parse(l) as Msg);
+    expect(answers.map((a) => a.id)).toEqual([1, 'p']);
+    await transport.close();
+  });
+});

@@ -140,6 +140,21 @@ describe.each(['source', 'built'] as const)('stdio abuse (%s)', (mode) => {
     await endsCleanly(peer);
   }, 90_000);
 
+  it('drops a line over the 48 MiB cap (Invalid Request, id null) and serves the next line', async () => {
+    const peer = start(mode);
+    peer.send({ id: 1, method: 'initialize', params: INIT });
+    await peer.answer(1);
+    peer.send({ method: 'notifications/initialized' });
+    // 60 MiB with no newline, as a client that never ends its line would send it.
+    const chunk = 'x'.repeat(4 * 1024 * 1024);
+    for (let i = 0; i < 15; i++) peer.raw(chunk);
+    peer.raw('\n');
+    peer.send({ id: 2, method: 'ping' });
+    expect((await peer.answer(2, 60_000)).result).toEqual({});
+    expect(peer.nullIdErrors()).toEqual([expect.objectContaining({ code: -32600, message: expect.stringMatching(/over 48 MiB was dropped unread/) })]);
+    await endsCleanly(peer);
+  }, 90_000);
+
   it('a client slow to read a burst of large answers gets them all, in full', async () => {
     const peer = start(mode);
     peer.send({ id: 1, method: 'initialize', params: INIT });
