@@ -22,7 +22,10 @@ export const TOOLSETS = [
 ] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 
-/** All four MCP hints, always set: the SDK's defaults (destructive, open world) are wrong for reads. */
+/**
+ * All four MCP hints, decided for every operation (the spec's defaults, destructive and open world,
+ * are wrong for reads). Listed tools state each once: see listedAnnotations in src/mcp/tools.ts.
+ */
 export interface ToolAnnotations {
   readOnlyHint: boolean;
   destructiveHint: boolean;
