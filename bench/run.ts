@@ -213,14 +213,15 @@ function baseline(sb: SandboxInfo, specFile: string): ServerUnderTest {
 }
 
 /**
- * The yardstick (bench/floor-bridge.mjs): the same request and the same result shape with nothing
- * else on the path. Its overhead is what the machine charges any stdio bridge for this call.
+ * The yardsticks (bench/floor-bridge.mjs): the same request and the same result shape with nothing
+ * else on the path, by hand ('floor': what the machine charges any stdio bridge for this call) and
+ * behind the MCP SDK's server ('sdk floor': what the SDK adds, which this server is built on).
  */
-function floorBridge(sb: SandboxInfo): ServerUnderTest {
+function floorBridge(sb: SandboxInfo, withSdk: boolean): ServerUnderTest {
   return {
-    label: 'floor',
+    label: withSdk ? 'sdk floor' : 'floor',
     argv: [join(ROOT, 'bench/floor-bridge.mjs')],
-    env: { WORKSPACE_API: sb.api, WORKSPACE_TOKEN: sb.tokens.write },
+    env: { WORKSPACE_API: sb.api, WORKSPACE_TOKEN: sb.tokens.write, ...(withSdk ? { FLOOR_WITH_SDK: '1' } : {}) },
     findingsCall: (_tools, engagement) => ({ name: 'list_findings', arguments: { engagement, limit: LIST_LIMIT } }),
   };
 }
@@ -285,58 +286,66 @@ interface CallFigures {
 }
 
 /**
- * One session: every call through the server is paired with the same request made directly with
- * undici just before it, so both see the same sandbox and machine state.
+ * One session per server, all open at once and called in turn: call i goes to each server before
+ * call i+1 goes to any, so a drift in the machine's load (this is a shared VM) weighs on all of them
+ * alike. Every call through a server is paired with the same request made directly with undici just
+ * before it, so both see the same sandbox and machine state.
  */
-async function measureCalls(s: ServerUnderTest, sb: SandboxInfo, engagement: string, agent: Agent): Promise<CallFigures> {
-  const peer = spawnServer(s);
+async function measureCalls(servers: ServerUnderTest[], sb: SandboxInfo, engagement: string, agent: Agent): Promise<Map<string, CallFigures>> {
+  const url = `${sb.api}/engagements/${encodeURIComponent(engagement)}/findings?limit=${LIST_LIMIT}`;
+  const headers = { authorization: `Bearer ${sb.tokens.write}`, accept: 'application/json', 'accept-language': 'en' };
+  const direct = async () => {
+    const res = await request(url, { headers, dispatcher: agent });
+    const body = (await res.body.json()) as { data?: unknown[] };
+    if (res.statusCode !== 200 || !Array.isArray(body.data)) throw new Error(`direct request answered ${res.statusCode}`);
+  };
+  const sessions = servers.map((s) => ({ s, peer: spawnServer(s), call: { name: '', arguments: {} as Record<string, unknown> }, directMs: [] as number[], mcpMs: [] as number[], diffs: [] as number[], cpuBefore: 0 }));
   try {
-    await peer.initialize();
-    const list = await peer.request('tools/list');
-    const call = s.findingsCall(list.tools as ListedTool[], engagement);
-    const url = `${sb.api}/engagements/${encodeURIComponent(engagement)}/findings?limit=${LIST_LIMIT}`;
-    const headers = { authorization: `Bearer ${sb.tokens.write}`, accept: 'application/json', 'accept-language': 'en' };
-
-    const direct = async () => {
-      const res = await request(url, { headers, dispatcher: agent });
-      const body = (await res.body.json()) as { data?: unknown[] };
-      if (res.statusCode !== 200 || !Array.isArray(body.data)) throw new Error(`direct request answered ${res.statusCode}`);
+    for (const x of sessions) {
+      await x.peer.initialize();
+      const list = await x.peer.request('tools/list');
+      x.call = x.s.findingsCall(list.tools as ListedTool[], engagement);
+    }
+    const viaServer = async (x: (typeof sessions)[number]) => {
+      const r = await x.peer.request('tools/call', x.call);
+      if (r.isError) throw new Error(`${x.s.label}: ${x.call.name} failed: ${JSON.stringify(r.content).slice(0, 300)}`);
     };
-    const viaServer = async () => {
-      const r = await peer.request('tools/call', call);
-      if (r.isError) throw new Error(`${s.label}: ${call.name} failed: ${JSON.stringify(r.content).slice(0, 300)}`);
-    };
-
     for (let i = 0; i < CALL_WARMUPS; i++) {
-      await direct();
-      await viaServer();
+      for (const x of sessions) {
+        await direct();
+        await viaServer(x);
+      }
     }
-    const directMs: number[] = [];
-    const mcpMs: number[] = [];
-    const diffs: number[] = [];
-    const cpuBefore = peer.cpuMs();
+    for (const x of sessions) x.cpuBefore = x.peer.cpuMs();
     for (let i = 0; i < CALLS; i++) {
-      let t = performance.now();
-      await direct();
-      const d = performance.now() - t;
-      t = performance.now();
-      await viaServer();
-      const m = performance.now() - t;
-      directMs.push(d);
-      mcpMs.push(m);
-      diffs.push(m - d);
+      for (const x of sessions) {
+        let t = performance.now();
+        await direct();
+        const d = performance.now() - t;
+        t = performance.now();
+        await viaServer(x);
+        const m = performance.now() - t;
+        x.directMs.push(d);
+        x.mcpMs.push(m);
+        x.diffs.push(m - d);
+      }
     }
-    return {
-      tool: call.name,
-      calls: CALLS,
-      mcpMedianMs: median(mcpMs),
-      directMedianMs: median(directMs),
-      overheadMs: median(diffs),
-      cpuMsPerCall: (peer.cpuMs() - cpuBefore) / CALLS,
-      rssMb: peer.rssMb(),
-    };
+    return new Map(
+      sessions.map((x) => [
+        x.s.label,
+        {
+          tool: x.call.name,
+          calls: CALLS,
+          mcpMedianMs: median(x.mcpMs),
+          directMedianMs: median(x.directMs),
+          overheadMs: median(x.diffs),
+          cpuMsPerCall: (x.peer.cpuMs() - x.cpuBefore) / CALLS,
+          rssMb: x.peer.rssMb(),
+        },
+      ]),
+    );
   } finally {
-    await peer.stop();
+    for (const x of sessions) await x.peer.stop();
   }
 }
 
@@ -384,12 +393,10 @@ async function main(): Promise<void> {
     const servers = [ours(sb), baseline(sb, specFile)];
     process.stderr.write(`startup: ${STARTUP_WARMUPS} warm-ups + ${STARTUP_RUNS} runs each, interleaved\n`);
     const startup = await measureStartup(servers);
-    const calls = new Map<string, CallFigures>();
-    for (const s of [...servers, floorBridge(sb)]) {
-      process.stderr.write(`calls: ${s.label}, ${CALLS} calls paired with direct requests\n`);
-      (globalThis as { gc?: () => void }).gc?.();
-      calls.set(s.label, await measureCalls(s, sb, engagement, agent));
-    }
+    const measured = [...servers, floorBridge(sb, false), floorBridge(sb, true)];
+    process.stderr.write(`calls: ${measured.map((s) => s.label).join(', ')}: ${CALLS} calls each, in turn, paired with direct requests\n`);
+    (globalThis as { gc?: () => void }).gc?.();
+    const calls = await measureCalls(measured, sb, engagement, agent);
     const sandboxFigure = sandboxThroughput();
     report({ startup, calls, sandboxFigure, baselineVersion });
   } finally {
@@ -409,20 +416,22 @@ function report(r: {
   const co = r.calls.get('ours');
   const cb = r.calls.get('baseline');
   const cf = r.calls.get('floor');
-  if (!so || !sb || !co || !cb || !cf) throw new Error('a measurement is missing');
+  const cs = r.calls.get('sdk floor');
+  if (!so || !sb || !co || !cb || !cf || !cs) throw new Error('a measurement is missing');
   const rssCeiling = cb.rssMb * (1 - TARGETS.rssBelowBaseline);
-  type Metric = { metric: string; ours: number; baseline: number; floor?: number; target: string; met: boolean | undefined };
+  type Metric = { metric: string; ours: number; baseline: number; floor?: number; sdkFloor?: number; target: string; met: boolean | undefined };
   const metrics: Metric[] = [
     { metric: 'spawn to tools/list, median ms', ours: so.medianMs, baseline: sb.medianMs, target: `< ${TARGETS.startupMs}`, met: so.medianMs < TARGETS.startupMs },
-    { metric: 'tool call overhead, median ms', ours: co.overheadMs, baseline: cb.overheadMs, floor: cf.overheadMs, target: `< ${TARGETS.overheadMs}`, met: co.overheadMs < TARGETS.overheadMs },
-    { metric: `RSS after ${CALLS} calls, MB`, ours: co.rssMb, baseline: cb.rssMb, floor: cf.rssMb, target: `<= ${rssCeiling.toFixed(1)} (10% below)`, met: co.rssMb <= rssCeiling },
-    { metric: 'server CPU per call, ms', ours: co.cpuMsPerCall, baseline: cb.cpuMsPerCall, floor: cf.cpuMsPerCall, target: '', met: undefined },
-    { metric: 'tool call, median ms', ours: co.mcpMedianMs, baseline: cb.mcpMedianMs, floor: cf.mcpMedianMs, target: '', met: undefined },
-    { metric: 'direct request, median ms', ours: co.directMedianMs, baseline: cb.directMedianMs, floor: cf.directMedianMs, target: '', met: undefined },
+    { metric: 'tool call overhead, median ms', ours: co.overheadMs, baseline: cb.overheadMs, floor: cf.overheadMs, sdkFloor: cs.overheadMs, target: `< ${TARGETS.overheadMs}`, met: co.overheadMs < TARGETS.overheadMs },
+    { metric: `RSS after ${CALLS} calls, MB`, ours: co.rssMb, baseline: cb.rssMb, floor: cf.rssMb, sdkFloor: cs.rssMb, target: `<= ${rssCeiling.toFixed(1)} (10% below)`, met: co.rssMb <= rssCeiling },
+    { metric: 'server CPU per call, ms', ours: co.cpuMsPerCall, baseline: cb.cpuMsPerCall, floor: cf.cpuMsPerCall, sdkFloor: cs.cpuMsPerCall, target: '', met: undefined },
+    { metric: 'tool call, median ms', ours: co.mcpMedianMs, baseline: cb.mcpMedianMs, floor: cf.mcpMedianMs, sdkFloor: cs.mcpMedianMs, target: '', met: undefined },
+    { metric: 'direct request, median ms', ours: co.directMedianMs, baseline: cb.directMedianMs, floor: cf.directMedianMs, sdkFloor: cs.directMedianMs, target: '', met: undefined },
     { metric: 'tools listed', ours: so.tools, baseline: sb.tools, target: '', met: undefined },
   ];
-  const rows = [['metric', 'ours', 'baseline', 'floor', 'target', 'met']].concat(
-    metrics.map((m) => [m.metric, fmt(m.ours), fmt(m.baseline), m.floor === undefined ? '' : fmt(m.floor), m.target, m.met === undefined ? '' : m.met ? 'yes' : 'NO']),
+  const opt = (x: number | undefined) => (x === undefined ? '' : fmt(x));
+  const rows = [['metric', 'ours', 'baseline', 'floor', 'sdk floor', 'target', 'met']].concat(
+    metrics.map((m) => [m.metric, fmt(m.ours), fmt(m.baseline), opt(m.floor), opt(m.sdkFloor), m.target, m.met === undefined ? '' : m.met ? 'yes' : 'NO']),
   );
   const widths = (rows[0] as string[]).map((_, i) => Math.max(...rows.map((row) => (row[i] as string).length)));
   const lines = rows.map((row) => `| ${row.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`);
@@ -434,7 +443,8 @@ function report(r: {
   // operations follow with notifications/tools/list_changed once the server has merged them.
   const header =
     `baseline: ${BASELINE_PACKAGE}@${r.baselineVersion} (generic OpenAPI-to-MCP bridge, same sandbox, the live openapi.json saved to a file)\n` +
-    'floor: bench/floor-bridge.mjs, the same request and result shape with no SDK, validation or limiter: what any stdio bridge pays here';
+    'floor: bench/floor-bridge.mjs, the same request and result shape with no SDK, validation or limiter: what any stdio bridge pays here\n' +
+    'sdk floor: the same behind the MCP SDK server and stdio transport: what the SDK adds';
   process.stdout.write(`${header}\n${lines.join('\n')}\n${sandboxLine}\n`);
 
   const results = {
@@ -446,7 +456,7 @@ function report(r: {
     targets: TARGETS,
     metrics,
     startup: { runs: STARTUP_RUNS, warmups: STARTUP_WARMUPS, ours: so, baseline: sb },
-    calls: { ours: co, baseline: cb, floor: cf },
+    calls: { ours: co, baseline: cb, floor: cf, sdkFloor: cs },
     sandbox: r.sandboxFigure ?? null,
   };
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
