@@ -7,7 +7,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { EarlyStdioTransport, type EarlyAnswers } from '../../src/mcp/early-stdio.js';
+import { EarlyStdioTransport, type EarlyAnswers, type EarlyStdioOptions } from '../../src/mcp/early-stdio.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { buildToolListCache } from '../../src/mcp/tool-list-build.js';
 import { cachedAnswers, initializeResult, type ListPolicy, type ToolListCache } from '../../src/mcp/tool-list-cache.js';
@@ -28,8 +28,8 @@ function earlyFor(policy: ListPolicy): EarlyAnswers | undefined {
   return { initialize: (p) => initializeResult(cache, answers.initialize, (p as { protocolVersion?: unknown }).protocolVersion), tools: answers.tools };
 }
 
-/** A stdio pair around an EarlyStdioTransport; `attach` creates and connects the real server. */
-function harness(policy: ListPolicy, early: EarlyAnswers | undefined, grantedScope?: Scope, workspace?: { url: string; token: string }) {
+/** Streams around a listening EarlyStdioTransport, each line it writes parsed into `out`. */
+function stdioPair(opts: Omit<EarlyStdioOptions, 'stdin' | 'stdout'>) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const out: Msg[] = [];
@@ -43,8 +43,14 @@ function harness(policy: ListPolicy, early: EarlyAnswers | undefined, grantedSco
       pending = pending.slice(nl + 1);
     }
   });
-  const transport = new EarlyStdioTransport({ early, stdin, stdout });
+  const transport = new EarlyStdioTransport({ ...opts, stdin, stdout });
   transport.listen();
+  return { stdin, out, transport };
+}
+
+/** A stdio pair around an EarlyStdioTransport; `attach` creates and connects the real server. */
+function harness(policy: ListPolicy, early: EarlyAnswers | undefined, grantedScope?: Scope, workspace?: { url: string; token: string }) {
+  const { stdin, out, transport } = stdioPair({ early });
   const send = (msg: object) => stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`);
   const answer = async (id: number | string): Promise<Msg> => {
     for (let i = 0; i < 400; i++) {
@@ -235,20 +241,7 @@ describe('early answers on stdio', () => {
 
 describe('a line over the cap', () => {
   it('is dropped as it streams in, answered Invalid Request, and the lines after it are served', async () => {
-    const stdin = new PassThrough();
-    const stdout = new PassThrough();
-    const out: Msg[] = [];
-    let pending = '';
-    stdout.setEncoding('utf8');
-    stdout.on('data', (chunk: string) => {
-      pending += chunk;
-      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
-        out.push(JSON.parse(pending.slice(0, nl)) as Msg);
-        pending = pending.slice(nl + 1);
-      }
-    });
-    const transport = new EarlyStdioTransport({ early: earlyFor({ toolsets: 'all', readOnly: false }), stdin, stdout, maxLineChars: 1000 });
-    transport.listen();
+    const { stdin, out, transport } = stdioPair({ early: earlyFor({ toolsets: 'all', readOnly: false }), maxLineChars: 1000 });
     const wait = () => new Promise((r) => setImmediate(r));
     stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT })}\n`);
     // 5,000 characters with no newline, in chunks: the buffer never holds more than the cap and a chunk.
@@ -269,13 +262,7 @@ describe('a line over the cap', () => {
   });
 
   it('leaves a line just under the cap to be parsed as usual', async () => {
-    const stdin = new PassThrough();
-    const stdout = new PassThrough();
-    let written = '';
-    stdout.setEncoding('utf8');
-    stdout.on('data', (chunk: string) => (written += chunk));
-    const transport = new EarlyStdioTransport({ early: earlyFor({ toolsets: 'all', readOnly: false }), stdin, stdout, maxLineChars: 1000 });
-    transport.listen();
+    const { stdin, out, transport } = stdioPair({ early: earlyFor({ toolsets: 'all', readOnly: false }), maxLineChars: 1000 });
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 'p', method: 'ping', params: { _meta: { pad: 'z'.repeat(900) } } });
     expect(ping.length).toBeLessThan(1000);
     stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT })}\n`);
@@ -283,8 +270,7 @@ describe('a line over the cap', () => {
     stdin.write(`${ping.slice(500)}\n`);
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
-    const answers = written.trim().split('\n').map((l) => JSON.parse(l) as Msg);
-    expect(answers.map((a) => a.id)).toEqual([1, 'p']);
+    expect(out.map((a) => a.id)).toEqual([1, 'p']);
     await transport.close();
   });
 });
