@@ -76,12 +76,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'test-client', version: '1.0.0' }, opts.clientCapabilities);
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  // The live description is fetched once at start: let that request land before a test counts its own.
+  // The live description is loaded once at start: let that land (a request, or the process's copy
+  // of an earlier stack's, which sends none) before a test counts its own requests.
   if (live) {
     const until = Date.now() + 5_000;
-    while (Date.now() < until && !sandbox.requests().slice(logBefore).some((r) => r.template === '/openapi.json' && r.status > 0)) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    const settled = () =>
+      logs.some((l) => /live API description (merged|not merged)|could not read the live API description/.test(l)) ||
+      sandbox.requests().slice(logBefore).some((r) => r.template === '/openapi.json' && r.status > 0);
+    while (Date.now() < until && !settled()) await new Promise((r) => setTimeout(r, 5));
   }
   return {
     sandbox,
