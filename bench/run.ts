@@ -282,7 +282,36 @@ interface CallFigures {
   overheadMs: number;
   /** The server process's CPU time per measured call (user + system). */
   cpuMsPerCall: number;
+  /** Millions of instructions the server executed per measured call (perf stat), when perf can count. */
+  instructionsMPerCall?: number;
   rssMb: number;
+}
+
+/** Whether `perf stat` can count this user's instructions here (Linux, perf installed, counters allowed). */
+const PERF_AVAILABLE = (() => {
+  const r = spawnSync('perf', ['stat', '-x,', '-e', 'instructions', 'true'], { encoding: 'utf8' });
+  return r.status === 0 && /^\d+,,instructions/m.test(r.stderr ?? '');
+})();
+
+/**
+ * Instructions a process executes from now until `stop()`: unlike wall and CPU time, nearly
+ * independent of what else the machine does (a shared VM's speed drifted 4x in one session).
+ */
+function countInstructions(pid: number): { stop(): Promise<number | undefined> } {
+  if (!PERF_AVAILABLE) return { stop: () => Promise.resolve(undefined) };
+  const perf = spawn('perf', ['stat', '-x,', '-e', 'instructions', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let out = '';
+  perf.stderr.setEncoding('utf8');
+  perf.stderr.on('data', (d: string) => (out += d));
+  return {
+    async stop() {
+      const exited = new Promise<void>((resolve) => perf.once('exit', () => resolve()));
+      perf.kill('SIGINT');
+      await exited;
+      const n = Number(/^(\d+),,instructions/m.exec(out)?.[1]);
+      return Number.isFinite(n) ? n : undefined;
+    },
+  };
 }
 
 /**
@@ -317,6 +346,9 @@ async function measureCalls(servers: ServerUnderTest[], sb: SandboxInfo, engagem
       }
     }
     for (const x of sessions) x.cpuBefore = x.peer.cpuMs();
+    const counters = sessions.map((x) => countInstructions(x.peer.child.pid as number));
+    // perf attaches asynchronously: let it start counting before the first measured call.
+    if (PERF_AVAILABLE) await new Promise((r) => setTimeout(r, 300));
     for (let i = 0; i < CALLS; i++) {
       for (const x of sessions) {
         let t = performance.now();
@@ -330,19 +362,23 @@ async function measureCalls(servers: ServerUnderTest[], sb: SandboxInfo, engagem
         x.diffs.push(m - d);
       }
     }
+    const cpuAfter = sessions.map((x) => x.peer.cpuMs());
+    const instructions = await Promise.all(counters.map((c) => c.stop()));
     return new Map(
-      sessions.map((x) => [
-        x.s.label,
-        {
+      sessions.map((x, i) => {
+        const n = instructions[i];
+        const figures: CallFigures = {
           tool: x.call.name,
           calls: CALLS,
           mcpMedianMs: median(x.mcpMs),
           directMedianMs: median(x.directMs),
           overheadMs: median(x.diffs),
-          cpuMsPerCall: (x.peer.cpuMs() - x.cpuBefore) / CALLS,
+          cpuMsPerCall: ((cpuAfter[i] as number) - x.cpuBefore) / CALLS,
           rssMb: x.peer.rssMb(),
-        },
-      ]),
+          ...(n !== undefined ? { instructionsMPerCall: n / CALLS / 1e6 } : {}),
+        };
+        return [x.s.label, figures] as const;
+      }),
     );
   } finally {
     for (const x of sessions) await x.peer.stop();
@@ -425,6 +461,9 @@ function report(r: {
     { metric: 'tool call overhead, median ms', ours: co.overheadMs, baseline: cb.overheadMs, floor: cf.overheadMs, sdkFloor: cs.overheadMs, target: `< ${TARGETS.overheadMs}`, met: co.overheadMs < TARGETS.overheadMs },
     { metric: `RSS after ${CALLS} calls, MB`, ours: co.rssMb, baseline: cb.rssMb, floor: cf.rssMb, sdkFloor: cs.rssMb, target: `<= ${rssCeiling.toFixed(1)} (10% below)`, met: co.rssMb <= rssCeiling },
     { metric: 'server CPU per call, ms', ours: co.cpuMsPerCall, baseline: cb.cpuMsPerCall, floor: cf.cpuMsPerCall, sdkFloor: cs.cpuMsPerCall, target: '', met: undefined },
+    ...(co.instructionsMPerCall !== undefined && cb.instructionsMPerCall !== undefined
+      ? [{ metric: 'server instructions per call, M', ours: co.instructionsMPerCall, baseline: cb.instructionsMPerCall, floor: cf.instructionsMPerCall, sdkFloor: cs.instructionsMPerCall, target: '', met: undefined }]
+      : []),
     { metric: 'tool call, median ms', ours: co.mcpMedianMs, baseline: cb.mcpMedianMs, floor: cf.mcpMedianMs, sdkFloor: cs.mcpMedianMs, target: '', met: undefined },
     { metric: 'direct request, median ms', ours: co.directMedianMs, baseline: cb.directMedianMs, floor: cf.directMedianMs, sdkFloor: cs.directMedianMs, target: '', met: undefined },
     { metric: 'tools listed', ours: so.tools, baseline: sb.tools, target: '', met: undefined },
