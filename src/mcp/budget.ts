@@ -35,6 +35,9 @@ export interface ListCut {
 
 /** As many whole records as fit in `budget` characters of text (at least one, cut if it alone is too big). */
 export function boundList(items: readonly unknown[], budget: number, known: readonly string[] = []): ListCut {
+  // Most pages fit: one rendering of the whole page, the same text as the pieces joined below.
+  const whole = render(items, known);
+  if (whole.length <= budget) return { shown: items.slice(), text: whole, omitted: 0, omittedChars: 0 };
   const parts: string[] = [];
   let used = 2; // the brackets
   let i = 0;
