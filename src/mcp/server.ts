@@ -221,8 +221,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
 
   // Registered through Protocol's setRequestHandler, which parses the request against the schema as
   // for any method. Server's override for tools/call parses it a second time and then runs a zod parse
-  // over the result this code has just built (copying its content and structuredContent), a quarter
-  // of this server's own work on a call returning a page of records; the SDK client still checks it.
+  // over the result this code has just built (copying its content and structuredContent): about 0.1M
+  // of the 2.3M instructions a call returning a page of findings cost (perf stat). Clients check it.
   Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, async (req, extra): Promise<CallToolResult | CreateTaskResult> => {
     const name = req.params.name;
     const token = extra._meta?.progressToken;
