@@ -300,24 +300,48 @@ export const RUN_FINDINGS: Omit<FindingSeed, 'key' | 'status' | 'step'>[] = [
   },
 ];
 
+/**
+ * A new finding as the workspace stores it, whoever makes it (the seed, a run, the API): the
+ * finding's own fields, unreviewed, then `extra` (origin, run, review, times) over them.
+ */
+export function findingRecord(engagementId: string, fields: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  return {
+    engagement_id: engagementId,
+    type: fields.type,
+    statement: fields.statement,
+    details: fields.details ?? null,
+    quantity: fields.quantity ?? null,
+    process_id: fields.process_id ?? null,
+    step_id: fields.step_id ?? null,
+    deliverable_category: fields.deliverable_category ?? null,
+    review_status: 'proposed',
+    reviewed_at: null,
+    reviewed_by: null,
+    ...extra,
+  };
+}
+
 function insertFinding(ws: WorkspaceState, f: Omit<FindingSeed, 'key'>, stepIds: Record<string, string>, processId: string, runId: string | null, when: string): Rec {
-  const finding = ws.c('findings').insert({
-    engagement_id: ENGAGEMENT_AP,
+  const fields = {
     type: f.type,
     statement: f.statement,
-    details: f.details ?? null,
-    quantity: f.quantity ?? null,
+    details: f.details,
+    quantity: f.quantity,
     process_id: f.step ? processId : null,
-    step_id: f.step ? (stepIds[f.step] ?? null) : null,
+    step_id: f.step ? stepIds[f.step] : null,
     deliverable_category: f.category,
-    review_status: f.status ?? 'proposed',
-    reviewed_at: f.status ? at(6, 3) : null,
-    reviewed_by: f.status ? MEMBER_CLAIRE : null,
-    origin: runId ? 'analysis' : 'manual',
-    analysis_run_id: runId,
-    created_at: when,
-    updated_at: f.status ? at(6, 3) : when,
-  });
+  };
+  const finding = ws.c('findings').insert(
+    findingRecord(ENGAGEMENT_AP, fields, {
+      review_status: f.status ?? 'proposed',
+      reviewed_at: f.status ? at(6, 3) : null,
+      reviewed_by: f.status ? MEMBER_CLAIRE : null,
+      origin: runId ? 'analysis' : 'manual',
+      analysis_run_id: runId,
+      created_at: when,
+      updated_at: f.status ? at(6, 3) : when,
+    }),
+  );
   seedEvidences(ws, finding, f.refs, when);
   return finding;
 }

@@ -8,7 +8,7 @@ import {
   PROPOSAL_ENTITY_TYPES,
   REVIEW_STATUSES,
 } from '../../../tools/shared.js';
-import { demoRunOutput } from '../data/analysis.js';
+import { demoRunOutput, findingRecord } from '../data/analysis.js';
 import { ENGAGEMENT_AP } from '../data/ids.js';
 import { cancelJob, refreshAll, startJob, TERMINAL } from '../jobs.js';
 import {
@@ -208,20 +208,7 @@ function pick(input: Record<string, unknown>, keys: readonly string[]): Record<s
 }
 
 function createFinding(ws: WorkspaceState, engagementId: string, fields: Record<string, unknown>, evidences: EvidenceInput[], extra: Rec | Record<string, unknown>): Rec {
-  const finding = ws.c('findings').insert({
-    engagement_id: engagementId,
-    type: fields.type,
-    statement: fields.statement,
-    details: fields.details ?? null,
-    quantity: fields.quantity ?? null,
-    process_id: fields.process_id ?? null,
-    step_id: fields.step_id ?? null,
-    deliverable_category: fields.deliverable_category ?? null,
-    review_status: 'proposed',
-    reviewed_at: null,
-    reviewed_by: null,
-    ...extra,
-  });
+  const finding = ws.c('findings').insert(findingRecord(engagementId, fields, extra));
   for (const ev of evidences) insertEvidence(ws, finding, ev);
   return finding;
 }
