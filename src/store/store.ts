@@ -1,0 +1,29 @@
+// The state store: what outlives one request and may be shared between processes and replicas
+// (rate budgets, job handles, OAuth transactions and grants, sealed workspace tokens, the cached live
+// description). Two backends behind one interface: in memory (the embedded default: one process,
+// nothing to run) and Redis (REDIS_URL: any number of replicas). It knows nothing of MCP or HTTP.
+//
+// Values are strings: callers serialise (and seal what is secret) before storing. Keys are namespaced
+// by the caller (`grant:...`, `budget:...`); a backend may add its own prefix.
+
+export interface SetOptions {
+  /** Time to live in milliseconds; the value is gone after it. Unset: kept until deleted. */
+  ttlMs?: number;
+}
+
+export interface StateStore {
+  /** The value at `key`, or undefined (absent or expired). */
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string, opts?: SetOptions): Promise<void>;
+  /** Set only when absent (atomic); true when this call set it. */
+  setIfAbsent(key: string, value: string, opts?: SetOptions): Promise<boolean>;
+  /** Read and delete in one step (atomic): a one-time value (authorization code) is taken once. */
+  take(key: string): Promise<string | undefined>;
+  /**
+   * Replace the value only when it still equals `expected` (undefined: absent); `value` undefined
+   * deletes. Atomic: of two processes racing on one refresh token, exactly one wins.
+   */
+  compareAndSet(key: string, expected: string | undefined, value: string | undefined, opts?: SetOptions): Promise<boolean>;
+  delete(key: string): Promise<void>;
+  close(): Promise<void>;
+}
