@@ -73,8 +73,82 @@ export interface Operation {
   /** Reference data that rarely changes (enums, catalogs): cached by the client with a TTL. */
   reference: boolean;
   annotations: ToolAnnotations;
-  /** Uploads: the largest file accepted, in KiB (checked before sending, for paths too). */
-  maxUploadKib?: number;
+
+  // Facets: everything else the server knows about an operation lives here, on its entry, so adding
+  // an operation touches one catalog file and no table keyed by method and path elsewhere.
+
+  /** Named by the spec's list (false: only the live description shows it; curated here all the same). */
+  documented: boolean;
+  /** Its answers quote text people wrote (transcripts, documents, chat): results carry the content note. */
+  quotesContent: boolean;
+  /** Shown as its own tool on the default surface, for this job of the three the surface serves. */
+  surface?: SurfaceJob;
+  /** It starts a long-running job that a tool call can follow to its end. */
+  job?: JobFacet;
+  /** The resource an assistant reads through this GET (resources/read), by URI template. */
+  resource?: ResourceFacet;
+  /** The resource (by name) a result of this operation links to, filled from its arguments and answer. */
+  linksTo?: string;
+  /** Uploads: the largest file accepted and the format its content must have. */
+  upload?: UploadFacet;
+  /**
+   * A path parameter that names a stored file and may hold slashes (the media `{path}`): each of its
+   * segments is percent-encoded and the slashes kept; empty, `.` and `..` segments are refused.
+   */
+  segmentedParam?: string;
+}
+
+/** The three jobs the default surface serves (README: who uses it). */
+export const SURFACE_JOBS = ['brief', 'review', 'draft'] as const;
+export type SurfaceJob = (typeof SURFACE_JOBS)[number];
+
+/**
+ * A reference to a value when a job is read, cancelled or downloaded: `$id` is the job's id,
+ * `$args.NAME` an argument of the call that started it, `$job.NAME` a field of the job record (one
+ * level, `.0` for an array's first item); `a|b` takes the first that is present; anything else is a
+ * literal.
+ */
+export type JobValue = string | number;
+
+export interface JobEndpoint {
+  method: HttpMethod;
+  path: string;
+  args: Record<string, JobValue>;
+}
+
+export interface JobRead extends JobEndpoint {
+  /** Where the job is in the read's answer: the answer itself, an item of a list, or a field. */
+  pick: 'self' | 'list' | { field: string };
+}
+
+export interface JobFacet {
+  /** Words for the assistant: "analysis run", "export". */
+  label: string;
+  /** The field of the start answer holding the job record; unset: the answer is the job. */
+  in?: string;
+  /** Reads of the job's state in order of preference; one is used only when the workspace has it. */
+  reads: JobRead[];
+  /** The job can be stopped on the server. */
+  cancel?: JobEndpoint;
+  /** What a succeeded job produced, fetched as a file in the same call. */
+  download?: JobEndpoint;
+}
+
+export interface ResourceFacet {
+  /** Short name of the resource kind: `finding`. */
+  name: string;
+  title: string;
+  /** URI template; its variables are the operation's path parameters. */
+  uriTemplate: string;
+  description: string;
+  mimeType: string;
+}
+
+export interface UploadFacet {
+  /** The largest file accepted, in KiB (checked before sending, for paths too). */
+  maxKib: number;
+  /** The content is checked against the workspace's external-source format before sending. */
+  format?: 'external-source';
 }
 
 const paramsByTemplate = new Map<string, readonly string[]>();

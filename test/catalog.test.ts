@@ -16,9 +16,8 @@ const documented = readFileSync(tsvPath, 'utf8')
   });
 
 describe('catalog', () => {
-  it('has exactly the 141 documented operations, with their scopes', () => {
-    expect(documented).toHaveLength(141);
-    const got = catalog.map((o) => `${o.method} ${o.path} ${o.scope}`).sort();
+  it('has exactly the documented operations of the spec, with their scopes, and marks the others undocumented', () => {
+    const got = catalog.filter((o) => o.documented).map((o) => `${o.method} ${o.path} ${o.scope}`).sort();
     const want = documented.map((d) => `${d.method} ${d.path} ${d.scope}`).sort();
     expect(got).toEqual(want);
   });

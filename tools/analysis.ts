@@ -66,6 +66,16 @@ export const analysis = area('analysis', [
     paginated: true,
   }),
   op({
+    name: 'get_analysis_run',
+    title: 'Get analysis run',
+    description: 'One analysis run with its status and progress: check on a run started earlier.',
+    method: 'GET',
+    path: '/engagements/{engagement}/analysis/runs/{run}',
+    // Named by the spec (runs can be cancelled), documented by the live description.
+    undocumented: true,
+    surface: 'review',
+  }),
+  op({
     name: 'start_analysis_run',
     title: 'Start analysis run',
     description: 'Analyse the engagement in the background: incremental covers new material, full redoes everything. Output arrives as change proposals.',
@@ -74,6 +84,16 @@ export const analysis = area('analysis', [
     // Creates a job and proposals to review; nothing existing is changed until a proposal is accepted.
     destructive: false,
     fields: { mode: z.enum(ANALYSIS_MODES) },
+    surface: 'review',
+    job: {
+      label: 'analysis run',
+      reads: [
+        { method: 'GET', path: '/engagements/{engagement}/analysis/runs/{run}', args: { engagement: '$args.engagement', run: '$id' }, pick: 'self' },
+        // Runs are listed newest first, so a run just started is on the first page.
+        { method: 'GET', path: '/engagements/{engagement}/analysis/runs', args: { engagement: '$args.engagement', limit: 50 }, pick: 'list' },
+      ],
+      cancel: { method: 'POST', path: '/engagements/{engagement}/analysis/runs/{run}/cancel', args: { engagement: '$args.engagement', run: '$id' } },
+    },
   }),
   op({
     name: 'cancel_analysis_run',
@@ -140,6 +160,7 @@ export const analysis = area('analysis', [
     method: 'GET',
     path: '/engagements/{engagement}/contradictions',
     paginated: true,
+    surface: 'review',
   }),
   op({
     name: 'resolve_contradiction',
@@ -154,6 +175,7 @@ export const analysis = area('analysis', [
       resolution_note: nstr(2000).optional(),
       resolved_finding_id: nullableId().optional(),
     },
+    surface: 'review',
   }),
   op({
     name: 'set_evidence_publishable',
@@ -178,6 +200,7 @@ export const analysis = area('analysis', [
     method: 'GET',
     path: '/engagements/{engagement}/findings',
     paginated: true,
+    surface: 'review',
   }),
   op({
     name: 'create_finding',
@@ -192,6 +215,8 @@ export const analysis = area('analysis', [
       statement: str(1000).min(1),
       evidences: z.array(evidenceInput).optional(),
     },
+    surface: 'review',
+    linksTo: 'finding',
   }),
   op({
     name: 'get_finding',
@@ -199,6 +224,14 @@ export const analysis = area('analysis', [
     description: 'One finding with its fields and review status.',
     method: 'GET',
     path: '/engagements/{engagement}/findings/{finding}',
+    surface: 'review',
+    resource: {
+      name: 'finding',
+      title: 'Finding with its evidences',
+      uriTemplate: 'workspace://engagements/{engagement}/findings/{finding}',
+      description: 'One finding with its evidences (transcript excerpts, frames, artifacts).',
+      mimeType: 'application/json',
+    },
   }),
   op({
     name: 'update_finding',
@@ -209,6 +242,8 @@ export const analysis = area('analysis', [
     path: '/engagements/{engagement}/findings/{finding}',
     destructive: false,
     fields: findingFields,
+    surface: 'review',
+    linksTo: 'finding',
   }),
   op({
     name: 'delete_finding',
@@ -244,4 +279,7 @@ export const analysis = area('analysis', [
     destructive: false,
     fields: { review_status: z.enum(REVIEW_STATUSES) },
   }),
-]);
+],
+  // Transcripts, documents, findings and chat quote what interviewees, clients and members wrote.
+  { quotesContent: true },
+);

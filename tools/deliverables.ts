@@ -58,6 +58,7 @@ export const deliverables = area('deliverables', [
     method: 'GET',
     path: '/engagements/{engagement}/deliverable/documents',
     paginated: true,
+    surface: 'draft',
   }),
   op({
     name: 'generate_all_documents',
@@ -68,6 +69,18 @@ export const deliverables = area('deliverables', [
     // The spec gives no keep-edits mode here, so a regeneration may overwrite edited documents.
     destructive: true,
     fields: { ai: z.boolean().optional() },
+    job: {
+      label: 'generation of all documents',
+      // Every document the job covers shows it; the first is read (one request instead of the list).
+      reads: [
+        {
+          method: 'GET',
+          path: '/engagements/{engagement}/deliverable/documents/{kind}',
+          args: { engagement: '$args.engagement', kind: '$job.kinds.0|executive_summary' },
+          pick: { field: 'generation' },
+        },
+      ],
+    },
   }),
   op({
     name: 'get_deliverable_document',
@@ -76,6 +89,13 @@ export const deliverables = area('deliverables', [
     method: 'GET',
     path: '/engagements/{engagement}/deliverable/documents/{kind}',
     pathSchemas: documentKind,
+    resource: {
+      name: 'deliverable_document',
+      title: 'Deliverable document',
+      uriTemplate: 'workspace://engagements/{engagement}/documents/{kind}',
+      description: 'One document of the deliverable (executive summary, roadmap, ...) with its blocks.',
+      mimeType: 'application/json',
+    },
   }),
   op({
     name: 'update_deliverable_document',
@@ -93,6 +113,8 @@ export const deliverables = area('deliverables', [
       parameters: z.record(z.string(), z.unknown()).optional(),
       blocks: z.array(block).max(200).optional(),
     },
+    surface: 'draft',
+    linksTo: 'deliverable_document',
   }),
   op({
     name: 'generate_deliverable_document',
@@ -107,6 +129,14 @@ export const deliverables = area('deliverables', [
       mode: z.enum(GENERATION_MODES).optional(),
       process_id: nullableId().optional(),
       ai: z.boolean().optional(),
+    },
+    surface: 'draft',
+    linksTo: 'deliverable_document',
+    job: {
+      label: 'document generation',
+      reads: [
+        { method: 'GET', path: '/engagements/{engagement}/deliverable/documents/{kind}', args: { engagement: '$args.engagement', kind: '$args.kind' }, pick: { field: 'generation' } },
+      ],
     },
   }),
   op({
@@ -156,6 +186,10 @@ export const deliverables = area('deliverables', [
     path: '/engagements/{engagement}/deliverable/draft/suggest-recommendations',
     // A suggestion beside the draft (dismiss_suggestion exists), not a rewrite of it.
     destructive: false,
+    job: {
+      label: 'recommendation suggestion',
+      reads: [{ method: 'GET', path: '/engagements/{engagement}/deliverable/draft', args: { engagement: '$args.engagement' }, pick: { field: 'suggestion' } }],
+    },
   }),
   op({
     name: 'publish_deliverable',
@@ -165,6 +199,7 @@ export const deliverables = area('deliverables', [
     path: '/engagements/{engagement}/deliverable/publish',
     destructive: true,
     fields: { changelog: nstr(5000).optional(), stage: z.enum(STAGES).optional() },
+    surface: 'draft',
   }),
   op({
     name: 'list_deliverable_versions',
@@ -222,6 +257,16 @@ export const deliverables = area('deliverables', [
     paginated: true,
   }),
   op({
+    name: 'get_export',
+    title: 'Get export',
+    description: 'One export with its status and progress: check on it until it succeeded, then download it.',
+    method: 'GET',
+    path: '/engagements/{engagement}/exports/{export}',
+    // Documented by the live description only; every export is followed through it.
+    undocumented: true,
+    surface: 'draft',
+  }),
+  op({
     name: 'create_export',
     title: 'Create export',
     description: 'Produce an export file in the background; document_* kinds export the document named by document_kind. Fetch it with download_export.',
@@ -235,6 +280,16 @@ export const deliverables = area('deliverables', [
       process_id: nullableId().optional(),
       document_kind: z.enum(DOCUMENT_KINDS).optional(),
     },
+    surface: 'draft',
+    linksTo: 'export_file',
+    job: {
+      label: 'export',
+      reads: [
+        { method: 'GET', path: '/engagements/{engagement}/exports/{export}', args: { engagement: '$args.engagement', export: '$id' }, pick: 'self' },
+        { method: 'GET', path: '/engagements/{engagement}/exports', args: { engagement: '$args.engagement', limit: 50 }, pick: 'list' },
+      ],
+      download: { method: 'GET', path: '/engagements/{engagement}/exports/{export}/download', args: { engagement: '$args.engagement', export: '$id' } },
+    },
   }),
   op({
     name: 'download_export',
@@ -243,5 +298,16 @@ export const deliverables = area('deliverables', [
     method: 'GET',
     path: '/engagements/{engagement}/exports/{export}/download',
     response: 'file',
+    surface: 'draft',
+    resource: {
+      name: 'export_file',
+      title: 'Export file',
+      uriTemplate: 'workspace://engagements/{engagement}/exports/{export}/file',
+      description: 'The file of a finished export (PDF, DOCX, PPTX, CSV, BPMN, JSON).',
+      mimeType: 'application/octet-stream',
+    },
   }),
-]);
+],
+  // Transcripts, documents, findings and chat quote what interviewees, clients and members wrote.
+  { quotesContent: true },
+);

@@ -1,8 +1,53 @@
-// Engagements: the client companies audits are run for. The spec lists only these two operations.
+// Engagements and the client companies audits are run for. The spec lists only the two client company
+// operations; engagement listing, reading and creation are named by it and documented only by the
+// live description, yet every engagement-scoped job starts with them: curated here, undocumented.
 import { z } from 'zod';
-import { area, nstr, op } from './shared.js';
+import { LOCALES, area, id, nstr, nullableId, op } from './shared.js';
 
 export const engagements = area('engagements', [
+  op({
+    name: 'list_engagements',
+    title: 'List engagements',
+    description: 'Engagements of the workspace, newest first. Start here: every engagement-scoped tool needs the engagement id.',
+    method: 'GET',
+    path: '/engagements',
+    paginated: true,
+    undocumented: true,
+    surface: 'brief',
+    linksTo: 'engagement',
+  }),
+  op({
+    name: 'get_engagement',
+    title: 'Get engagement',
+    description: 'One engagement: client company, method, locale, dates, status and stage.',
+    method: 'GET',
+    path: '/engagements/{engagement}',
+    undocumented: true,
+    resource: {
+      name: 'engagement',
+      title: 'Engagement',
+      uriTemplate: 'workspace://engagements/{engagement}',
+      description: 'One engagement: client, method, dates, status.',
+      mimeType: 'application/json',
+    },
+  }),
+  op({
+    name: 'create_engagement',
+    title: 'Create engagement',
+    description: 'Open an engagement for a client company, optionally with an interview method.',
+    method: 'POST',
+    path: '/engagements',
+    destructive: false,
+    undocumented: true,
+    fields: {
+      client_company_id: id(),
+      name: z.string().min(1).max(255),
+      method_id: nullableId().optional(),
+      locale: z.enum(LOCALES).optional(),
+      starts_on: z.iso.date().nullable().optional(),
+      ends_on: z.iso.date().nullable().optional(),
+    },
+  }),
   op({
     name: 'list_client_companies',
     title: 'List client companies',

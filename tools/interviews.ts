@@ -34,6 +34,7 @@ export const interviews = area('interviews', [
     method: 'GET',
     path: '/engagements/{engagement}/interviews',
     paginated: true,
+    surface: 'brief',
   }),
   op({
     name: 'start_preview_session',
@@ -83,6 +84,13 @@ export const interviews = area('interviews', [
     description: 'Recap of one interview chapter: the points the participant made. Cheaper than reading the transcript.',
     method: 'GET',
     path: '/interviews/{interview}/chapters/{chapter}/recap',
+    resource: {
+      name: 'chapter_recap',
+      title: 'Chapter recap',
+      uriTemplate: 'workspace://interviews/{interview}/chapters/{chapter}/recap',
+      description: 'The recap of one chapter of an interview.',
+      mimeType: 'application/json',
+    },
   }),
   op({
     name: 'get_interview_source',
@@ -100,6 +108,7 @@ export const interviews = area('interviews', [
     path: '/media/{disk}/{path}',
     pathSchemas: { disk: slug(), path: mediaPath() },
     response: 'file',
+    segmentedParam: 'path',
   }),
   op({
     name: 'get_media_thumbnail',
@@ -109,6 +118,7 @@ export const interviews = area('interviews', [
     path: '/media-thumbnails/{disk}/{path}',
     pathSchemas: { disk: slug(), path: mediaPath() },
     response: 'file',
+    segmentedParam: 'path',
   }),
   op({
     name: 'get_session',
@@ -132,6 +142,11 @@ export const interviews = area('interviews', [
     method: 'POST',
     path: '/sessions/{session}/end',
     destructive: true,
+    job: {
+      label: 'session end',
+      in: 'end_job',
+      reads: [{ method: 'GET', path: '/sessions/{session}', args: { session: '$args.session' }, pick: { field: 'end_job' } }],
+    },
   }),
   op({
     name: 'list_session_frames',
@@ -170,5 +185,16 @@ export const interviews = area('interviews', [
     description: 'Transcript of an interview session: who said what, when. The source to quote an interview.',
     method: 'GET',
     path: '/sessions/{session}/transcript',
+    surface: 'brief',
+    resource: {
+      name: 'transcript',
+      title: 'Session transcript',
+      uriTemplate: 'workspace://sessions/{session}/transcript',
+      description: 'The full transcript of an interview session.',
+      mimeType: 'application/json',
+    },
   }),
-]);
+],
+  // Transcripts, documents, findings and chat quote what interviewees, clients and members wrote.
+  { quotesContent: true },
+);

@@ -5,10 +5,14 @@ import {
   pathParams,
   type BodyKind,
   type HttpMethod,
+  type JobFacet,
   type Operation,
+  type ResourceFacet,
   type ResponseKind,
   type Scope,
+  type SurfaceJob,
   type Toolset,
+  type UploadFacet,
 } from '../src/operation.js';
 
 /** A ULID: 26 characters of Crockford base 32. The pattern also rules out `/`, `.` and `%`. */
@@ -101,13 +105,26 @@ interface EntryInput {
   destructive?: boolean;
   /** Talks to something outside the workspace (a test call to an AI provider). */
   openWorld?: boolean;
-  /** Uploads: the largest file accepted, in KiB. */
-  maxUploadKib?: number;
+  /** Only the live description names it (the spec's list does not): curated here all the same. */
+  undocumented?: true;
+  /** Overrides the area's default (see area()): does the answer quote text people wrote? */
+  quotesContent?: boolean;
+  /** Shown as its own tool on the default surface, for this job. */
+  surface?: SurfaceJob;
+  /** Starts a long-running job (see JobFacet). */
+  job?: JobFacet;
+  /** The resource read through this GET. */
+  resource?: ResourceFacet;
+  /** The resource a result links to, by name. */
+  linksTo?: string;
+  upload?: UploadFacet;
+  /** A path parameter that may hold slashes (the media path). */
+  segmentedParam?: string;
 }
 
 /**
  * Build one catalog entry. Path parameters default to ULIDs; `cursor` and `limit` are added to
- * paginated lists; annotations follow from the method (readOnly on GET, idempotent on GET/PUT/DELETE,
+ * paginated lists; annotations follow from the method and scope (readOnly on GET and read-scoped POSTs, idempotent on PUT/DELETE,
  * destructive on DELETE or when declared).
  */
 export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMethod, 'GET'>; destructive: boolean })): Operation {
@@ -117,6 +134,7 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
   const paginated = e.paginated ?? false;
   if (paginated) Object.assign(shape, { cursor: cursor().optional(), limit: limit().optional() });
   const isGet = e.method === 'GET';
+  const reads = isGet || e.scope === 'read';
   const hasFields = Object.keys(e.fields ?? {}).length > 0;
   const body: BodyKind = e.body ?? (isGet || e.method === 'DELETE' ? 'query' : hasFields ? 'json' : 'none');
   return {
@@ -132,17 +150,38 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
     response: e.response ?? 'json',
     paginated,
     reference: e.reference ?? false,
-    ...(e.maxUploadKib ? { maxUploadKib: e.maxUploadKib } : {}),
+    documented: !e.undocumented,
+    // Set per area by area(), unless the entry says.
+    quotesContent: e.quotesContent ?? (undefined as unknown as boolean),
+    ...(e.surface ? { surface: e.surface } : {}),
+    ...(e.job ? { job: e.job } : {}),
+    ...(e.resource ? { resource: e.resource } : {}),
+    ...(e.linksTo ? { linksTo: e.linksTo } : {}),
+    ...(e.upload ? { upload: e.upload } : {}),
+    ...(e.segmentedParam ? { segmentedParam: e.segmentedParam } : {}),
     annotations: {
-      readOnlyHint: isGet,
-      destructiveHint: isGet ? false : e.method === 'DELETE' ? true : Boolean(e.destructive),
-      idempotentHint: isGet || e.method === 'PUT' || e.method === 'DELETE',
+      // A read-scoped POST (asking the audit chat) changes nothing, like a GET.
+      readOnlyHint: reads,
+      destructiveHint: reads ? false : e.method === 'DELETE' ? true : Boolean(e.destructive),
+      idempotentHint: reads || e.method === 'PUT' || e.method === 'DELETE',
       openWorldHint: e.openWorld ?? false,
     },
   };
 }
 
-/** Stamp the toolset on a module's entries: one module is one API area. */
-export function area(toolset: Toolset, ops: Operation[]): Operation[] {
-  return ops.map((o) => ({ ...o, toolset }));
+export interface AreaDefaults {
+  /**
+   * The area's answers quote what people wrote (interviewees, client documents, members in chat, the
+   * workspace AI): its JSON results carry the workspace-content note unless an entry says otherwise.
+   */
+  quotesContent?: boolean;
+}
+
+/** Stamp the toolset and the area's defaults on a module's entries: one module is one API area. */
+export function area(toolset: Toolset, ops: Operation[], defaults: AreaDefaults = {}): Operation[] {
+  return ops.map((o) => ({
+    ...o,
+    toolset,
+    quotesContent: (o.quotesContent as boolean | undefined) ?? (Boolean(defaults.quotesContent) && o.response === 'json'),
+  }));
 }

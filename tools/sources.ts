@@ -56,7 +56,7 @@ export const sources = area('sources', [
     destructive: false,
     body: 'multipart',
     fields: { file: uploadFile(ARTIFACT_MAX_KIB) },
-    maxUploadKib: ARTIFACT_MAX_KIB,
+    upload: { maxKib: ARTIFACT_MAX_KIB },
   }),
   op({
     name: 'get_artifact',
@@ -98,7 +98,7 @@ export const sources = area('sources', [
     destructive: false,
     body: 'multipart',
     fields: { file: uploadFile(EXTERNAL_SOURCE_MAX_KIB), name: str(255).min(1) },
-    maxUploadKib: EXTERNAL_SOURCE_MAX_KIB,
+    upload: { maxKib: EXTERNAL_SOURCE_MAX_KIB, format: 'external-source' },
   }),
   op({
     name: 'delete_external_source',
@@ -125,4 +125,7 @@ export const sources = area('sources', [
     pathSchemas: { version: slug() },
     reference: true,
   }),
-]);
+],
+  // Transcripts, documents, findings and chat quote what interviewees, clients and members wrote.
+  { quotesContent: true },
+);

@@ -77,6 +77,8 @@ export interface ApiCall {
   response?: 'json' | 'file';
   /** Reference read: served from the cache while fresh. GET only. */
   cacheable?: boolean;
+  /** The one path parameter that may hold slashes (the operation's segmentedParam facet). */
+  segmentedParam?: string;
   /** The MCP request's cancellation: aborts the HTTP request and any wait. */
   signal?: AbortSignal;
 }
@@ -153,7 +155,7 @@ export class ApiClient {
   async request(call: ApiCall): Promise<ApiResponse> {
     const { method, signal } = call;
     // Built before anything else: a bad path parameter stops the call without spending a request.
-    const path = this.#basePath + appendQuery(buildPath(call.path, call.pathParams ?? {}), call.query);
+    const path = this.#basePath + appendQuery(buildPath(call.path, call.pathParams ?? {}, call.segmentedParam), call.query);
     const body = encodeBody(call);
     const cacheable = call.cacheable === true && method === 'GET';
     const idempotent = isIdempotent(method);
@@ -299,6 +301,7 @@ export class ApiClient {
       pathParams: params,
       response: op.response,
       cacheable: op.reference && op.method === 'GET',
+      ...(op.segmentedParam ? { segmentedParam: op.segmentedParam } : {}),
     };
     if (opts?.signal !== undefined) call.signal = opts.signal;
     switch (op.body) {

@@ -2,20 +2,20 @@
 // as one segment, so no argument ('../../workspace', 'x?y', 'a#b') can change which endpoint is hit.
 import { InvalidArgumentError } from './errors.js';
 
-/** The templates whose `{path}` names a stored file and may hold slashes (DESIGN.md contract). */
-const MEDIA_TEMPLATES = new Set(['/media/{disk}/{path}', '/media-thumbnails/{disk}/{path}']);
-
 const PARAM = /\{([A-Za-z_]+)\}/g;
 
-export function buildPath(template: string, params: Record<string, string>): string {
-  const media = MEDIA_TEMPLATES.has(template);
+/**
+ * `segmented` names the one parameter that may hold slashes (the media `{path}`, a stored file's
+ * path: the operation's `segmentedParam` facet): each of its segments is encoded, the slashes kept.
+ */
+export function buildPath(template: string, params: Record<string, string>, segmented?: string): string {
   return template.replace(PARAM, (_, name: string) => {
     const value = params[name];
     if (value === undefined || value === null) {
       throw new InvalidArgumentError(name, `Missing path parameter "${name}" for ${template}.`);
     }
     const text = String(value);
-    if (media && name === 'path') return text.split('/').map((s) => encodeSegment(name, s)).join('/');
+    if (name === segmented) return text.split('/').map((s) => encodeSegment(name, s)).join('/');
     return encodeSegment(name, text);
   });
 }

@@ -9,7 +9,7 @@
 import type { ApiClient } from '../api/client.js';
 import { WorkspaceApiError } from '../api/errors.js';
 import { sleep } from '../api/retry.js';
-import type { HttpMethod, Operation } from '../operation.js';
+import type { HttpMethod, JobFacet, JobValue, Operation } from '../operation.js';
 
 type Json = Record<string, unknown>;
 
@@ -31,32 +31,29 @@ export interface JobSnapshot {
   record: Json;
 }
 
-interface Endpoint {
+/** A way to read the job's state again. */
+interface JobRead {
   method: HttpMethod;
   path: string;
-}
-
-/** A way to read the job's state again. */
-interface JobRead extends Endpoint {
   args(ref: JobRef): Json;
   pick(data: unknown, ref: JobRef): JobSnapshot | undefined;
 }
 
+/** An operation's job facet (src/operation.ts) with its value references resolved to functions. */
 export interface JobKind {
   /** Words for the assistant: "analysis run", "export". */
   label: string;
-  start: Endpoint;
   /** The job record in the start answer (the answer itself, or a field of it). */
   jobIn(data: Json): Json | undefined;
   /** Reads in order of preference; one is used only when this workspace has its operation. */
   reads: JobRead[];
   /** The job can be stopped on the server (analysis runs). */
-  cancel?: Endpoint & { args(ref: JobRef): Json };
+  cancel?: { method: HttpMethod; path: string; args(ref: JobRef): Json };
   /** What a succeeded job produced, fetched as a file (exports). */
-  download?: Endpoint & { args(ref: JobRef): Json };
+  download?: { method: HttpMethod; path: string; args(ref: JobRef): Json };
 }
 
-/** A started job: its kind, id, the record the start answered and the path arguments of the call. */
+/** A started job: its kind, id, the record the start answered and the arguments of the call. */
 export interface JobRef {
   kind: JobKind;
   id: string;
@@ -86,87 +83,76 @@ function snapshot(job: Json, record: Json = job): JobSnapshot {
   };
 }
 
-/** The job among a list's items, by id. */
-const inList = (data: unknown, ref: JobRef) => {
-  const hit = Array.isArray(data) ? data.find((r) => isObject(r) && r.id === ref.id) : undefined;
-  return isObject(hit) ? snapshot(hit) : undefined;
+/** One `$...` reference of a job facet: `$id`, `$args.NAME`, `$job.NAME[.N]`. */
+function lookup(ref: JobRef, expr: string): unknown {
+  if (expr === '$id') return ref.id;
+  const [root, ...path] = expr.slice(1).split('.');
+  let cur: unknown = root === 'args' ? ref.args : root === 'job' ? ref.job : undefined;
+  for (const key of path) cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined;
+  return cur;
+}
+
+/** A facet value resolved for one job: the first present alternative of `a|b`, or the literal. */
+export function resolveJobValue(value: JobValue, ref: JobRef): unknown {
+  if (typeof value !== 'string' || !value.startsWith('$')) return value;
+  for (const alt of value.split('|')) {
+    if (!alt.startsWith('$')) return alt;
+    const v = lookup(ref, alt);
+    if (v !== undefined && v !== null && v !== '') return v;
+  }
+  return undefined;
+}
+
+const argsOf = (args: Record<string, JobValue>) => (ref: JobRef) => {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(args)) {
+    const r = resolveJobValue(v, ref);
+    if (r !== undefined) out[k] = r;
+  }
+  return out;
 };
-const itself = (data: unknown, ref: JobRef) => (isObject(data) && data.id === ref.id ? snapshot(data) : undefined);
-/** A job shown inside the record it works on (`generation`, `suggestion`, `end_job`). */
-const nested = (field: string) => (data: unknown, ref: JobRef) => {
-  if (!isObject(data)) return undefined;
-  const j = data[field];
-  if (!isObject(j) || String(j.job_id ?? j.id) !== ref.id) return undefined;
-  return snapshot({ ...j, id: ref.id }, data);
-};
 
-const E = '/engagements/{engagement}';
-const engagement = (ref: JobRef) => ({ engagement: ref.args.engagement });
+/** Where the job is in a read's answer: the answer itself, an item of a list, or a field of a record. */
+function picker(pick: JobFacet['reads'][number]['pick']): JobRead['pick'] {
+  if (pick === 'self') return (data, ref) => (isObject(data) && data.id === ref.id ? snapshot(data) : undefined);
+  if (pick === 'list') {
+    return (data, ref) => {
+      const hit = Array.isArray(data) ? data.find((r) => isObject(r) && r.id === ref.id) : undefined;
+      return isObject(hit) ? snapshot(hit) : undefined;
+    };
+  }
+  // A job shown inside the record it works on (`generation`, `suggestion`, `end_job`).
+  return (data, ref) => {
+    if (!isObject(data)) return undefined;
+    const j = data[pick.field];
+    if (!isObject(j) || String(j.job_id ?? j.id) !== ref.id) return undefined;
+    return snapshot({ ...j, id: ref.id }, data);
+  };
+}
 
-/** Every job the API starts, by the operation that starts it. */
-export const JOB_KINDS: readonly JobKind[] = [
-  {
-    label: 'analysis run',
-    start: { method: 'POST', path: `${E}/analysis/runs` },
-    jobIn: (d) => d,
-    reads: [
-      // Not in the spec's list; used when the workspace's live description has it.
-      { method: 'GET', path: `${E}/analysis/runs/{run}`, args: (r) => ({ ...engagement(r), run: r.id }), pick: itself },
-      // Runs are listed newest first, so a run just started is on the first page.
-      { method: 'GET', path: `${E}/analysis/runs`, args: (r) => ({ ...engagement(r), limit: 50 }), pick: inList },
-    ],
-    cancel: { method: 'POST', path: `${E}/analysis/runs/{run}/cancel`, args: (r) => ({ ...engagement(r), run: r.id }) },
-  },
-  {
-    label: 'export',
-    start: { method: 'POST', path: `${E}/exports` },
-    jobIn: (d) => d,
-    reads: [
-      { method: 'GET', path: `${E}/exports/{export}`, args: (r) => ({ ...engagement(r), export: r.id }), pick: itself },
-      { method: 'GET', path: `${E}/exports`, args: (r) => ({ ...engagement(r), limit: 50 }), pick: inList },
-    ],
-    download: { method: 'GET', path: `${E}/exports/{export}/download`, args: (r) => ({ ...engagement(r), export: r.id }) },
-  },
-  {
-    label: 'document generation',
-    start: { method: 'POST', path: `${E}/deliverable/documents/{kind}/generate` },
-    jobIn: (d) => d,
-    reads: [{ method: 'GET', path: `${E}/deliverable/documents/{kind}`, args: (r) => ({ ...engagement(r), kind: r.args.kind }), pick: nested('generation') }],
-  },
-  {
-    label: 'generation of all documents',
-    start: { method: 'POST', path: `${E}/deliverable/documents/generate-all` },
-    jobIn: (d) => d,
-    // Every document the job covers shows it; the first is read (one request instead of the list).
-    reads: [
-      {
-        method: 'GET',
-        path: `${E}/deliverable/documents/{kind}`,
-        args: (r) => ({ ...engagement(r), kind: Array.isArray(r.job.kinds) && typeof r.job.kinds[0] === 'string' ? r.job.kinds[0] : 'executive_summary' }),
-        pick: nested('generation'),
-      },
-    ],
-  },
-  {
-    label: 'recommendation suggestion',
-    start: { method: 'POST', path: `${E}/deliverable/draft/suggest-recommendations` },
-    jobIn: (d) => d,
-    reads: [{ method: 'GET', path: `${E}/deliverable/draft`, args: engagement, pick: nested('suggestion') }],
-  },
-  {
-    label: 'session end',
-    start: { method: 'POST', path: '/sessions/{session}/end' },
-    jobIn: (d) => (isObject(d.end_job) ? d.end_job : undefined),
-    reads: [{ method: 'GET', path: '/sessions/{session}', args: (r) => ({ session: r.args.session }), pick: nested('end_job') }],
-  },
-];
+const kinds = new WeakMap<JobFacet, JobKind>();
 
-export function jobKindOf(op: Pick<Operation, 'method' | 'path'>): JobKind | undefined {
-  return JOB_KINDS.find((k) => k.start.method === op.method && k.start.path === op.path);
+/** The job an operation starts, from its catalog facet; undefined for an operation that starts none. */
+export function jobKindOf(op: Pick<Operation, 'job'>): JobKind | undefined {
+  const f = op.job;
+  if (!f) return undefined;
+  let kind = kinds.get(f);
+  if (!kind) {
+    const field = f.in;
+    kind = {
+      label: f.label,
+      jobIn: (d) => (field === undefined ? d : isObject(d[field]) ? (d[field] as Json) : undefined),
+      reads: f.reads.map((r) => ({ method: r.method, path: r.path, args: argsOf(r.args), pick: picker(r.pick) })),
+      ...(f.cancel ? { cancel: { method: f.cancel.method, path: f.cancel.path, args: argsOf(f.cancel.args) } } : {}),
+      ...(f.download ? { download: { method: f.download.method, path: f.download.path, args: argsOf(f.download.args) } } : {}),
+    };
+    kinds.set(f, kind);
+  }
+  return kind;
 }
 
 /** The job arguments an operation accepts, as shown in its tool's input schema. */
-export function jobArgumentProperties(op: Pick<Operation, 'method' | 'path'>): Record<string, object> | undefined {
+export function jobArgumentProperties(op: Pick<Operation, 'job'>): Record<string, object> | undefined {
   const kind = jobKindOf(op);
   if (!kind) return undefined;
   return {

@@ -158,7 +158,14 @@ function zodOf(schema: unknown): z.ZodType {
 const pathValue = () => z.string().regex(/^[A-Za-z0-9_~-][A-Za-z0-9_.~-]{0,127}$/, 'must be an id or name (letters, digits, _ - . ~)');
 
 /** One operation of the description as a catalog-shaped Operation; undefined when it cannot be called. */
-export function toOperation(doc: Json, path: string, method: HttpMethod, raw: Json, taken: Set<string>): GeneratedOperation | undefined {
+export function toOperation(
+  doc: Json,
+  path: string,
+  method: HttpMethod,
+  raw: Json,
+  taken: Set<string>,
+  quotingAreas: ReadonlySet<Toolset> = new Set(),
+): GeneratedOperation | undefined {
   const o = deref(doc, raw) as Json;
   const params = (Array.isArray(o.parameters) ? o.parameters : []).filter(isObject);
   const shape: Record<string, z.ZodType> = {};
@@ -225,6 +232,10 @@ export function toOperation(doc: Json, path: string, method: HttpMethod, raw: Js
     response,
     paginated,
     reference: false,
+    documented: false,
+    // An area whose curated answers quote what people wrote quotes it in its other answers too.
+    quotesContent: response === 'json' && quotingAreas.has(toolset),
+    ...(body === 'multipart' ? { upload: { maxKib: ARTIFACT_MAX_KIB } } : {}),
     annotations: {
       readOnlyHint: scope === 'read',
       destructiveHint: method === 'DELETE',
@@ -240,6 +251,7 @@ export function toOperation(doc: Json, path: string, method: HttpMethod, raw: Js
 export function liveOperations(doc: Json, known: readonly Operation[]): GeneratedOperation[] {
   const have = new Set(known.map((o) => `${o.method} ${o.path}`));
   const taken = new Set(known.map((o) => o.name));
+  const quoting = new Set(known.filter((o) => o.quotesContent).map((o) => o.toolset));
   const out: GeneratedOperation[] = [];
   const paths = isObject(doc.paths) ? doc.paths : {};
   for (const [path, item] of Object.entries(paths)) {
@@ -247,7 +259,7 @@ export function liveOperations(doc: Json, known: readonly Operation[]): Generate
     for (const method of METHODS) {
       const raw = item[method.toLowerCase()];
       if (!isObject(raw) || have.has(`${method} ${path}`)) continue;
-      const op = toOperation(doc, path, method, raw, taken);
+      const op = toOperation(doc, path, method, raw, taken, quoting);
       if (op) {
         taken.add(op.name);
         out.push(op);

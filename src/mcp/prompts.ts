@@ -3,13 +3,13 @@
 // completion/complete (src/mcp/completions.ts).
 import type { GetPromptResult, Prompt } from '@modelcontextprotocol/sdk/types.js';
 import { DOCUMENT_KINDS } from '../../tools/shared.js';
-import { expand, TEMPLATES } from './resources.js';
+import { resourceUri } from './resources.js';
 
 interface PromptSpec extends Prompt {
   render(args: Record<string, string>): string;
 }
 
-const engagementUri = (e: string) => expand(TEMPLATES[0]!.uriTemplate, { engagement: e });
+const engagementUri = (e: string) => resourceUri('engagement', { engagement: e });
 const ENGAGEMENT_ARG = { name: 'engagement', description: 'Engagement id (completion offers the engagements by name)', required: true };
 
 export const PROMPTS: readonly PromptSpec[] = [

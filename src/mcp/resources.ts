@@ -2,38 +2,34 @@
 // evidences, a transcript, a chapter recap, a deliverable document, an export file), addressed by
 // URI templates, linked from tool results, and read in full (the response budget is for tool results;
 // a client reads a resource when it decides to).
-import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import type { ApiClient } from '../api/client.js';
-import type { Operation } from '../operation.js';
+import type { Operation, ResourceFacet } from '../operation.js';
+import { catalog } from '../../tools/index.js';
 import type { ToolRegistry } from './registry.js';
 import type { ResourceLink } from './results.js';
 
 export const SCHEME = 'workspace';
 
-export interface TemplateSpec {
-  name: string;
-  title: string;
-  uriTemplate: string;
-  description: string;
-  mimeType: string;
-  /** The operation that reads it, by method and path. */
-  method: 'GET';
-  path: string;
+/** A resource template: the catalog's resource facet and the operation that reads it. */
+export interface TemplateSpec extends ResourceFacet {
+  op: Operation;
 }
 
-export const TEMPLATES: readonly TemplateSpec[] = [
-  { name: 'engagement', title: 'Engagement', uriTemplate: `${SCHEME}://engagements/{engagement}`, description: 'One engagement: client, method, dates, status.', mimeType: 'application/json', method: 'GET', path: '/engagements/{engagement}' },
-  { name: 'finding', title: 'Finding with its evidences', uriTemplate: `${SCHEME}://engagements/{engagement}/findings/{finding}`, description: 'One finding with its evidences (transcript excerpts, frames, artifacts).', mimeType: 'application/json', method: 'GET', path: '/engagements/{engagement}/findings/{finding}' },
-  { name: 'transcript', title: 'Session transcript', uriTemplate: `${SCHEME}://sessions/{session}/transcript`, description: 'The full transcript of an interview session.', mimeType: 'application/json', method: 'GET', path: '/sessions/{session}/transcript' },
-  { name: 'chapter_recap', title: 'Chapter recap', uriTemplate: `${SCHEME}://interviews/{interview}/chapters/{chapter}/recap`, description: 'The recap of one chapter of an interview.', mimeType: 'application/json', method: 'GET', path: '/interviews/{interview}/chapters/{chapter}/recap' },
-  { name: 'deliverable_document', title: 'Deliverable document', uriTemplate: `${SCHEME}://engagements/{engagement}/documents/{kind}`, description: 'One document of the deliverable (executive summary, roadmap, ...) with its blocks.', mimeType: 'application/json', method: 'GET', path: '/engagements/{engagement}/deliverable/documents/{kind}' },
-  { name: 'export_file', title: 'Export file', uriTemplate: `${SCHEME}://engagements/{engagement}/exports/{export}/file`, description: 'The file of a finished export (PDF, DOCX, PPTX, CSV, BPMN, JSON).', mimeType: 'application/octet-stream', method: 'GET', path: '/engagements/{engagement}/exports/{export}/download' },
-];
+/** Every resource template, in catalog order: the operations that carry a resource facet. */
+export const TEMPLATES: readonly TemplateSpec[] = catalog.flatMap((op) => (op.resource ? [{ ...op.resource, op }] : []));
 
 const VAR = /\{([A-Za-z_]+)\}/g;
 
 export function expand(template: string, vars: Record<string, string>): string {
   return template.replace(VAR, (_, k: string) => encodeURIComponent(vars[k] ?? ''));
+}
+
+/** The URI of one resource of this server, by the resource's name: `resourceUri('engagement', {engagement})`. */
+export function resourceUri(name: string, vars: Record<string, string>): string {
+  const spec = TEMPLATES.find((t) => t.name === name);
+  if (!spec) throw new Error(`no resource template named ${name}`);
+  return expand(spec.uriTemplate, vars);
 }
 
 /** The template and its variables for a URI of this server, or undefined. */
@@ -55,43 +51,46 @@ export function matchUri(uri: string): { spec: TemplateSpec; vars: Record<string
   return undefined;
 }
 
-export function resourceTemplates(): ResourceTemplate[] {
+export function resourceTemplates(): ResourceTemplateType[] {
   return TEMPLATES.map((t) => ({ uriTemplate: t.uriTemplate, name: t.name, title: t.title, description: t.description, mimeType: t.mimeType }));
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Links from a tool result to the resources it touched, so a client can open them in full. */
+/** How many records of a list answer get a link each. */
+const MAX_LIST_LINKS = 10;
+
+/**
+ * Links from a tool result to the resources it touched, so a client can open them in full: the
+ * resource the operation reads (its resource facet) or the one it names (linksTo), its variables
+ * filled from the call's arguments and, for the one the arguments lack, the id of the record
+ * answered (of each record, for a list).
+ */
 export function linksFor(op: Operation, args: Record<string, unknown>, data: unknown): ResourceLink[] {
-  const rec = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
-  const link = (name: string, vars: Record<string, string | undefined>, label: string): ResourceLink[] => {
-    const spec = TEMPLATES.find((t) => t.name === name);
-    if (!spec || Object.values(vars).some((v) => !v)) return [];
-    return [{ type: 'resource_link', uri: expand(spec.uriTemplate, vars as Record<string, string>), name: label, mimeType: spec.mimeType }];
+  const spec = op.resource ? TEMPLATES.find((t) => t.op === op) : op.linksTo ? TEMPLATES.find((t) => t.name === op.linksTo) : undefined;
+  if (!spec) return [];
+  const names = [...spec.uriTemplate.matchAll(VAR)].map((m) => m[1] as string);
+  const link = (rec: Record<string, unknown>): ResourceLink[] => {
+    const vars: Record<string, string> = {};
+    const missing: string[] = [];
+    for (const n of names) {
+      const v = str(args[n]);
+      if (v) vars[n] = v;
+      else missing.push(n);
+    }
+    // At most one variable can come from the record: its own id.
+    if (missing.length > 1) return [];
+    if (missing.length === 1) {
+      const id = str(rec.id);
+      if (!id) return [];
+      vars[missing[0] as string] = id;
+    }
+    const label = str(rec.name) ?? str(rec.title) ?? `${spec.name.replace(/_/g, ' ')} ${names.map((n) => vars[n]).join(' ')}`;
+    return [{ type: 'resource_link', uri: expand(spec.uriTemplate, vars), name: label, mimeType: spec.mimeType }];
   };
-  const engagement = str(args.engagement);
-  switch (`${op.method} ${op.path}`) {
-    case 'GET /engagements':
-      return (Array.isArray(data) ? data : []).slice(0, 10).flatMap((e: Record<string, unknown>) => link('engagement', { engagement: str(e.id) }, String(e.name ?? e.id)));
-    case 'GET /engagements/{engagement}':
-      return link('engagement', { engagement }, String(rec.name ?? `engagement ${engagement}`));
-    case 'GET /engagements/{engagement}/findings/{finding}':
-    case 'PATCH /engagements/{engagement}/findings/{finding}':
-    case 'POST /engagements/{engagement}/findings':
-      return link('finding', { engagement, finding: str(args.finding) ?? str(rec.id) }, `finding ${str(args.finding) ?? str(rec.id)}`);
-    case 'GET /sessions/{session}/transcript':
-      return link('transcript', { session: str(args.session) }, `transcript of session ${String(args.session)}`);
-    case 'GET /interviews/{interview}/chapters/{chapter}/recap':
-      return link('chapter_recap', { interview: str(args.interview), chapter: str(args.chapter) }, `recap of chapter ${String(args.chapter)}`);
-    case 'GET /engagements/{engagement}/deliverable/documents/{kind}':
-    case 'PATCH /engagements/{engagement}/deliverable/documents/{kind}':
-    case 'POST /engagements/{engagement}/deliverable/documents/{kind}/generate':
-      return link('deliverable_document', { engagement, kind: str(args.kind) }, `${String(args.kind)} document`);
-    case 'POST /engagements/{engagement}/exports':
-      return link('export_file', { engagement, export: str(rec.id) }, `export ${String(rec.id)} (readable once finished)`);
-    default:
-      return [];
-  }
+  if (Array.isArray(data)) return data.slice(0, MAX_LIST_LINKS).flatMap((r) => (isRecord(r) ? link(r) : []));
+  return link(isRecord(data) ? data : {});
 }
 
 const FILE_MAX_BYTES = 10 * 1024 * 1024;
@@ -130,7 +129,7 @@ export async function readResource(deps: ResourceDeps, uri: string, signal: Abor
   const m = matchUri(uri);
   if (!m) throw new ResourceError(`Unknown resource ${uri}: see resources/templates/list.`, -32002);
   await deps.ready();
-  const op = deps.registry.callable().find((o) => o.method === m.spec.method && o.path === m.spec.path);
+  const op = deps.registry.callable().find((o) => o === m.spec.op);
   if (!op) throw new ResourceError(`This workspace does not offer ${m.spec.title.toLowerCase()} resources.`, -32002);
   const res = await deps.client.callOperation(op, m.vars, { signal });
   if (res.file) {
@@ -145,14 +144,14 @@ export async function readResource(deps: ResourceDeps, uri: string, signal: Abor
 /** resources/list: the engagements of the workspace (first page), each as its resource. */
 export async function listResources(deps: ResourceDeps, signal: AbortSignal): Promise<Resource[]> {
   await deps.ready();
-  const op = deps.registry.callable().find((o) => o.method === 'GET' && o.path === '/engagements');
+  const op = deps.registry.callable().find((o) => o.linksTo === 'engagement' && o.paginated);
   if (!op) return [];
   const res = await deps.client.callOperation(op, { limit: 100 }, { signal });
   const items = Array.isArray(res.data) ? (res.data as Record<string, unknown>[]) : [];
   return items
     .filter((e) => typeof e.id === 'string')
     .map((e) => ({
-      uri: expand(TEMPLATES[0]!.uriTemplate, { engagement: e.id as string }),
+      uri: resourceUri('engagement', { engagement: e.id as string }),
       name: String(e.name ?? e.id),
       title: String(e.name ?? e.id),
       mimeType: 'application/json',

@@ -4,43 +4,19 @@
 // Kept at most 25 tools and under 6,000 tokens of tools/list (test/mcp/surface.test.ts).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiClient } from '../api/client.js';
-import type { HttpMethod, Operation } from '../operation.js';
+import { SURFACE_JOBS, type Operation } from '../operation.js';
 import type { RunOperation } from './execute.js';
 import { gatewayTools } from './gateway.js';
 import type { ToolRegistry } from './registry.js';
-import { expand, TEMPLATES } from './resources.js';
+import { resourceUri } from './resources.js';
 import type { OperationIndex } from './search.js';
 import { toolDefinition, type SurfaceTool } from './tools.js';
 import { workflowTools } from './workflows.js';
 
-/**
- * Operations shown as their own tool, by method and path (stable across a live description's naming).
- * Those only the live description has (engagement listing, the audit chat) appear when it has them.
- */
-export const DIRECT_OPERATIONS: ReadonlyArray<{ method: HttpMethod; path: string; job: string }> = [
-  // Querying engagements
-  { method: 'GET', path: '/engagements', job: 'query' },
-  { method: 'GET', path: '/engagements/{engagement}/interviews', job: 'query' },
-  { method: 'GET', path: '/sessions/{session}/transcript', job: 'query' },
-  { method: 'POST', path: '/engagements/{engagement}/chat/ask', job: 'query' },
-  // Finding review
-  { method: 'GET', path: '/engagements/{engagement}/findings', job: 'review' },
-  { method: 'GET', path: '/engagements/{engagement}/findings/{finding}', job: 'review' },
-  { method: 'POST', path: '/engagements/{engagement}/findings', job: 'review' },
-  { method: 'PATCH', path: '/engagements/{engagement}/findings/{finding}', job: 'review' },
-  { method: 'GET', path: '/engagements/{engagement}/contradictions', job: 'review' },
-  { method: 'POST', path: '/engagements/{engagement}/contradictions/{contradiction}/resolve', job: 'review' },
-  { method: 'POST', path: '/engagements/{engagement}/analysis/runs', job: 'review' },
-  { method: 'GET', path: '/engagements/{engagement}/analysis/runs/{run}', job: 'review' },
-  // Drafting deliverables
-  { method: 'GET', path: '/engagements/{engagement}/deliverable/documents', job: 'draft' },
-  { method: 'PATCH', path: '/engagements/{engagement}/deliverable/documents/{kind}', job: 'draft' },
-  { method: 'POST', path: '/engagements/{engagement}/deliverable/documents/{kind}/generate', job: 'draft' },
-  { method: 'POST', path: '/engagements/{engagement}/deliverable/publish', job: 'draft' },
-  { method: 'POST', path: '/engagements/{engagement}/exports', job: 'draft' },
-  { method: 'GET', path: '/engagements/{engagement}/exports/{export}', job: 'draft' },
-  { method: 'GET', path: '/engagements/{engagement}/exports/{export}/download', job: 'draft' },
-];
+/** The catalog's operations shown as their own tool (their surface facet), by job, then in catalog order. */
+export function surfaceOperations(ops: readonly Operation[]): Operation[] {
+  return SURFACE_JOBS.flatMap((job) => ops.filter((o) => o.surface === job));
+}
 
 const FIELDS_PROP = { type: 'array', items: { type: 'string' } } as const;
 
@@ -55,10 +31,7 @@ function directDefinition(op: Operation): Tool {
 /** The direct tools present in this session (the registry knows the live operations once merged). */
 export function directTools(registry: ToolRegistry, run: RunOperation): SurfaceTool[] {
   const out: SurfaceTool[] = [];
-  const callable = registry.callable();
-  for (const d of DIRECT_OPERATIONS) {
-    const op = callable.find((o) => o.method === d.method && o.path === d.path);
-    if (!op) continue;
+  for (const op of surfaceOperations(registry.callable())) {
     out.push({
       scope: op.scope,
       definition: directDefinition(op),
@@ -82,7 +55,7 @@ export interface SurfaceDeps {
 export function defaultSurface(d: SurfaceDeps): SurfaceTool[] {
   return [
     ...directTools(d.registry, d.run),
-    ...workflowTools({ registry: d.registry, client: d.client, budget: d.budget, ready: d.ready, engagementUri: (e) => expand(TEMPLATES[0]!.uriTemplate, { engagement: e }) }),
+    ...workflowTools({ registry: d.registry, client: d.client, budget: d.budget, ready: d.ready, engagementUri: (e) => resourceUri('engagement', { engagement: e }) }),
     ...gatewayTools({ registry: d.registry, index: d.index, run: d.run, ready: d.ready }),
   ];
 }

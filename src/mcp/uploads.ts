@@ -17,8 +17,6 @@ export interface UploadChecks {
   externalSourceSchema?(version: string, signal?: AbortSignal): Promise<unknown>;
 }
 
-const EXTERNAL_SOURCE_UPLOAD = { method: 'POST', path: '/engagements/{engagement}/external-sources' } as const;
-
 export interface UploadArg {
   path?: string;
   text?: string;
@@ -161,10 +159,10 @@ export async function toMultipart(
   checks?: UploadChecks,
   signal?: AbortSignal,
 ): Promise<MultipartBody> {
-  const external = op.method === EXTERNAL_SOURCE_UPLOAD.method && op.path === EXTERNAL_SOURCE_UPLOAD.path;
+  const external = op.upload?.format === 'external-source';
   const fields: Record<string, string> = {};
   const files: NonNullable<MultipartBody['files']> = {};
-  const maxBytes = (op.maxUploadKib ?? 25600) * 1024;
+  const maxBytes = (op.upload?.maxKib ?? 25600) * 1024;
   const inPath = new Set(pathParams(op.path));
   for (const [key, value] of Object.entries(args)) {
     if (value === undefined || value === null || inPath.has(key)) continue;

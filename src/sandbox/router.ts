@@ -1,7 +1,5 @@
 // Route matching on raw path segments. The path is split on '/' BEFORE percent-decoding, so an
 // encoded slash (%2F) stays inside its parameter and can never change which operation is hit.
-/** Templates whose last parameter takes the rest of the path (a stored file's path, slashes kept). */
-const REST_PARAMS = new Set(['/media/{disk}/{path}', '/media-thumbnails/{disk}/{path}']);
 
 export interface Route<T> {
   method: string;
@@ -27,13 +25,16 @@ const newNode = <T>(): Node<T> => ({ literals: new Map(), routes: new Map() });
 export class Router<T> {
   private readonly root: Node<T> = newNode();
 
-  add(method: string, template: string, target: T): void {
+  /**
+   * `rest` names the template's last parameter when it takes the rest of the path (a stored file's
+   * path, slashes kept: the operation's segmentedParam).
+   */
+  add(method: string, template: string, target: T, rest?: string): void {
     const segs = template.split('/').slice(1);
-    const rest = REST_PARAMS.has(template);
     let node = this.root;
     segs.forEach((seg, i) => {
       const m = /^\{([A-Za-z_]+)\}$/.exec(seg);
-      if (rest && i === segs.length - 1 && m) {
+      if (rest !== undefined && i === segs.length - 1 && m?.[1] === rest) {
         node.rest ??= { name: m[1] as string, routes: new Map() };
         node.rest.routes.set(method, { method, template, target });
         node = undefined as unknown as Node<T>;

@@ -3,7 +3,6 @@
 // sends (bad JSON, odd paths, huge bodies) may crash the process or earn a 500.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
-import { ARTIFACT_MAX_KIB, EXTERNAL_SOURCE_MAX_KIB } from '../../tools/shared.js';
 import { catalog } from '../../tools/index.js';
 import { assumedOperations } from './assumed.js';
 import { authenticate, credentialView, insufficientScope, sessionRequired, type Principal } from './auth.js';
@@ -27,12 +26,6 @@ export const API_ROOT = '/api/v1';
 /** Largest request body read at all; larger ones are refused before (or while) reading. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const REQUEST_LOG_CAP = 10_000;
-
-/** Per-upload limits of the spec (read as KiB), by operation path. */
-const UPLOAD_LIMIT_KIB: Record<string, number> = {
-  '/engagements/{engagement}/artifacts': ARTIFACT_MAX_KIB,
-  '/engagements/{engagement}/external-sources': EXTERNAL_SOURCE_MAX_KIB,
-};
 
 /**
  * Operations reserved to the web application: any token gets 403 integrations.session_required.
@@ -85,7 +78,7 @@ type Target =
   | { kind: 'op'; op: SandboxOperation; validator: InputValidator; handler: Handler | undefined; uploadLimitKib?: number }
   | { kind: 'session_only' };
 
-/** Every operation the sandbox serves: the catalog's 141 and the assumed ones. */
+/** Every operation the sandbox serves: the catalog's (documented and curated) and the assumed ones. */
 export const sandboxOperations: readonly SandboxOperation[] = [...catalog, ...assumedOperations];
 
 const err = (status: number, code: string, en: string, fr: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
@@ -145,14 +138,14 @@ export class Pipeline {
     this.limiter = new RateLimiter(RATE_WINDOW_MS * config.timeScale);
     for (const op of sandboxOperations) {
       const key = `${op.method} ${op.path}`;
-      const limit = op.body === 'multipart' ? UPLOAD_LIMIT_KIB[op.path] : undefined;
-      this.router.add(op.method, op.path, {
-        kind: 'op',
-        op,
-        validator: compileInput(op),
-        handler: handlers[key],
-        ...(limit !== undefined ? { uploadLimitKib: limit } : {}),
-      });
+      // The spec's upload limits, read as KiB, are the catalog's upload facet.
+      const limit = op.body === 'multipart' ? op.upload?.maxKib : undefined;
+      this.router.add(
+        op.method,
+        op.path,
+        { kind: 'op', op, validator: compileInput(op), handler: handlers[key], ...(limit !== undefined ? { uploadLimitKib: limit } : {}) },
+        op.segmentedParam,
+      );
     }
     for (const [m, p] of SESSION_ONLY_ROUTES) this.router.add(m, p, { kind: 'session_only' });
   }

@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/api/errors.js';
 import { buildPath } from '../../src/api/path.js';
 import { appendQuery } from '../../src/api/query.js';
+import { findOperation } from '../../tools/index.js';
+
+// The media operations name a stored file in {path}: the catalog says so with their segmentedParam.
+const media = findOperation('get_media')!;
+const thumbnail = findOperation('get_media_thumbnail')!;
 
 function refusal(fn: () => unknown): InvalidArgumentError {
   try {
@@ -39,20 +44,22 @@ describe('buildPath', () => {
   });
 
   it('keeps the slashes of a media path and encodes each of its segments', () => {
-    expect(buildPath('/media/{disk}/{path}', { disk: 'public', path: 'frames/S1/shot 1#a?.png' })).toBe(
+    expect(buildPath(media.path, { disk: 'public', path: 'frames/S1/shot 1#a?.png' }, media.segmentedParam)).toBe(
       '/media/public/frames/S1/shot%201%23a%3F.png',
     );
-    expect(buildPath('/media-thumbnails/{disk}/{path}', { disk: 'public', path: 'a/b.jpg' })).toBe('/media-thumbnails/public/a/b.jpg');
+    expect(buildPath(thumbnail.path, { disk: 'public', path: 'a/b.jpg' }, thumbnail.segmentedParam)).toBe('/media-thumbnails/public/a/b.jpg');
   });
 
   it('refuses media paths with empty, "." or ".." segments', () => {
     for (const bad of ['../secrets.txt', 'a/../../b', '/etc/passwd', 'a//b', 'a/', './a', '']) {
-      expect(refusal(() => buildPath('/media/{disk}/{path}', { disk: 'public', path: bad })).field).toBe('path');
+      expect(refusal(() => buildPath(media.path, { disk: 'public', path: bad }, media.segmentedParam)).field).toBe('path');
     }
   });
 
   it('keeps the media disk one segment, and only the media {path} may hold slashes', () => {
-    expect(buildPath('/media/{disk}/{path}', { disk: 'a/b', path: 'c' })).toBe('/media/a%2Fb/c');
+    expect(media.segmentedParam).toBe('path');
+    expect(thumbnail.segmentedParam).toBe('path');
+    expect(buildPath(media.path, { disk: 'a/b', path: 'c' }, media.segmentedParam)).toBe('/media/a%2Fb/c');
     expect(buildPath('/interviews/{interview}/sources/{type}/{source}', { interview: 'I', type: 'a/b', source: 'S' })).toBe(
       '/interviews/I/sources/a%2Fb/S',
     );

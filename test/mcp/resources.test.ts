@@ -35,8 +35,8 @@ describe('resource templates', () => {
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
       'workspace://engagements/{engagement}',
       'workspace://engagements/{engagement}/findings/{finding}',
-      'workspace://sessions/{session}/transcript',
       'workspace://interviews/{interview}/chapters/{chapter}/recap',
+      'workspace://sessions/{session}/transcript',
       'workspace://engagements/{engagement}/documents/{kind}',
       'workspace://engagements/{engagement}/exports/{export}/file',
     ]);

@@ -1,4 +1,5 @@
-// openapi.json: generated from the catalog and the assumed operations, a valid 3.1 shape.
+// openapi.json: generated from the catalog and the assumed operations, a valid 3.1 shape; it documents
+// every operation of the spec's list.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -37,10 +38,10 @@ describe('openapi.json', () => {
     expect(doc.components.securitySchemes.bearer).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
   });
 
-  it('describes every documented operation and every assumed one, nothing else', () => {
-    expect(documented).toHaveLength(141);
+  it('describes every catalog operation (documented or curated) and every assumed one, nothing else', () => {
     const served = operations().map((x) => `${x.method} ${x.path}`).sort();
-    const expected = [...documented.map(([m, p]) => `${m} ${p}`), ...assumedOperations.map((o) => `${o.method} ${o.path}`)].sort();
+    const expected = [...catalog, ...assumedOperations].map((o) => `${o.method} ${o.path}`).sort();
+    for (const [m, p] of documented) expect(served).toContain(`${m} ${p}`);
     expect(served).toEqual(expected);
     expect(served).not.toContain('GET /me/tokens');
   });

@@ -13,7 +13,7 @@ for (const [m, p] of [
   ['GET', '/media/{disk}/{path}'],
   ['GET', '/guide/{ownerType}/{ownerId}/topics'],
 ] as const) {
-  router.add(m, p, `${m} ${p}`);
+  router.add(m, p, `${m} ${p}`, p.startsWith('/media/') ? 'path' : undefined);
 }
 
 describe('router', () => {
