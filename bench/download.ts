@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { SESSION_BUYER } from '../src/sandbox/data/ids.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
       }
     })();
     const started = performance.now();
-    const r = (await client.callTool({ name: 'get_session_recording', arguments: { session: SESSION_BUYER, recording } }, undefined, {
+    const r = (await client.callTool({ name: 'get_session_recording', arguments: { session: SESSION_BUYER, recording } }, {
       onprogress: () => progressEvents++,
       timeout: 300_000,
     })) as CallToolResult;

@@ -4,12 +4,9 @@
 // live description adds (as a workspace's would), so the numbers are the ones a client pays.
 // Run: `npx tsx bench/tokens.ts` (`--json` for machine output); the README table comes from here too.
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import type { ApiClient } from '../src/api/client.js';
-import type { RunOperation } from '../src/mcp/execute.js';
 import { liveOperations } from '../src/mcp/live-openapi.js';
-import { ToolRegistry, type SurfacePolicy } from '../src/mcp/registry.js';
-import { OperationIndex } from '../src/mcp/search.js';
-import { defaultSurface, listedTools } from '../src/mcp/surface.js';
+import type { SurfacePolicy } from '../src/mcp/registry.js';
+import { toolListFor as listedTools } from '../src/mcp/session.js';
 import { TOOLSETS, type Operation } from '../src/operation.js';
 import { assumedOperations } from '../src/sandbox/assumed.js';
 import { buildOpenApi } from '../src/sandbox/openapi.js';
@@ -28,26 +25,9 @@ export function sandboxOperations(): Operation[] {
   return [...catalog, ...liveOperations(buildOpenApi([...catalog, ...assumedOperations]), catalog)];
 }
 
-// Listing never runs a tool: these stand in for the client and the executor.
-const notCalled = (): never => {
-  throw new Error('listing tools never calls the API');
-};
-
 /** The tools/list result for one policy, as the server builds it. */
 export function toolListFor(policy: SurfacePolicy, operations: readonly Operation[]) {
-  const registry = new ToolRegistry(operations, policy);
-  const surface =
-    policy.toolsets === 'default'
-      ? defaultSurface({
-          registry,
-          client: { callOperation: notCalled, request: notCalled } as unknown as ApiClient,
-          run: notCalled as unknown as RunOperation,
-          index: new OperationIndex(operations),
-          budget: 20_000,
-          ready: () => Promise.resolve(),
-        })
-      : undefined;
-  return { tools: listedTools(registry, surface) };
+  return { tools: listedTools(policy, operations) };
 }
 
 export function tokenCost(surface: string, policy: SurfacePolicy, operations: readonly Operation[]): ToolListCost {

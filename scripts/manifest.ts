@@ -4,8 +4,8 @@
 // when they drift.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { askServer } from '../src/mcp/tool-list-build.js';
+import type { Tool } from '@modelcontextprotocol/server';
+import { toolListFor } from '../src/mcp/session.js';
 import { catalog } from '../tools/index.js';
 
 export const MANIFEST_FILE = fileURLToPath(new URL('../manifest.json', import.meta.url));
@@ -22,10 +22,9 @@ export function manifestTool(tool: Pick<Tool, 'name' | 'description'>): Manifest
   return { name: tool.name, description: first };
 }
 
-/** The default tools/list of the server, asked offline through the SDK (no workspace contacted). */
+/** The default tools/list of the server, built offline by the code that answers it (no workspace contacted). */
 export async function defaultManifestTools(): Promise<ManifestTool[]> {
-  const { tools } = await askServer(catalog, { toolsets: 'default', readOnly: false });
-  return tools.map(manifestTool);
+  return toolListFor({ toolsets: 'default', readOnly: false }, catalog).map(manifestTool);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -71,15 +71,18 @@ export async function runDemo(argv: string[], env: NodeJS.ProcessEnv = process.e
       ...(downloads ? { WORKSPACE_DOWNLOAD_DIR: downloads } : {}),
     });
 
-    const [{ ApiClient }, { RateLimiter }, { createMcpServer }, { catalog }, { createLogger }, { Client }, { InMemoryTransport }] = await Promise.all([
-      import('./api/client.js'),
-      import('./api/limiter.js'),
-      import('./mcp/server.js'),
-      import('../tools/index.js'),
-      import('./log.js'),
-      import('@modelcontextprotocol/sdk/client/index.js'),
-      import('@modelcontextprotocol/sdk/inMemory.js'),
-    ]);
+    const [{ ApiClient }, { RateLimiter }, { createServerFactory }, { OperationSet }, { Session }, { RequestLogRouter }, { catalog }, { createLogger }, { Client, InMemoryTransport }] =
+      await Promise.all([
+        import('./api/client.js'),
+        import('./api/limiter.js'),
+        import('./mcp/server.js'),
+        import('./mcp/operations.js'),
+        import('./mcp/session.js'),
+        import('./mcp/request-log.js'),
+        import('../tools/index.js'),
+        import('./log.js'),
+        import('@modelcontextprotocol/client'),
+      ]);
     let tokenFor: () => Promise<string> | string;
     let who = 'the sandbox write token';
     if (config.token) {
@@ -106,8 +109,12 @@ export async function runDemo(argv: string[], env: NodeJS.ProcessEnv = process.e
       retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },
     });
     closers.unshift(() => api.close());
-    const server = createMcpServer({ config, client: api, logger, operations: catalog, setLogTap: (tap, level) => setTap(tap, level), workspaceOrigin: url });
+    const operations = new OperationSet({ catalog, logger, client: api, origin: url });
+    const session = new Session({ config, client: api, logger, operations });
+    const factory = createServerFactory({ config, logger, logs: new RequestLogRouter(setTap), sessionFor: () => session });
+    const server = await factory({ era: 'legacy' });
     const client = new Client({ name: `${SERVER_NAME}-demo`, version: SERVER_VERSION });
+    // The demo's client and server share this process: an in-memory pair (both halves from one package).
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
     closers.unshift(() => server.close(), () => client.close());

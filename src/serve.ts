@@ -1,19 +1,21 @@
 // `serve`: configuration, the API client for the configured (or embedded) workspace, and the MCP
-// server on stdio, or with --http on a loopback Streamable HTTP endpoint (src/http.ts). Exits 2 on
-// bad configuration with one line on stderr; exits 0 when the client closes stdin or on
-// SIGINT/SIGTERM, after requests in flight finish (or, past a grace period, are cancelled).
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+// server on stdio, or with --http on a loopback Streamable HTTP endpoint (src/http.ts), both protocol
+// eras from one server factory (src/mcp/server.ts). Exits 2 on bad configuration with one line on
+// stderr; exits 0 when the client closes stdin or on SIGINT/SIGTERM, after calls in flight finish
+// (or, past a grace period, are cancelled).
+import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
 import type { ApiClient } from './api/client.js';
-import { WorkspaceApiError } from './api/errors.js';
-import { loginCommand, NotSignedInError } from './auth/errors.js';
+import { loginCommand } from './auth/errors.js';
 import type { OAuthSession } from './auth/session.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { trackInFlight, type InFlight } from './in-flight.js';
-import type { Logger } from './log.js';
-import { EarlyStdioTransport } from './mcp/early-stdio.js';
-import type { McpServerDeps } from './mcp/server.js';
-import { earlyAnswersFor } from './mcp/tool-list-cache.js';
+import { ConfigError, type Config, isLoopbackHost, loadConfig } from './config.js';
+import { createLogger, type Logger } from './log.js';
+import { OperationSet } from './mcp/operations.js';
+import { RequestLogRouter } from './mcp/request-log.js';
+import { announceToolsChanged, createServerFactory } from './mcp/server.js';
+import { Session } from './mcp/session.js';
+import { SignInGate, type SignInFlow } from './mcp/sign-in.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
+import { catalog } from '../tools/index.js';
 
 export interface Workspace {
   url: string;
@@ -24,6 +26,17 @@ export interface Workspace {
   /** Stops what was started for this workspace (the embedded sandbox). */
   close(): Promise<void>;
   embedded: boolean;
+}
+
+/** How long a shutdown on SIGINT/SIGTERM lets calls in flight finish before cancelling them. */
+const SHUTDOWN_GRACE_MS = 5000;
+
+function exitOnConfigError(err: unknown): never {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${SERVER_NAME}: ${err.message}\n`);
+    process.exit(2);
+  }
+  throw err;
 }
 
 /** The configured workspace, or the embedded sandbox when none is configured. */
@@ -41,56 +54,126 @@ async function resolveWorkspace(config: Config, logger: Logger): Promise<Workspa
   return { url: sandbox.url, token: sandbox.tokens.write, embedded: true, close: () => sandbox.close() };
 }
 
-/**
- * The token provider of an OAuth workspace. Not signed in: a client that supports URL-mode
- * elicitation is asked to send the member to the sign-in page (this process runs the loopback
- * listener) and the call carries on once it completes; otherwise the call fails with the exact
- * login command, as a tool error.
- */
-function oauthTokenProvider(oauth: OAuthSession, config: Config, logger: Logger, server: () => Server | undefined): () => Promise<string> {
-  let signingIn: Promise<void> | undefined;
-  const elicitSignIn = async (mcp: Server) => {
+/** One interactive sign-in for the MCP layer's gate: the loopback listener runs in this process. */
+function startSignIn(oauth: OAuthSession, config: Config, logger: Logger): SignInFlow {
+  let showUrl!: (url: string) => void;
+  const url = new Promise<string>((resolve) => (showUrl = resolve));
+  let cancel!: (why: string) => void;
+  const cancelled = new Promise<never>((_, reject) => (cancel = (why) => reject(new Error(why))));
+  const flow = (async () => {
     const { signIn } = await import('./auth/signin.js');
-    // The global Web Crypto, not an import of node:crypto: its ESM facade costs 7-8 ms of every start.
-    const elicitationId = globalThis.crypto.randomUUID();
     await signIn({
       workspaceUrl: oauth.workspaceUrl,
       scope: config.readOnly ? 'read' : 'write',
       store: oauth.store,
       logger,
-      async present(url) {
-        const answer = await mcp.elicitInput({
-          mode: 'url',
-          elicitationId,
-          url,
-          message: `Sign in to the Workspace Consulting workspace ${oauth.workspaceUrl} to let the assistant use it (two-step verification, then choose read only or read and write).`,
-        });
-        if (answer.action !== 'accept') throw new NotSignedInError(oauth.workspaceUrl, `the member chose ${answer.action} instead of signing in`);
-      },
+      present: async (u) => showUrl(u),
     });
-    await mcp.createElicitationCompletionNotifier(elicitationId)().catch(() => {});
     await oauth.reload();
+  })();
+  const done = Promise.race([flow, cancelled]);
+  // A flow nobody waits for must not surface as an unhandled rejection.
+  done.catch(() => {});
+  return { id: globalThis.crypto.randomUUID(), url: Promise.race([url, done.then(() => url)]), done, cancel };
+}
+
+/** What every transport shares: the workspace, its credentials, one API client and its rate budget. */
+export interface Backend {
+  workspace: Workspace;
+  client: ApiClient;
+  operations: OperationSet;
+  /** The member's session (rebuilt when a sign-in changes their consent). */
+  session(): Session;
+  /** A new MCP server over the shared session (one per stdio connection, HTTP session or request). */
+  factory: (ctx: McpRequestContext) => Promise<Server>;
+  /** Called when the tool list changed (new operations, another consent after a sign-in). */
+  onToolsChanged(listener: () => void): void;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+export async function openBackend(config: Config, logger: Logger, logs: RequestLogRouter): Promise<Backend> {
+  let workspace: Workspace;
+  try {
+    workspace = await resolveWorkspace(config, logger);
+  } catch (err) {
+    exitOnConfigError(err);
+  }
+  if (workspace.embedded) {
+    logger.info({ workspace: workspace.url }, 'No WORKSPACE_URL set: serving the embedded sandbox workspace (demo data, in memory).');
+  }
+  const [{ ApiClient, tokenFingerprint }, { limiterFor }] = await Promise.all([import('./api/client.js'), import('./api/limiter.js')]);
+  const { oauth, token } = workspace;
+  if (oauth) {
+    logger.info(
+      { workspace: workspace.url, signedIn: oauth.signedIn, scope: oauth.scope ?? null },
+      oauth.signedIn ? 'using the stored OAuth sign-in' : `not signed in: tools will ask to sign in (${loginCommand(workspace.url)})`,
+    );
+  }
+  const client = new ApiClient({
+    baseUrl: `${workspace.url}/api/v1`,
+    token: oauth ? () => oauth.accessToken() : () => token as string,
+    ...(oauth ? { onUnauthorized: () => oauth.onUnauthorized() } : {}),
+    locale: config.locale,
+    timeoutMs: config.timeoutMs,
+    // The budget is the member's: keyed by the sign-in, not by an access token that rotates.
+    limiter: limiterFor(tokenFingerprint(token ?? `oauth:${workspace.url}`), config.rateLimit),
+    logger,
+    userAgent: `${SERVER_NAME}/${SERVER_VERSION} (node ${process.version})`,
+    retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },
+  });
+  const operations = new OperationSet({
+    catalog,
+    logger,
+    // Asked as soon as a sign-in allows; an OAuth workspace not signed in yet lists the catalog.
+    client,
+    live: !oauth || oauth.signedIn,
+    origin: workspace.url,
+    // A loopback workspace (the sandbox) is cheap to ask again; only remote ones are kept on disk.
+    ...(isLoopbackHost(new URL(workspace.url).hostname) ? {} : { cacheDir: config.configDir }),
+  });
+  const listeners = new Set<() => void>();
+  const changed = () => {
+    for (const l of listeners) l();
   };
-  return async () => {
-    try {
-      return await oauth.accessToken();
-    } catch (err) {
-      if (!(err instanceof NotSignedInError)) throw err;
-      const mcp = server();
-      if (!mcp?.getClientCapabilities()?.elicitation?.url) {
-        throw new WorkspaceApiError(401, 'auth.not_signed_in', err.message);
-      }
-      signingIn ??= elicitSignIn(mcp).finally(() => {
-        signingIn = undefined;
-      });
-      try {
-        await signingIn;
-      } catch (e) {
-        const why = e instanceof Error ? e.message : String(e);
-        throw new WorkspaceApiError(401, 'auth.not_signed_in', `${why} To sign in outside the assistant, run: ${loginCommand(oauth.workspaceUrl)}`);
-      }
-      return await oauth.accessToken();
-    }
+  operations.onChanged(changed);
+
+  let scope = oauth?.scope;
+  let session = new Session({ config, client, logger, operations, ...(scope ? { grantedScope: scope } : {}) });
+  // After a sign-in inside a call, the member's consent decides the tools: read lists no write tool.
+  const refreshConsent = () => {
+    if (!oauth || oauth.scope === scope) return;
+    scope = oauth.scope;
+    operations.startLive();
+    session.close();
+    session = new Session({ config, client, logger, operations, ...(scope ? { grantedScope: scope } : {}) });
+    changed();
+  };
+  const signIn = oauth
+    ? new SignInGate({
+        workspaceUrl: workspace.url,
+        signedIn: () => {
+          refreshConsent();
+          return oauth.signedIn;
+        },
+        start: () => startSignIn(oauth, config, logger),
+        loginCommand: loginCommand(workspace.url),
+      })
+    : undefined;
+  const factory = createServerFactory({ config, logger, logs, sessionFor: () => session, ...(signIn ? { signIn } : {}) });
+
+  return {
+    workspace,
+    client,
+    operations,
+    session: () => session,
+    factory,
+    onToolsChanged: (l) => void listeners.add(l),
+    logger,
+    async close() {
+      await client.close().catch(() => {});
+      await workspace.close().catch(() => {});
+    },
   };
 }
 
@@ -99,64 +182,45 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   try {
     config = loadConfig(env, argv);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${SERVER_NAME}: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
+    exitOnConfigError(err);
   }
-  if (config.http) return runHttpServe(config, config.http);
-  // Startup: the client's initialize and tools/list are answered from the build-time cache before
-  // pino, the SDK, zod, undici and the catalog load; they load once the list is out. The policy of
-  // the list is known from the configuration, except under an OAuth sign-in (the consent decides
-  // it): then everything waits for the server as before.
-  const oauthExpected = Boolean(config.workspaceUrl && !config.token);
-  // A terminal on stdin is a person, not a client: no fast path to win, and the server must load at
-  // once to say what it serves (the banner) instead of waiting silently for a first message.
+  const log = createLogger(config.logLevel);
+  const logs = new RequestLogRouter(log.setTap);
+  if (config.http) return runHttpServe(config, config.http, log.logger, logs);
+  const logger = log.logger;
+
+  // A terminal on stdin is a person, not a client: the server says what it serves (the banner).
   const person = Boolean(process.stdin.isTTY);
-  const transport = new EarlyStdioTransport({
-    early: oauthExpected || person ? undefined : earlyAnswersFor({ toolsets: config.toolsets, readOnly: config.readOnly }, SERVER_VERSION),
-  });
-  let logger: Logger | undefined;
-  let backend: Backend | undefined;
-  let server: Server | undefined;
-  let inFlight: InFlight | undefined;
+  const backend = await openBackend(config, logger, logs);
+  const { serveOnStdio } = await import('./mcp/stdio.js');
+  const stdio = serveOnStdio(backend.factory, { logger, onerror: (err) => logger.debug({ err: err.message }, 'stdio transport error') });
+  backend.onToolsChanged(() => announceToolsChanged(stdio.server()));
+
   let closing = false;
   const shutdown = async (why: string, drain: boolean) => {
     if (closing) return;
     closing = true;
-    logger?.info({ why }, 'shutting down');
-    // On a signal the client may still read answers: let calls in flight finish first. Closing
-    // the server then cancels what is left (their signals abort the HTTP calls; downloads are
-    // written to a temp file and renamed, so nothing is left half-written).
-    if (drain && inFlight && !(await inFlight.drained(SHUTDOWN_GRACE_MS))) logger?.warn({ cancelled: inFlight.size }, 'shutdown: cancelling requests still in flight');
-    await server?.close().catch(() => {});
-    await backend?.close();
+    logger.info({ why }, 'shutting down');
+    // On a signal the client may still read answers: let calls in flight finish first. Closing the
+    // server then cancels what is left (their signals abort the HTTP calls; downloads are written to
+    // a temp file and renamed, so nothing is left half-written).
+    if (drain && !(await stdio.inFlight.drained(SHUTDOWN_GRACE_MS))) logger.warn({ cancelled: stdio.inFlight.size }, 'shutdown: cancelling requests still in flight');
+    await stdio.handle.close().catch(() => {});
+    await backend.close();
     process.exit(0);
   };
   process.stdin.on('end', () => void shutdown('stdin closed', false));
   process.stdin.on('close', () => void shutdown('stdin closed', false));
   process.on('SIGINT', () => void shutdown('SIGINT', true));
   process.on('SIGTERM', () => void shutdown('SIGTERM', true));
-  transport.onclose = () => void shutdown('transport closed', false);
-  transport.listen();
-  await transport.serverWanted;
-
-  const { createLogger } = await import('./log.js');
-  const log = createLogger(config.logLevel);
-  logger = log.logger;
-  const setTap = log.setTap;
-  backend = await openBackend(config, logger, () => server);
-  server = backend.createServer({ setLogTap: (tap, level) => setTap(tap, level), listedEarly: transport.listedEarly });
-  await server.connect(transport);
-  inFlight = trackInFlight(transport);
   logger.info({ workspace: backend.workspace.url, toolsets: config.toolsets, readOnly: config.readOnly }, 'serving MCP on stdio');
-  if (person) await showBanner(config, backend.workspace, backend.client);
+  if (person) await showBanner(config, backend);
 }
 
 /** The banner for a person at the terminal (src/banner.ts), on stderr; the member from GET /me. */
-async function showBanner(config: Config, workspace: Workspace, client: ApiClient): Promise<void> {
+async function showBanner(config: Config, backend: Backend): Promise<void> {
   const { entryScript, renderBanner } = await import('./banner.js');
+  const { workspace, client } = backend;
   let member: string;
   try {
     const me = (await client.request({ method: 'GET', path: '/me' })).data as Record<string, unknown>;
@@ -176,108 +240,25 @@ async function showBanner(config: Config, workspace: Workspace, client: ApiClien
   if (config.workspaceUrl) env.WORKSPACE_URL = config.workspaceUrl;
   if (config.token) env.WORKSPACE_TOKEN = '"$WORKSPACE_TOKEN"';
   if (config.readOnly) env.WORKSPACE_READ_ONLY = 'true';
-  const tools = earlyAnswersFor({ toolsets: config.toolsets, readOnly: config.readOnly || granted === 'read' }, SERVER_VERSION)?.tools.length;
+  await backend.operations.listReady();
+  const tools = backend.session().tools().length;
   process.stderr.write(
     renderBanner({ workspace: workspace.url, embedded: workspace.embedded, member, scope, tools, transport: 'stdio (JSON-RPC on stdin/stdout)', entry: entryScript(), env }),
   );
 }
 
-/** How long a shutdown on SIGINT/SIGTERM lets requests in flight finish before cancelling them. */
-const SHUTDOWN_GRACE_MS = 5000;
-
-/** What every transport shares: the workspace, its credentials, one API client and its rate budget. */
-interface Backend {
-  workspace: Workspace;
-  client: ApiClient;
-  /** A new MCP server over the shared client (one per stdio process, one per HTTP session). */
-  createServer(extra: Pick<McpServerDeps, 'setLogTap' | 'listedEarly'>): Server;
-  close(): Promise<void>;
-}
-
-async function openBackend(config: Config, logger: Logger, currentServer: () => Server | undefined): Promise<Backend> {
-  let workspace: Workspace;
-  try {
-    workspace = await resolveWorkspace(config, logger);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${SERVER_NAME}: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-  if (workspace.embedded) {
-    logger.info({ workspace: workspace.url }, 'No WORKSPACE_URL set: serving the embedded sandbox workspace (demo data, in memory).');
-  }
-  const grantedScope = workspace.oauth?.scope;
-
-  const [{ ApiClient, tokenFingerprint }, { limiterFor }, { createMcpServer }, { catalog }] = await Promise.all([
-    import('./api/client.js'),
-    import('./api/limiter.js'),
-    import('./mcp/server.js'),
-    import('../tools/index.js'),
-  ]);
-  const { oauth, token } = workspace;
-  if (oauth) {
-    logger.info(
-      { workspace: workspace.url, signedIn: oauth.signedIn, scope: oauth.scope ?? null },
-      oauth.signedIn ? 'using the stored OAuth sign-in' : `not signed in: tools will ask to sign in (${loginCommand(workspace.url)})`,
-    );
-  }
-  const client = new ApiClient({
-    baseUrl: `${workspace.url}/api/v1`,
-    token: oauth ? oauthTokenProvider(oauth, config, logger, currentServer) : () => token as string,
-    ...(oauth ? { onUnauthorized: () => oauth.onUnauthorized() } : {}),
-    locale: config.locale,
-    timeoutMs: config.timeoutMs,
-    // The budget is the member's: keyed by the sign-in, not by an access token that rotates.
-    limiter: limiterFor(tokenFingerprint(token ?? `oauth:${workspace.url}`), config.rateLimit),
-    logger,
-    userAgent: `${SERVER_NAME}/${SERVER_VERSION} (node ${process.version})`,
-    retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },
-  });
-
-  return {
-    workspace,
-    client,
-    // The granted scope decides the tool list: read consent lists no write tool and refuses one.
-    createServer: (extra) =>
-      createMcpServer({
-        config,
-        client,
-        logger,
-        operations: catalog,
-        ...(grantedScope ? { grantedScope } : {}),
-        // The embedded sandbox has no WORKSPACE_URL: its live description is keyed by its own origin.
-        workspaceOrigin: workspace.url,
-        ...extra,
-      }),
-    async close() {
-      await client.close().catch(() => {});
-      await workspace.close().catch(() => {});
-    },
-  };
-}
-
 /**
- * `serve --http`: the same backend behind Streamable HTTP sessions. No early stdio path here (stdin
- * is not the protocol channel); stdout stays silent all the same.
+ * `serve --http`: the same backend behind Streamable HTTP. stdin is not the protocol channel here;
+ * stdout stays silent all the same.
  */
-async function runHttpServe(config: Config, listen: { host: string; port: number }): Promise<void> {
-  const [{ createLogger }, { startHttpServer }, { LogFanout }] = await Promise.all([import('./log.js'), import('./http.js'), import('./log-fanout.js')]);
-  const log = createLogger(config.logLevel);
-  const logger = log.logger;
-  const taps = new LogFanout(log.setTap);
-  // Sign-in by URL elicitation needs a client to ask: the session that initialized last.
-  let lastServer: Server | undefined;
-  const backend = await openBackend(config, logger, () => lastServer);
+async function runHttpServe(config: Config, listen: { host: string; port: number }, logger: Logger, logs: RequestLogRouter): Promise<void> {
+  const [{ startHttpServer }, { createMcpHttp }] = await Promise.all([import('./http.js'), import('./mcp/http-serving.js')]);
+  const backend = await openBackend(config, logger, logs);
+  const mcp = createMcpHttp({ factory: backend.factory, logger });
+  backend.onToolsChanged(() => mcp.toolsChanged());
   let http: Awaited<ReturnType<typeof startHttpServer>>;
   try {
-    http = await startHttpServer({
-      ...listen,
-      logger,
-      createSession: (session) => (lastServer = backend.createServer({ setLogTap: taps.forSession(session) })),
-      onSessionClosed: (session) => taps.drop(session),
-    });
+    http = await startHttpServer({ ...listen, mcp, logger });
   } catch (err) {
     await backend.close();
     const why = err instanceof Error ? err.message : String(err);

@@ -3,8 +3,8 @@
 // and validate two, (3) regenerate the executive summary and export it as PDF, following each job
 // with progress notifications. Read-only runs (--against a real workspace) make every read and say,
 // at each write, what it would have done instead.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { clip, type Transcript } from './transcript.js';
 
 type Json = Record<string, any>;
@@ -24,9 +24,8 @@ async function call(o: WalkOptions, tool: string, args: Json, progress = false):
   o.out.call(tool, args);
   const r = (await o.client.callTool(
     { name: tool, arguments: args },
-    undefined,
     // Asking for progress makes the job tools follow the job and report it (notifications/progress).
-    progress ? { onprogress: (p) => o.out.progress(p.progress, p.total, p.message), resetTimeoutOnProgress: true, timeout: 300_000 } : { timeout: 120_000 },
+    progress ? { onprogress: (p: { progress: number; total?: number; message?: string }) => o.out.progress(p.progress, p.total, p.message), resetTimeoutOnProgress: true, timeout: 300_000 } : { timeout: 120_000 },
   )) as CallToolResult;
   if (r.isError) {
     o.out.error(clip(textOf(r), 300));

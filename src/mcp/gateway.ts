@@ -1,24 +1,18 @@
 // The catalog gateway of the default surface: every operation (documented or generated from the live
 // description) stays reachable without spending a tool definition on each. find_operations ranks
 // them, describe_operation shows one in full, call_operation runs one exactly as its own tool would
-// (same validation, limiter, read-only and consent checks, results and budget).
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+// (the pipeline's same validation, limiter, read-only and consent checks, results and budget).
 import { z } from 'zod';
 import { TOOLSETS, type Operation } from '../operation.js';
-import type { RunOperation } from './execute.js';
 import { isGenerated } from './live-openapi.js';
-import { isRefusal, type ToolRegistry } from './registry.js';
+import { type Pipeline, refusalResult } from './pipeline.js';
+import { isRefusal, shownName } from './registry.js';
 import { toolError } from './results.js';
 import { shownSchema } from './schema.js';
-import type { OperationIndex } from './search.js';
-import { annotations, withJobArguments, type SurfaceTool } from './tools.js';
+import { annotations, operationInput, type ToolSpec, toolDefinition } from './tools.js';
 
 export interface GatewayDeps {
-  registry: ToolRegistry;
-  index: OperationIndex;
-  run: RunOperation;
-  /** Resolves once the live description has been merged (or given up on). */
-  ready: () => Promise<void>;
+  pipeline: Pipeline;
 }
 
 const findInput = z.strictObject({
@@ -38,13 +32,6 @@ function requiredArgs(op: Operation): string[] {
     .map(([k]) => k);
 }
 
-function parse<T extends z.ZodType>(schema: T, name: string, raw: unknown): { ok: true; value: z.infer<T> } | { ok: false; result: CallToolResult } {
-  const r = schema.safeParse(raw ?? {});
-  if (r.success) return { ok: true, value: r.data };
-  const lines = r.error.issues.map((i) => `- ${i.path.join('.') || '(arguments)'}: ${i.message}`);
-  return { ok: false, result: toolError(`Invalid arguments for ${name}; nothing was sent.\n${lines.join('\n')}`, { error: { code: 'invalid_arguments' } }) };
-}
-
 /** The line find_operations shows per operation: enough to call it, or to ask describe_operation. */
 function summaryLine(op: Operation): string {
   const req = requiredArgs(op);
@@ -54,12 +41,17 @@ function summaryLine(op: Operation): string {
   return `${op.name} (${op.method} ${op.path}; ${flags}): ${op.description}${req.length ? ` Needs: ${req.join(', ')}.` : ''}`;
 }
 
-export function gatewayTools(deps: GatewayDeps): SurfaceTool[] {
-  const { registry, index } = deps;
+export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
+  const { pipeline } = deps;
+  const registry = pipeline.registry;
+  const index = registry.operations.index;
   const writes = registry.writesAllowed();
 
-  const find: SurfaceTool = {
+  const find: ToolSpec = {
+    name: 'find_operations',
     scope: 'read',
+    input: findInput,
+    quotesContent: false,
     definition: {
       name: 'find_operations',
       description:
@@ -67,11 +59,9 @@ export function gatewayTools(deps: GatewayDeps): SurfaceTool[] {
       inputSchema: shownSchema(findInput),
       annotations: annotations({ readOnlyHint: true }),
     },
-    async run(raw) {
-      const p = parse(findInput, 'find_operations', raw);
-      if (!p.ok) return p.result;
-      await deps.ready();
-      const { query, area, limit } = p.value;
+    async run(args) {
+      await registry.operations.ready();
+      const { query, area, limit } = args as z.infer<typeof findInput>;
       const matches = index.search(query, {
         limit: limit ?? 8,
         filter: (op) => registry.permitted(op) && (!area || op.toolset === area) && registry.get(op.name) === op,
@@ -97,26 +87,28 @@ export function gatewayTools(deps: GatewayDeps): SurfaceTool[] {
     },
   };
 
-  const describe: SurfaceTool = {
+  const describe: ToolSpec = {
+    name: 'describe_operation',
     scope: 'read',
+    input: describeInput,
+    quotesContent: false,
     definition: {
       name: 'describe_operation',
       description: 'The full input schema and notes of one operation found with find_operations, before calling it with call_operation.',
       inputSchema: shownSchema(describeInput),
       annotations: annotations({ readOnlyHint: true }),
     },
-    async run(raw) {
-      const p = parse(describeInput, 'describe_operation', raw);
-      if (!p.ok) return p.result;
-      await deps.ready();
-      const op = registry.get(p.value.operation);
-      if (!op) return toolError(`Unknown operation "${p.value.operation}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
+    async run(args) {
+      await registry.operations.ready();
+      const { operation } = args as z.infer<typeof describeInput>;
+      const op = registry.get(operation);
+      if (!op) return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
       // The full schema (id patterns included): this is where the assistant reads the exact rules.
-      const full = isGenerated(op) ? op.shownInput : (z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
-      delete full.$schema;
-      const schema = withJobArguments(op, (op.response === 'json' && !('fields' in op.input.shape)
-        ? { ...full, properties: { ...(full.properties as object), fields: { type: 'array', items: { type: 'string' }, description: 'keep only these fields of each record' } } }
-        : full) as Tool['inputSchema']) as Record<string, unknown>;
+      // A generated operation shows its description's own schema (with the extras).
+      const schema = isGenerated(op)
+        ? (toolDefinition(op).inputSchema as Record<string, unknown>)
+        : (z.toJSONSchema(operationInput(op), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
+      delete schema.$schema;
       const notes: string[] = [];
       if (op.paginated) notes.push('Paginated: pass cursor = meta.next_cursor of the previous page; limit up to 200.');
       if (op.response === 'file') notes.push('Answers a file: it is saved to the download folder and returned as a link.');
@@ -140,9 +132,13 @@ export function gatewayTools(deps: GatewayDeps): SurfaceTool[] {
     },
   };
 
-  const call: SurfaceTool = {
+  const call: ToolSpec = {
+    name: 'call_operation',
     // Under read-only mode or read consent it can only read, and says so.
     scope: 'read',
+    input: callInput,
+    // The operation it runs decides: the pipeline marks its result when that operation quotes.
+    quotesContent: false,
     definition: {
       name: 'call_operation',
       description: writes
@@ -151,20 +147,16 @@ export function gatewayTools(deps: GatewayDeps): SurfaceTool[] {
       inputSchema: shownSchema(callInput),
       annotations: annotations({ readOnlyHint: !writes, destructiveHint: writes, idempotentHint: !writes, openWorldHint: writes }),
     },
-    async run(raw, extra) {
-      const p = parse(callInput, 'call_operation', raw);
-      if (!p.ok) return p.result;
-      await deps.ready();
-      const resolved = registry.resolve(p.value.operation);
+    async run(args, ctx) {
+      const { operation, arguments: inner } = args as z.infer<typeof callInput>;
+      if (!registry.get(operation)) await registry.operations.ready();
+      const resolved = registry.resolve(operation);
       if (isRefusal(resolved)) {
-        const msg = resolved.reason === 'unknown' ? `Unknown operation "${p.value.operation}". Use find_operations to search by what you want to do.` : resolved.message;
-        return toolError(msg, { error: { code: resolved.reason } });
+        if (resolved.reason !== 'unknown') return refusalResult(resolved);
+        return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
       }
-      return deps.run(resolved, p.value.arguments ?? {}, {
-        signal: extra.signal,
-        via: `call_operation (operation "${resolved.name}")`,
-        ...(extra.progress ? { progress: extra.progress } : {}),
-      });
+      // Steps 2 to 4 for the operation's own tool: its validation, run and rendering.
+      return pipeline.callTool(pipeline.operationTool(resolved), inner ?? {}, { ...ctx, via: `call_operation (operation "${resolved.name}")` });
     },
   };
 

@@ -1,7 +1,7 @@
 // Prompts for the three jobs, written as the consultant would brief a capable colleague: what to
 // read first, which tools do the work, and where to stop and ask. Arguments complete through
 // completion/complete (src/mcp/completions.ts).
-import type { GetPromptResult, Prompt } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult, Prompt } from '@modelcontextprotocol/server';
 import { DOCUMENT_KINDS } from '../../tools/shared.js';
 import { resourceUri } from './resources.js';
 

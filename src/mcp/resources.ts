@@ -99,7 +99,8 @@ const TEXTUAL = /^(text\/|application\/(json|xml|csv|[a-z.+-]*\+(json|xml)))/i;
 export class ResourceError extends Error {
   constructor(
     message: string,
-    readonly code: number,
+    /** No such resource (answered as the protocol's resource-not-found), rather than one that cannot be read. */
+    readonly notFound: boolean,
   ) {
     super(message);
   }
@@ -118,7 +119,7 @@ async function readBody(body: NodeJS.ReadableStream, max: number): Promise<Buffe
     size += c.length;
     if (size > max) {
       (body as unknown as { destroy?: () => void }).destroy?.();
-      throw new ResourceError(`The file is larger than ${max / 1024 / 1024} MB: download it with download_export instead.`, -32602);
+      throw new ResourceError(`The file is larger than ${max / 1024 / 1024} MB: download it with download_export instead.`, false);
     }
     chunks.push(c);
   }
@@ -127,10 +128,10 @@ async function readBody(body: NodeJS.ReadableStream, max: number): Promise<Buffe
 
 export async function readResource(deps: ResourceDeps, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
   const m = matchUri(uri);
-  if (!m) throw new ResourceError(`Unknown resource ${uri}: see resources/templates/list.`, -32002);
+  if (!m) throw new ResourceError(`Unknown resource ${uri.slice(0, 200)}: see resources/templates/list.`, true);
   await deps.ready();
   const op = deps.registry.callable().find((o) => o === m.spec.op);
-  if (!op) throw new ResourceError(`This workspace does not offer ${m.spec.title.toLowerCase()} resources.`, -32002);
+  if (!op) throw new ResourceError(`This workspace does not offer ${m.spec.title.toLowerCase()} resources.`, true);
   const res = await deps.client.callOperation(op, m.vars, { signal });
   if (res.file) {
     const buf = await readBody(res.file.body, FILE_MAX_BYTES);

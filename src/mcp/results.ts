@@ -1,6 +1,6 @@
 // Turning API answers into tool results: the data as structuredContent, a compact text copy for the
 // model (empty fields dropped), the next-page hint on lists, and errors the assistant can act on.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ApiResponse } from '../api/client.js';
 import {
   InvalidArgumentError,

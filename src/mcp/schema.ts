@@ -1,9 +1,10 @@
 // The JSON Schema an assistant is SHOWN for a tool's input. Every byte of it is paid in every
 // tools/list, so it is rendered compactly: what zod emits for completeness but a model does not need
 // is dropped here, while validation keeps using the full zod schema (nothing shown here is enforced).
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Operation } from '../operation.js';
+import { extrasShape, toolInput } from './extras.js';
 
 type Json = Record<string, unknown>;
 
@@ -83,13 +84,20 @@ function compactWithPaging(json: unknown, paginated: boolean): Tool['inputSchema
 
 const shownCache = new WeakMap<Operation, Tool['inputSchema']>();
 
-/** The shown input schema of one operation, computed on first use and kept. */
+/** The shown input schema of one operation's tool (its API arguments and extras), computed once. */
 export function operationSchema(op: Operation): Tool['inputSchema'] {
   let s = shownCache.get(op);
   if (!s) {
-    // Operations generated from the live description show (a compacted copy of) its own schema.
+    // Operations generated from the live description show (a compacted copy of) its own schema,
+    // with the extras the MCP layer adds.
     const given = (op as Operation & { shownInput?: Json }).shownInput;
-    s = given ? compactWithPaging(given, op.paginated) : shownSchema(op.input, op.paginated);
+    if (given) {
+      const extras = z.toJSONSchema(z.object(extrasShape(op)), { io: 'input', unrepresentable: 'any' }) as Json;
+      const merged: Json = { ...given, properties: { ...(given.properties as Json | undefined), ...(extras.properties as Json | undefined) } };
+      s = compactWithPaging(merged, op.paginated);
+    } else {
+      s = shownSchema(toolInput(op), op.paginated);
+    }
     shownCache.set(op, s);
   }
   return s;

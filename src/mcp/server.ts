@@ -1,45 +1,34 @@
-// The MCP surface: tools/list and tools/call over the catalog (the default surface, toolsets or all),
-// with validation before any request, the registry's policy (toolsets, read-only, consent), results
-// shaped for an assistant; resources, prompts and completions; the live API description merged in.
-import { fileURLToPath } from 'node:url';
-import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+// The MCP server: one factory that builds a protocol server for a connection (stdio, a 2025 HTTP
+// session) or a request (2026-07-28 HTTP, stateless), serving both protocol eras from the same
+// handlers. A server is cheap: what costs (the operations, the live description, each member's
+// session and rate budget) lives in the caller's Session and is shared, so the factory can run per
+// request. Handlers: tools (listing complete on the first call, the call pipeline), resources,
+// prompts, completions, logging for the requests that ask.
 import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  RootsListChangedNotificationSchema,
-  SetLevelRequestSchema,
+  CLIENT_CAPABILITIES_META_KEY,
   type CallToolResult,
-  type CreateTaskResult,
-  type LoggingLevel,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { ApiClient } from '../api/client.js';
+  type ClientCapabilities,
+  type InputRequiredResult,
+  LOG_LEVEL_META_KEY,
+  type McpRequestContext,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { fileURLToPath } from 'node:url';
 import { WorkspaceApiError } from '../api/errors.js';
-import { isLoopbackHost, type Config } from '../config.js';
-import type { Logger, LogTap } from '../log.js';
-import type { Operation, Scope } from '../operation.js';
-import { complete } from './completions.js';
-import { createExecutor } from './execute.js';
-import { liveOperations, loadLiveDescription } from './live-openapi.js';
-import { getPrompt, listPrompts, PromptError, PROMPTS } from './prompts.js';
-import { isRefusal, ToolRegistry } from './registry.js';
-import { linksFor, listResources, readResource, ResourceError, resourceTemplates, TEMPLATES } from './resources.js';
-import { toolError } from './results.js';
-import { OperationIndex } from './search.js';
-import { defaultSurface, listedTools } from './surface.js';
-import type { CallExtra, SurfaceTool } from './tools.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
-
+import { complete } from './completions.js';
+import { getPrompt, listPrompts, PromptError, PROMPTS } from './prompts.js';
+import { isLoggingLevel, type LogSink, type RequestLogRouter } from './request-log.js';
+import { listResources, readResource, ResourceError, resourceTemplates, TEMPLATES } from './resources.js';
+import type { Session } from './session.js';
+import type { SignInGate } from './sign-in.js';
+import type { CallContext } from './tools.js';
 
 // Said once here instead of in every description: what every tool has in common.
 const INSTRUCTIONS = [
@@ -52,240 +41,177 @@ const INSTRUCTIONS = [
 ].join(' ');
 const GATEWAY_NOTE = 'Only a few tools are listed: find_operations searches every other operation (over 140), describe_operation shows one, call_operation runs it.';
 
-// How long the first tools/list waits for the live description: long enough for a local or cached
-// one, short enough that a slow workspace never stalls the client (a later merge sends list_changed).
-const LIVE_LIST_WAIT_MS = 1500;
+/**
+ * Cache hints of the 2026-07-28 lists. Tools change only when the live description adds operations
+ * (announced on the listen stream) and differ by member (their consent): private. Prompts and
+ * templates are the same for everyone. Resource reads are live workspace data: not cached.
+ */
+const CACHE_HINTS = {
+  'tools/list': { ttlMs: 5 * 60_000, cacheScope: 'private' },
+  'prompts/list': { ttlMs: 60 * 60_000, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: 60 * 60_000, cacheScope: 'public' },
+  'resources/list': { ttlMs: 60_000, cacheScope: 'private' },
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
+  'server/discover': { ttlMs: 60 * 60_000, cacheScope: 'public' },
+} as const;
 
-// Tasks: kept an hour unless the client asks otherwise; the poll interval suggested to the client.
-const TASK_TTL_MS = 60 * 60 * 1000;
-const TASK_POLL_MS = 1000;
-
-export interface McpServerDeps {
+export interface ServerFactoryDeps {
   config: Config;
-  client: ApiClient;
   logger: Logger;
-  operations: readonly Operation[];
-  /** Forwarding of log lines to the client at the level it asks for (logging/setLevel). */
-  setLogTap?: (tap: LogTap | undefined, level: 'debug' | 'info' | 'warn' | 'error' | 'fatal') => void;
-  /** The token's scope when known (OAuth consent); read makes writes unavailable. */
-  grantedScope?: Scope;
-  /** Origin of the workspace served (defaults to config.workspaceUrl): keys the live description cache. */
-  workspaceOrigin?: string;
-  /** false: do not fetch the live /openapi.json (a build step listing tools offline). Default true. */
-  liveOpenApi?: boolean;
-  /** The client already holds a tools/list answered before this server existed (src/mcp/early-stdio.ts). */
-  listedEarly?: boolean;
+  logs: RequestLogRouter;
+  /** The caller's session: the one member of a local server; in the remote mode, the request's member. */
+  sessionFor(ctx: McpRequestContext): Session | Promise<Session>;
+  /** A local server on the member's OAuth sign-in: calls prompt to sign in through input_required. */
+  signIn?: SignInGate;
+  /** Each server built (stdio keeps its pinned one to announce list changes to it). */
+  onServer?(server: Server, ctx: McpRequestContext): void;
 }
 
-// MCP's level names map onto pino's (notice -> info, critical and worse -> fatal).
-const PINO_LEVEL: Record<LoggingLevel, 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {
-  debug: 'debug', info: 'info', notice: 'info', warning: 'warn', error: 'error', critical: 'fatal', alert: 'fatal', emergency: 'fatal',
-};
-const MCP_LEVEL: Record<string, LoggingLevel> = { trace: 'debug', debug: 'debug', info: 'info', warn: 'warning', error: 'error', fatal: 'critical' };
+/** The client capabilities this request declares: its envelope (2026), else the connection's (2025). */
+function capabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+  const env = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = env?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  return declared ?? server.getClientCapabilities();
+}
 
-export function createMcpServer(deps: McpServerDeps): Server {
-  const { config, client, logger } = deps;
-  const registry = new ToolRegistry(deps.operations, {
-    toolsets: config.toolsets,
-    readOnly: config.readOnly,
-    ...(deps.grantedScope ? { grantedScope: deps.grantedScope } : {}),
-  });
-  const isDefault = config.toolsets === 'default';
-  const server = new Server(
-    { name: SERVER_NAME, title: 'Workspace Consulting', version: SERVER_VERSION },
-    {
-      capabilities: {
-        tools: { listChanged: true },
-        resources: {},
-        prompts: {},
-        completions: {},
-        logging: {},
-        // MCP tasks (experimental in the SDK): a client that asks may run any tool call as a task and
-        // poll it; job tools say so with execution.taskSupport 'optional' (src/mcp/tools.ts).
-        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+export type ServerFactory = (ctx: McpRequestContext) => Promise<Server>;
+
+/** Servers whose client has listed the tools: only they are told the list changed. */
+const listedBy = new WeakSet<Server>();
+
+/** Tell a connection's client the tool list changed, if it has listed the tools (else it has nothing stale). */
+export function announceToolsChanged(server: Server | undefined): void {
+  if (server && listedBy.has(server)) void server.sendToolListChanged().catch(() => {});
+}
+
+export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
+  const { config, logger, logs } = deps;
+  const instructions = config.toolsets === 'default' ? `${INSTRUCTIONS} ${GATEWAY_NOTE}` : INSTRUCTIONS;
+
+  return async (factoryCtx) => {
+    // Asked on each request: a sign-in inside a call can change the member's consent, and the session.
+    const current = () => Promise.resolve(deps.sessionFor(factoryCtx));
+    const server = new Server(
+      { name: SERVER_NAME, title: 'Workspace Consulting', version: SERVER_VERSION },
+      {
+        capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, completions: {}, logging: {} },
+        instructions,
+        cacheHints: CACHE_HINTS,
+        ...(deps.signIn ? { requestState: { verify: deps.signIn.verify } } : {}),
       },
-      instructions: isDefault ? `${INSTRUCTIONS} ${GATEWAY_NOTE}` : INSTRUCTIONS,
-      taskStore: new InMemoryTaskStore(),
-    },
-  );
+    );
 
-  // The live description: started now, merged when it arrives. Reads of the surface wait for it,
-  // tools/list only briefly.
-  const index = new OperationIndex(deps.operations);
-  const origin = deps.workspaceOrigin ?? config.workspaceUrl;
-  let listed = deps.listedEarly ?? false;
-  const live: Promise<void> =
-    deps.liveOpenApi === false
-      ? Promise.resolve()
-      : loadLiveDescription({
-          client,
-          // Unknown origin (an embedded workspace not named to us): fetched, never cached.
-          ...(origin ? { origin } : {}),
-          // A loopback workspace (the sandbox) is cheap to ask again; only remote ones are kept on disk.
-          ...(origin && !isLoopbackHost(new URL(origin).hostname) ? { cacheDir: config.configDir } : {}),
-          logger,
-        })
-          .then((d) => {
-            if (!d) return;
-            const added = registry.add(liveOperations(d.document, deps.operations));
-            index.add(added);
-            logger.debug({ version: d.version, source: d.source, generated: added.map((o) => o.name) }, 'live API description merged');
-            if (added.length) {
-              surface = undefined;
-              toolList = undefined;
-              if (listed) void server.sendToolListChanged().catch(() => {});
-            }
-          })
-          .catch((err: unknown) => logger.warn({ err: String(err) }, 'live API description not merged'));
-  const ready = () => live;
-  const listReady = () => Promise.race([live, new Promise<void>((r) => setTimeout(r, LIVE_LIST_WAIT_MS).unref())]);
+    // Logging: a 2025 connection asks with logging/setLevel, for its own requests from then on.
+    let connectionLevel: LogSink['level'] | undefined;
+    server.setRequestHandler('logging/setLevel', (req) => {
+      connectionLevel = req.params.level;
+      return {};
+    });
+    /** Where the lines of this request go: the level its `_meta` names (2026), or the connection's. */
+    const sinkFor = (ctx: ServerContext): LogSink | undefined => {
+      const env = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+      const level = env ? env[LOG_LEVEL_META_KEY] : connectionLevel;
+      if (!isLoggingLevel(level)) return undefined;
+      return {
+        level,
+        send: (lv, data) => void ctx.mcpReq.notify({ method: 'notifications/message', params: { level: lv, logger: SERVER_NAME, data } }).catch(() => {}),
+      };
+    };
 
-  // Roots the client declares are folders uploads may read from; asked lazily, refreshed on change.
-  let roots: string[] | undefined;
-  server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
-    roots = undefined;
-  });
-  async function allowedUploadDirs(): Promise<string[]> {
-    if (!roots) {
-      roots = [];
-      if (server.getClientCapabilities()?.roots) {
-        try {
-          const res = await server.listRoots();
-          roots = res.roots.filter((r) => r.uri.startsWith('file://')).map((r) => fileURLToPath(r.uri));
-        } catch (err) {
-          logger.warn({ err: String(err) }, 'could not list the client roots');
+    // Roots a 2025 client declares are folders uploads may read from; asked lazily, refreshed on change.
+    let roots: string[] | undefined;
+    server.setNotificationHandler('notifications/roots/list_changed', () => {
+      roots = undefined;
+    });
+    const uploadDirs = async (): Promise<string[]> => {
+      if (!roots) {
+        roots = [];
+        if (server.getClientCapabilities()?.roots) {
+          try {
+            const res = await server.listRoots();
+            roots = res.roots.filter((r) => r.uri.startsWith('file://')).map((r) => fileURLToPath(r.uri));
+          } catch (err) {
+            logger.warn({ err: String(err) }, 'could not list the client roots');
+          }
         }
       }
-    }
-    return [...roots, ...config.uploadDirs];
-  }
+      return [...roots, ...config.uploadDirs];
+    };
 
-  const run = createExecutor({
-    config,
-    client,
-    logger,
-    allowedUploadDirs,
-    linksFor,
-    // Jobs poll and download through operations of this workspace, listed or not.
-    operationAt: (method, path) => {
-      const op = registry.at(method, path);
-      return op && registry.permitted(op) ? op : undefined;
-    },
-    toolListed: (name) => (isDefault ? surfaceTools().has(name) : !isRefusal(registry.resolve(name))),
-  });
+    server.setRequestHandler('tools/list', async () => {
+      const session = await current();
+      await session.operations.listReady();
+      listedBy.add(server);
+      return { tools: session.tools() };
+    });
 
-  // The default surface's own tools, rebuilt when the live description adds operations.
-  let surface: Map<string, SurfaceTool> | undefined;
-  function surfaceTools(): Map<string, SurfaceTool> {
-    if (!surface) {
-      const tools = isDefault ? defaultSurface({ registry, client, run, index, budget: config.responseBudget, ready }) : [];
-      surface = new Map(tools.map((t) => [t.definition.name, t]));
-    }
-    return surface;
-  }
-
-  let toolList: Tool[] | undefined;
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    await listReady();
-    listed = true;
-    toolList ??= listedTools(registry, isDefault ? [...surfaceTools().values()] : undefined);
-    return { tools: toolList };
-  });
-
-  server.setRequestHandler(SetLevelRequestSchema, (req) => {
-    const level = req.params.level;
-    deps.setLogTap?.((_lv, entry) => {
-      const { level: n, msg, ...rest } = entry;
-      const mcpLevel = MCP_LEVEL[_lv] ?? 'info';
-      void server.sendLoggingMessage({ level: mcpLevel, logger: SERVER_NAME, data: { msg, ...rest } }).catch(() => {});
-      void n;
-    }, PINO_LEVEL[level]);
-    return {};
-  });
-
-  async function callTool(name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, progress: CallExtra['progress']): Promise<CallToolResult> {
-    const own = surfaceTools().get(name);
-    if (own) {
-      if (own.scope === 'write' && !registry.writesAllowed()) {
-        const why = config.readOnly ? 'this server runs read-only (WORKSPACE_READ_ONLY=true)' : 'the member granted read-only access';
-        return toolError(`Tool "${name}" changes data and ${why}. Nothing was sent.`, { error: { code: config.readOnly ? 'read_only' : 'scope' } });
+    server.setRequestHandler('tools/call', async (req, ctx): Promise<CallToolResult | InputRequiredResult> => {
+      if (deps.signIn) {
+        const prompt = await deps.signIn.gate(ctx, Boolean(capabilitiesOf(server, ctx)?.elicitation?.url));
+        if (prompt) return prompt;
       }
-      return own.run(args, { signal, ...(progress ? { progress } : {}) });
-    }
-    // Operations not listed are still callable by name (a model that learnt one from find_operations).
-    if (!registry.get(name)) await ready();
-    const resolved = registry.resolve(name);
-    if (isRefusal(resolved)) return toolError(resolved.message, { error: { code: resolved.reason } });
-    return run(resolved, args, { signal, ...(progress ? { progress } : {}) });
-  }
+      const token = ctx.mcpReq._meta?.progressToken;
+      const call: CallContext = { signal: ctx.mcpReq.signal, uploadDirs };
+      if (token !== undefined) {
+        call.progress = (done, total, message) =>
+          void ctx.mcpReq
+            .notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, ...(message ? { message } : {}) } })
+            .catch(() => {});
+      }
+      const session = await current();
+      const result = await logs.run(sinkFor(ctx), () => session.call(req.params.name, req.params.arguments, call));
+      return server.projectCallToolResult(result, undefined);
+    });
 
-  // Registered through Protocol's setRequestHandler, which parses the request against the schema as
-  // for any method. Server's override for tools/call parses it a second time and then runs a zod parse
-  // over the result this code has just built (copying its content and structuredContent): about 0.1M
-  // of the 2.3M instructions a call returning a page of findings cost (perf stat). Clients check it.
-  Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, async (req, extra): Promise<CallToolResult | CreateTaskResult> => {
-    const name = req.params.name;
-    const token = extra._meta?.progressToken;
-    const progress =
-      token === undefined
-        ? undefined
-        : (done: number, total: number, message?: string) =>
-            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, ...(message ? { message } : {}) } }).catch(() => {});
-    const store = extra.taskStore;
-    if (req.params.task && store) {
-      // A task outlives its request: it gets its own signal, aborted when the client cancels the task.
-      const task = await store.createTask({ ttl: req.params.task.ttl ?? TASK_TTL_MS, pollInterval: TASK_POLL_MS });
-      const controller = new AbortController();
-      const watch = setInterval(() => {
-        void store.getTask(task.taskId).then((t) => t.status === 'cancelled' && controller.abort(), () => controller.abort());
-      }, TASK_POLL_MS);
-      watch.unref();
-      void callTool(name, req.params.arguments, controller.signal, progress)
-        .catch((err: unknown) => toolError(`${name} failed: ${err instanceof Error ? err.message : String(err)}`))
-        .then((result) => (controller.signal.aborted ? undefined : store.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result)))
-        .catch((err: unknown) => logger.warn({ err: String(err), task: task.taskId }, 'task result not stored'))
-        .finally(() => clearInterval(watch));
-      return { task };
-    }
-    return callTool(name, req.params.arguments, extra.signal, progress);
-  });
+    const resourceDeps = async () => {
+      const session = await current();
+      return { registry: session.registry, client: session.client, ready: () => session.operations.ready() };
+    };
+    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: resourceTemplates() }));
+    server.setRequestHandler('resources/list', async (_req, ctx) => {
+      try {
+        const rd = await resourceDeps();
+        return { resources: await logs.run(sinkFor(ctx), () => listResources(rd, ctx.mcpReq.signal)) };
+      } catch (err) {
+        logger.info({ err: String(err) }, 'could not list engagements as resources');
+        return { resources: [] };
+      }
+    });
+    server.setRequestHandler('resources/read', async (req, ctx) => {
+      try {
+        const rd = await resourceDeps();
+        return await logs.run(sinkFor(ctx), () => readResource(rd, req.params.uri, ctx.mcpReq.signal));
+      } catch (err) {
+        if (err instanceof ResourceError && err.notFound) throw new ResourceNotFoundError(req.params.uri, err.message);
+        if (err instanceof ResourceError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
+        if (err instanceof WorkspaceApiError && err.status === 404) throw new ResourceNotFoundError(req.params.uri, `HTTP 404 ${err.code}: ${err.message}`);
+        if (err instanceof WorkspaceApiError) throw new ProtocolError(ProtocolErrorCode.InternalError, `HTTP ${err.status} ${err.code}: ${err.message}`);
+        throw err;
+      }
+    });
 
-  const resourceDeps = { registry, client, ready };
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: resourceTemplates() }));
-  server.setRequestHandler(ListResourcesRequestSchema, async (_req, extra) => {
-    try {
-      return { resources: await listResources(resourceDeps, extra.signal) };
-    } catch (err) {
-      logger.info({ err: String(err) }, 'could not list engagements as resources');
-      return { resources: [] };
-    }
-  });
-  server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
-    try {
-      return await readResource(resourceDeps, req.params.uri, extra.signal);
-    } catch (err) {
-      if (err instanceof ResourceError) throw new McpError(err.code, err.message);
-      if (err instanceof WorkspaceApiError) throw new McpError(err.status === 404 ? -32002 : ErrorCode.InternalError, `HTTP ${err.status} ${err.code}: ${err.message}`);
-      throw err;
-    }
-  });
+    server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts() }));
+    server.setRequestHandler('prompts/get', (req) => {
+      try {
+        return getPrompt(req.params.name, req.params.arguments ?? {});
+      } catch (err) {
+        if (err instanceof PromptError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
+        throw err;
+      }
+    });
+    server.setRequestHandler('completion/complete', async (req) => {
+      const ref = req.params.ref;
+      if (ref.type === 'ref/prompt' && !PROMPTS.some((p) => p.name === ref.name)) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${ref.name.slice(0, 80)}".`);
+      }
+      if (ref.type === 'ref/resource' && !TEMPLATES.some((t) => t.uriTemplate === ref.uri)) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template "${ref.uri.slice(0, 200)}".`);
+      }
+      const completion = await complete(await resourceDeps(), req.params.argument, req.params.context?.arguments ?? {});
+      return { completion };
+    });
 
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts() }));
-  server.setRequestHandler(GetPromptRequestSchema, (req) => {
-    try {
-      return getPrompt(req.params.name, req.params.arguments ?? {});
-    } catch (err) {
-      if (err instanceof PromptError) throw new McpError(ErrorCode.InvalidParams, err.message);
-      throw err;
-    }
-  });
-  server.setRequestHandler(CompleteRequestSchema, async (req) => {
-    const ref = req.params.ref;
-    if (ref.type === 'ref/prompt' && !PROMPTS.some((p) => p.name === ref.name)) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${ref.name}".`);
-    if (ref.type === 'ref/resource' && !TEMPLATES.some((t) => t.uriTemplate === ref.uri)) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template "${ref.uri}".`);
-    const completion = await complete({ registry, client, ready }, req.params.argument, req.params.context?.arguments ?? {});
-    return { completion };
-  });
-
-  return server;
+    deps.onServer?.(server, factoryCtx);
+    return server;
+  };
 }

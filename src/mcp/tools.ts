@@ -1,9 +1,37 @@
-// What a tool looks like to the assistant, and the shape every non-catalog tool (gateway, workflows,
-// default-surface entries) is declared with.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+// What a tool is to the pipeline (ToolSpec: its listing, its input, its handler) and what it looks
+// like to the assistant (its definition in tools/list). Catalog operations, workflows and the gateway
+// are all ToolSpecs, so they list, validate, run and render through the same four steps.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { z } from 'zod';
 import { OPERATION_META_KEY, operationMeta, type Operation, type Scope, type ToolAnnotations } from '../operation.js';
-import { jobArgumentProperties, jobKindOf } from './jobs.js';
+import { toolInput } from './extras.js';
 import { operationSchema } from './schema.js';
+
+/** What a tool handler gets besides its arguments. */
+export interface CallContext {
+  /** The request's cancellation: aborts the API calls and any wait. */
+  signal: AbortSignal;
+  /** MCP progress, when the client gave a progress token. */
+  progress?: (done: number, total: number, message?: string) => void;
+  /** The tool the assistant called, for "call again" hints: an operation's own tool, or call_operation. */
+  via?: string;
+  /** Folders uploads may read files from (the configured ones and the connection's roots). */
+  uploadDirs?: () => Promise<string[]>;
+}
+
+export interface ToolSpec {
+  name: string;
+  /** What tools/list shows. */
+  definition: Tool;
+  /** 'write' tools are neither listed nor callable in read-only mode or under read consent. */
+  scope: Scope;
+  /** Every argument the tool accepts: a strict object (unknown keys are refused, not dropped). */
+  input: z.ZodObject;
+  /** Its results quote text people wrote: the pipeline adds the workspace-content note. */
+  quotesContent: boolean;
+  /** Runs with validated arguments. */
+  run(args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult>;
+}
 
 /** The title is shown only when it says more than the name ("list_findings" reads as "List findings"). */
 function titleAddsSomething(name: string, title: string): boolean {
@@ -11,12 +39,6 @@ function titleAddsSomething(name: string, title: string): boolean {
 }
 
 const definitions = new WeakMap<Operation, Tool>();
-
-/** Tools that start a job also take the MCP layer's own `wait` (and `cancel_on_abort`), never sent to the API. */
-export function withJobArguments(op: Operation, schema: Tool['inputSchema']): Tool['inputSchema'] {
-  const extra = jobArgumentProperties(op);
-  return extra ? { ...schema, properties: { ...(schema.properties ?? {}), ...extra } } : schema;
-}
 
 /** One catalog (or generated) operation as a tool, built once per operation. */
 export function toolDefinition(op: Operation): Tool {
@@ -26,10 +48,8 @@ export function toolDefinition(op: Operation): Tool {
       name: op.name,
       ...(titleAddsSomething(op.name, op.title) ? { title: op.title } : {}),
       description: op.description,
-      inputSchema: withJobArguments(op, operationSchema(op)),
+      inputSchema: operationSchema(op),
       annotations: listedAnnotations(op.annotations),
-      // A client that supports MCP tasks may run a job tool as a task rather than hold the call open.
-      ...(jobKindOf(op) ? { execution: { taskSupport: 'optional' as const } } : {}),
       _meta: { [OPERATION_META_KEY]: operationMeta(op) },
     };
     definitions.set(op, t);
@@ -37,18 +57,9 @@ export function toolDefinition(op: Operation): Tool {
   return t;
 }
 
-export interface CallExtra {
-  signal: AbortSignal;
-  /** Progress for long workflows, when the client asked for it. */
-  progress?: (done: number, total: number, message?: string) => void;
-}
-
-/** A tool that is not one catalog operation: its own schema, annotations and handler. */
-export interface SurfaceTool {
-  definition: Tool;
-  /** 'write' tools are neither listed nor callable in read-only mode or under read consent. */
-  scope: Scope;
-  run(args: Record<string, unknown> | undefined, extra: CallExtra): Promise<CallToolResult>;
+/** The input an operation's tool validates against (API arguments and extras). */
+export function operationInput(op: Operation): z.ZodObject {
+  return toolInput(op);
 }
 
 export function annotations(a: Partial<ToolAnnotations> & { readOnlyHint: boolean }): ListedAnnotations {

@@ -1,7 +1,7 @@
 // Arguments are checked against the operation's schema before anything is sent; a refusal names each
 // field, says what is wrong and how to fix it, so the assistant can correct the call in one go.
 import type { z } from 'zod';
-import type { Operation } from '../operation.js';
+import { shownName } from './registry.js';
 
 export type Validated = { ok: true; args: Record<string, unknown> } | { ok: false; message: string; fields: Record<string, string> };
 
@@ -45,8 +45,9 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
   return cur;
 }
 
-export function validateArguments(op: Operation, raw: unknown): Validated {
-  const result = op.input.safeParse(raw ?? {});
+/** Arguments of the tool `tool` checked against its whole input (`schema`, a strict object). */
+export function validateArguments(schema: z.ZodObject, raw: unknown, tool: string): Validated {
+  const result = schema.safeParse(raw ?? {});
   if (result.success) return { ok: true, args: result.data as Record<string, unknown> };
   const fields: Record<string, string> = {};
   for (const issue of result.error.issues) {
@@ -54,11 +55,15 @@ export function validateArguments(op: Operation, raw: unknown): Validated {
     if (fields[name]) continue;
     fields[name] = describeIssue(issue, valueAt(raw, issue.path));
   }
-  const accepted = Object.keys(op.input.shape).join(', ');
+  return { ok: false, fields, message: refusalMessage(tool, fields, Object.keys(schema.shape)) };
+}
+
+/**
+ * The one wording of a refusal of arguments, for every tool: each field with what is wrong and how
+ * to fix it, that nothing was sent, and (when known) the arguments the tool takes.
+ */
+export function refusalMessage(tool: string, fields: Record<string, string>, accepted?: readonly string[]): string {
   const lines = Object.entries(fields).map(([f, why]) => `- ${f}: ${why}`);
-  return {
-    ok: false,
-    fields,
-    message: `Invalid arguments for ${op.name}; nothing was sent.\n${lines.join('\n')}\nFix these fields and call again. Arguments: ${accepted || '(none)'}.`,
-  };
+  const takes = accepted ? ` Arguments: ${accepted.join(', ') || '(none)'}.` : '';
+  return `Invalid arguments for ${shownName(tool)}; nothing was sent.\n${lines.join('\n')}\nFix these fields and call again.${takes}`;
 }

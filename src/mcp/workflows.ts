@@ -1,58 +1,39 @@
-// Workflow tools: one call for what an assistant would otherwise do in five to fifty. Each is several
-// API calls through the same client (so the same token rate limiter and retries), reads in parallel,
-// writes one after another, and every part that failed is reported, never silently left out.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+// Workflow tools: one call for what an assistant would otherwise do in five to fifty. Each runs its
+// inner operations through the pipeline (`invoke`: the same policy, validation, token rate limiter and
+// retries as a direct call), reads in parallel, writes one after another, and every part that failed
+// is reported, never silently left out. The pipeline validates their own arguments and marks their
+// results as workspace content.
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { ApiClient } from '../api/client.js';
 import { WorkspaceApiError } from '../api/errors.js';
-import type { Operation } from '../operation.js';
 import { DOCUMENT_KINDS, REVIEW_STATUSES, id } from '../../tools/shared.js';
 import { boundObject } from './budget.js';
-import type { ToolRegistry } from './registry.js';
+import type { Pipeline } from './pipeline.js';
+import { resourceUri } from './resources.js';
 import { toolError } from './results.js';
 import { shownSchema } from './schema.js';
-import { annotations, type CallExtra, type SurfaceTool } from './tools.js';
+import { annotations, type CallContext, type ToolSpec } from './tools.js';
+import { refusalMessage } from './validation.js';
 
 export interface WorkflowDeps {
-  registry: ToolRegistry;
-  client: ApiClient;
+  pipeline: Pipeline;
+  /** WORKSPACE_RESPONSE_BUDGET, for the workflows' own answers. */
   budget: number;
-  ready: () => Promise<void>;
-  /** URI of the engagement resource, linked from the overview. */
-  engagementUri: (engagement: string) => string;
 }
 
 type Json = Record<string, unknown>;
-
-function fail(name: string, raw: unknown, schema: z.ZodType): CallToolResult | undefined {
-  const r = schema.safeParse(raw ?? {});
-  if (r.success) return undefined;
-  const lines = r.error.issues.map((i) => `- ${i.path.join('.') || '(arguments)'}: ${i.message}`);
-  return toolError(`Invalid arguments for ${name}; nothing was sent.\n${lines.join('\n')}`, { error: { code: 'invalid_arguments' } });
-}
 
 function errorText(err: unknown): string {
   if (err instanceof WorkspaceApiError) return `HTTP ${err.status} ${err.code}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
 }
 
-/** The registry's operation for a method and path (catalog or generated), whatever its name. */
-function opAt(registry: ToolRegistry, name: string): Operation | undefined {
-  return registry.get(name);
-}
-
-async function callOp(client: ApiClient, op: Operation | undefined, args: Json, signal: AbortSignal): Promise<{ data?: unknown; meta?: Json }> {
-  if (!op) throw new Error('not available on this workspace');
-  const res = await client.callOperation(op, args, { signal });
-  return { data: res.data, ...(res.meta ? { meta: res.meta } : {}) };
-}
-
 /** Every page of a list, up to `maxPages` of 200: enough for counts without an unbounded walk. */
-async function allPages(client: ApiClient, op: Operation | undefined, args: Json, signal: AbortSignal, maxPages = 5): Promise<{ items: Json[]; complete: boolean }> {
+async function allPages(p: Pipeline, name: string, args: Json, signal: AbortSignal, maxPages = 5): Promise<{ items: Json[]; complete: boolean }> {
   const items: Json[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page++) {
-    const r = await callOp(client, op, { ...args, limit: 200, ...(cursor ? { cursor } : {}) }, signal);
+    const r = await p.invoke(name, { ...args, limit: 200, ...(cursor ? { cursor } : {}) }, { signal });
     if (Array.isArray(r.data)) items.push(...(r.data as Json[]));
     const next = r.meta?.next_cursor;
     if (typeof next !== 'string' || !next) return { items, complete: true };
@@ -96,11 +77,14 @@ const contextInput = z.strictObject({ engagement: id(), kind: z.enum(DOCUMENT_KI
 
 const OPEN = new Set(['open', 'pending', 'unresolved']);
 
-export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
-  const { registry, client } = deps;
+export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
+  const { pipeline } = deps;
 
-  const overview: SurfaceTool = {
+  const overview: ToolSpec = {
+    name: 'engagement_overview',
     scope: 'read',
+    input: overviewInput,
+    quotesContent: true,
     definition: {
       name: 'engagement_overview',
       description:
@@ -108,23 +92,19 @@ export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
       inputSchema: shownSchema(overviewInput),
       annotations: annotations({ readOnlyHint: true }),
     },
-    async run(raw, extra: CallExtra) {
-      const bad = fail('engagement_overview', raw, overviewInput);
-      if (bad) return bad;
-      await deps.ready();
-      const { engagement } = overviewInput.parse(raw);
-      const s = extra.signal;
-      const get = (name: string, args: Json = {}) => callOp(client, opAt(registry, name), { engagement, ...args }, s).then((r) => r.data);
-      const engagementOp = registry.callable().find((o) => o.method === 'GET' && o.path === '/engagements/{engagement}');
+    async run(args, ctx: CallContext) {
+      const { engagement } = args as z.infer<typeof overviewInput>;
+      const s = ctx.signal;
+      const get = (name: string, more: Json = {}) => pipeline.invoke(name, { engagement, ...more }, ctx).then((r) => r.data);
       const [eng, summary, findings, contradictions, runs, draft] = await Promise.all([
-        engagementOp ? section(() => callOp(client, engagementOp, { engagement }, s).then((r) => r.data)) : Promise.resolve(undefined),
+        section(() => get('get_engagement')),
         section(() => get('get_analysis_summary')),
         section(async () => {
-          const { items, complete } = await allPages(client, opAt(registry, 'list_findings'), { engagement }, s);
+          const { items, complete } = await allPages(pipeline, 'list_findings', { engagement }, s);
           return { total: items.length, complete, by_type: countBy(items, 'type'), by_review_status: countBy(items, 'review_status') };
         }),
         section(async () => {
-          const { items } = await allPages(client, opAt(registry, 'list_contradictions'), { engagement }, s, 2);
+          const { items } = await allPages(pipeline, 'list_contradictions', { engagement }, s, 2);
           const open = items.filter((c) => OPEN.has(String(c.status)));
           return { open: open.length, total: items.length, items: open.slice(0, 20) };
         }),
@@ -132,7 +112,7 @@ export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
         section(() => get('get_deliverable_draft')),
       ]);
       // A 404 on everything is an unknown engagement, not five failures.
-      const sections = [summary, findings, contradictions, runs, draft];
+      const sections = [eng, summary, findings, contradictions, runs, draft];
       if (sections.every((x) => x && typeof x === 'object' && 'error' in x && String(x.error).startsWith('HTTP 404'))) {
         return toolError(`Engagement ${engagement} was not found in this workspace. List engagements to find its id.`, { error: { code: 'not_found' } });
       }
@@ -140,7 +120,7 @@ export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
       const draftData = draft as Json;
       const latestRun = Array.isArray(runs) ? (runs[0] ?? null) : runs;
       const value: Json = {
-        engagement: eng ?? { id: engagement },
+        engagement: eng,
         coverage: 'error' in summaryData ? summaryData : (summaryData.coverage ?? null),
         findings,
         contradictions,
@@ -148,13 +128,16 @@ export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
         deliverable: 'error' in draftData ? draftData : { stage: draftData.stage ?? null, updated_at: draftData.updated_at ?? null, id: draftData.id ?? null },
         analysis_summary: summary,
       };
-      const uri = deps.engagementUri(engagement);
+      const uri = resourceUri('engagement', { engagement });
       return render(value, deps.budget, [{ type: 'resource_link', uri, name: `engagement ${engagement}`, mimeType: 'application/json' }]);
     },
   };
 
-  const review: SurfaceTool = {
+  const review: ToolSpec = {
+    name: 'review_findings',
     scope: 'write',
+    input: reviewInput,
+    quotesContent: false,
     definition: {
       name: 'review_findings',
       description:
@@ -162,15 +145,14 @@ export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
       inputSchema: shownSchema(reviewInput),
       annotations: annotations({ readOnlyHint: false, idempotentHint: true }),
     },
-    async run(raw, extra) {
-      const bad = fail('review_findings', raw, reviewInput);
-      if (bad) return bad;
-      const { engagement, reviews } = reviewInput.parse(raw);
+    async run(args, extra) {
+      const { engagement, reviews } = args as z.infer<typeof reviewInput>;
       const seen = new Set<string>();
       const twice = reviews.map((r) => r.finding).filter((f) => (seen.has(f) ? true : (seen.add(f), false)));
-      if (twice.length) return toolError(`Invalid arguments for review_findings; nothing was sent.\n- reviews: finding ${twice.join(', ')} appears more than once; give one decision per finding.`, { error: { code: 'invalid_arguments' } });
-      await deps.ready();
-      const op = opAt(registry, 'review_finding');
+      if (twice.length) {
+        const fields = { reviews: `finding ${twice.join(', ')} appears more than once; give one decision per finding` };
+        return toolError(refusalMessage('review_findings', fields), { error: { code: 'invalid_arguments', fields } });
+      }
       const results: Json[] = [];
       for (const [i, r] of reviews.entries()) {
         if (extra.signal.aborted) {
@@ -179,7 +161,7 @@ export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
           continue;
         }
         try {
-          const res = await callOp(client, op, { engagement, finding: r.finding, review_status: r.review_status }, extra.signal);
+          const res = await pipeline.invoke('review_finding', { engagement, finding: r.finding, review_status: r.review_status }, extra);
           const f = (res.data ?? {}) as Json;
           results.push({ finding: r.finding, review_status: f.review_status ?? r.review_status, ok: true });
         } catch (err) {
@@ -201,8 +183,11 @@ export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
     },
   };
 
-  const context: SurfaceTool = {
+  const context: ToolSpec = {
+    name: 'document_context',
     scope: 'read',
+    input: contextInput,
+    quotesContent: true,
     definition: {
       name: 'document_context',
       description:
@@ -210,24 +195,21 @@ export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
       inputSchema: shownSchema(contextInput),
       annotations: annotations({ readOnlyHint: true }),
     },
-    async run(raw, extra) {
-      const bad = fail('document_context', raw, contextInput);
-      if (bad) return bad;
-      await deps.ready();
-      const { engagement, kind } = contextInput.parse(raw);
+    async run(args, extra) {
+      const { engagement, kind } = args as z.infer<typeof contextInput>;
       const s = extra.signal;
       const [document, findings, contradictions, draft] = await Promise.all([
-        section(() => callOp(client, opAt(registry, 'get_deliverable_document'), { engagement, kind }, s).then((r) => r.data)),
+        section(() => pipeline.invoke('get_deliverable_document', { engagement, kind }, extra).then((r) => r.data)),
         section(async () => {
-          const { items, complete } = await allPages(client, opAt(registry, 'list_findings'), { engagement }, s);
+          const { items, complete } = await allPages(pipeline, 'list_findings', { engagement }, s);
           const validated = items.filter((f) => f.review_status === 'validated').map((f) => ({ id: f.id, type: f.type, statement: f.statement, deliverable_category: f.deliverable_category }));
           return { validated, proposed: items.filter((f) => f.review_status === 'proposed').length, complete };
         }),
         section(async () => {
-          const { items } = await allPages(client, opAt(registry, 'list_contradictions'), { engagement }, s, 1);
+          const { items } = await allPages(pipeline, 'list_contradictions', { engagement }, s, 1);
           return items.filter((c) => OPEN.has(String(c.status)));
         }),
-        section(() => callOp(client, opAt(registry, 'get_deliverable_draft'), { engagement }, s).then((r) => r.data)),
+        section(() => pipeline.invoke('get_deliverable_draft', { engagement }, extra).then((r) => r.data)),
       ]);
       const d = draft as Json;
       return render({ kind, document, findings, open_contradictions: contradictions, draft: 'error' in d ? d : { stage: d.stage, attribution: d.attribution, include_proposed: d.include_proposed } }, deps.budget);

@@ -3,9 +3,10 @@
 // write (at trace level) is kept and searched for the tokens, codes and state they handled.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, type ClientOptions } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { type Era, negotiation } from '../helpers/stack.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeFileName } from '../../src/auth/paths.js';
 import type { StoredSignIn } from '../../src/auth/store.js';
@@ -55,7 +56,7 @@ interface Served {
   close(): Promise<void>;
 }
 
-async function serve(dir: string, capabilities: ConstructorParameters<typeof Client>[1] = {}): Promise<Served> {
+async function serve(dir: string, options: ClientOptions = {}, era: Era = 'legacy'): Promise<Served> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', 'src/cli.ts', 'serve'],
@@ -65,7 +66,7 @@ async function serve(dir: string, capabilities: ConstructorParameters<typeof Cli
   });
   let err = '';
   transport.stderr?.on('data', (c: Buffer) => (err += c.toString()));
-  const client = new Client({ name: 'e2e', version: '1.0.0' }, capabilities);
+  const client = new Client({ name: 'e2e', version: '1.0.0' }, { ...options, versionNegotiation: negotiation(era) });
   await client.connect(transport);
   return {
     client,
@@ -164,41 +165,49 @@ describe('sign in with OAuth, then serve with the granted scope', () => {
     expect(status.stderr()).toContain('not signed in');
   }, 60_000);
 
-  it('not signed in, with a client that supports URL elicitation: the call signs in and carries on', async () => {
-    const dir = await tempConfigDir();
-    const s = await serve(dir, { capabilities: { elicitation: { url: {} } } });
-    const asked: string[] = [];
-    s.client.setRequestHandler(ElicitRequestSchema, (req) => {
-      const url = (req.params as { url: string }).url;
-      asked.push(url);
-      // The member opens the page after accepting; the server's listener receives the redirect.
-      void autoConsent(url, 'read').then(deliver);
-      return { action: 'accept' };
-    });
-    try {
-      const r = await call(s, 'get_current_member');
-      expect(r.isError).toBeFalsy();
-      expect(asked).toHaveLength(1);
-      expect(new URL(asked[0] as string).pathname).toBe('/oauth/authorize');
-      expect((await keepSecretsOf(dir)).tokens?.scope).toBe('read');
-    } finally {
-      await s.close();
-    }
-  }, 60_000);
+  // 2025: the server asks with elicitation/create (the SDK's legacy shim); 2026-07-28: the call answers
+  // input_required with the URL and a sealed requestState, and the client retries it.
+  for (const era of ['legacy', 'modern'] as const) {
+    it(`not signed in, with a client that supports URL elicitation (${era}): the call signs in and carries on`, async () => {
+      const dir = await tempConfigDir();
+      const s = await serve(dir, { capabilities: { elicitation: { url: {} } } }, era);
+      const asked: string[] = [];
+      s.client.setRequestHandler('elicitation/create', (req) => {
+        const url = (req.params as { url: string }).url;
+        asked.push(url);
+        // The member opens the page after accepting; the server's listener receives the redirect.
+        void autoConsent(url, 'read').then(deliver);
+        return { action: 'accept' };
+      });
+      try {
+        const r = await call(s, 'get_current_member');
+        expect(r.isError).toBeFalsy();
+        expect(asked).toHaveLength(1);
+        expect(new URL(asked[0] as string).pathname).toBe('/oauth/authorize');
+        expect((await keepSecretsOf(dir)).tokens?.scope).toBe('read');
+        // The member consented to read: the session now lists no tool that writes.
+        const { tools } = await s.client.listTools();
+        expect(tools.length).toBeGreaterThan(0);
+        expect(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual([]);
+      } finally {
+        await s.close();
+      }
+    }, 60_000);
 
-  it('not signed in, and the member declines the URL elicitation: the call fails with the login command', async () => {
-    const dir = await tempConfigDir();
-    const s = await serve(dir, { capabilities: { elicitation: { url: {} } } });
-    s.client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }));
-    try {
-      const r = await call(s, 'get_current_member');
-      expect(r.isError).toBe(true);
-      expect(textOf(r)).toMatch(/the member chose decline instead of signing in/);
-      expect(textOf(r)).toContain(`workspace-consulting-mcp login --workspace ${sb.url}`);
-    } finally {
-      await s.close();
-    }
-  }, 60_000);
+    it(`not signed in, and the member declines the URL elicitation (${era}): the call fails with the login command`, async () => {
+      const dir = await tempConfigDir();
+      const s = await serve(dir, { capabilities: { elicitation: { url: {} } } }, era);
+      s.client.setRequestHandler('elicitation/create', () => ({ action: 'decline' }));
+      try {
+        const r = await call(s, 'get_current_member');
+        expect(r.isError).toBe(true);
+        expect(textOf(r)).toMatch(/the member chose decline instead of signing in/);
+        expect(textOf(r)).toContain(`workspace-consulting-mcp login --workspace ${sb.url}`);
+      } finally {
+        await s.close();
+      }
+    }, 60_000);
+  }
 
   it('login refuses an answer with a forged state, and a plain-http workspace off loopback', async () => {
     const dir = await tempConfigDir();

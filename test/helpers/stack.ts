@@ -1,19 +1,27 @@
-// A whole stack for integration tests: the sandbox on a real port, the API client talking to it over
-// HTTP, the MCP server, and the SDK's client connected through the SDK's in-memory transport pair.
+// A whole stack for integration tests, every hop real: the sandbox on a port, the API client talking
+// to it over HTTP, the MCP server served over Streamable HTTP on another port (the same serving code
+// as `serve --http`), and the SDK's v2 client connected to it in the era a test asks for.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/api/limiter.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { startHttpServer } from '../../src/http.js';
 import { createLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
+import { createMcpHttp } from '../../src/mcp/http-serving.js';
+import { OperationSet } from '../../src/mcp/operations.js';
+import { RequestLogRouter } from '../../src/mcp/request-log.js';
+import { createServerFactory } from '../../src/mcp/server.js';
+import { Session } from '../../src/mcp/session.js';
 import type { Scope } from '../../src/operation.js';
-import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
+import { type SandboxHandle, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
+
+export type Era = 'legacy' | 'modern';
 
 export interface StackOptions {
   sandbox?: SandboxOptions;
@@ -22,9 +30,14 @@ export interface StackOptions {
   env?: Record<string, string>;
   token?: 'read' | 'write';
   grantedScope?: Scope;
-  clientCapabilities?: ConstructorParameters<typeof Client>[1];
+  /** The client's options (capabilities: elicitation, roots...). */
+  clientOptions?: ClientOptions;
+  /** The protocol era the client speaks: 2025-11-25 (legacy, the default) or 2026-07-28 (modern). */
+  era?: Era;
   /** Fetch the workspace's live /openapi.json at start, as serve does. Default true. */
   liveOpenApi?: boolean;
+  /** Return only once the live description has landed (so tests count their own requests). Default true. */
+  waitForLive?: boolean;
 }
 
 export interface Stack {
@@ -33,8 +46,16 @@ export interface Stack {
   api: ApiClient;
   config: Config;
   logs: string[];
+  /** The MCP endpoint the client is connected to. */
+  url: string;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** Another client of the same server, in the era given. */
+  connect(era: Era, options?: ClientOptions): Promise<Client>;
   close(): Promise<void>;
+}
+
+export function negotiation(era: Era): NonNullable<ClientOptions['versionNegotiation']> {
+  return era === 'modern' ? { mode: { pin: '2026-07-28' } } : { mode: 'legacy' };
 }
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
@@ -64,25 +85,35 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   });
   const logBefore = sandbox.requests().length;
   const live = opts.liveOpenApi ?? true;
-  const server = createMcpServer({
-    liveOpenApi: live,
-    config,
-    client: api,
-    logger,
-    operations: catalog,
-    setLogTap: (tap, level) => setTap(tap, level),
-    ...(opts.grantedScope ? { grantedScope: opts.grantedScope } : {}),
-  });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test-client', version: '1.0.0' }, opts.clientCapabilities);
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  const operations = new OperationSet({ catalog, logger, client: api, live, origin: sandbox.url });
+  const session = new Session({ config, client: api, logger, operations, ...(opts.grantedScope ? { grantedScope: opts.grantedScope } : {}) });
+  const factory = createServerFactory({ config, logger, logs: new RequestLogRouter(setTap), sessionFor: () => session });
+  const mcp = createMcpHttp({ factory, logger });
+  operations.onChanged(() => mcp.toolsChanged());
+  const http = await startHttpServer({ host: '127.0.0.1', port: 0, mcp, logger });
+
+  const clients: Client[] = [];
+  // Like a browser or an HTTP client library, a bounded pool: a test that fires a thousand calls
+  // queues them on a few connections instead of opening a thousand (the server caps connections).
+  const pool = new Agent({ connections: 32 });
+  const fetch = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: pool })) as unknown as typeof globalThis.fetch;
+  const connect = async (era: Era, options: ClientOptions = {}) => {
+    const c = new Client({ name: 'test-client', version: '1.0.0' }, { ...options, versionNegotiation: negotiation(era) });
+    await c.connect(new StreamableHTTPClientTransport(new URL(http.url), { fetch }));
+    clients.push(c);
+    return c;
+  };
+  const client = await connect(opts.era ?? 'legacy', opts.clientOptions);
   // The live description is loaded once at start: let that land (a request, or the process's copy
   // of an earlier stack's, which sends none) before a test counts its own requests.
-  if (live) {
+  if (live && opts.waitForLive !== false) {
     const until = Date.now() + 5_000;
     const settled = () =>
       logs.some((l) => /live API description (merged|not merged)|could not read the live API description/.test(l)) ||
-      sandbox.requests().slice(logBefore).some((r) => r.template === '/openapi.json' && r.status > 0);
+      sandbox
+        .requests()
+        .slice(logBefore)
+        .some((r) => r.template === '/openapi.json' && r.status > 0);
     while (Date.now() < until && !settled()) await new Promise((r) => setTimeout(r, 5));
   }
   return {
@@ -91,10 +122,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     api,
     config,
     logs,
-    call: (name, args = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+    url: http.url,
+    call: (name, args = {}) => client.callTool({ name, arguments: args }),
+    connect,
     async close() {
-      await client.close();
-      await server.close();
+      for (const c of clients) await c.close().catch(() => {});
+      session.close();
+      await http.close(1000);
+      await pool.close();
       await api.close();
       if (!opts.sandboxHandle) await sandbox.close();
     },

@@ -1,7 +1,7 @@
 // Every export kind and every document kind, requested, followed and downloaded by one create_export
 // call against the sandbox over HTTP; each file is then opened as its format.
 import { readFile } from 'node:fs/promises';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { DOCUMENT_KINDS, EXPORT_KINDS } from '../../tools/shared.js';

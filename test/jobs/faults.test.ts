@@ -1,7 +1,7 @@
 // The job cells of the fault matrix: what a followed job answers when its polls meet 500, 503 or a
 // reset connection, when the job fails, and when someone cancels it meanwhile. Sandbox over HTTP,
 // faults injected by the sandbox on the poll endpoint only.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { startStack, textOf, type Stack } from '../helpers/stack.js';

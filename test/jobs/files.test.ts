@@ -6,13 +6,15 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, open, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { createExecutor } from '../../src/mcp/execute.js';
+import { OperationSet } from '../../src/mcp/operations.js';
+import { Pipeline } from '../../src/mcp/pipeline.js';
+import { ToolRegistry } from '../../src/mcp/registry.js';
 import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
 import { catalog } from '../../tools/index.js';
 import { startStack, textOf, type Stack } from '../helpers/stack.js';
@@ -139,9 +141,9 @@ describe('downloads', () => {
     const config = loadConfig({ WORKSPACE_URL: fakeUrl, WORKSPACE_TOKEN: 'pat_0123456789abcdef', WORKSPACE_DOWNLOAD_DIR: join(dir, 'inner') });
     const { logger } = createLogger('silent', () => {});
     const client = new ApiClient({ baseUrl: `${fakeUrl}/api/v1`, token: () => 'pat_0123456789abcdef', limiter: new RateLimiter(), logger });
-    const run = createExecutor({ config, client, logger, allowedUploadDirs: async () => [] });
-    const op = catalog.find((o) => o.name === 'download_artifact')!;
-    const r = await run(op, { engagement: ENGAGEMENT_AP, artifact: ENGAGEMENT_AP }, { signal: new AbortController().signal });
+    const registry = new ToolRegistry(new OperationSet({ catalog, logger, live: false }), { toolsets: 'all', readOnly: false });
+    const pipeline = new Pipeline({ config, client, logger, registry });
+    const r = await pipeline.call('download_artifact', { engagement: ENGAGEMENT_AP, artifact: ENGAGEMENT_AP }, { signal: new AbortController().signal });
     await client.close();
     expect((r.structuredContent as Json).file).toMatchObject({ name: 'escape.txt', path: join(dir, 'inner', 'escape.txt') });
     expect(await readdir(dir)).toEqual(['inner']);
@@ -154,8 +156,7 @@ describe('downloads', () => {
     const seen: Progress[] = [];
     const r = (await stack.client.callTool(
       { name: 'get_session_recording', arguments: { session: SESSION_AP_CLERK, recording } },
-      undefined,
-      { onprogress: (p) => seen.push(p) },
+      { onprogress: (p: Progress) => seen.push(p) },
     )) as CallToolResult;
     const file = (r.structuredContent as Json).file as Json;
     expect(file.content_type).toMatch(/audio\/wav/);

@@ -1,6 +1,6 @@
 // Jobs followed from the tool call that starts them, against the sandbox over HTTP with its clock
 // scaled (timeScale 0.01: a 90 s analysis run lasts 0.9 s) and the client's rate window scaled alike.
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -31,8 +31,8 @@ const structured = (r: CallToolResult) => r.structuredContent as Json;
 /** Calls a tool with a progress token and collects the notifications the SDK client receives. */
 async function callWithProgress(name: string, args: Json, signal?: AbortSignal) {
   const seen: Progress[] = [];
-  const result = stack.client.callTool({ name, arguments: args }, undefined, {
-    onprogress: (p) => seen.push(p),
+  const result = stack.client.callTool({ name, arguments: args }, {
+    onprogress: (p: Progress) => seen.push(p),
     ...(signal ? { signal } : {}),
   }) as Promise<CallToolResult>;
   return { result, seen };
@@ -131,7 +131,11 @@ describe('a job followed from the call that starts it', () => {
     sandbox.clearRequests();
     const r = await stack.call('create_export', { engagement: ENGAGEMENT_AP, kind: 'findings_csv', cancel_on_abort: true });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toMatch(/cancel_on_abort: an? export cannot be cancelled; leave it out/);
+    // An export cannot be cancelled: its tool does not take the argument.
+    expect(textOf(r)).toMatch(/unknown argument cancel_on_abort/);
+    const { tools } = await stack.client.listTools();
+    expect(tools.find((t) => t.name === 'create_export')?.inputSchema.properties).not.toHaveProperty('cancel_on_abort');
+    expect(tools.find((t) => t.name === 'start_analysis_run')?.inputSchema.properties).toHaveProperty('cancel_on_abort');
     expect(sandbox.requests()).toHaveLength(0);
   });
 

@@ -116,7 +116,7 @@ describe('cancellation', () => {
     sandbox.admin.fault({ count: 1, delay_ms: 1_500, match: { method: 'GET', path: '/engagements/{engagement}/findings' } });
     const controller = new AbortController();
     const started = Date.now();
-    const call = stack.client.callTool({ name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP } }, undefined, {
+    const call = stack.client.callTool({ name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP } }, {
       signal: controller.signal,
     });
     setTimeout(() => controller.abort('user cancelled'), 200);

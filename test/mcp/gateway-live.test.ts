@@ -3,7 +3,6 @@
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/api/limiter.js';
@@ -11,10 +10,8 @@ import { createLogger } from '../../src/log.js';
 import { forgetLiveDescriptions, liveOperations, loadLiveDescription, LIVE_MAX_AGE_MS } from '../../src/mcp/live-openapi.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { loadConfig } from '../../src/config.js';
-import { createMcpServer } from '../../src/mcp/server.js';
+import type { Tool } from '@modelcontextprotocol/server';
+import { LIVE_LIST_WAIT_MS } from '../../src/mcp/operations.js';
 import { startStack, textOf } from '../helpers/stack.js';
 
 let sandbox: SandboxHandle;
@@ -80,18 +77,20 @@ describe('loading the live description', () => {
 
   it('turns what the catalog lacks into operations, marked generated, with the description\'s scope and area', async () => {
     const d = await loadLiveDescription({ client, origin: sandbox.url, logger });
+    // The sandbox describes two operations the catalog does not curate.
     const ops = liveOperations(d!.document, catalog);
-    const names = ops.map((o) => o.name);
-    expect(names).toEqual(expect.arrayContaining(['list_engagements', 'get_engagement', 'create_engagement', 'ask_audit_chat']));
+    expect(ops.map((o) => o.name).sort()).toEqual(['get_client_company', 'list_compliance_documents']);
     for (const o of ops) expect(catalog.some((c) => c.method === o.method && c.path === o.path)).toBe(false);
-    const ask = ops.find((o) => o.name === 'ask_audit_chat')!;
-    expect(ask).toMatchObject({ method: 'POST', scope: 'read', toolset: 'chat', body: 'json', generated: true });
+    expect(ops.find((o) => o.name === 'list_compliance_documents')?.paginated).toBe(true);
+    // A read-scoped POST of the description (as if the catalog did not curate the audit chat).
+    const known = catalog.filter((o) => o.name !== 'ask_audit_chat');
+    const ask = liveOperations(d!.document, known).find((o) => o.name === 'ask_audit_chat')!;
+    expect(ask).toMatchObject({ method: 'POST', scope: 'read', toolset: 'chat', body: 'json', generated: true, documented: false, quotesContent: true });
     expect(ask.annotations.readOnlyHint).toBe(true);
     // Validation from the description's schema: required and unknown fields are enforced.
     expect(ask.input.safeParse({ engagement: '01M1D4MS5080000000GGT70VZH' }).success).toBe(false);
     expect(ask.input.safeParse({ engagement: '01M1D4MS5080000000GGT70VZH', question: 'Why?', extra: 1 }).success).toBe(false);
     expect(ask.input.safeParse({ engagement: '../x', question: 'Why?' }).success).toBe(false);
-    expect(ops.find((o) => o.name === 'list_engagements')?.paginated).toBe(true);
   });
 });
 
@@ -105,9 +104,10 @@ describe('a server whose workspace does not serve its description', () => {
       const names = tools.map((t) => t.name);
       expect(names).toContain('list_findings');
       expect(names).toContain('find_operations');
-      expect(names).not.toContain('list_engagements');
+      // Curated in the catalog: listed whatever the description says.
+      expect(names).toContain('list_engagements');
       expect(stack.logs.join('\n')).toMatch(/could not read the live API description: serving the documented operations only/);
-      const r = await stack.call('call_operation', { operation: 'list_engagements' });
+      const r = await stack.call('call_operation', { operation: 'get_client_company', arguments: { company: '01M1D4JYJ0Q00040GRWYN74ED1' } });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toMatch(/Unknown operation/);
     } finally {
@@ -116,28 +116,40 @@ describe('a server whose workspace does not serve its description', () => {
   });
 });
 
-describe('a slow description', () => {
-  it('does not hold tools/list long; the client is told when the list grows', async () => {
-    sandbox.admin.fault({ count: 1, delay_ms: 2_500, match: { method: 'GET', path: '/openapi.json' } });
-    // Built here rather than with startStack, which waits for the description to land.
-    const config = loadConfig({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, WORKSPACE_TOOLSETS: 'default' });
-    const server = createMcpServer({ config, client, logger, operations: catalog });
-    const mcp = new Client({ name: 'test', version: '1.0.0' });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await Promise.all([server.connect(b), mcp.connect(a)]);
-    try {
-      const changed = new Promise<void>((resolve) => mcp.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
-      const started = Date.now();
-      const first = (await mcp.listTools()).tools.map((t) => t.name);
-      expect(Date.now() - started).toBeLessThan(2_000);
-      expect(first).toContain('find_operations');
-      expect(first).not.toContain('list_engagements');
-      await changed;
-      const second = (await mcp.listTools()).tools.map((t) => t.name);
-      expect(second).toContain('list_engagements');
-    } finally {
-      await mcp.close();
-      await server.close();
-    }
-  });
+describe('the first tools/list', () => {
+  for (const era of ['legacy', 'modern'] as const) {
+    it(`waits for a description that comes within the bound, so nothing arrives later (${era})`, async () => {
+      forgetLiveDescriptions();
+      sandbox.admin.fault({ count: 1, delay_ms: 800, match: { method: 'GET', path: '/openapi.json' } });
+      const stack = await startStack({ sandboxHandle: sandbox, era, waitForLive: false, env: { WORKSPACE_TOOLSETS: 'all' } });
+      try {
+        const names = (await stack.client.listTools()).tools.map((t) => t.name);
+        expect(names).toEqual(expect.arrayContaining(['get_client_company', 'list_compliance_documents']));
+        expect(stack.logs.join('\n')).not.toMatch(/slow to arrive/);
+      } finally {
+        await stack.close();
+      }
+    });
+
+    it(`lists the catalog after the bound when the description is slower, with a warning, and announces the rest (${era})`, async () => {
+      forgetLiveDescriptions();
+      sandbox.admin.fault({ count: 1, delay_ms: LIVE_LIST_WAIT_MS + 1_500, match: { method: 'GET', path: '/openapi.json' } });
+      const stack = await startStack({ sandboxHandle: sandbox, era, waitForLive: false, env: { WORKSPACE_TOOLSETS: 'all' } });
+      try {
+        let resolveChanged!: (tools: Tool[]) => void;
+        const changed = new Promise<Tool[]>((r) => (resolveChanged = r));
+        const listener = await stack.connect(era, { listChanged: { tools: { debounceMs: 0, onChanged: (_e, tools) => tools && resolveChanged(tools) } } });
+        const started = Date.now();
+        const first = (await listener.listTools()).tools.map((t) => t.name);
+        expect(Date.now() - started).toBeLessThan(LIVE_LIST_WAIT_MS + 1_000);
+        expect(first).toContain('list_findings');
+        expect(first).not.toContain('get_client_company');
+        expect(stack.logs.join('\n')).toMatch(/live API description is slow to arrive/);
+        const second = (await changed).map((t) => t.name);
+        expect(second).toContain('get_client_company');
+      } finally {
+        await stack.close();
+      }
+    }, 30_000);
+  }
 });

@@ -1,6 +1,6 @@
 // What the assistant is shown: the default surface stays small and cheap, toolsets and `all` list
 // one tool per operation (generated ones included), and the policy binds every surface alike.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_META_KEY } from '../../src/operation.js';
@@ -119,9 +119,10 @@ describe('toolsets and all', () => {
     const generated = tools.filter((t) => !catalog.some((o) => o.name === t.name));
     for (const t of generated) expect(t.description, t.name).toMatch(/\(generated\)$/);
     // Measured against the 17,000 target (see the report in bench/tokens.ts): the operation _meta
-    // every tool must carry (DESIGN.md's contract) costs about 4,500 of it on its own; this bound
-    // keeps what is left from growing back.
-    expect(tokens).toBeLessThan(19_000);
+    // every tool must carry (DESIGN.md's contract) costs about 4,500 of it on its own, and `fields`,
+    // now shown on every list tool that accepts it (the schema says what validation takes), about
+    // 800; this bound keeps what is left from growing back.
+    expect(tokens).toBeLessThan(20_000);
   });
 
   it('a list of areas shows exactly the operations of those areas', async () => {

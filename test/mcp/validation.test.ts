@@ -12,12 +12,12 @@ function op(name: string) {
 
 describe('argument validation', () => {
   it('accepts valid arguments', () => {
-    const r = validateArguments(op('list_findings'), { engagement: ENG, limit: 10 });
+    const r = validateArguments(op('list_findings').input, { engagement: ENG, limit: 10 }, 'list_findings');
     expect(r.ok).toBe(true);
   });
 
   it('names every bad field with the fix', () => {
-    const r = validateArguments(op('create_finding'), { engagement: '../../workspace', type: 'bad', statement: 'x'.repeat(1001), extra: 1 });
+    const r = validateArguments(op('create_finding').input, { engagement: '../../workspace', type: 'bad', statement: 'x'.repeat(1001), extra: 1 }, 'create_finding');
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(Object.keys(r.fields).sort()).toEqual(['(arguments)', 'engagement', 'statement', 'type'].sort());
@@ -29,13 +29,13 @@ describe('argument validation', () => {
   });
 
   it('tells a client that sent JSON text instead of an array', () => {
-    const r = validateArguments(op('reorder_guide_topics'), { ownerType: 'method', ownerId: ENG, ids: '["a"]' });
+    const r = validateArguments(op('reorder_guide_topics').input, { ownerType: 'method', ownerId: ENG, ids: '["a"]' }, 'reorder_guide_topics');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.fields.ids).toMatch(/not JSON text/);
   });
 
   it('says which argument is required', () => {
-    const r = validateArguments(op('get_finding'), { engagement: ENG });
+    const r = validateArguments(op('get_finding').input, { engagement: ENG }, 'get_finding');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.fields.finding).toMatch(/^required/);
   });

@@ -220,9 +220,9 @@ describe('jobs (issue 6)', () => {
   // JOBS: the job cells of the matrix go here once jobs exist: start a job (analysis run, export,
   // generation) under each fault above and check it is started once and polled (a read) with retries;
   // a job that fails on the sandbox (handle.admin.failNextJobs) is reported as failed, not retried.
-  // This stack has no live description, so an export is polled through the documented list.
   const START = { tool: 'create_export', args: { engagement: ENGAGEMENT_AP, kind: 'findings_csv' }, method: 'POST', path: '/engagements/{engagement}/exports' } as const;
-  const POLL = { method: 'GET', path: '/engagements/{engagement}/exports' } as const;
+  // The export's own read: curated in the catalog, the first way the job is read.
+  const POLL = { method: 'GET', path: '/engagements/{engagement}/exports/{export}' } as const;
   const FAULTS: Array<[string, Omit<FaultSpec, 'match' | 'count'>]> = [
     ['502', { status: 502 }],
     ['503', { status: 503 }],

@@ -8,9 +8,9 @@ import type { LogScan } from './token-scan.js';
 
 export type Rpc = { jsonrpc?: string; id?: string | number | null; result?: unknown; error?: { code: number; message: string }; method?: string; params?: unknown };
 
-/** The built server: the one whose early stdio path (dist/tools-list.json) answers before the SDK loads. */
+/** The built server, as an installed package or bundle runs it (npm run build). */
 export const BUILT_CLI = join(ROOT, 'dist/src/cli.js');
-export const builtServerExists = () => existsSync(BUILT_CLI) && existsSync(join(ROOT, 'dist/tools-list.json'));
+export const builtServerExists = () => existsSync(BUILT_CLI);
 
 export class StdioPeer {
   readonly child: ChildProcessWithoutNullStreams;

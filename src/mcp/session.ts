@@ -1,0 +1,108 @@
+// One member's view of the workspace: the policy of what they may list and run (toolsets, read-only
+// mode, their consent), their API client (their token, their rate budget), the pipeline and the tools
+// it lists. Built once per member and shared by every connection and request of theirs: a local
+// server has one; the remote mode one per signed-in member.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { ApiClient } from '../api/client.js';
+import { type Config, loadConfig } from '../config.js';
+import { createLogger, type Logger } from '../log.js';
+import type { Operation, Scope } from '../operation.js';
+import { gatewayTools } from './gateway.js';
+import { OperationSet } from './operations.js';
+import { Pipeline } from './pipeline.js';
+import { isRefusal, type SurfacePolicy, ToolRegistry } from './registry.js';
+import { surfaceOperations } from './surface.js';
+import type { CallContext, ToolSpec } from './tools.js';
+import { workflowTools } from './workflows.js';
+
+export interface SessionDeps {
+  config: Config;
+  client: ApiClient;
+  logger: Logger;
+  operations: OperationSet;
+  /** The member's consent when known (OAuth): read lists and runs no write tool. */
+  grantedScope?: Scope;
+}
+
+export class Session {
+  readonly pipeline: Pipeline;
+  readonly registry: ToolRegistry;
+  readonly client: ApiClient;
+  readonly #config: Config;
+  #listed: Tool[] = [];
+  readonly #unsubscribe: () => void;
+
+  constructor(deps: SessionDeps) {
+    this.#config = deps.config;
+    this.client = deps.client;
+    this.registry = new ToolRegistry(deps.operations, {
+      toolsets: deps.config.toolsets,
+      readOnly: deps.config.readOnly,
+      ...(deps.grantedScope ? { grantedScope: deps.grantedScope } : {}),
+    });
+    this.pipeline = new Pipeline({ config: deps.config, client: deps.client, logger: deps.logger, registry: this.registry });
+    this.#build();
+    // The live description may add operations after start: the surface is rebuilt with them.
+    this.#unsubscribe = deps.operations.onChanged(() => this.#build());
+  }
+
+  get operations(): OperationSet {
+    return this.registry.operations;
+  }
+
+  /** What tools/list answers: complete, in a deterministic order (direct tools, workflows, gateway). */
+  tools(): Tool[] {
+    return this.#listed;
+  }
+
+  call(name: string, raw: unknown, ctx: CallContext): Promise<CallToolResult> {
+    return this.pipeline.call(name, raw, ctx);
+  }
+
+  #build(): void {
+    const { pipeline, registry } = this;
+    let listed: ToolSpec[];
+    if (this.#config.toolsets === 'default') {
+      // The default surface: the operations the three jobs use first, the workflows, the gateway.
+      const own = [...workflowTools({ pipeline, budget: this.#config.responseBudget }), ...gatewayTools({ pipeline })];
+      const direct = surfaceOperations(registry.callable()).map((op) => pipeline.operationTool(op));
+      listed = [...direct, ...own].filter((t) => t.scope === 'read' || registry.writesAllowed());
+      const names = new Set(listed.map((t) => t.name));
+      pipeline.setSurface(own, (name) => names.has(name));
+    } else {
+      listed = registry.listed().map((op) => pipeline.operationTool(op));
+      pipeline.setSurface([], (name) => !isRefusal(registry.resolve(name)));
+    }
+    this.#listed = listed.map((t) => t.definition);
+  }
+
+  /** Stops following the operation set (a member's session dropped from the remote mode's cache). */
+  close(): void {
+    this.#unsubscribe();
+  }
+}
+
+const offline = (): never => {
+  throw new Error('listing tools never calls the API');
+};
+
+/**
+ * The tools a session with this policy lists over these operations, computed offline by the code
+ * tools/list answers with: for the manifest, the token bench and the generated docs.
+ */
+export function toolListFor(policy: SurfacePolicy, operations: readonly Operation[]): Tool[] {
+  const config = loadConfig({
+    WORKSPACE_TOOLSETS: policy.toolsets === 'default' || policy.toolsets === 'all' ? policy.toolsets : policy.toolsets.join(','),
+    WORKSPACE_READ_ONLY: String(policy.readOnly),
+  });
+  const { logger } = createLogger('silent');
+  const session = new Session({
+    config,
+    client: { callOperation: offline, request: offline } as unknown as ApiClient,
+    logger,
+    operations: new OperationSet({ catalog: operations, logger, live: false }),
+    ...(policy.grantedScope ? { grantedScope: policy.grantedScope } : {}),
+  });
+  session.close();
+  return session.tools();
+}
