@@ -40,6 +40,15 @@ Options of serve (each also read from the environment variable shown):
 `;
 
 async function main(argv: string[]): Promise<void> {
+  // Before any command loads: on a Node older than the floor a dependency fails later, half-way
+  // through a session, with a message that names neither Node nor its version.
+  const { nodeFloorRefusal } = await import('./node-floor.js');
+  const refusal = nodeFloorRefusal();
+  if (refusal !== undefined) {
+    process.stderr.write(`${refusal}\n`);
+    process.exitCode = 1;
+    return;
+  }
   const [first, ...rest] = argv;
   if (first === '--help' || first === '-h' || first === 'help') {
     const { SETTINGS } = await import('./config.js');

@@ -19,6 +19,12 @@ type Text<P extends Params> = { en: (p: P) => string; fr: (p: P) => string };
 const text = <P extends Params = Record<never, never>>(t: Text<P>): Text<P> => t;
 
 const MESSAGES = {
+  // The Node.js floor (src/node-floor.ts): one line, printed before any command runs.
+  'node.too_old': text<{ version: string; floor: string }>({
+    en: (p) => `workspace-consulting-mcp needs Node.js ${p.floor} or later, and this is Node.js ${p.version}: install a newer one (https://nodejs.org, or nvm install 22).`,
+    fr: (p) => `workspace-consulting-mcp demande Node.js ${p.floor} ou plus récent, et celui-ci est Node.js ${p.version} : installez-en un plus récent (https://nodejs.org, ou nvm install 22).`,
+  }),
+
   // Configuration (src/config.ts). The English text is what the configuration tests expect.
   'config.invalid': text<{ env: string; flag: string; value: string; fix: string }>({
     en: (p) => `Invalid ${p.env} (${p.flag}) ${p.value}: ${p.fix}`,
@@ -204,11 +210,17 @@ const MESSAGES = {
     en: () => 'correct the setting named above (environment variable or flag); run workspace-consulting-mcp --help for every setting',
     fr: () => 'corrigez le réglage nommé ci-dessus (variable d’environnement ou option) ; workspace-consulting-mcp --help les liste tous',
   }),
-  'doctor.node.ok': text<{ version: string }>({ en: (p) => `${p.version} (22 or later needed)`, fr: (p) => `${p.version} (22 ou plus récent requis)` }),
-  'doctor.node.old': text<{ version: string }>({ en: (p) => `${p.version} is too old`, fr: (p) => `${p.version} est trop ancienne` }),
-  'doctor.node.fix': text({
-    en: () => 'install Node.js 22 or later (https://nodejs.org, or nvm install 22)',
-    fr: () => 'installez Node.js 22 ou plus récent (https://nodejs.org, ou nvm install 22)',
+  'doctor.node.ok': text<{ version: string; floor: string }>({
+    en: (p) => `${p.version} (${p.floor} or later needed)`,
+    fr: (p) => `${p.version} (${p.floor} ou plus récent requis)`,
+  }),
+  'doctor.node.old': text<{ version: string; floor: string }>({
+    en: (p) => `${p.version} is too old (${p.floor} or later needed)`,
+    fr: (p) => `${p.version} est trop ancienne (${p.floor} ou plus récent requis)`,
+  }),
+  'doctor.node.fix': text<{ floor: string }>({
+    en: (p) => `install Node.js ${p.floor} or later (https://nodejs.org, or nvm install 22)`,
+    fr: (p) => `installez Node.js ${p.floor} ou plus récent (https://nodejs.org, ou nvm install 22)`,
   }),
   'doctor.skipped': text<{ what: string }>({ en: (p) => `skipped: ${p.what} failed`, fr: (p) => `non vérifié : échec de « ${p.what} »` }),
 
