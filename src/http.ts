@@ -14,6 +14,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { trackInFlight, type InFlight } from './in-flight.js';
 import type { Logger } from './log.js';
+import { loopbackHostNames } from './loopback.js';
 
 export const MCP_PATH = '/mcp';
 /** Largest JSON-RPC body accepted: tool arguments are small; files travel by path, not inline. */
@@ -44,7 +45,7 @@ export interface HttpServeHandle {
 
 /** Host header values a loopback listener on `port` answers to. */
 export function allowedHosts(port: number): string[] {
-  const names = ['127.0.0.1', 'localhost', '[::1]'];
+  const names = loopbackHostNames();
   return port === 80 ? [...names, ...names.map((n) => `${n}:80`)] : names.map((n) => `${n}:${port}`);
 }
 
