@@ -162,9 +162,9 @@ const MESSAGES = {
   }),
 
   'login.needs_value': text<{ name: string }>({ en: (p) => `${p.name} needs a value.`, fr: (p) => `${p.name} demande une valeur.` }),
-  'login.bad_scope': text<{ value: string }>({
-    en: (p) => `--scope is read or write, not ${p.value}.`,
-    fr: (p) => `--scope vaut read ou write, pas ${p.value}.`,
+  'login.bad_scope': text({
+    en: () => '--scope is read or write.',
+    fr: () => '--scope vaut read ou write.',
   }),
   'login.bad_timeout': text({ en: () => '--timeout is a number of seconds.', fr: () => '--timeout est un nombre de secondes.' }),
   'login.unknown_option': text<{ name: string; command: string; usage: string }>({

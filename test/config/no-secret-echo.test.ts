@@ -106,7 +106,7 @@ describe('a configuration error never echoes a value that may hold a secret', ()
     );
   });
 
-  it('through the CLI: serve and doctor exit on the bad setting, and stderr and stdout hold no part of the token', { timeout: 120_000 }, async () => {
+  it('through the CLI: serve, doctor and login exit on the bad setting, and stderr and stdout hold no part of the token', { timeout: 120_000 }, async () => {
     const run = (args: string[], env: Record<string, string>) =>
       new Promise<{ code: number | null; out: string }>((resolve, reject) => {
         const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
@@ -120,10 +120,18 @@ describe('a configuration error never echoes a value that may hold a secret', ()
         child.on('error', reject);
         child.on('close', (code) => resolve({ code, out }));
       });
-    const [serve, doctor] = await Promise.all([
+    const [serve, doctor, login, scope] = await Promise.all([
       run(['serve'], { WORKSPACE_URL: `https://me:${SECRET}@acme.workspace-consulting.com` }),
       run(['doctor', '--json', '--toolsets', `analysis,${SECRET}`], {}),
+      run(['login', '--no-browser'], { WORKSPACE_URL: SECRET }),
+      run(['login', '--workspace', 'https://acme.workspace-consulting.com', '--scope', SECRET], {}),
     ]);
+    expect(login.code).toBe(1);
+    expect(login.out).toMatch(/The workspace URL is not a valid URL/);
+    expect(leaks(login.out, SECRET)).toEqual([]);
+    expect(scope.code).toBe(2);
+    expect(scope.out).toMatch(/--scope is read or write\./);
+    expect(leaks(scope.out, SECRET)).toEqual([]);
     expect(serve.code).toBe(2);
     expect(serve.out).toMatch(/Invalid WORKSPACE_URL \(--workspace-url\): remove the user name and password/);
     expect(leaks(serve.out, SECRET)).toEqual([]);
