@@ -18,6 +18,8 @@ Usage:
   workspace-consulting-mcp [serve] [options]   serve MCP over stdio (default)
   workspace-consulting-mcp serve --http [--port N] [--host 127.0.0.1] [options]
                                                serve MCP over Streamable HTTP at http://HOST:PORT/mcp (loopback only)
+  workspace-consulting-mcp serve --remote [--host 0.0.0.0] [--port N] --public-url https://PUBLIC [options]
+                                               the remote mode: a shared server whose clients each sign in (OAuth)
   workspace-consulting-mcp sandbox [--port N] [--host H] [--time-scale X] [--no-rate-limit] [--admin-token T]
                                                run the embedded sandbox workspace alone
   workspace-consulting-mcp login --workspace URL [--scope read|write] [--no-browser]
@@ -40,10 +42,19 @@ Options of serve (each also read from the environment variable shown):
 `;
 
 async function main(argv: string[]): Promise<void> {
+  // Before any command loads: on a Node older than the floor a dependency fails later, half-way
+  // through a session, with a message that names neither Node nor its version.
+  const { nodeFloorRefusal } = await import('./node-floor.js');
+  const refusal = nodeFloorRefusal();
+  if (refusal !== undefined) {
+    process.stderr.write(`${refusal}\n`);
+    process.exitCode = 1;
+    return;
+  }
   const [first, ...rest] = argv;
   if (first === '--help' || first === '-h' || first === 'help') {
     const { SETTINGS } = await import('./config.js');
-    process.stderr.write(USAGE + SETTINGS.map((s) => `  ${s.flag.padEnd(20)} ${s.env.padEnd(26)} ${s.help}`).join('\n') + '\n');
+    process.stderr.write(USAGE + SETTINGS.map((s) => `  ${s.flag.padEnd(23)} ${s.env.padEnd(31)} ${s.help}`).join('\n') + '\n');
     return;
   }
   if (first === '--version' || first === '-v') {

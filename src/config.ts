@@ -1,17 +1,29 @@
-// Configuration from the environment and the matching command-line flags (flags win).
-// Every bad value is refused with a message naming the variable, the flag and the fix, in the
-// member's language (WORKSPACE_LOCALE, else the system locale; the catalog is src/i18n.ts).
+// Configuration from the environment and the matching command-line flags (flags win), parsed by one
+// zod schema (CONFIG_SCHEMA below). Every bad value is refused with a message naming the variable,
+// the flag and the shape it needs, in the member's language (WORKSPACE_LOCALE, else the system
+// locale; the catalog is src/i18n.ts).
+//
+// A refusal never repeats the value it was given: clients keep a server's stderr in log files, and
+// a token pasted into the wrong setting (the URL, its user-info, the locale, the toolsets...) must
+// not land there. Messages say which setting, which part of it (the 2nd name of a list, a URL's
+// path) and what it must look like, never what it holds.
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
 import { detectLocale, t, type Locale, type MessageKey } from './i18n.js';
+import { isLoopbackHost, loopbackListenAddress } from './loopback.js';
 import { TOOLSETS, type Toolset } from './operation.js';
 
 export type { Locale } from './i18n.js';
+export { isLoopbackHost } from './loopback.js';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
+/** The parsed configuration. Fields marked secret must never be logged or shown. */
 export interface Config {
   /** Workspace origin; undefined means the embedded sandbox. */
   workspaceUrl?: string;
+  /** Personal token (secret). Never set in remote mode, where each client signs in as its member. */
   token?: string;
   locale: Locale;
   /**
@@ -35,19 +47,55 @@ export interface Config {
    * its id and how to check again: an assistant's patience, not the job's length. 0: never follow.
    */
   jobWaitSeconds: number;
-  /** Serve Streamable HTTP on this loopback address instead of stdio; undefined means stdio. */
+  /**
+   * Serve Streamable HTTP on this loopback address instead of stdio; undefined means stdio (or
+   * remote). `host` is one of loopbackHostNames() (src/loopback.ts), IPv6 without brackets, as
+   * `listen` takes it, so the Host check accepts every request addressed to it.
+   */
   http?: { host: string; port: number };
+  /**
+   * `serve --remote`: the remote mode, serving many members who each sign in (OAuth) over HTTP.
+   * When set, `http` is not.
+   */
+  remote?: RemoteConfig;
+  /** REDIS_URL (secret: its password): the shared state store; undefined means in memory. */
+  redisUrl?: string;
+  /** WORKSPACE_STATE_KEY (secret): the 32-byte key that encrypts stored tokens. */
+  stateKey?: Uint8Array;
 }
 
-export class ConfigError extends Error {}
+export interface RemoteConfig {
+  /** Any address: the server authenticates its clients. Default 127.0.0.1 (behind a proxy). */
+  host: string;
+  port: number;
+  /**
+   * WORKSPACE_PUBLIC_URL as an origin (no trailing slash): where clients reach the server, the base
+   * of every link it publishes. Undefined only when `host` is loopback (then the listening address).
+   */
+  publicUrl?: string;
+  /** WORKSPACE_ALLOW_PERSONAL_TOKENS: accept a member's personal token in a header (unattended agents). */
+  allowPersonalTokens: boolean;
+}
 
-/** One entry per setting: the variable, its flag, and what it accepts (shown in errors and --help). */
+export class ConfigError extends Error {
+  /** The setting refused (its environment variable), when the refusal is about one. */
+  readonly setting: string | undefined;
+  constructor(message: string, setting?: string) {
+    super(message);
+    this.setting = setting;
+  }
+}
+
+/**
+ * One entry per setting: the variable, its flag, and what it accepts (shown in --help and the
+ * README). `bare`: a boolean flag given without a value means true.
+ */
 export const SETTINGS = [
   { env: 'WORKSPACE_URL', flag: '--workspace-url', help: 'Workspace origin, e.g. https://acme.workspace-consulting.com (https; http only on loopback). Unset: the embedded sandbox.' },
-  { env: 'WORKSPACE_TOKEN', flag: '--token', help: 'Personal access token (pat_...).' },
+  { env: 'WORKSPACE_TOKEN', flag: '--token', help: 'Personal access token (pat_...). Not with --remote, where each client signs in as its member.' },
   { env: 'WORKSPACE_LOCALE', flag: '--locale', help: 'en or fr: language of API messages. Default en.' },
   { env: 'WORKSPACE_TOOLSETS', flag: '--toolsets', help: `Unset: the default surface (25 tools for the three main jobs, and a gateway to every operation). Or a comma list of areas (${TOOLSETS.join(', ')}), or all (one tool per operation).` },
-  { env: 'WORKSPACE_READ_ONLY', flag: '--read-only', help: 'true: write tools are neither listed nor callable.' },
+  { env: 'WORKSPACE_READ_ONLY', flag: '--read-only', bare: true, help: 'true: write tools are neither listed nor callable.' },
   { env: 'LOG_LEVEL', flag: '--log-level', help: 'trace, debug, info, warn, error, fatal or silent. Default info (on stderr).' },
   { env: 'WORKSPACE_TIMEOUT_MS', flag: '--timeout-ms', help: 'Per-request timeout in milliseconds. Default 30000.' },
   { env: 'WORKSPACE_RATE_LIMIT', flag: '--rate-limit', help: 'Client-side budget as REQUESTS/SECONDS. Default 120/60 (the API limit).' },
@@ -57,177 +105,304 @@ export const SETTINGS = [
   { env: 'WORKSPACE_CONFIG_DIR', flag: '--config-dir', help: 'Folder for state kept between runs (cached API description). Default ~/.config/workspace-consulting-mcp.' },
   { env: 'WORKSPACE_JOB_WAIT_SECONDS', flag: '--job-wait-seconds', help: 'How long a tool that starts a job (analysis run, export, generation) follows it before answering with the job id and how to check again; 0 answers at once. Default 45.' },
   { env: 'WORKSPACE_UPLOAD_DIRS', flag: '--upload-dirs', help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots." },
-  { env: 'WORKSPACE_HTTP', flag: '--http', help: 'true: serve MCP over Streamable HTTP at /mcp instead of stdio (for agents that speak HTTP). Default false.' },
-  { env: 'WORKSPACE_HTTP_PORT', flag: '--port', help: 'Port of the HTTP endpoint (with --http); 0 picks a free one. Default 8765.' },
-  { env: 'WORKSPACE_HTTP_HOST', flag: '--host', help: 'Address the HTTP endpoint listens on (with --http): loopback only (127.0.0.1, ::1 or localhost), since it holds your workspace credentials and asks no client for any. Default 127.0.0.1.' },
+  { env: 'WORKSPACE_HTTP', flag: '--http', bare: true, help: 'true: serve MCP over Streamable HTTP at /mcp instead of stdio (for agents that speak HTTP). Default false.' },
+  { env: 'WORKSPACE_HTTP_PORT', flag: '--port', help: 'Port of the HTTP endpoint (with --http or --remote); 0 picks a free one. Default 8765.' },
+  { env: 'WORKSPACE_HTTP_HOST', flag: '--host', help: 'Address the HTTP endpoint listens on. With --http: 127.0.0.1, localhost or ::1 only, since it holds your workspace credentials and asks no client for any. With --remote: any address (e.g. 0.0.0.0), since each client signs in. Default 127.0.0.1.' },
+  { env: 'WORKSPACE_REMOTE', flag: '--remote', bare: true, help: 'true: the remote mode, for a shared deployment: MCP over HTTP at /mcp, each client signing in as its member with OAuth (no WORKSPACE_TOKEN). Default false.' },
+  { env: 'WORKSPACE_PUBLIC_URL', flag: '--public-url', help: 'With --remote: the origin clients reach the server at, e.g. https://mcp.acme.example (https; http only on loopback); every published link starts with it. Needed unless --host is loopback.' },
+  { env: 'WORKSPACE_ALLOW_PERSONAL_TOKENS', flag: '--allow-personal-tokens', bare: true, help: "With --remote: true also accepts a member's personal token (pat_...) in a header, for unattended agents. Default false." },
+  { env: 'REDIS_URL', flag: '--redis-url', help: 'redis:// or rediss:// URL of a Redis shared by every process and replica (rate budgets, job handles, sign-ins). Unset: state in memory, one process. Its password is a secret: prefer the variable to the flag, which other users can see in the process list.' },
+  { env: 'WORKSPACE_STATE_KEY', flag: '--state-key', help: 'With --remote and REDIS_URL: 32 random bytes in base64 (openssl rand -base64 32) that encrypt stored tokens; the same on every replica. A secret: prefer the variable to the flag.' },
 ] as const;
 
-type SettingEnv = (typeof SETTINGS)[number]['env'];
-
+type Setting = (typeof SETTINGS)[number];
+type SettingEnv = Setting['env'];
 type FixKey = Extract<MessageKey, `config.fix.${string}`>;
+type FixParams = Record<string, string | number>;
 
-/** Refuses a setting in the member's language (src/i18n.ts): the setting, its flag, the value, the fix. */
-function fail<K extends FixKey>(locale: Locale, env: SettingEnv, value: string, fix: K, ...params: Parameters<typeof t<K>> extends [Locale, K, ...infer P] ? P : never): never {
-  const flag = SETTINGS.find((s) => s.env === env)?.flag ?? '';
-  const fixText = (t as (l: Locale, k: MessageKey, ...p: unknown[]) => string)(locale, fix, ...params);
-  throw new ConfigError(t(locale, 'config.invalid', { env, flag, value: JSON.stringify(value), fix: fixText }));
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+const BOOLEAN_WORDS = ['true', 'false', '1', '0', 'yes', 'no'] as const;
+
+/**
+ * The fix a refusal of each setting shows when its schema gives no more precise one: the type
+ * makes every setting name its own.
+ */
+const DEFAULT_FIX: Record<SettingEnv, FixKey> = {
+  WORKSPACE_URL: 'config.fix.url_format',
+  WORKSPACE_TOKEN: 'config.fix.token',
+  WORKSPACE_LOCALE: 'config.fix.locale',
+  WORKSPACE_TOOLSETS: 'config.fix.toolsets_empty',
+  WORKSPACE_READ_ONLY: 'config.fix.boolean',
+  LOG_LEVEL: 'config.fix.log_level',
+  WORKSPACE_TIMEOUT_MS: 'config.fix.timeout',
+  WORKSPACE_RATE_LIMIT: 'config.fix.rate_limit',
+  WORKSPACE_MAX_RETRY_AFTER: 'config.fix.retry_after',
+  WORKSPACE_DOWNLOAD_DIR: 'config.fix.absolute_folder',
+  WORKSPACE_RESPONSE_BUDGET: 'config.fix.response_budget',
+  WORKSPACE_CONFIG_DIR: 'config.fix.absolute_folder',
+  WORKSPACE_JOB_WAIT_SECONDS: 'config.fix.job_wait',
+  WORKSPACE_UPLOAD_DIRS: 'config.fix.absolute_folder',
+  WORKSPACE_HTTP: 'config.fix.boolean',
+  WORKSPACE_HTTP_PORT: 'config.fix.http_port',
+  WORKSPACE_HTTP_HOST: 'config.fix.http_host',
+  WORKSPACE_REMOTE: 'config.fix.boolean',
+  WORKSPACE_PUBLIC_URL: 'config.fix.public_url',
+  WORKSPACE_ALLOW_PERSONAL_TOKENS: 'config.fix.boolean',
+  REDIS_URL: 'config.fix.redis_url',
+  WORKSPACE_STATE_KEY: 'config.fix.state_key',
+};
+
+/** Refuse the value being parsed with `fix` (and its parameters, which never hold the value). */
+function refuse(ctx: z.RefinementCtx, fix: FixKey, params: FixParams = {}, path: SettingEnv[] = []): typeof z.NEVER {
+  ctx.addIssue({ code: 'custom', message: fix, params: { fix, fixParams: params }, path });
+  return z.NEVER;
 }
 
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+// Building blocks: each reads a setting's text (trimmed; unset and blank are both undefined).
+const boolean = z
+  .string()
+  .toLowerCase()
+  .pipe(z.enum(BOOLEAN_WORDS))
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const wholeNumber = (min: number, max: number) => z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(min).max(max));
+const decimal = (min: number, max: number) => z.string().regex(/^\d+(\.\d+)?$/).transform(Number).pipe(z.number().min(min).max(max));
+const absoluteFolder = z.string().refine((d) => isAbsolute(d));
+
+/** A URL, or undefined (the text is never quoted: it may be a token pasted by mistake). */
+function parseUrl(raw: string): URL | undefined {
+  try {
+    return new URL(raw);
+  } catch {
+    return undefined;
+  }
 }
+
+/** https, or http on a loopback host: a token sent in clear text on a network is a token given away. */
+const secureOrLoopback = (u: URL) => u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname));
+
+const workspaceUrl = z.string().transform((raw, ctx) => {
+  const u = parseUrl(raw);
+  if (!u || u.protocol !== 'https:' && u.protocol !== 'http:') return refuse(ctx, 'config.fix.url_format');
+  if (u.username || u.password) return refuse(ctx, 'config.fix.url_credentials');
+  if (!secureOrLoopback(u)) return refuse(ctx, 'config.fix.url_https');
+  // The API root is origin + /api/v1: accept a pasted API root or trailing slash, keep the origin.
+  const path = u.pathname.replace(/\/+$/, '');
+  if ((path !== '' && path !== '/api/v1') || u.search || u.hash) return refuse(ctx, 'config.fix.url_path');
+  return u.origin;
+});
+
+const publicUrl = z.string().transform((raw, ctx) => {
+  const u = parseUrl(raw);
+  if (!u || u.protocol !== 'https:' && u.protocol !== 'http:') return refuse(ctx, 'config.fix.public_url');
+  if (u.username || u.password) return refuse(ctx, 'config.fix.url_credentials');
+  if (!secureOrLoopback(u)) return refuse(ctx, 'config.fix.url_https');
+  if ((u.pathname !== '' && u.pathname !== '/') || u.search || u.hash) return refuse(ctx, 'config.fix.public_url');
+  return u.origin;
+});
+
+const redisUrl = z.string().transform((raw, ctx) => {
+  const u = parseUrl(raw);
+  if (!u || u.protocol !== 'redis:' && u.protocol !== 'rediss:') return refuse(ctx, 'config.fix.redis_url');
+  // The optional path is the database number; node-redis reads nothing else from the URL.
+  if (u.hostname === '' || !/^(\/\d*)?$/.test(u.pathname) || u.search || u.hash) return refuse(ctx, 'config.fix.redis_url');
+  return raw;
+});
+
+// 32 bytes in base64 (standard or URL-safe alphabet): 43 characters, or 44 with the padding.
+const stateKey = z
+  .string()
+  .regex(/^[A-Za-z0-9+/_-]{43}=?$/)
+  .transform((raw, ctx) => {
+    const key = Buffer.from(raw, 'base64');
+    if (key.length !== 32) return refuse(ctx, 'config.fix.state_key');
+    return new Uint8Array(key);
+  });
+
+const token = z.string().regex(/^pat_[A-Za-z0-9_-]{8,}$/);
+
+const toolsets = z.string().transform((raw, ctx): Config['toolsets'] => {
+  const lower = raw.toLowerCase();
+  if (lower === 'all' || lower === 'default') return lower;
+  const names = lower.split(',').map((s) => s.trim());
+  const given = names.filter(Boolean);
+  if (given.length === 0) return refuse(ctx, 'config.fix.toolsets_empty', { choices: TOOLSETS.join(', ') });
+  for (const [i, name] of given.entries()) {
+    if ((TOOLSETS as readonly string[]).includes(name)) continue;
+    // The name is never quoted, but a near miss of an area is almost surely a typo of it.
+    const near = TOOLSETS.find((area) => name.length >= 3 && editDistance(name, area) <= 2);
+    return refuse(ctx, near ? 'config.fix.toolsets_typo' : 'config.fix.toolsets', { position: i + 1, count: given.length, area: near ?? '', choices: TOOLSETS.join(', ') });
+  }
+  return [...new Set(given)] as Toolset[];
+});
+
+const rateLimit = z.string().transform((raw, ctx) => {
+  const m = /^(\d+)\s*\/\s*(\d+(?:\.\d+)?)$/.exec(raw);
+  const limit = Number(m?.[1]);
+  const windowMs = Math.round(Number(m?.[2]) * 1000);
+  if (!m || limit < 1 || limit > 120 || windowMs < 10) return refuse(ctx, 'config.fix.rate_limit');
+  return { limit, windowMs };
+});
+
+const uploadDirs = z.string().transform((raw, ctx) => {
+  const dirs = raw.split(delimiter).map((d) => d.trim()).filter(Boolean);
+  const bad = dirs.findIndex((d) => !isAbsolute(d));
+  if (bad >= 0) return refuse(ctx, 'config.fix.absolute_folders', { position: bad + 1, count: dirs.length });
+  return dirs;
+});
+
+/** A host name or an IP address (IPv6 with or without brackets), as `listen` takes it. */
+function listenableHost(host: string): string | undefined {
+  const h = host.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(h) !== 0) return h;
+  return /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i.test(h) ? h : undefined;
+}
+
+/** The settings' texts; each field is the setting's own schema. XDG_CONFIG_HOME is read, never refused. */
+const SETTINGS_SCHEMA = z.object({
+  WORKSPACE_URL: workspaceUrl.optional(),
+  WORKSPACE_TOKEN: token.optional(),
+  WORKSPACE_LOCALE: z.string().toLowerCase().pipe(z.enum(['en', 'fr'])).default('en'),
+  WORKSPACE_TOOLSETS: toolsets.default('default'),
+  WORKSPACE_READ_ONLY: boolean.default(false),
+  LOG_LEVEL: z.string().toLowerCase().pipe(z.enum(LOG_LEVELS)).default('info'),
+  WORKSPACE_TIMEOUT_MS: wholeNumber(100, 600_000).default(30_000),
+  WORKSPACE_RATE_LIMIT: rateLimit.default({ limit: 120, windowMs: 60_000 }),
+  WORKSPACE_MAX_RETRY_AFTER: decimal(0, 3600).default(120),
+  WORKSPACE_DOWNLOAD_DIR: z.string().transform((d) => resolve(d)).optional(),
+  WORKSPACE_RESPONSE_BUDGET: wholeNumber(1000, 1_000_000).default(20_000),
+  WORKSPACE_CONFIG_DIR: absoluteFolder.optional(),
+  WORKSPACE_JOB_WAIT_SECONDS: decimal(0, 600).default(45),
+  WORKSPACE_UPLOAD_DIRS: uploadDirs.default([]),
+  WORKSPACE_HTTP: boolean.default(false),
+  WORKSPACE_HTTP_PORT: wholeNumber(0, 65_535).default(8765),
+  WORKSPACE_HTTP_HOST: z.string().default('127.0.0.1'),
+  WORKSPACE_REMOTE: boolean.default(false),
+  WORKSPACE_PUBLIC_URL: publicUrl.optional(),
+  WORKSPACE_ALLOW_PERSONAL_TOKENS: boolean.default(false),
+  REDIS_URL: redisUrl.optional(),
+  WORKSPACE_STATE_KEY: stateKey.optional(),
+  XDG_CONFIG_HOME: z.string().optional(),
+});
+
+/**
+ * The configuration schema: every setting parsed by its field, then the rules that tie settings
+ * together (the host each HTTP mode may listen on, what the remote mode needs), then the Config.
+ */
+export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform((s, ctx): Config => {
+  let http: Config['http'];
+  let remote: Config['remote'];
+  if (s.WORKSPACE_REMOTE) {
+    // The remote server authenticates every client, so it may listen on any address.
+    const host = listenableHost(s.WORKSPACE_HTTP_HOST);
+    if (host === undefined) return refuse(ctx, 'config.fix.remote_host', {}, ['WORKSPACE_HTTP_HOST']);
+    // With a personal token every client would act as its owner: remote clients sign in.
+    if (s.WORKSPACE_TOKEN !== undefined) return refuse(ctx, 'config.fix.token_in_remote', {}, ['WORKSPACE_TOKEN']);
+    // The links it publishes (metadata, the 401's resource_metadata) must name where clients reach it.
+    if (s.WORKSPACE_PUBLIC_URL === undefined && loopbackListenAddress(host) === undefined) {
+      return refuse(ctx, 'config.fix.public_url_required', {}, ['WORKSPACE_PUBLIC_URL']);
+    }
+    // Replicas share the store: tokens kept there must be encrypted with the key they all hold.
+    if (s.REDIS_URL !== undefined && s.WORKSPACE_STATE_KEY === undefined) {
+      return refuse(ctx, 'config.fix.state_key_required', {}, ['WORKSPACE_STATE_KEY']);
+    }
+    remote = {
+      host,
+      port: s.WORKSPACE_HTTP_PORT,
+      ...(s.WORKSPACE_PUBLIC_URL !== undefined ? { publicUrl: s.WORKSPACE_PUBLIC_URL } : {}),
+      allowPersonalTokens: s.WORKSPACE_ALLOW_PERSONAL_TOKENS,
+    };
+  } else if (s.WORKSPACE_HTTP) {
+    // The endpoint has no client authentication of its own and acts with the member's token, so it
+    // must not be reachable from another machine; and it must answer to the Host its clients send.
+    const host = loopbackListenAddress(s.WORKSPACE_HTTP_HOST);
+    if (host === undefined) return refuse(ctx, 'config.fix.http_host', {}, ['WORKSPACE_HTTP_HOST']);
+    http = { host, port: s.WORKSPACE_HTTP_PORT };
+  }
+
+  const xdg = s.XDG_CONFIG_HOME;
+  return {
+    ...(s.WORKSPACE_URL !== undefined ? { workspaceUrl: s.WORKSPACE_URL } : {}),
+    ...(s.WORKSPACE_TOKEN !== undefined ? { token: s.WORKSPACE_TOKEN } : {}),
+    locale: s.WORKSPACE_LOCALE,
+    toolsets: s.WORKSPACE_TOOLSETS,
+    readOnly: s.WORKSPACE_READ_ONLY,
+    logLevel: s.LOG_LEVEL,
+    timeoutMs: s.WORKSPACE_TIMEOUT_MS,
+    rateLimit: s.WORKSPACE_RATE_LIMIT,
+    maxRetryAfterSeconds: s.WORKSPACE_MAX_RETRY_AFTER,
+    downloadDir: s.WORKSPACE_DOWNLOAD_DIR ?? join(homedir(), 'Downloads', 'workspace-consulting'),
+    uploadDirs: s.WORKSPACE_UPLOAD_DIRS,
+    responseBudget: s.WORKSPACE_RESPONSE_BUDGET,
+    configDir: s.WORKSPACE_CONFIG_DIR ?? join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'workspace-consulting-mcp'),
+    jobWaitSeconds: s.WORKSPACE_JOB_WAIT_SECONDS,
+    ...(http ? { http } : {}),
+    ...(remote ? { remote } : {}),
+    ...(s.REDIS_URL !== undefined ? { redisUrl: s.REDIS_URL } : {}),
+    ...(s.WORKSPACE_STATE_KEY !== undefined ? { stateKey: s.WORKSPACE_STATE_KEY } : {}),
+  };
+});
+
+/** An option name fit to be repeated: a flag's shape, not text that could be a pasted secret. */
+const OPTION_NAME = /^--[a-z][a-z-]{0,40}$/;
 
 /** Parse `--flag value`, `--flag=value` and bare boolean flags into env-style keys. */
 export function flagsToEnv(argv: string[], locale: Locale = detectLocale()): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (!arg.startsWith('--')) throw new ConfigError(t(locale, 'config.unexpected_argument', { arg: JSON.stringify(arg) }));
+    // Its position, not its text: a stray argument is as likely a token pasted after a bare flag.
+    if (!arg.startsWith('--')) throw new ConfigError(t(locale, 'config.unexpected_argument', { position: i + 1 }));
     const [name, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
-    const setting = SETTINGS.find((s) => s.flag === name);
-    if (!setting) throw new ConfigError(t(locale, 'config.unknown_option', { name }));
-    if ((name === '--read-only' || name === '--http') && inline === undefined) {
+    const setting: Setting | undefined = SETTINGS.find((s) => s.flag === name);
+    if (!setting) {
+      throw new ConfigError(OPTION_NAME.test(name) ? t(locale, 'config.unknown_option', { name }) : t(locale, 'config.unknown_option_unnamed', { position: i + 1 }));
+    }
+    if ('bare' in setting && inline === undefined) {
       out[setting.env] = 'true';
       continue;
     }
     const value = inline ?? argv[++i];
-    if (value === undefined) throw new ConfigError(t(locale, 'config.needs_value', { name, help: setting.help }));
+    if (value === undefined) throw new ConfigError(t(locale, 'config.needs_value', { name, help: setting.help }), setting.env);
     out[setting.env] = value;
   }
   return out;
 }
 
+/** The configuration from `env` and `argv` (flags win), or a ConfigError naming the first bad setting. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = []): Config {
-  const v = { ...env, ...flagsToEnv(argv, detectLocale(env)) } as Record<string, string | undefined>;
-  // The language of every refusal below: the flags' --locale counts too, when it is valid.
-  const L = detectLocale(v);
-  const get = (k: SettingEnv) => {
-    const x = v[k]?.trim();
-    return x === '' ? undefined : x;
-  };
+  const merged = { ...env, ...flagsToEnv(argv, detectLocale(env)) } as Record<string, string | undefined>;
+  // The language of every refusal: the flags' --locale counts too, when it is valid.
+  const L = detectLocale(merged);
+  // Unset and blank are the same: a client's form leaves optional fields empty.
+  const input: Record<string, string> = {};
+  for (const key of [...SETTINGS.map((s) => s.env), 'XDG_CONFIG_HOME']) {
+    const text = merged[key]?.trim();
+    if (text) input[key] = text;
+  }
+  const parsed = CONFIG_SCHEMA.safeParse(input);
+  if (parsed.success) return parsed.data;
+  // The first refusal, in SETTINGS order. zod's own issue text is never shown: it may quote the input.
+  const order = (issue: z.core.$ZodIssue) => SETTINGS.findIndex((s) => s.env === issue.path[0]);
+  const issue = [...parsed.error.issues].sort((a, b) => order(a) - order(b))[0] as z.core.$ZodIssue;
+  const setting = issue.path[0] as SettingEnv;
+  const flag = SETTINGS.find((s) => s.env === setting)?.flag ?? '';
+  const custom = issue.code === 'custom' ? (issue.params as { fix?: FixKey; fixParams?: FixParams } | undefined) : undefined;
+  const fix = (t as (l: Locale, k: MessageKey, p: FixParams) => string)(L, custom?.fix ?? DEFAULT_FIX[setting], {
+    choices: TOOLSETS.join(', '),
+    ...custom?.fixParams,
+  });
+  throw new ConfigError(t(L, 'config.invalid', { env: setting, flag, fix }), setting);
+}
 
-  let workspaceUrl: string | undefined;
-  const rawUrl = get('WORKSPACE_URL');
-  if (rawUrl !== undefined) {
-    let u: URL;
-    try {
-      u = new URL(rawUrl);
-    } catch {
-      fail(L, 'WORKSPACE_URL', rawUrl, 'config.fix.url_format');
+/** Levenshtein distance, for "did you mean" on short names. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
     }
-    if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname))) {
-      fail(L, 'WORKSPACE_URL', rawUrl, 'config.fix.url_https');
-    }
-    if (u.username || u.password) fail(L, 'WORKSPACE_URL', rawUrl, 'config.fix.url_credentials');
-    // The API root is origin + /api/v1: accept a pasted API root or trailing slash, keep the origin.
-    const path = u.pathname.replace(/\/+$/, '');
-    if (path !== '' && path !== '/api/v1') fail(L, 'WORKSPACE_URL', rawUrl, 'config.fix.url_path', { origin: u.origin });
-    workspaceUrl = u.origin;
+    prev = cur;
   }
-
-  const token = get('WORKSPACE_TOKEN');
-  if (token !== undefined && !/^pat_[A-Za-z0-9_-]{8,}$/.test(token)) {
-    // Never echo a token back, even a malformed one.
-    throw new ConfigError(t(L, 'config.bad_token'));
-  }
-
-  const locale = get('WORKSPACE_LOCALE') ?? 'en';
-  if (locale !== 'en' && locale !== 'fr') fail(L, 'WORKSPACE_LOCALE', locale, 'config.fix.locale');
-
-  let toolsets: Toolset[] | 'all' | 'default' = 'default';
-  const rawSets = get('WORKSPACE_TOOLSETS');
-  if (rawSets?.toLowerCase() === 'all') toolsets = 'all';
-  else if (rawSets?.toLowerCase() === 'default') toolsets = 'default';
-  else if (rawSets !== undefined) {
-    const names = rawSets.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
-    const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
-    if (unknown.length || names.length === 0) fail(L, 'WORKSPACE_TOOLSETS', rawSets, 'config.fix.toolsets', { unknown: unknown.join(', ') || '(empty)', choices: TOOLSETS.join(', ') });
-    toolsets = [...new Set(names)] as Toolset[];
-  }
-
-  const rawRo = get('WORKSPACE_READ_ONLY') ?? 'false';
-  const ro = rawRo.toLowerCase();
-  if (!['true', 'false', '1', '0', 'yes', 'no'].includes(ro)) fail(L, 'WORKSPACE_READ_ONLY', rawRo, 'config.fix.boolean');
-  const readOnly = ro === 'true' || ro === '1' || ro === 'yes';
-
-  const logLevel = (get('LOG_LEVEL') ?? 'info').toLowerCase();
-  if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(logLevel)) {
-    fail(L, 'LOG_LEVEL', logLevel, 'config.fix.log_level');
-  }
-
-  const timeoutRaw = get('WORKSPACE_TIMEOUT_MS') ?? '30000';
-  const timeoutMs = Number(timeoutRaw);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 600_000) {
-    fail(L, 'WORKSPACE_TIMEOUT_MS', timeoutRaw, 'config.fix.timeout');
-  }
-
-  const rateRaw = get('WORKSPACE_RATE_LIMIT') ?? '120/60';
-  const m = /^(\d+)\s*\/\s*(\d+(?:\.\d+)?)$/.exec(rateRaw);
-  const limit = Number(m?.[1]);
-  const windowMs = Math.round(Number(m?.[2]) * 1000);
-  if (!m || limit < 1 || limit > 120 || windowMs < 10) {
-    fail(L, 'WORKSPACE_RATE_LIMIT', rateRaw, 'config.fix.rate_limit');
-  }
-
-  const capRaw = get('WORKSPACE_MAX_RETRY_AFTER') ?? '120';
-  const maxRetryAfterSeconds = Number(capRaw);
-  if (!Number.isFinite(maxRetryAfterSeconds) || maxRetryAfterSeconds < 0 || maxRetryAfterSeconds > 3600) {
-    fail(L, 'WORKSPACE_MAX_RETRY_AFTER', capRaw, 'config.fix.retry_after');
-  }
-
-  const downloadDir = resolve(get('WORKSPACE_DOWNLOAD_DIR') ?? join(homedir(), 'Downloads', 'workspace-consulting'));
-
-  const rawUploads = get('WORKSPACE_UPLOAD_DIRS');
-  const uploadDirs = (rawUploads ?? '').split(delimiter).map((d) => d.trim()).filter(Boolean);
-  for (const d of uploadDirs) if (!isAbsolute(d)) fail(L, 'WORKSPACE_UPLOAD_DIRS', d, 'config.fix.absolute_folders');
-
-  const budgetRaw = get('WORKSPACE_RESPONSE_BUDGET') ?? '20000';
-  const responseBudget = Number(budgetRaw);
-  if (!Number.isInteger(responseBudget) || responseBudget < 1000 || responseBudget > 1_000_000) {
-    fail(L, 'WORKSPACE_RESPONSE_BUDGET', budgetRaw, 'config.fix.response_budget');
-  }
-
-  const rawConfigDir = get('WORKSPACE_CONFIG_DIR');
-  if (rawConfigDir !== undefined && !isAbsolute(rawConfigDir)) fail(L, 'WORKSPACE_CONFIG_DIR', rawConfigDir, 'config.fix.absolute_folder');
-  const xdg = v.XDG_CONFIG_HOME?.trim();
-  const configDir = rawConfigDir ?? join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'workspace-consulting-mcp');
-
-  const waitRaw = get('WORKSPACE_JOB_WAIT_SECONDS') ?? '45';
-  const jobWaitSeconds = Number(waitRaw);
-  if (!/^\d+(\.\d+)?$/.test(waitRaw) || jobWaitSeconds > 600) {
-    fail(L, 'WORKSPACE_JOB_WAIT_SECONDS', waitRaw, 'config.fix.job_wait');
-  }
-
-  const rawHttp = get('WORKSPACE_HTTP') ?? 'false';
-  if (!['true', 'false', '1', '0', 'yes', 'no'].includes(rawHttp.toLowerCase())) fail(L, 'WORKSPACE_HTTP', rawHttp, 'config.fix.boolean');
-  let http: Config['http'];
-  if (['true', '1', 'yes'].includes(rawHttp.toLowerCase())) {
-    const portRaw = get('WORKSPACE_HTTP_PORT') ?? '8765';
-    const port = Number(portRaw);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) fail(L, 'WORKSPACE_HTTP_PORT', portRaw, 'config.fix.http_port');
-    const host = get('WORKSPACE_HTTP_HOST') ?? '127.0.0.1';
-    // The endpoint has no client authentication of its own and acts with the member's token, so it
-    // must not be reachable from another machine.
-    if (!isLoopbackHost(host)) fail(L, 'WORKSPACE_HTTP_HOST', host, 'config.fix.http_host');
-    http = { host, port };
-  }
-
-  return {
-    workspaceUrl,
-    token,
-    locale,
-    toolsets,
-    readOnly,
-    logLevel: logLevel as LogLevel,
-    timeoutMs,
-    rateLimit: { limit, windowMs },
-    maxRetryAfterSeconds,
-    downloadDir,
-    uploadDirs,
-    responseBudget,
-    configDir,
-    jobWaitSeconds,
-    ...(http ? { http } : {}),
-  };
+  return prev[b.length] as number;
 }

@@ -24,7 +24,8 @@ function parseArgs(argv: string[]): DoctorArgs {
     else if (a === '--color') out.color = true;
     else if (a === '--want' || a.startsWith('--want=')) {
       const v = a.includes('=') ? a.slice('--want='.length) : argv[++i];
-      if (v !== 'read' && v !== 'write') throw new ConfigError(`--want is read or write, not ${JSON.stringify(v ?? '')}.`);
+      // The value is not repeated: a misplaced argument may be a secret.
+      if (v !== 'read' && v !== 'write') throw new ConfigError('--want is read or write.');
       out.want = v;
     } else out.configArgs.push(a);
   }

@@ -19,14 +19,25 @@ type Text<P extends Params> = { en: (p: P) => string; fr: (p: P) => string };
 const text = <P extends Params = Record<never, never>>(t: Text<P>): Text<P> => t;
 
 const MESSAGES = {
-  // Configuration (src/config.ts). The English text is what the configuration tests expect.
-  'config.invalid': text<{ env: string; flag: string; value: string; fix: string }>({
-    en: (p) => `Invalid ${p.env} (${p.flag}) ${p.value}: ${p.fix}`,
-    fr: (p) => `${p.env} (${p.flag}) invalide ${p.value} : ${p.fix}`,
+  // The Node.js floor (src/node-floor.ts): one line, printed before any command runs.
+  'node.too_old': text<{ version: string; floor: string }>({
+    en: (p) => `workspace-consulting-mcp needs Node.js ${p.floor} or later, and this is Node.js ${p.version}: install a newer one (https://nodejs.org, or nvm install 22).`,
+    fr: (p) => `workspace-consulting-mcp demande Node.js ${p.floor} ou plus récent, et celui-ci est Node.js ${p.version} : installez-en un plus récent (https://nodejs.org, ou nvm install 22).`,
   }),
-  'config.unexpected_argument': text<{ arg: string }>({
-    en: (p) => `Unexpected argument ${p.arg}: run with --help for the options.`,
-    fr: (p) => `Argument inattendu ${p.arg} : lancez avec --help pour voir les options.`,
+
+  // Configuration (src/config.ts). The English text is what the configuration tests expect. No
+  // message quotes a setting's value: it may be a secret pasted into the wrong place.
+  'config.invalid': text<{ env: string; flag: string; fix: string }>({
+    en: (p) => `Invalid ${p.env} (${p.flag}): ${p.fix}`,
+    fr: (p) => `${p.env} (${p.flag}) invalide : ${p.fix}`,
+  }),
+  'config.unexpected_argument': text<{ position: number }>({
+    en: (p) => `Unexpected argument at position ${p.position}: options start with --; run with --help for the options.`,
+    fr: (p) => `Argument inattendu en position ${p.position} : les options commencent par -- ; lancez avec --help pour voir les options.`,
+  }),
+  'config.unknown_option_unnamed': text<{ position: number }>({
+    en: (p) => `Unknown option at position ${p.position}: run with --help for the options.`,
+    fr: (p) => `Option inconnue en position ${p.position} : lancez avec --help pour voir les options.`,
   }),
   'config.unknown_option': text<{ name: string }>({
     en: (p) => `Unknown option ${p.name}: run with --help for the options.`,
@@ -36,9 +47,9 @@ const MESSAGES = {
     en: (p) => `Option ${p.name} needs a value: ${p.help}`,
     fr: (p) => `L'option ${p.name} demande une valeur : ${p.help}`,
   }),
-  'config.bad_token': text({
-    en: () => 'Invalid WORKSPACE_TOKEN (--token): a personal token starts with pat_ followed by letters and digits; copy it again from API and integrations > API keys.',
-    fr: () => "WORKSPACE_TOKEN (--token) invalide : un jeton personnel commence par pat_ suivi de lettres et de chiffres ; copiez-le à nouveau depuis API et intégrations > Clés d'API.",
+  'config.fix.token': text({
+    en: () => 'a personal token starts with pat_ followed by letters and digits; copy it again from API and integrations > API keys',
+    fr: () => "un jeton personnel commence par pat_ suivi de lettres et de chiffres ; copiez-le à nouveau depuis API et intégrations > Clés d'API",
   }),
   'config.fix.url_format': text({
     en: () => 'give the workspace origin as a full URL, e.g. https://acme.workspace-consulting.com',
@@ -52,14 +63,22 @@ const MESSAGES = {
     en: () => 'remove the user name and password from the URL; use WORKSPACE_TOKEN',
     fr: () => "retirez le nom d'utilisateur et le mot de passe de l'URL ; utilisez WORKSPACE_TOKEN",
   }),
-  'config.fix.url_path': text<{ origin: string }>({
-    en: (p) => `give the origin only (${p.origin}), without a path`,
-    fr: (p) => `donnez seulement l'origine (${p.origin}), sans chemin`,
+  'config.fix.url_path': text({
+    en: () => 'give the origin only (https://, the host and an optional port, e.g. https://acme.workspace-consulting.com), without a path, query or fragment',
+    fr: () => "donnez seulement l'origine (https://, l'hôte et un port facultatif, par exemple https://acme.workspace-consulting.com), sans chemin, requête ni fragment",
   }),
   'config.fix.locale': text({ en: () => 'use en or fr', fr: () => 'utilisez en ou fr' }),
-  'config.fix.toolsets': text<{ unknown: string; choices: string }>({
-    en: (p) => `unknown area ${p.unknown}; choose from ${p.choices}, or all`,
-    fr: (p) => `domaine inconnu ${p.unknown} ; choisissez parmi ${p.choices}, ou all`,
+  'config.fix.toolsets': text<{ position: number; count: number; choices: string }>({
+    en: (p) => `name ${p.position} of ${p.count} is not an area; give a comma list of areas from ${p.choices}, or all`,
+    fr: (p) => `le nom ${p.position} sur ${p.count} n'est pas un domaine ; donnez une liste de domaines séparés par des virgules parmi ${p.choices}, ou all`,
+  }),
+  'config.fix.toolsets_typo': text<{ position: number; count: number; area: string; choices: string }>({
+    en: (p) => `name ${p.position} of ${p.count} is not an area (did you mean ${p.area}?); give a comma list of areas from ${p.choices}, or all`,
+    fr: (p) => `le nom ${p.position} sur ${p.count} n'est pas un domaine (vouliez-vous dire ${p.area} ?) ; donnez une liste de domaines séparés par des virgules parmi ${p.choices}, ou all`,
+  }),
+  'config.fix.toolsets_empty': text<{ choices: string }>({
+    en: (p) => `give a comma list of areas from ${p.choices}, or all`,
+    fr: (p) => `donnez une liste de domaines séparés par des virgules parmi ${p.choices}, ou all`,
   }),
   'config.fix.boolean': text({ en: () => 'use true or false', fr: () => 'utilisez true ou false' }),
   'config.fix.log_level': text({
@@ -78,7 +97,10 @@ const MESSAGES = {
     en: () => 'use a number of seconds between 0 and 3600',
     fr: () => 'utilisez un nombre de secondes entre 0 et 3600',
   }),
-  'config.fix.absolute_folders': text({ en: () => 'give absolute folder paths', fr: () => 'donnez des chemins de dossiers absolus' }),
+  'config.fix.absolute_folders': text<{ position: number; count: number }>({
+    en: (p) => `folder ${p.position} of ${p.count} is not an absolute path; give absolute folder paths`,
+    fr: (p) => `le dossier ${p.position} sur ${p.count} n'est pas un chemin absolu ; donnez des chemins de dossiers absolus`,
+  }),
   'config.fix.absolute_folder': text({ en: () => 'give an absolute folder path', fr: () => 'donnez un chemin de dossier absolu' }),
   'config.fix.response_budget': text({
     en: () => 'use a whole number of characters between 1000 and 1000000',
@@ -93,8 +115,36 @@ const MESSAGES = {
     fr: () => 'utilisez un numéro de port entre 0 et 65535',
   }),
   'config.fix.http_host': text({
-    en: () => 'use a loopback address (127.0.0.1, ::1 or localhost): the endpoint acts with your workspace credentials and has no client authentication',
-    fr: () => "utilisez une adresse locale (127.0.0.1, ::1 ou localhost) : le point d'accès agit avec vos identifiants et n'authentifie pas ses clients",
+    en: () => 'use 127.0.0.1, localhost or ::1, the names the endpoint answers to: it acts with your workspace credentials and has no client authentication (a shared server is serve --remote)',
+    fr: () => "utilisez 127.0.0.1, localhost ou ::1, les noms auxquels le point d'accès répond : il agit avec vos identifiants et n'authentifie pas ses clients (un serveur partagé, c'est serve --remote)",
+  }),
+  'config.fix.remote_host': text({
+    en: () => 'use an IP address (e.g. 0.0.0.0, 127.0.0.1 or ::) or a host name of this machine',
+    fr: () => "utilisez une adresse IP (par exemple 0.0.0.0, 127.0.0.1 ou ::) ou un nom d'hôte de cette machine",
+  }),
+  'config.fix.token_in_remote': text({
+    en: () => 'leave it unset with --remote: every client signs in as its own member, and a personal token would let each of them act as you',
+    fr: () => "laissez-le vide avec --remote : chaque client se connecte comme son propre membre, et un jeton personnel permettrait à chacun d'agir en votre nom",
+  }),
+  'config.fix.public_url': text({
+    en: () => 'give the origin clients reach the server at, e.g. https://mcp.acme.example (https; http only on loopback), without a path, query or fragment',
+    fr: () => "donnez l'origine à laquelle les clients joignent le serveur, par exemple https://mcp.acme.example (https ; http seulement en local), sans chemin, requête ni fragment",
+  }),
+  'config.fix.public_url_required': text({
+    en: () => 'set it with --remote on an address other than loopback: the origin clients reach the server at, e.g. https://mcp.acme.example; every link the server publishes starts with it',
+    fr: () => "réglez-le avec --remote sur une adresse non locale : l'origine à laquelle les clients joignent le serveur, par exemple https://mcp.acme.example ; chaque lien publié par le serveur commence par elle",
+  }),
+  'config.fix.redis_url': text({
+    en: () => 'give a redis:// or rediss:// URL with a host, an optional port and database number, e.g. rediss://:PASSWORD@redis.internal:6380/0',
+    fr: () => 'donnez une URL redis:// ou rediss:// avec un hôte, un port et un numéro de base facultatifs, par exemple rediss://:MOT_DE_PASSE@redis.internal:6380/0',
+  }),
+  'config.fix.state_key': text({
+    en: () => 'give 32 random bytes in base64 (44 characters), e.g. the output of openssl rand -base64 32',
+    fr: () => 'donnez 32 octets aléatoires en base64 (44 caractères), par exemple la sortie de openssl rand -base64 32',
+  }),
+  'config.fix.state_key_required': text({
+    en: () => 'set it with --remote and REDIS_URL: 32 random bytes in base64 (openssl rand -base64 32), the same on every replica, to encrypt the tokens kept in Redis',
+    fr: () => 'réglez-la avec --remote et REDIS_URL : 32 octets aléatoires en base64 (openssl rand -base64 32), les mêmes sur chaque réplique, pour chiffrer les jetons gardés dans Redis',
   }),
 
   // Sign-in (src/auth).
@@ -112,9 +162,9 @@ const MESSAGES = {
   }),
 
   'login.needs_value': text<{ name: string }>({ en: (p) => `${p.name} needs a value.`, fr: (p) => `${p.name} demande une valeur.` }),
-  'login.bad_scope': text<{ value: string }>({
-    en: (p) => `--scope is read or write, not ${p.value}.`,
-    fr: (p) => `--scope vaut read ou write, pas ${p.value}.`,
+  'login.bad_scope': text({
+    en: () => '--scope is read or write.',
+    fr: () => '--scope vaut read ou write.',
   }),
   'login.bad_timeout': text({ en: () => '--timeout is a number of seconds.', fr: () => '--timeout est un nombre de secondes.' }),
   'login.unknown_option': text<{ name: string; command: string; usage: string }>({
@@ -204,11 +254,17 @@ const MESSAGES = {
     en: () => 'correct the setting named above (environment variable or flag); run workspace-consulting-mcp --help for every setting',
     fr: () => 'corrigez le réglage nommé ci-dessus (variable d’environnement ou option) ; workspace-consulting-mcp --help les liste tous',
   }),
-  'doctor.node.ok': text<{ version: string }>({ en: (p) => `${p.version} (22 or later needed)`, fr: (p) => `${p.version} (22 ou plus récent requis)` }),
-  'doctor.node.old': text<{ version: string }>({ en: (p) => `${p.version} is too old`, fr: (p) => `${p.version} est trop ancienne` }),
-  'doctor.node.fix': text({
-    en: () => 'install Node.js 22 or later (https://nodejs.org, or nvm install 22)',
-    fr: () => 'installez Node.js 22 ou plus récent (https://nodejs.org, ou nvm install 22)',
+  'doctor.node.ok': text<{ version: string; floor: string }>({
+    en: (p) => `${p.version} (${p.floor} or later needed)`,
+    fr: (p) => `${p.version} (${p.floor} ou plus récent requis)`,
+  }),
+  'doctor.node.old': text<{ version: string; floor: string }>({
+    en: (p) => `${p.version} is too old (${p.floor} or later needed)`,
+    fr: (p) => `${p.version} est trop ancienne (${p.floor} ou plus récent requis)`,
+  }),
+  'doctor.node.fix': text<{ floor: string }>({
+    en: (p) => `install Node.js ${p.floor} or later (https://nodejs.org, or nvm install 22)`,
+    fr: (p) => `installez Node.js ${p.floor} ou plus récent (https://nodejs.org, ou nvm install 22)`,
   }),
   'doctor.skipped': text<{ what: string }>({ en: (p) => `skipped: ${p.what} failed`, fr: (p) => `non vérifié : échec de « ${p.what} »` }),
 

@@ -102,6 +102,13 @@ export interface ApiResponse {
   rateLimitRetries: number;
   /** Requests sent (0 when served from the cache). */
   attempts: number;
+  /**
+   * A DELETE whose earlier attempt may have been applied (its answer was lost, or came back 502-504)
+   * was answered 404 or 410 when sent again: the resource is gone, most likely deleted by that
+   * attempt. A success, rendered as "deleted (it was already gone when checked again)"; `status` is
+   * the retry's own.
+   */
+  alreadyGone?: true;
 }
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -164,6 +171,9 @@ export class ApiClient {
     let rateLimitRetries = 0;
     let networkRetries = 0;
     let refreshed = false;
+    // An attempt may have reached the workspace and been applied, but its answer did not reach us
+    // whole: a retry of an idempotent call then meets the state that attempt left.
+    let mayHaveApplied = false;
 
     for (;;) {
       if (signal?.aborted) throw abortError(signal);
@@ -198,6 +208,7 @@ export class ApiClient {
         // A refused connection carried nothing: any method may try again. Otherwise the request
         // may have been received and applied, and only an idempotent one may be repeated.
         if (!wasNotSent(err) && !idempotent) throw new OutcomeUnknownError(method, path, failure);
+        if (!wasNotSent(err)) mayHaveApplied = true;
         if (networkRetries < this.#maxNetwork) {
           const wait = backoffMs(networkRetries++, this.#backoffBase);
           this.#log?.warn({ method, path, error: describe(err), retry: networkRetries, waitMs: wait }, 'workspace unreachable, retrying');
@@ -223,6 +234,7 @@ export class ApiClient {
           // A success whose body arrived cut or garbled: a write was applied but its answer is lost,
           // which must not read as a failure (the assistant would send it again); a read is retried.
           if (!idempotent) throw new OutcomeUnknownError(method, path, err);
+          mayHaveApplied = true;
           if (networkRetries < this.#maxNetwork) {
             const wait = backoffMs(networkRetries++, this.#backoffBase);
             this.#log?.warn({ method, path, status, retry: networkRetries, waitMs: wait }, 'unreadable answer, retrying');
@@ -239,6 +251,13 @@ export class ApiClient {
         return { status, headers, ...envelope, fromCache: false, rateLimitRetries, attempts };
       }
 
+      // The DELETE sent again finds nothing to delete: an earlier attempt whose answer was lost most
+      // likely did it. "Not found, check the id" would send the assistant after a deletion that happened.
+      if (method === 'DELETE' && mayHaveApplied && (status === 404 || status === 410)) {
+        this.#cache.invalidate(fingerprint, this.#origin + areaPrefix(path, this.#basePath));
+        this.#log?.info({ method, path, status, attempts }, 'DELETE retried after a lost answer found the resource gone');
+        return { status, headers, fromCache: false, rateLimitRetries, attempts, alreadyGone: true };
+      }
       const text = answer.text ?? '';
       if (status === 429) {
         const retryAfter = parseRetryAfter(headers['retry-after']) ?? 1;
@@ -260,6 +279,8 @@ export class ApiClient {
         if (!idempotent) {
           throw new OutcomeUnknownError(method, path, decodeError(status, headers, text));
         }
+        // A gateway's 502-504 may come after the workspace applied the request.
+        mayHaveApplied = true;
         if (networkRetries < this.#maxNetwork) {
           const retryAfter = parseRetryAfter(headers['retry-after']);
           const wait =

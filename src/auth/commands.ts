@@ -47,7 +47,7 @@ function parseArgs(command: string, argv: string[], env: NodeJS.ProcessEnv): Aut
     if (name === '--workspace' || name === '--workspace-url') out.workspace = value();
     else if (name === '--scope' && command === 'login') {
       const s = value();
-      if (s !== 'read' && s !== 'write') throw new UsageError(t(lc, 'login.bad_scope', { value: JSON.stringify(s) }));
+      if (s !== 'read' && s !== 'write') throw new UsageError(t(lc, 'login.bad_scope'));
       out.scope = s;
     } else if (name === '--no-browser' && command === 'login') out.browser = false;
     else if (name === '--timeout' && command === 'login') {

@@ -14,7 +14,8 @@ export function requireSecureUrl(raw: string, what: string): URL {
   try {
     u = new URL(raw);
   } catch {
-    throw new SignInError(`The ${what} ${JSON.stringify(raw)} is not a valid URL.`);
+    // Not quoted: a workspace URL comes from the member's settings, where a token may be pasted by mistake.
+    throw new SignInError(`The ${what} is not a valid URL: give a full URL such as https://acme.workspace-consulting.com.`);
   }
   if (u.protocol === 'https:') return u;
   if (u.protocol === 'http:' && isLoopbackUrl(u)) return u;

@@ -10,6 +10,7 @@ import { isLocalhostName } from '../api/lookup.js';
 import { loginCommand } from '../auth/errors.js';
 import type { Config } from '../config.js';
 import { t, type Locale, type MessageKey } from '../i18n.js';
+import { meetsNodeFloor, NODE_FLOOR } from '../node-floor.js';
 import { isHtml, isJson, parseJson, Unreachable, type Answer, type DoctorHttp } from './http.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';
@@ -81,10 +82,12 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
   else add('config', 'pass', m('doctor.config.ok', { target: input.embedded ? m('doctor.config.embedded', { url: input.origin ?? '' }) : (input.origin ?? '') }));
 
   // 2. Node.js.
+  // The CLI refuses an older Node before doctor loads (src/node-floor.ts); this line reports the one
+  // in use, and still judges it when runChecks is called on its own.
   const version = input.nodeVersion ?? process.versions.node;
-  const major = Number(version.split('.')[0]);
-  if (major >= 22) add('node', 'pass', m('doctor.node.ok', { version: `v${version}` }));
-  else add('node', 'fail', m('doctor.node.old', { version: `v${version}` }), m('doctor.node.fix'));
+  const floor = NODE_FLOOR.replace(/\.0$/, '');
+  if (meetsNodeFloor(version)) add('node', 'pass', m('doctor.node.ok', { version: `v${version}`, floor }));
+  else add('node', 'fail', m('doctor.node.old', { version: `v${version}`, floor }), m('doctor.node.fix', { floor }));
 
   // 3. The host resolves and answers as the API: an unauthenticated GET /me must come back as an
   // API answer (JSON), not a web page, a redirect to one, or silence.

@@ -83,6 +83,10 @@ export interface ResourceLink {
 }
 
 export function renderSuccess(op: Operation, res: ApiResponse, opts: RenderOptions = { budget: 20_000 }): CallToolResult {
+  if (res.alreadyGone) {
+    const said = `Done: ${op.title}: deleted (it was already gone when checked again: an earlier attempt's answer was lost, and the retry found nothing left to delete).`;
+    return { content: [text(said)], structuredContent: { ok: true, status: res.status, already_gone: true } };
+  }
   if (res.status === 204 || (res.data === undefined && !res.file)) {
     return { content: [text(`Done: ${op.title} (HTTP ${res.status}).`)], structuredContent: { ok: true, status: res.status } };
   }

@@ -239,6 +239,8 @@ describe('ApiClient: path parameters over the wire', () => {
       method: 'GET',
       path: '/media/{disk}/{path}',
       pathParams: { disk: 'public', path: 'frames/2026 11/shot #1.png' },
+      // The media operation's facet: its {path} names a stored file and keeps its slashes.
+      segmentedParam: 'path',
       response: 'file',
     });
     r.file!.body.resume();

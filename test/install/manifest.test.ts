@@ -9,6 +9,7 @@ import { MCPB_CLI, ROOT } from '../../scripts/bundle.js';
 import { drawIcon } from '../../scripts/make-icon.js';
 import { defaultManifestTools } from '../../scripts/manifest.js';
 import { SETTINGS } from '../../src/config.js';
+import { NODE_ENGINES_RANGE } from '../../src/node-floor.js';
 
 interface Manifest {
   manifest_version: string;
@@ -22,7 +23,7 @@ interface Manifest {
 }
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8')) as Manifest;
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string>; engines: { node: string } };
 
 describe('manifest.json', () => {
   it('passes mcpb validate as manifest version 0.3', () => {
@@ -32,11 +33,13 @@ describe('manifest.json', () => {
     expect(manifest.version).toBe(pkg.version);
   });
 
-  it('starts the built CLI that the npm bin also names, with node 22 on the three platforms', () => {
+  it('starts the built CLI that the npm bin also names, with Node.js 22.19 or later (the floor the CLI checks) on the three platforms', () => {
     expect(manifest.server.type).toBe('node');
     expect(manifest.server.entry_point).toBe(Object.values(pkg.bin)[0]);
     expect(manifest.server.mcp_config.args).toContain(`\${__dirname}/${manifest.server.entry_point}`);
-    expect(manifest.compatibility.runtimes.node).toBe('>=22.0.0');
+    expect(pkg.engines.node).toBe(NODE_ENGINES_RANGE);
+    expect(NODE_ENGINES_RANGE).toBe('>=22.19.0');
+    expect(manifest.compatibility.runtimes.node).toBe(pkg.engines.node);
     expect([...manifest.compatibility.platforms].sort()).toEqual(['darwin', 'linux', 'win32']);
   });
 

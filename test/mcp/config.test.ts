@@ -32,7 +32,7 @@ describe('configuration', () => {
     [{ WORKSPACE_URL: 'not a url' }, /WORKSPACE_URL.*full URL/],
     [{ WORKSPACE_URL: 'https://a.example.com/some/path' }, /without a path/],
     [{ WORKSPACE_LOCALE: 'de' }, /WORKSPACE_LOCALE.*en or fr/],
-    [{ WORKSPACE_TOOLSETS: 'analysis,nope' }, /WORKSPACE_TOOLSETS.*unknown area nope/],
+    [{ WORKSPACE_TOOLSETS: 'analysis,nope' }, /WORKSPACE_TOOLSETS.*name 2 of 2 is not an area/],
     [{ WORKSPACE_READ_ONLY: 'maybe' }, /WORKSPACE_READ_ONLY.*true or false/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [{ WORKSPACE_RATE_LIMIT: '500/60' }, /WORKSPACE_RATE_LIMIT.*at most 120/],
@@ -66,7 +66,8 @@ describe('configuration', () => {
     expect(loadConfig(base).toolsets).toBe('default');
     expect(loadConfig({ ...base, WORKSPACE_TOOLSETS: 'default' }).toolsets).toBe('default');
     expect(loadConfig({ ...base, WORKSPACE_TOOLSETS: 'ALL' }).toolsets).toBe('all');
-    expect(() => loadConfig({ ...base, WORKSPACE_TOOLSETS: 'analysis,nope' })).toThrow(/unknown area nope/);
+    expect(() => loadConfig({ ...base, WORKSPACE_TOOLSETS: 'analysis,nope' })).toThrow(/name 2 of 2 is not an area; give a comma list of areas from ai, /);
+    expect(() => loadConfig({ ...base, WORKSPACE_TOOLSETS: 'analysys' })).toThrow(/name 1 of 1 is not an area \(did you mean analysis\?\)/);
   });
 
   it('reads the response budget and the config folder, refusing nonsense', () => {

@@ -1,0 +1,56 @@
+// `serve --http --host H` accepts exactly the hosts the HTTP server's Host check lets in: before,
+// `--host 127.0.0.2` started a server that refused every request (403) for its own Host. Both now
+// read the names from src/loopback.ts; this checks the pair end to end, through the real CLI and a
+// real HTTP request addressed the way a client addresses the printed URL.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { loopbackHostNames, loopbackListenAddress } from '../../src/loopback.js';
+import { runCli } from '../first5/cli.js';
+import { spawnHttpServer } from '../http/spawn-http.js';
+
+const ACCEPTED = ['127.0.0.1', 'localhost', 'LocalHost', '::1', '[::1]'];
+const REFUSED = ['127.0.0.2', '127.1', 'acme.localhost', '0.0.0.0', '::', '192.168.1.10', 'example.com', '[::1', '::1]'];
+
+describe('--host of serve --http', () => {
+  it('takes the names the Host check answers to, IPv6 with or without brackets, and gives listen its form', () => {
+    expect(loopbackHostNames()).toEqual(['127.0.0.1', 'localhost', '[::1]']);
+    expect(ACCEPTED.map((h) => loopbackListenAddress(h))).toEqual(['127.0.0.1', 'localhost', 'localhost', '::1', '::1']);
+    for (const h of REFUSED) expect(loopbackListenAddress(h), h).toBeUndefined();
+    for (const h of ACCEPTED) expect(loadConfig({}, ['--http', '--host', h]).http?.host).toBe(loopbackListenAddress(h));
+    for (const h of REFUSED) {
+      expect(() => loadConfig({}, ['--http', '--host', h]), h).toThrow(ConfigError);
+      expect(() => loadConfig({}, ['--http', '--host', h]), h).toThrow(/^Invalid WORKSPACE_HTTP_HOST \(--host\): use 127\.0\.0\.1, localhost or ::1/);
+    }
+  });
+
+  it('a host it accepts serves the requests its clients send', { timeout: 120_000 }, async () => {
+    for (const host of ACCEPTED) {
+      const server = await spawnHttpServer({}, ['--host', host]);
+      try {
+        const res = await fetch(server.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host-check', version: '1' } },
+          }),
+        });
+        await res.body?.cancel();
+        expect(res.status, `${host} -> ${server.url}`).toBe(200);
+      } finally {
+        await server.stop();
+      }
+    }
+  });
+
+  it('a host the Host check would refuse stops the command at once, with one line naming the setting', { timeout: 60_000 }, async () => {
+    const runs = await Promise.all(['127.0.0.2', 'acme.localhost'].map((host) => runCli(['serve', '--http', '--port', '0', '--host', host], {})));
+    for (const r of runs) {
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/Invalid WORKSPACE_HTTP_HOST \(--host\): use 127\.0\.0\.1, localhost or ::1/);
+    }
+  });
+});
