@@ -7,12 +7,12 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ApiResponse } from '../api/client.js';
 import { pathParams, type HttpMethod, type Operation } from '../operation.js';
+import { readOperationArguments, refusalResult } from './arguments.js';
 import { renderFile } from './files.js';
 import { followJob, jobFromStart, jobKindOf, pollBudgetFor, type FollowOutcome, type JobKind, type JobRef } from './jobs.js';
 import { callHint, renderError, renderJob, renderSuccess, toolError, type JobReport, type ResourceLink } from './results.js';
 import { markWorkspaceContent } from './untrusted.js';
 import { toMultipart, type UploadChecks } from './uploads.js';
-import { validateArguments } from './validation.js';
 
 export interface ExecuteDeps {
   config: Config;
@@ -35,44 +35,11 @@ export interface RunOptions {
   progress?: (done: number, total: number, message?: string) => void;
 }
 
-/** Tool-level arguments of job tools, taken off before validation: they never reach the API. */
+/** Tool-level arguments of job tools, read with the operation's (src/mcp/arguments.ts): they never reach the API. */
 interface JobArgs {
   /** false: answer at once; a number: seconds to follow instead of WORKSPACE_JOB_WAIT_SECONDS. */
   wait?: boolean | number;
   cancelOnAbort?: boolean;
-}
-
-function splitJobArgs(kind: JobKind | undefined, op: Operation, raw: unknown): { args: unknown; job: JobArgs; error?: string } {
-  if (!kind || raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { args: raw, job: {} };
-  const { wait, cancel_on_abort, ...rest } = raw as Record<string, unknown>;
-  const errors: string[] = [];
-  const job: JobArgs = {};
-  if ('wait' in op.input.shape || 'cancel_on_abort' in op.input.shape) return { args: raw, job };
-  if (wait !== undefined) {
-    if (typeof wait === 'boolean' || (typeof wait === 'number' && Number.isFinite(wait) && wait >= 0 && wait <= 600)) job.wait = wait;
-    else errors.push('- wait: expected true, false or a number of seconds from 0 to 600');
-  }
-  if (cancel_on_abort !== undefined) {
-    if (!kind.cancel) errors.push(`- cancel_on_abort: a ${kind.label} cannot be cancelled; leave it out`);
-    else if (typeof cancel_on_abort !== 'boolean') errors.push('- cancel_on_abort: expected true or false');
-    else job.cancelOnAbort = cancel_on_abort;
-  }
-  return { args: rest, job, ...(errors.length ? { error: `Invalid arguments for ${op.name}; nothing was sent.\n${errors.join('\n')}` } : {}) };
-}
-
-/**
- * `fields` is not an API parameter: it is taken off before validation (the operation's schema is
- * strict) and applied to the answer. Accepted by every operation that answers JSON.
- */
-function splitFields(op: Operation, raw: unknown): { args: unknown; fields?: string[]; error?: string } {
-  if (op.response !== 'json' || raw === null || typeof raw !== 'object' || Array.isArray(raw) || !('fields' in raw)) return { args: raw };
-  if ('fields' in op.input.shape) return { args: raw };
-  const { fields, ...rest } = raw as Record<string, unknown>;
-  if (fields === undefined) return { args: rest };
-  if (!Array.isArray(fields) || !fields.every((f) => typeof f === 'string' && f.length > 0)) {
-    return { args: rest, error: `Invalid arguments for ${op.name}; nothing was sent.\n- fields: expected an array of field names, e.g. ["id","statement"]` };
-  }
-  return { args: rest, fields: fields as string[] };
 }
 
 export function createExecutor(deps: ExecuteDeps) {
@@ -143,12 +110,12 @@ export function createExecutor(deps: ExecuteDeps) {
 
   return async function runOperation(op: Operation, raw: unknown, opts: RunOptions): Promise<CallToolResult> {
     const kind = jobKindOf(op);
-    const jobSplit = splitJobArgs(kind, op, raw);
-    if (jobSplit.error) return toolError(jobSplit.error, { error: { code: 'invalid_arguments' } });
-    const split = splitFields(op, jobSplit.args);
-    if (split.error) return toolError(split.error, { error: { code: 'invalid_arguments', fields: { fields: 'expected an array of field names' } } });
-    const checked = validateArguments(op, split.args);
-    if (!checked.ok) return toolError(checked.message, { error: { code: 'invalid_arguments', fields: checked.fields } });
+    // The operation's arguments and the layer's own (fields, wait, cancel_on_abort), read as sent and validated together.
+    const read = readOperationArguments(op, raw);
+    if (!read.ok) return refusalResult(read);
+    const checked = read.args;
+    const split = { fields: read.args.fields };
+    const jobSplit = { job: { ...(read.args.wait !== undefined ? { wait: read.args.wait } : {}), ...(read.args.cancelOnAbort !== undefined ? { cancelOnAbort: read.args.cancelOnAbort } : {}) } satisfies JobArgs };
     const started = performance.now();
     try {
       const multipart = op.body === 'multipart' ? await toMultipart(op, checked.args, await deps.allowedUploadDirs(), uploadChecks, opts.signal) : undefined;

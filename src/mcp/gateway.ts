@@ -5,6 +5,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { TOOLSETS, type Operation } from '../operation.js';
+import { readArguments, readCallOperation, refusalResult } from './arguments.js';
 import type { RunOperation } from './execute.js';
 import { isGenerated } from './live-openapi.js';
 import { isRefusal, type ToolRegistry } from './registry.js';
@@ -38,11 +39,9 @@ function requiredArgs(op: Operation): string[] {
     .map(([k]) => k);
 }
 
-function parse<T extends z.ZodType>(schema: T, name: string, raw: unknown): { ok: true; value: z.infer<T> } | { ok: false; result: CallToolResult } {
-  const r = schema.safeParse(raw ?? {});
-  if (r.success) return { ok: true, value: r.data };
-  const lines = r.error.issues.map((i) => `- ${i.path.join('.') || '(arguments)'}: ${i.message}`);
-  return { ok: false, result: toolError(`Invalid arguments for ${name}; nothing was sent.\n${lines.join('\n')}`, { error: { code: 'invalid_arguments' } }) };
+function parse<T extends z.ZodObject>(schema: T, name: string, raw: unknown): { ok: true; value: z.infer<T> } | { ok: false; result: CallToolResult } {
+  const r = readArguments(schema, raw, name);
+  return r.ok ? { ok: true, value: r.args } : { ok: false, result: refusalResult(r) };
 }
 
 /** The line find_operations shows per operation: enough to call it, or to ask describe_operation. */
@@ -152,7 +151,9 @@ export function gatewayTools(deps: GatewayDeps): SurfaceTool[] {
       annotations: annotations({ readOnlyHint: !writes, destructiveHint: writes, idempotentHint: !writes, openWorldHint: writes }),
     },
     async run(raw, extra) {
-      const p = parse(callInput, 'call_operation', raw);
+      // The operation's arguments under `arguments`, or beside `operation` when `arguments` is absent.
+      const c = readCallOperation(callInput, raw, 'call_operation');
+      const p = c.ok ? { ok: true as const, value: c.args } : { ok: false as const, result: refusalResult(c) };
       if (!p.ok) return p.result;
       await deps.ready();
       const resolved = registry.resolve(p.value.operation);
@@ -160,7 +161,7 @@ export function gatewayTools(deps: GatewayDeps): SurfaceTool[] {
         const msg = resolved.reason === 'unknown' ? `Unknown operation "${p.value.operation}". Use find_operations to search by what you want to do.` : resolved.message;
         return toolError(msg, { error: { code: resolved.reason } });
       }
-      return deps.run(resolved, p.value.arguments ?? {}, {
+      return deps.run(resolved, p.value.arguments, {
         signal: extra.signal,
         via: `call_operation (operation "${resolved.name}")`,
         ...(extra.progress ? { progress: extra.progress } : {}),

@@ -170,7 +170,9 @@ export function jobArgumentProperties(op: Pick<Operation, 'method' | 'path'>): R
   const kind = jobKindOf(op);
   if (!kind) return undefined;
   return {
-    wait: { type: ['boolean', 'number'], description: 'Follow the job to its end (default true; false: answer at once; or seconds, max 600)' },
+    // One type (seconds): a multi-type union does not convert in every client (Gemini's subset).
+    // The reader still takes true and false as models send them (src/mcp/arguments.ts).
+    wait: { type: 'number', minimum: 0, maximum: 600, description: 'seconds to follow the job before answering; 0: answer at once' },
     ...(kind.cancel ? { cancel_on_abort: { type: 'boolean', description: `Cancel the ${kind.label} if this call is cancelled` } } : {}),
   };
 }

@@ -23,6 +23,7 @@ import {
   type LoggingLevel,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { ApiClient } from '../api/client.js';
 import { WorkspaceApiError } from '../api/errors.js';
 import { isLoopbackHost, type Config } from '../config.js';
@@ -39,6 +40,11 @@ import { OperationIndex } from './search.js';
 import { defaultSurface, listedTools } from './surface.js';
 import type { CallExtra, SurfaceTool } from './tools.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
+import { argumentsShapeError } from './arguments.js';
+
+// tools/call with its `arguments` as sent: the SDK's record parse would drop a `__proto__` key silently
+// (src/mcp/arguments.ts refuses it by name) and answer null with -32603 (read as no arguments).
+const CallToolAsSent = CallToolRequestSchema.extend({ params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }) });
 
 
 // Said once here instead of in every description: what every tool has in common.
@@ -203,7 +209,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
     return {};
   });
 
-  async function callTool(name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, progress: CallExtra['progress']): Promise<CallToolResult> {
+  async function callTool(name: string, args: unknown, signal: AbortSignal, progress: CallExtra['progress']): Promise<CallToolResult> {
     const own = surfaceTools().get(name);
     if (own) {
       if (own.scope === 'write' && !registry.writesAllowed()) {
@@ -223,8 +229,10 @@ export function createMcpServer(deps: McpServerDeps): Server {
   // for any method. Server's override for tools/call parses it a second time and then runs a zod parse
   // over the result this code has just built (copying its content and structuredContent): about 0.1M
   // of the 2.3M instructions a call returning a page of findings cost (perf stat). Clients check it.
-  Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, async (req, extra): Promise<CallToolResult | CreateTaskResult> => {
+  Protocol.prototype.setRequestHandler.call(server, CallToolAsSent, async (req, extra): Promise<CallToolResult | CreateTaskResult> => {
     const name = req.params.name;
+    const shapeError = argumentsShapeError(req.params.arguments);
+    if (shapeError) throw new McpError(ErrorCode.InvalidParams, shapeError);
     const token = extra._meta?.progressToken;
     const progress =
       token === undefined

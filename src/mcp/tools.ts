@@ -48,7 +48,8 @@ export interface SurfaceTool {
   definition: Tool;
   /** 'write' tools are neither listed nor callable in read-only mode or under read consent. */
   scope: Scope;
-  run(args: Record<string, unknown> | undefined, extra: CallExtra): Promise<CallToolResult>;
+  /** `args` as the call carried them (read by src/mcp/arguments.ts, never trusted to be an object). */
+  run(args: unknown, extra: CallExtra): Promise<CallToolResult>;
 }
 
 export function annotations(a: Partial<ToolAnnotations> & { readOnlyHint: boolean }): ListedAnnotations {

@@ -8,6 +8,7 @@ import { WorkspaceApiError } from '../api/errors.js';
 import type { Operation } from '../operation.js';
 import { DOCUMENT_KINDS, REVIEW_STATUSES, id } from '../../tools/shared.js';
 import { boundObject } from './budget.js';
+import { readArguments, refusal, refusalResult } from './arguments.js';
 import type { ToolRegistry } from './registry.js';
 import { toolError } from './results.js';
 import { shownSchema } from './schema.js';
@@ -24,12 +25,6 @@ export interface WorkflowDeps {
 
 type Json = Record<string, unknown>;
 
-function fail(name: string, raw: unknown, schema: z.ZodType): CallToolResult | undefined {
-  const r = schema.safeParse(raw ?? {});
-  if (r.success) return undefined;
-  const lines = r.error.issues.map((i) => `- ${i.path.join('.') || '(arguments)'}: ${i.message}`);
-  return toolError(`Invalid arguments for ${name}; nothing was sent.\n${lines.join('\n')}`, { error: { code: 'invalid_arguments' } });
-}
 
 function errorText(err: unknown): string {
   if (err instanceof WorkspaceApiError) return `HTTP ${err.status} ${err.code}: ${err.message}`;
@@ -109,10 +104,10 @@ export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
       annotations: annotations({ readOnlyHint: true }),
     },
     async run(raw, extra: CallExtra) {
-      const bad = fail('engagement_overview', raw, overviewInput);
-      if (bad) return bad;
+      const read = readArguments(overviewInput, raw, 'engagement_overview');
+      if (!read.ok) return refusalResult(read);
       await deps.ready();
-      const { engagement } = overviewInput.parse(raw);
+      const { engagement } = read.args;
       const s = extra.signal;
       const get = (name: string, args: Json = {}) => callOp(client, opAt(registry, name), { engagement, ...args }, s).then((r) => r.data);
       const engagementOp = registry.callable().find((o) => o.method === 'GET' && o.path === '/engagements/{engagement}');
@@ -163,12 +158,14 @@ export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
       annotations: annotations({ readOnlyHint: false, idempotentHint: true }),
     },
     async run(raw, extra) {
-      const bad = fail('review_findings', raw, reviewInput);
-      if (bad) return bad;
-      const { engagement, reviews } = reviewInput.parse(raw);
+      const read = readArguments(reviewInput, raw, 'review_findings');
+      if (!read.ok) return refusalResult(read);
+      const { engagement, reviews } = read.args;
       const seen = new Set<string>();
       const twice = reviews.map((r) => r.finding).filter((f) => (seen.has(f) ? true : (seen.add(f), false)));
-      if (twice.length) return toolError(`Invalid arguments for review_findings; nothing was sent.\n- reviews: finding ${twice.join(', ')} appears more than once; give one decision per finding.`, { error: { code: 'invalid_arguments' } });
+      if (twice.length) {
+        return refusalResult(refusal('review_findings', [{ path: ['reviews'], rule: `one decision per finding; finding ${twice.join(', ')} appears more than once` }], Object.keys(reviewInput.shape)));
+      }
       await deps.ready();
       const op = opAt(registry, 'review_finding');
       const results: Json[] = [];
@@ -211,10 +208,10 @@ export function workflowTools(deps: WorkflowDeps): SurfaceTool[] {
       annotations: annotations({ readOnlyHint: true }),
     },
     async run(raw, extra) {
-      const bad = fail('document_context', raw, contextInput);
-      if (bad) return bad;
+      const read = readArguments(contextInput, raw, 'document_context');
+      if (!read.ok) return refusalResult(read);
       await deps.ready();
-      const { engagement, kind } = contextInput.parse(raw);
+      const { engagement, kind } = read.args;
       const s = extra.signal;
       const [document, findings, contradictions, draft] = await Promise.all([
         section(() => callOp(client, opAt(registry, 'get_deliverable_document'), { engagement, kind }, s).then((r) => r.data)),
