@@ -541,24 +541,23 @@ function schemaAt(root: z.ZodType, path: Path): z.ZodType | undefined {
   return cur;
 }
 
-/** The value at a path, as sent when the path exists there, else as read (inside parsed JSON text). */
-function valueAt(sent: unknown, read: unknown, path: Path): unknown {
-  const walk = (root: unknown): { found: boolean; v: unknown } => {
-    let cur = root;
-    for (const seg of path) {
-      if (typeof cur !== 'object' || cur === null || !Object.hasOwn(cur, seg)) return { found: false, v: undefined };
-      cur = (cur as Record<string | number, unknown>)[seg];
-    }
-    return { found: true, v: cur };
-  };
-  const s = walk(sent);
-  return s.found ? s.v : walk(read).v;
+/** The value at a path of a value; `found` false when the path does not exist there. */
+function at(root: unknown, path: Path): { found: boolean; v: unknown } {
+  let cur = root;
+  for (const seg of path) {
+    if (typeof cur !== 'object' || cur === null || !Object.hasOwn(cur, seg)) return { found: false, v: undefined };
+    cur = (cur as Record<string | number, unknown>)[seg];
+  }
+  return { found: true, v: cur };
 }
 
 function describeIssue(issue: z.core.$ZodIssue, root: z.ZodType, sent: unknown, read: unknown): Problem[] {
   const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
   const schema = schemaAt(root, path);
-  const given = valueAt(sent, read, path);
+  // What was given is shown as sent; sizes are counted on the value as read (JSON text parsed).
+  const asRead = at(read, path).v;
+  const asSent = at(sent, path);
+  const given = asSent.found ? asSent.v : asRead;
   const must = () => `must be ${schema ? want(schema) : 'a valid value'}`;
   switch (issue.code) {
     case 'unrecognized_keys': {
@@ -578,12 +577,12 @@ function describeIssue(issue: z.core.$ZodIssue, root: z.ZodType, sent: unknown, 
     case 'too_small': {
       const big = issue.code === 'too_big';
       const bound = Number(big ? (issue as { maximum: unknown }).maximum : (issue as { minimum: unknown }).minimum);
-      if (issue.origin === 'string' && typeof given === 'string') {
+      if (issue.origin === 'string' && typeof asRead === 'string') {
         const rule = big ? `at most ${plural(bound, 'character')}` : bound <= 1 ? 'must not be empty' : `at least ${plural(bound, 'character')}`;
-        return [{ path, rule, given: bound <= 1 && !big ? preview(given) : plural(given.length, 'character') }];
+        return [{ path, rule, given: bound <= 1 && !big ? preview(asRead) : plural(asRead.length, 'character') }];
       }
-      if (issue.origin === 'array' && Array.isArray(given)) {
-        return [{ path, rule: `${big ? 'at most' : 'at least'} ${plural(bound, 'item')}`, given: plural(given.length, 'item') }];
+      if (issue.origin === 'array' && Array.isArray(asRead)) {
+        return [{ path, rule: `${big ? 'at most' : 'at least'} ${plural(bound, 'item')}`, given: plural(asRead.length, 'item') }];
       }
       return [{ path, rule: must(), given: preview(given) }];
     }
