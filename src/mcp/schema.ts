@@ -36,16 +36,17 @@ function isFreeForm(s: Json): boolean {
 }
 
 /**
- * The schema as shown: `$schema`, zod's safe-integer bounds, "any value" maps, `additionalProperties:
- * false` on objects that declare their properties, and short-text caps dropped; nullable unions
+ * The schema as shown: `$schema`, zod's safe-integer bounds, "any value" maps, the root's
+ * `additionalProperties: false` and short-text caps dropped; nullable unions
  * collapsed. What every client library can convert (OpenAI's strict mode, Gemini's subset):
  * - a free-form object (no declared property) is shown as its JSON text, which the arguments reader
  *   parses (src/mcp/arguments.ts): strict modes cannot express an open object at all;
- * - an object without properties says `additionalProperties: false` (a tool with no arguments);
+ * - an object without properties says `additionalProperties: false` (a tool with no arguments), and
+ *   so does every object nested in the arguments;
  * - patterns are shown as validated: an id's says it is a ULID from an earlier result, never a name.
  */
-export function compactSchema(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map((n) => compactSchema(n));
+export function compactSchema(node: unknown, root = true): unknown {
+  if (Array.isArray(node)) return node.map((n) => compactSchema(n, false));
   if (!isPlainObject(node)) return node;
   let s: Json = collapseNullable(node);
   if (isFreeForm(s)) {
@@ -62,9 +63,10 @@ export function compactSchema(node: unknown): unknown {
     if ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT)) continue;
     // `additionalProperties: {}` is "any value", the default: it says nothing.
     if (k === 'additionalProperties' && isPlainObject(v) && Object.keys(v).length === 0) continue;
-    // Strictness stays in validation (an unknown argument is refused by name): shown only where an
-    // object declares no property, which strict clients would otherwise read as open.
-    if (k === 'additionalProperties' && v === false && declares) continue;
+    // The tool's own argument list needs no word on strictness (an unknown argument is refused by
+    // name, and clients close it themselves); objects inside it say they are closed, as strict
+    // modes that allow optional properties require (Anthropic's, through the Vercel AI SDK).
+    if (k === 'additionalProperties' && v === false && declares && root) continue;
     // Short-text caps (names, labels) are enforced and explained on refusal; the caps that shape
     // prose (1000+ characters) are the ones worth showing.
     if (k === 'maxLength' && typeof v === 'number' && v <= 255) continue;
@@ -72,11 +74,11 @@ export function compactSchema(node: unknown): unknown {
     if (k === 'minLength' && v === 1) continue;
     if (k === 'properties' && isPlainObject(v)) {
       const props: Json = {};
-      for (const [name, p] of Object.entries(v)) props[name] = compactSchema(p);
+      for (const [name, p] of Object.entries(v)) props[name] = compactSchema(p, false);
       out[k] = props;
       continue;
     }
-    out[k] = compactSchema(v);
+    out[k] = compactSchema(v, false);
   }
   // An object with no property at all (a tool without arguments) is closed, and says so.
   if (s.type === 'object' && !declares) out.additionalProperties = false;
