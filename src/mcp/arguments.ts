@@ -29,7 +29,6 @@
 import { z } from 'zod';
 import type { Operation } from '../operation.js';
 import { jobKindOf } from './jobs.js';
-import { toolError } from './results.js';
 
 type Json = Record<string, unknown>;
 type Path = ReadonlyArray<string | number>;
@@ -136,8 +135,12 @@ export function refusal(toolName: string, problems: readonly Problem[], accepted
 }
 
 /** A refusal as the tool result an assistant reads (isError, with the fields in structuredContent). */
-export function refusalResult(r: Refusal) {
-  return toolError(r.message, { error: { code: 'invalid_arguments', fields: r.fields } });
+export function refusalResult(r: Refusal, code = 'invalid_arguments') {
+  return {
+    isError: true as const,
+    content: [{ type: 'text' as const, text: r.message }],
+    structuredContent: { error: { code, fields: r.fields } },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
