@@ -210,7 +210,7 @@ function inlineFile(): fc.Arbitrary<Record<string, unknown>> {
 
 /** One way of breaking otherwise valid arguments, and the field a clear refusal must name. */
 export interface Broken {
-  kind: 'wrong_type' | 'missing' | 'too_long' | 'too_short' | 'bad_id' | 'bad_format' | 'unknown_key' | 'json_string' | 'bad_enum' | 'out_of_range';
+  kind: 'wrong_type' | 'missing' | 'too_long' | 'too_short' | 'bad_id' | 'bad_format' | 'unknown_key' | 'json_string' | 'bad_enum' | 'out_of_range' | 'prototype_key';
   field: string;
   args: Record<string, unknown>;
 }
@@ -308,6 +308,14 @@ export function brokenArguments(op: Operation, opts: BuildOptions = {}): fc.Arbi
       field: key,
       args: { ...args, [key]: value ?? 1 },
     })),
+  );
+  // A key refused by name (as JSON.parse makes it: an own property, even `__proto__`).
+  cases.push(
+    fc.tuple(base, fc.constantFrom(...PROTOTYPE_KEYS), json(1)).map(([args, key, value]) => {
+      const out = { ...args };
+      Object.defineProperty(out, key, { value: value ?? 1, enumerable: true, writable: true, configurable: true });
+      return { kind: 'prototype_key' as const, field: key, args: out };
+    }),
   );
   return fc.oneof(...cases);
 }
