@@ -352,7 +352,6 @@ function prototypeKeys(root: unknown, at: Path): Problem[] {
 
 const NONE = Symbol('no reading');
 const ABSENT = Symbol('absent');
-const BOOLEAN_TEXT: Record<string, boolean> = { true: true, false: false };
 /** Texts some clients mean as booleans, but not all the same way: refused, never guessed. */
 const AMBIGUOUS_BOOLEAN = new Set(['1', '0', 'yes', 'no', 'y', 'n', 'on', 'off']);
 /** JSON's number grammar: no hex, no leading zeros, no spaces, no "Infinity". */
@@ -384,8 +383,10 @@ function textReading(s: z.ZodType, text: string): unknown {
       const n = Number(text);
       return Number.isFinite(n) ? n : NONE;
     }
-    case 'boolean':
-      return BOOLEAN_TEXT[text.toLowerCase()] ?? NONE;
+    case 'boolean': {
+      const t = text.toLowerCase();
+      return t === 'true' ? true : t === 'false' ? false : NONE;
+    }
     case 'enum': {
       const hits = Object.values(d.entries ?? {}).filter((e) => typeof e === 'string' && e.toLowerCase() === text.toLowerCase());
       return hits.length === 1 ? hits[0] : NONE;
@@ -502,13 +503,19 @@ function readUnion(union: z.ZodType, options: z.ZodType[], value: unknown, path:
       const r = textReading(o, value);
       if (r !== NONE && accepts(o, r)) readings.set(JSON.stringify(r), r);
     }
-    if (readings.size === 1) return [...readings.values()][0];
+    if (readings.size === 1) {
+      const [only] = readings.values();
+      return typeof only === 'object' && only !== null ? parsedText(only, path, ctx) : only;
+    }
     if (readings.size > 1) ctx.problems.push({ path, rule: `must be ${want(union)}`, given: `${preview(value)}, which reads as ${readings.size} different values: send the one you mean` });
     return value;
   }
   // Structures: read against the one option they fit once read (several fits: left as sent).
-  const fits = options.map((o) => readValue(o, value, path, { problems: [] })).filter((r, i) => r !== ABSENT && accepts(options[i] as z.ZodType, r));
-  return fits.length === 1 ? fits[0] : value;
+  const fits = options.filter((o) => {
+    const r = readValue(o, value, path, { problems: [] });
+    return r !== ABSENT && accepts(o, r);
+  });
+  return fits.length === 1 ? readValue(fits[0] as z.ZodType, value, path, ctx) : value;
 }
 
 function readObject(shape: Record<string, z.ZodType>, value: Json, path: Path, ctx: ReadContext): Json {

@@ -96,6 +96,13 @@ describe('ambiguous values are refused, not guessed', () => {
     expect(read(readArguments(wait, { wait: '1' }, 't'))).toEqual({ wait: 1 });
   });
 
+  it('text that names a property of every object is no boolean', () => {
+    for (const text of ['constructor', 'toString', '__proto__', 'valueOf']) {
+      const r = refused(readOperationArguments(op('update_deliverable_document'), { engagement: ENG, kind: 'roadmap', updated_at: 't', included: text }));
+      expect(r.fields.included).toBe(`must be true or false; got ${JSON.stringify(text)}`);
+    }
+  });
+
   it('number text outside JSON number grammar is not read as a number', () => {
     for (const text of ['0x10', '1e', ' 5', '5 ', '007', 'Infinity', '', '1_000']) {
       expect(refused(readOperationArguments(op('list_findings'), { engagement: ENG, limit: text })).fields.limit, text).toMatch(/^must be a whole number from 1 to 200 \(page size, default 50\); got /);
@@ -118,6 +125,12 @@ describe('prototype keys are refused by name', () => {
     Object.setPrototypeOf(sent, { polluted: true });
     const r = refused(readOperationArguments(op('get_finding'), sent));
     expect(r.message).toMatch(/^- __proto__: a key named __proto__ is refused/m);
+  });
+
+  it('inside JSON text read for a field of several types', () => {
+    const schema = z.strictObject({ filter: z.union([z.number(), z.record(z.string(), z.unknown())]) });
+    expect(Object.keys(refused(readArguments(schema, { filter: '{"__proto__": {"a": 1}}' }, 't')).fields)).toEqual(['filter.__proto__']);
+    expect(read(readArguments(schema, { filter: '{"a": 1}' }, 't'))).toEqual({ filter: { a: 1 } });
   });
 
   it('even where any keys are allowed (a free-form object)', () => {
