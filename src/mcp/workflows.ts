@@ -25,7 +25,6 @@ export interface WorkflowDeps {
 
 type Json = Record<string, unknown>;
 
-
 function errorText(err: unknown): string {
   if (err instanceof WorkspaceApiError) return `HTTP ${err.status} ${err.code}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
