@@ -5,20 +5,22 @@
 import { z } from 'zod';
 import type { Operation } from '../operation.js';
 
-/** Explained once in the server instructions, not on each of the eighty tools that take it. */
-export const fieldsArgument = z.array(z.string().min(1).max(200)).min(1);
+/** What it is and how it reads is said once, in the server instructions, not on each of the list tools. */
+export const fieldsArgument = z.array(z.string().min(1)).min(1);
 
-export const waitArgument = z
-  .union([z.boolean(), z.number().min(0).max(600)])
-  .describe('Follow the job to its end (default true; false: answer at once; or seconds, max 600)');
+/**
+ * One type, seconds: a multi-type union does not convert in every client (Gemini's subset). Models
+ * send true and false all the same: `readExtrasAsSent` reads them (true: the default wait; false: 0).
+ */
+export const waitArgument = z.number().min(0).max(600).describe('seconds to follow the job before answering; 0: answer at once');
 
 export const cancelOnAbortArgument = (label: string) => z.boolean().describe(`Cancel the ${label} if this call is cancelled`);
 
 /** What the extras of one call asked for, taken off the API arguments. */
 export interface Extras {
   fields?: string[];
-  /** false: answer at once; a number: seconds to follow instead of WORKSPACE_JOB_WAIT_SECONDS. */
-  wait?: boolean | number;
+  /** Seconds to follow instead of WORKSPACE_JOB_WAIT_SECONDS (0: answer at once). */
+  wait?: number;
   cancelOnAbort?: boolean;
 }
 
@@ -60,6 +62,33 @@ export function toolInput(op: Operation): z.ZodObject {
   return s;
 }
 
+/**
+ * Extras this operation's tool does not take, with why, for the refusal: a model may send them all
+ * the same (cancel a job that cannot be, keep fields of a single record).
+ */
+export function extrasNotTaken(op: Operation): Record<string, string> {
+  const shape = extrasShape(op);
+  const own = op.input.shape;
+  const out: Record<string, string> = {};
+  if (!('fields' in shape) && !('fields' in own) && op.response === 'json') {
+    out.fields = 'only list tools take fields (a single record is answered whole): leave it out';
+  }
+  if (op.job && !('cancel_on_abort' in shape) && !('cancel_on_abort' in own)) {
+    out.cancel_on_abort = `${/^[aeiou]/.test(op.job.label) ? 'an' : 'a'} ${op.job.label} cannot be cancelled; leave it out`;
+  }
+  return out;
+}
+
+/** The extras as models send them, before validation: `wait: true` (or "true") is the default wait, `false` is 0. */
+export function readExtrasAsSent(op: Operation, raw: unknown): unknown {
+  if (!op.job || raw === null || typeof raw !== 'object' || Array.isArray(raw) || !('wait' in extrasShape(op))) return raw;
+  const given = (raw as Record<string, unknown>).wait;
+  const wait = typeof given === 'string' && /^(true|false)$/i.test(given.trim()) ? given.trim().toLowerCase() === 'true' : given;
+  if (typeof wait !== 'boolean') return raw;
+  const { wait: _given, ...rest } = raw as Record<string, unknown>;
+  return wait ? rest : { ...rest, wait: 0 };
+}
+
 /** Validated arguments split into what goes to the API and what the MCP layer acts on. */
 export function splitExtras(op: Operation, args: Record<string, unknown>): { api: Record<string, unknown>; extras: Extras } {
   const extra = extrasShape(op);
@@ -69,7 +98,7 @@ export function splitExtras(op: Operation, args: Record<string, unknown>): { api
     if (!(k in extra)) api[k] = v;
     else if (v === undefined) continue;
     else if (k === 'fields') extras.fields = v as string[];
-    else if (k === 'wait') extras.wait = v as boolean | number;
+    else if (k === 'wait') extras.wait = v as number;
     else if (k === 'cancel_on_abort') extras.cancelOnAbort = v as boolean;
   }
   return { api, extras };

@@ -4,6 +4,7 @@
 // (the pipeline's same validation, limiter, read-only and consent checks, results and budget).
 import { z } from 'zod';
 import { TOOLSETS, type Operation } from '../operation.js';
+import { readCallOperation } from './arguments.js';
 import { isGenerated } from './live-openapi.js';
 import { type Pipeline, refusalResult } from './pipeline.js';
 import { isRefusal, shownName } from './registry.js';
@@ -139,6 +140,8 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
     input: callInput,
     // The operation it runs decides: the pipeline marks its result when that operation quotes.
     quotesContent: false,
+    // The operation's arguments under `arguments`, or beside `operation` when `arguments` is absent.
+    read: (raw) => readCallOperation(callInput, raw, 'call_operation'),
     definition: {
       name: 'call_operation',
       description: writes

@@ -151,16 +151,6 @@ export function jobKindOf(op: Pick<Operation, 'job'>): JobKind | undefined {
   return kind;
 }
 
-/** The job arguments an operation accepts, as shown in its tool's input schema. */
-export function jobArgumentProperties(op: Pick<Operation, 'job'>): Record<string, object> | undefined {
-  const kind = jobKindOf(op);
-  if (!kind) return undefined;
-  return {
-    wait: { type: ['boolean', 'number'], description: 'Follow the job to its end (default true; false: answer at once; or seconds, max 600)' },
-    ...(kind.cancel ? { cancel_on_abort: { type: 'boolean', description: `Cancel the ${kind.label} if this call is cancelled` } } : {}),
-  };
-}
-
 /** The job a start answer describes, or undefined when the answer is already final (or not a job). */
 export function jobFromStart(kind: JobKind, data: unknown, args: Json): JobRef | undefined {
   if (!isObject(data)) return undefined;

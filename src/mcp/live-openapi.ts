@@ -11,7 +11,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../log.js';
 import { TOOLSETS, pathParams, type HttpMethod, type Operation, type Toolset } from '../operation.js';
 import { uploadFile } from '../../tools/sources.js';
-import { ARTIFACT_MAX_KIB } from '../../tools/shared.js';
+import { ARTIFACT_MAX_KIB, ULID_PATTERN } from '../../tools/shared.js';
 
 type Json = Record<string, unknown>;
 
@@ -154,6 +154,15 @@ function zodOf(schema: unknown): z.ZodType {
   }
 }
 
+/** A described pattern as a RegExp; undefined when it is not one JavaScript can use. */
+function regExpOf(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern, 'u');
+  } catch {
+    return undefined;
+  }
+}
+
 // A path parameter can never carry a separator or a dot segment, whatever the description says.
 const pathValue = () => z.string().regex(/^[A-Za-z0-9_~-][A-Za-z0-9_.~-]{0,127}$/, 'must be an id or name (letters, digits, _ - . ~)');
 
@@ -172,8 +181,18 @@ export function toOperation(
   const props: Json = {};
   const required: string[] = [];
   for (const p of pathParams(path)) {
-    shape[p] = pathValue();
-    props[p] = { type: 'string' };
+    // The description's own pattern (an id's, say) is shown and enforced too, on top of the
+    // separator-free rule every path value keeps.
+    const described = params.find((x) => x.in === 'path' && x.name === p);
+    const pattern = described && isObject(described.schema) && typeof described.schema.pattern === 'string' ? described.schema.pattern : undefined;
+    const re = pattern === undefined ? undefined : regExpOf(pattern);
+    if (pattern !== undefined && re) {
+      shape[p] = pathValue().regex(re, pattern === ULID_PATTERN.source ? 'must be a 26-character ULID' : `must match ${pattern.slice(0, 80)}`);
+      props[p] = { type: 'string', pattern };
+    } else {
+      shape[p] = pathValue();
+      props[p] = { type: 'string' };
+    }
     required.push(p);
   }
   let hasQuery = false;

@@ -3,7 +3,11 @@
 // JSON-RPC, and nothing a client sends can end the process: a line nested thousands of levels deep
 // (JSON.stringify of it overflows the stack), `_meta` or params that are not objects, a message that
 // is both a request and a response. Arguments are read as clients send them: `null` is none, and an
-// object sent as JSON text is the object.
+// object sent as JSON text is the object; prototype keys are marked so they reach the refusal that
+// names them (src/mcp/prototype-keys.ts).
+
+import { argumentsShapeError } from './arguments.js';
+import { markPrototypeKeys } from './prototype-keys.js';
 
 /** Deeper than any real MCP message (tool arguments nest a handful of levels). */
 export const MAX_DEPTH = 64;
@@ -107,7 +111,7 @@ export function guardMessage(value: unknown): Guarded {
     return answer(hasId ? (id as JsonRpcId) : null, INVALID_REQUEST, `Invalid Request: ${why}.`);
   }
   // A request (id) or a notification (no id).
-  const fail = (why: string): Guarded => (hasId ? answer(id as JsonRpcId, INVALID_PARAMS, `Invalid params: ${why}.`) : { kind: 'drop', why });
+  const fail = (why: string): Guarded => (hasId ? answer(id as JsonRpcId, INVALID_PARAMS, `Invalid params: ${why.replace(/\.$/, '')}.`) : { kind: 'drop', why });
   if ('params' in value && value.params !== undefined) {
     const params = value.params;
     // JSON-RPC's params are structured (an object or an array); MCP's are always an object.
@@ -121,11 +125,12 @@ export function guardMessage(value: unknown): Guarded {
     if (method === 'tools/call') {
       if (typeof params.name !== 'string' || params.name === '') return fail('params.name must be the name of a tool');
       const args = readArguments(params.arguments);
-      if (args === INVALID) return fail('params.arguments must be an object of the tool\'s arguments, e.g. {"engagement": "01J..."}');
-      if (args === params.arguments) return { kind: 'pass', message: value, changed: false };
+      if (args === INVALID) return fail(argumentsShapeError(params.arguments) ?? 'tools/call arguments must be an object of named arguments');
+      const marked = args === undefined ? undefined : (markPrototypeKeys(args) as Record<string, unknown>);
+      if (marked === params.arguments) return { kind: 'pass', message: value, changed: false };
       const normalised = { ...params };
-      if (args === undefined) delete normalised.arguments;
-      else normalised.arguments = args;
+      if (marked === undefined) delete normalised.arguments;
+      else normalised.arguments = marked;
       return { kind: 'pass', message: { ...value, params: normalised }, changed: true };
     }
   } else if (method === 'tools/call') {
@@ -135,6 +140,7 @@ export function guardMessage(value: unknown): Guarded {
 }
 
 const INVALID = Symbol('invalid');
+
 
 /** Tool arguments as clients send them: absent or null is none; JSON text of an object is the object. */
 function readArguments(args: unknown): Record<string, unknown> | undefined | typeof INVALID {

@@ -11,7 +11,8 @@ import type { ApiClient, ApiResponse } from '../api/client.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { pathParams, type Operation } from '../operation.js';
-import { type Extras, splitExtras } from './extras.js';
+import { type ReadResult, readArguments, refusalResult as argumentsRefusal } from './arguments.js';
+import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras } from './extras.js';
 import { renderFile } from './files.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './jobs.js';
 import { isRefusal, type Refusal, type ToolRegistry, writeRefusal } from './registry.js';
@@ -20,7 +21,6 @@ import { callHint, type JobReport, renderError, renderJob, renderSuccess, toolEr
 import { operationInput, type CallContext, type ToolSpec, toolDefinition } from './tools.js';
 import { markWorkspaceContent } from './untrusted.js';
 import { toMultipart, type UploadChecks } from './uploads.js';
-import { validateArguments } from './validation.js';
 
 export interface PipelineDeps {
   config: Config;
@@ -84,6 +84,10 @@ export class Pipeline {
         scope: op.scope,
         input: operationInput(op),
         quotesContent: op.quotesContent && op.response === 'json',
+        read: (raw) => {
+          const r = readArguments(operationInput(op), readExtrasAsSent(op, raw), op.name, extrasNotTaken(op));
+          return r as ReadResult<Record<string, unknown>>;
+        },
         run: (args, ctx) => this.#runOperation(op, args, ctx),
       };
       this.#opTools.set(op, t);
@@ -113,9 +117,10 @@ export class Pipeline {
 
   /** Steps 2 to 4 for a resolved tool (the gateway resolves first, to name the operation it runs). */
   async callTool(tool: ToolSpec, raw: unknown, ctx: CallContext): Promise<CallToolResult> {
-    const checked = validateArguments(tool.input, raw, tool.name);
-    if (!checked.ok) return toolError(checked.message, { error: { code: 'invalid_arguments', fields: checked.fields } });
-    const result = await tool.run(checked.args, ctx);
+    // Read as models send them (null is absent, JSON text for an object...), then validated strictly.
+    const checked = tool.read ? tool.read(raw) : readArguments(tool.input, raw, tool.name);
+    if (!checked.ok) return argumentsRefusal(checked);
+    const result = await tool.run(checked.args as Record<string, unknown>, ctx);
     return tool.quotesContent ? markWorkspaceContent({ quotesContent: true, response: 'json' }, result) : result;
   }
 
@@ -127,9 +132,9 @@ export class Pipeline {
     if (!this.registry.get(name)) await this.registry.operations.ready();
     const op = this.registry.resolve(name);
     if (isRefusal(op)) throw new InvocationRefused(refusalResult(op));
-    const checked = validateArguments(op.input, args, op.name);
-    if (!checked.ok) throw new InvocationRefused(toolError(checked.message, { error: { code: 'invalid_arguments', fields: checked.fields } }));
-    return this.#deps.client.callOperation(op, checked.args, { signal: ctx.signal });
+    const checked = readArguments(op.input, args, op.name);
+    if (!checked.ok) throw new InvocationRefused(argumentsRefusal(checked));
+    return this.#deps.client.callOperation(op, checked.args as Record<string, unknown>, { signal: ctx.signal });
   }
 
   /** How to make a call again: the operation's own tool when listed here, else call_operation. */
@@ -170,7 +175,7 @@ export class Pipeline {
       const o = registry.at(method, path);
       return o && registry.permitted(o) ? o : undefined;
     };
-    const waitMs = job.wait === false ? 0 : typeof job.wait === 'number' ? job.wait * 1000 : config.jobWaitSeconds * 1000;
+    const waitMs = job.wait !== undefined ? job.wait * 1000 : config.jobWaitSeconds * 1000;
     const out: FollowOutcome = await followJob(
       ref,
       { client, operationAt, budget: pollBudgetFor(client, config.rateLimit) },
@@ -198,7 +203,7 @@ export class Pipeline {
       ...(out.read ? { checkAgain: this.#hint(out.read.op, out.read.args, ctx.via) } : {}),
       ...(dl && dlOp ? { download: this.#hint(dlOp, dl.args(ref), ctx.via) } : {}),
       ...(out.pollError ? { pollError: out.pollError } : {}),
-      ...(job.wait === false ? { notFollowed: true } : {}),
+      ...(job.wait === 0 ? { notFollowed: true } : {}),
       // The start's links (an export's file resource) and the read's (the document generated).
       links: [...linksFor(op, ref.args, ref.job), ...(out.read ? linksFor(out.read.op, out.read.args, last.record) : [])],
     };

@@ -11,6 +11,7 @@ import {
   WorkspaceApiError,
 } from '../api/errors.js';
 import type { Operation } from '../operation.js';
+import { refusal, refusalResult } from './arguments.js';
 import { aboutChars, boundList, boundObject, pickFields } from './budget.js';
 
 /**
@@ -183,7 +184,9 @@ export function renderError(op: Operation, err: unknown): CallToolResult {
   }
   if (err instanceof NetworkError) return toolError(`${op.name}: the workspace could not be reached: ${err.message}`, { error: { code: 'network' } });
   if (err instanceof InvalidArgumentError) {
-    return toolError(`Invalid arguments for ${op.name}; nothing was sent.\n- ${err.field}: ${err.message}`, { error: { code: 'invalid_argument', field: err.field } });
+    // Content only the upload step can judge (a file's size, type or format): refused in the same words as any argument.
+    const r = refusalResult(refusal(op.name, [{ path: [err.field], rule: err.message }]), 'invalid_argument');
+    return { ...r, structuredContent: { error: { ...r.structuredContent.error, field: err.field } } };
   }
   throw err;
 }

@@ -8,8 +8,6 @@ import { extrasShape, toolInput } from './extras.js';
 
 type Json = Record<string, unknown>;
 
-// Said once in the server instructions ("ids are 26-character ULIDs") instead of on every id field.
-const ULID_PATTERNS = new Set(['^[0-9A-Za-z]{26}$', '^[0-9A-HJKMNP-TV-Z]{26}$']);
 const SAFE_INT = 9007199254740991;
 
 function isPlainObject(v: unknown): v is Json {
@@ -30,25 +28,46 @@ function collapseNullable(s: Json): Json {
   return merged;
 }
 
+/** An object that declares no property and is not closed: any keys, any values (a free-form map). */
+function isFreeForm(s: Json): boolean {
+  const type = s.type;
+  const isObject = type === 'object' || (Array.isArray(type) && type.includes('object') && type.length === 2 && type.includes('null'));
+  if (!isObject || s.additionalProperties === false) return false;
+  return !isPlainObject(s.properties) || Object.keys(s.properties).length === 0;
+}
+
 /**
- * The schema as shown: `$schema`, zod's safe-integer bounds, "any value" maps, ULID patterns,
- * `additionalProperties: false` and short-text caps dropped; nullable unions collapsed.
+ * The schema as shown: `$schema`, zod's safe-integer bounds, "any value" maps, the root's
+ * `additionalProperties: false` and short-text caps dropped; nullable unions
+ * collapsed. What every client library can convert (OpenAI's strict mode, Gemini's subset):
+ * - a free-form object (no declared property) is shown as its JSON text, which the arguments reader
+ *   parses (src/mcp/arguments.ts): strict modes cannot express an open object at all;
+ * - an object without properties says `additionalProperties: false` (a tool with no arguments), and
+ *   so does every object nested in the arguments;
+ * - patterns are shown as validated: an id's says it is a ULID from an earlier result, never a name.
  */
-export function compactSchema(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map((n) => compactSchema(n));
+export function compactSchema(node: unknown, root = true): unknown {
+  if (Array.isArray(node)) return node.map((n) => compactSchema(n, false));
   if (!isPlainObject(node)) return node;
   let s: Json = collapseNullable(node);
+  if (isFreeForm(s)) {
+    const nullable = Array.isArray(s.type) && s.type.includes('null');
+    const said = typeof s.description === 'string' ? `; ${s.description}` : '';
+    return { type: nullable ? ['string', 'null'] : 'string', description: `JSON object${said}` };
+  }
   const out: Json = {};
+  const declares = isPlainObject(s.properties) && Object.keys(s.properties).length > 0;
   for (const [k, v] of Object.entries(s)) {
     if (k === '$schema' || k === 'propertyNames') continue;
-    if (k === 'pattern' && typeof v === 'string' && ULID_PATTERNS.has(v)) continue;
     // zod spells a date or e-mail format out as a long regex too: the format name says it.
     if (k === 'pattern' && typeof s.format === 'string') continue;
     if ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT)) continue;
     // `additionalProperties: {}` is "any value", the default: it says nothing.
     if (k === 'additionalProperties' && isPlainObject(v) && Object.keys(v).length === 0) continue;
-    // Strictness stays in validation (an unknown argument is refused by name); shown, it is noise.
-    if (k === 'additionalProperties' && v === false) continue;
+    // The tool's own argument list needs no word on strictness (an unknown argument is refused by
+    // name, and clients close it themselves); objects inside it say they are closed, as strict
+    // modes that allow optional properties require (Anthropic's, through the Vercel AI SDK).
+    if (k === 'additionalProperties' && v === false && declares && root) continue;
     // Short-text caps (names, labels) are enforced and explained on refusal; the caps that shape
     // prose (1000+ characters) are the ones worth showing.
     if (k === 'maxLength' && typeof v === 'number' && v <= 255) continue;
@@ -56,12 +75,14 @@ export function compactSchema(node: unknown): unknown {
     if (k === 'minLength' && v === 1) continue;
     if (k === 'properties' && isPlainObject(v)) {
       const props: Json = {};
-      for (const [name, p] of Object.entries(v)) props[name] = compactSchema(p);
+      for (const [name, p] of Object.entries(v)) props[name] = compactSchema(p, false);
       out[k] = props;
       continue;
     }
-    out[k] = compactSchema(v);
+    out[k] = compactSchema(v, false);
   }
+  // An object with no property at all (a tool without arguments) is closed, and says so.
+  if (s.type === 'object' && !declares) out.additionalProperties = false;
   s = out;
   return s;
 }

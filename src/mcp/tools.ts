@@ -4,6 +4,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { OPERATION_META_KEY, operationMeta, type Operation, type Scope, type ToolAnnotations } from '../operation.js';
+import type { ReadResult } from './arguments.js';
 import { toolInput } from './extras.js';
 import { operationSchema } from './schema.js';
 
@@ -29,6 +30,8 @@ export interface ToolSpec {
   input: z.ZodObject;
   /** Its results quote text people wrote: the pipeline adds the workspace-content note. */
   quotesContent: boolean;
+  /** Reads and validates the arguments itself (an operation's extras; the gateway's call, whose arguments may sit beside). */
+  read?(raw: unknown): ReadResult<Record<string, unknown>>;
   /** Runs with validated arguments. */
   run(args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult>;
 }

@@ -13,7 +13,7 @@ import { resourceUri } from './resources.js';
 import { toolError } from './results.js';
 import { shownSchema } from './schema.js';
 import { annotations, type CallContext, type ToolSpec } from './tools.js';
-import { refusalMessage } from './validation.js';
+import { refusal, refusalResult } from './arguments.js';
 
 export interface WorkflowDeps {
   pipeline: Pipeline;
@@ -150,8 +150,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
       const seen = new Set<string>();
       const twice = reviews.map((r) => r.finding).filter((f) => (seen.has(f) ? true : (seen.add(f), false)));
       if (twice.length) {
-        const fields = { reviews: `finding ${twice.join(', ')} appears more than once; give one decision per finding` };
-        return toolError(refusalMessage('review_findings', fields), { error: { code: 'invalid_arguments', fields } });
+        return refusalResult(refusal('review_findings', [{ path: ['reviews'], rule: `give one decision per finding: ${twice.join(', ')} appears more than once` }]));
       }
       const results: Json[] = [];
       for (const [i, r] of reviews.entries()) {

@@ -131,8 +131,8 @@ describe('a job followed from the call that starts it', () => {
     sandbox.clearRequests();
     const r = await stack.call('create_export', { engagement: ENGAGEMENT_AP, kind: 'findings_csv', cancel_on_abort: true });
     expect(r.isError).toBe(true);
-    // An export cannot be cancelled: its tool does not take the argument.
-    expect(textOf(r)).toMatch(/unknown argument cancel_on_abort/);
+    // An export cannot be cancelled: its tool does not take the argument, and the refusal says why.
+    expect(textOf(r)).toMatch(/cancel_on_abort: an export cannot be cancelled; leave it out/);
     const { tools } = await stack.client.listTools();
     expect(tools.find((t) => t.name === 'create_export')?.inputSchema.properties).not.toHaveProperty('cancel_on_abort');
     expect(tools.find((t) => t.name === 'start_analysis_run')?.inputSchema.properties).toHaveProperty('cancel_on_abort');

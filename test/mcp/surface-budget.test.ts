@@ -61,7 +61,7 @@ describe('a list over the budget', () => {
     sandbox.clearRequests();
     const r = await small.call('list_findings', { engagement: ENGAGEMENT_AP, fields: 'id' });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toMatch(/- fields: expected array, got a string/);
+    expect(textOf(r)).toMatch(/fields: must be an array of at least 1 item, each non-empty text; got "id"/);
     expect(sandbox.requests()).toHaveLength(0);
   });
 });

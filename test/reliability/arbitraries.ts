@@ -110,6 +110,15 @@ export interface BuildOptions {
   knownIds?: readonly string[];
 }
 
+/** Keys the arguments reader refuses by name at any depth (src/mcp/arguments.ts). */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+function withoutPrototypeKeys(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return true;
+  return Object.keys(v).every((k) => !PROTOTYPE_KEYS.has(k) && withoutPrototypeKeys((v as Record<string, unknown>)[k]));
+}
+/** Any JSON value a valid call may carry: no key that is refused by name. */
+const json = (maxDepth: number) => fc.jsonValue({ maxDepth }).filter(withoutPrototypeKeys) as fc.Arbitrary<unknown>;
+
 /** Values the schema accepts. */
 export function valid(s: z.ZodType, opts: BuildOptions = {}): fc.Arbitrary<unknown> {
   const { base, nullable } = unwrap(s);
@@ -149,10 +158,10 @@ function validBase(s: z.ZodType, opts: BuildOptions): fc.Arbitrary<unknown> {
       return fc.array(valid(d.element as z.ZodType, opts), { minLength: b.min, maxLength: b.max });
     }
     case 'record':
-      return fc.dictionary(fc.stringMatching(/^[a-z_]{1,12}$/), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<unknown>, { maxKeys: 4 });
+      return fc.dictionary(fc.stringMatching(/^[a-z_]{1,12}$/).filter((k) => !PROTOTYPE_KEYS.has(k)), json(2), { maxKeys: 4 });
     case 'unknown':
     case 'any':
-      return fc.jsonValue({ maxDepth: 2 });
+      return json(2);
     case 'object': {
       const shape = d.shape ?? {};
       const required: Record<string, fc.Arbitrary<unknown>> = {};
@@ -201,23 +210,31 @@ function inlineFile(): fc.Arbitrary<Record<string, unknown>> {
 
 /** One way of breaking otherwise valid arguments, and the field a clear refusal must name. */
 export interface Broken {
-  kind: 'wrong_type' | 'missing' | 'too_long' | 'too_short' | 'bad_id' | 'bad_format' | 'unknown_key' | 'json_string' | 'bad_enum' | 'out_of_range';
+  kind: 'wrong_type' | 'missing' | 'too_long' | 'too_short' | 'bad_id' | 'bad_format' | 'unknown_key' | 'json_string' | 'bad_enum' | 'out_of_range' | 'prototype_key';
   field: string;
   args: Record<string, unknown>;
 }
 
 const BAD_IDS = ['../../workspace', '..', '01ZZZZ', '01ZZZZZZZZZZZZZZZZZZZZZZZZZ', '01ZZZZZZZZZZZZZZZZZZZZZZZ/', '%2e%2e', 'x?y=1', 'a#b', ' 01ZZZZZZZZZZZZZZZZZZZZZZZ', ''];
 
-/** A value of another JSON type than the schema's base type (never null or undefined, which wrappers may allow). */
+/**
+ * A value of another JSON type than the schema's base type (never null or undefined, which wrappers
+ * may allow), and never a text the arguments reader converts to the base type ("5" for a number,
+ * "true" for a boolean, JSON text for an object or an array).
+ */
 function otherType(type: string): fc.Arbitrary<unknown> {
+  const same = type === 'enum' ? 'string' : type === 'record' ? 'object' : type;
+  const readable = (t: string) =>
+    (same === 'number' && /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(t)) ||
+    (same === 'boolean' && /^(true|false)$/i.test(t)) ||
+    ((same === 'object' || same === 'array') && /^\s*[[{]/.test(t));
   const all: Record<string, fc.Arbitrary<unknown>> = {
-    string: fc.string({ maxLength: 10 }),
+    string: fc.string({ maxLength: 10 }).filter((t) => !readable(t)),
     number: fc.oneof(fc.integer(), fc.double({ noNaN: true })),
     boolean: fc.boolean(),
     array: fc.array(fc.integer(), { maxLength: 3 }),
     object: fc.dictionary(fc.stringMatching(/^[a-z]{1,5}$/), fc.integer(), { maxKeys: 2 }),
   };
-  const same = type === 'enum' ? 'string' : type === 'record' ? 'object' : type;
   return fc.oneof(...Object.entries(all).filter(([t]) => t !== same).map(([, a]) => a));
 }
 
@@ -243,20 +260,22 @@ function breakersFor(op: Operation, key: string, schema: z.ZodType): { kind: Bro
   }
   if (t === 'number') {
     const b = numberBounds(base);
-    out.push({ kind: 'json_string', value: fc.integer({ min: Math.ceil(b.min), max: Math.floor(b.max) }).map(String) });
     if (b.max < 1e6) out.push({ kind: 'out_of_range', value: fc.integer({ min: Math.floor(b.max) + 1, max: Math.floor(b.max) + 1000 }) });
     if (b.min > -1e6) out.push({ kind: 'out_of_range', value: fc.integer({ min: Math.ceil(b.min) - 1000, max: Math.ceil(b.min) - 1 }) });
     if (b.int) out.push({ kind: 'out_of_range', value: fc.constant(Math.max(b.min, 0) + 0.5) });
   }
-  if (t === 'boolean') out.push({ kind: 'json_string', value: fc.constantFrom('true', 'false') });
+  // "true" and "false" are read as booleans; texts that could mean either are refused, never guessed.
+  if (t === 'boolean') out.push({ kind: 'json_string', value: fc.constantFrom('1', '0', 'yes', 'no', 'on', 'off') });
   if (t === 'enum') {
     const entries = Object.values(defOf(base).entries ?? {}).map(String);
-    out.push({ kind: 'bad_enum', value: fc.string({ maxLength: 12 }).filter((v) => !entries.includes(v)) });
+    // Case aside: "Validated" is read as "validated".
+    const lower = entries.map((e) => e.toLowerCase());
+    out.push({ kind: 'bad_enum', value: fc.string({ maxLength: 12 }).filter((v) => !lower.includes(v.toLowerCase())) });
   }
   if (t === 'array' || t === 'object' || t === 'record') {
-    // A client that sends the structure as JSON text: valid content, wrong wire type.
+    // A client that sends the structure as JSON text is read; text that does not parse is refused.
     const content = op.body === 'multipart' && key === 'file' ? inlineFile() : valid(base);
-    out.push({ kind: 'json_string', value: content.map((v) => JSON.stringify(v)) });
+    out.push({ kind: 'json_string', value: content.map((v) => JSON.stringify(v).slice(0, -1)) });
   }
   if (!optional) out.push({ kind: 'missing', value: fc.constant(undefined) });
   return out;
@@ -284,11 +303,19 @@ export function brokenArguments(op: Operation, opts: BuildOptions = {}): fc.Arbi
   const extras = ['fields', 'wait', 'cancel_on_abort', '__proto__', 'constructor', 'prototype'];
   const unknownKey = fc.stringMatching(/^[a-z][a-z_]{0,15}$/).filter((k) => !(k in shape) && !extras.includes(k));
   cases.push(
-    fc.tuple(base, unknownKey, fc.jsonValue({ maxDepth: 1 })).map(([args, key, value]) => ({
+    fc.tuple(base, unknownKey, json(1)).map(([args, key, value]) => ({
       kind: 'unknown_key' as const,
       field: key,
       args: { ...args, [key]: value ?? 1 },
     })),
+  );
+  // A key refused by name (as JSON.parse makes it: an own property, even `__proto__`).
+  cases.push(
+    fc.tuple(base, fc.constantFrom(...PROTOTYPE_KEYS), json(1)).map(([args, key, value]) => {
+      const out = { ...args };
+      Object.defineProperty(out, key, { value: value ?? 1, enumerable: true, writable: true, configurable: true });
+      return { kind: 'prototype_key' as const, field: key, args: out };
+    }),
   );
   return fc.oneof(...cases);
 }

@@ -1,0 +1,713 @@
+// Arguments read as models and clients send them, then validated strictly against the tool's zod
+// schema. Clients differ in how they send what a schema asks for, and a model cannot fix a client
+// that rewrites its call: when a client stringifies object arguments, every retry fails the same way.
+// So, before validation, each value is read against the schema at its place:
+//
+// - `null` for an optional parameter that does not accept null means "absent" (strict-mode clients
+//   send null for every optional parameter they leave out);
+// - a text holding JSON, where an object or an array is wanted, is parsed;
+// - a number written as JSON number text ("5", "-2.5") where a number is wanted is converted, and
+//   "true" / "false" (any case) where a boolean is wanted;
+// - an enum value matched without regard to case; no arguments at all (absent or null) is `{}`.
+//
+// Never a guess between two readings. These are refused, saying what to send instead:
+// - "1", "0", "yes", "no", "on", "off", "y", "n" for a boolean (true or false? the text does not say
+//   which way a client meant it);
+// - an enum value that matches several values once case is ignored;
+// - a text holding JSON where the field accepts both a text and the structure the text holds (the
+//   API would treat the two differently); a text that converts to several accepted values.
+// A value the schema accepts as sent is never converted. What is left is validated by the strict zod
+// schema: unknown keys are refused, never dropped.
+//
+// The keys `__proto__`, `constructor` and `prototype` are refused by name at any depth, whether they
+// arrive as own properties (JSON.parse makes `__proto__` one) or as an object whose prototype was
+// replaced: a copy made by assignment would change the object's prototype instead of carrying the key.
+//
+// Every refusal, for every kind of tool (catalog operation, workflow, gateway), is built by
+// `refusal()`: each field on a line of its own, what it must be, what was given (cut to a short
+// preview), and that nothing was sent.
+import { z } from 'zod';
+import type { Operation } from '../operation.js';
+import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras, toolInput } from './extras.js';
+import { isPrototypeKey, sentKey } from './prototype-keys.js';
+
+type Json = Record<string, unknown>;
+type Path = ReadonlyArray<string | number>;
+
+/** One thing wrong with the arguments: where, what it must be, and what was given (a preview). */
+export interface Problem {
+  path: Path;
+  /** What the value must be, or what to do: "must be true or false", "unknown argument x: remove it". */
+  rule: string;
+  /** A short preview of what was given; undefined when the rule says it all. */
+  given?: string;
+}
+
+export interface Refusal {
+  ok: false;
+  /** The text for the model: the tool, every field with its rule, and that nothing was sent. */
+  message: string;
+  /** Field (dotted path, or "(arguments)") to its rule and what was given. */
+  fields: Record<string, string>;
+}
+
+export type ReadResult<T> = { ok: true; args: T } | Refusal;
+
+export { PROTOTYPE_KEYS } from './prototype-keys.js';
+
+const ROOT = '(arguments)';
+/** Previews and names in refusals are cut to this many characters: never echo a huge value back. */
+const PREVIEW_CHARS = 40;
+/** At most this many lines in one refusal; the count of the others is given. */
+const MAX_PROBLEMS = 20;
+
+// ---------------------------------------------------------------------------------------------
+// The refusal builder
+
+function cut(s: string, max = PREVIEW_CHARS): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+function fieldName(path: Path): string {
+  return path.length ? path.map((p) => cut(String(p))).join('.') : ROOT;
+}
+
+/** JSON of a small value within `budget` characters, or undefined when it does not fit. */
+function boundedJson(v: unknown, budget: number): string | undefined {
+  if (budget <= 0) return undefined;
+  if (v === null || typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'string') return v.length + 2 <= budget ? JSON.stringify(v) : undefined;
+  if (typeof v !== 'object') return undefined;
+  const isArray = Array.isArray(v);
+  const parts: string[] = [];
+  let used = 2;
+  // Stops at the first part that does not fit: a huge value costs no more than a small one.
+  for (const k in v) {
+    const key = isArray ? '' : `${JSON.stringify(cut(k))}:`;
+    const inner = boundedJson((v as Json)[k], budget - used - key.length);
+    if (inner === undefined) return undefined;
+    parts.push(key + inner);
+    used += key.length + inner.length + 1;
+    if (used > budget) return undefined;
+  }
+  return isArray ? `[${parts.join(',')}]` : `{${parts.join(',')}}`;
+}
+
+/** What was given, in a few words: never more than about PREVIEW_CHARS characters of it. */
+export function preview(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (typeof v === 'string') {
+    return v.length <= PREVIEW_CHARS ? JSON.stringify(v) : `${JSON.stringify(v.slice(0, PREVIEW_CHARS)).slice(0, -1)}…" (${v.length} characters)`;
+  }
+  const small = boundedJson(v, PREVIEW_CHARS);
+  if (small !== undefined) return small;
+  if (Array.isArray(v)) return `an array of ${v.length} items`;
+  if (typeof v === 'object' && v !== null) {
+    const keys = Object.keys(v);
+    return `an object with ${plural(keys.length, 'key')} (${cut(keys.slice(0, 5).map((k) => cut(k, 20)).join(', '))})`;
+  }
+  return typeof v;
+}
+
+/**
+ * The refusal of a call, in the same words for every tool: one line per field with what it must be
+ * and what was given, and that nothing was sent. `accepted` lists the tool's arguments.
+ */
+export function refusal(toolName: string, problems: readonly Problem[], accepted?: readonly string[]): Refusal {
+  // No prototype: a field may be named __proto__ (that is what is refused), and must read as itself.
+  const fields = Object.create(null) as Record<string, string>;
+  const lines: string[] = [];
+  for (const p of problems) {
+    const name = fieldName(p.path);
+    const text = p.given === undefined ? p.rule : `${p.rule}; got ${p.given}`;
+    if (Object.hasOwn(fields, name)) continue;
+    fields[name] = text;
+    if (lines.length < MAX_PROBLEMS) lines.push(`- ${name}: ${text}.`);
+  }
+  const more = Object.keys(fields).length - lines.length;
+  if (more > 0) lines.push(`- and ${more} more field${more === 1 ? '' : 's'} to fix.`);
+  const tail = accepted ? ` Arguments: ${accepted.length ? accepted.map((a) => cut(a)).join(', ') : '(none)'}.` : '';
+  return {
+    ok: false,
+    fields,
+    message: `Invalid arguments for ${cut(toolName, 100)}; nothing was sent.\n${lines.join('\n')}\nFix these and call again.${tail}`,
+  };
+}
+
+/** A refusal as the tool result an assistant reads (isError, with the fields in structuredContent). */
+export function refusalResult(r: Refusal, code = 'invalid_arguments') {
+  return {
+    isError: true as const,
+    content: [{ type: 'text' as const, text: r.message }],
+    structuredContent: { error: { code, fields: r.fields } },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The parts of zod 4's schema definitions this module reads
+
+interface CheckDef {
+  check: string;
+  format?: string;
+  pattern?: RegExp;
+  minimum?: number;
+  maximum?: number;
+  value?: number;
+  inclusive?: boolean;
+  length?: number;
+  error?: (issue?: unknown) => unknown;
+}
+interface Def {
+  type: string;
+  innerType?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+  entries?: Record<string, string | number>;
+  values?: unknown[];
+  options?: z.ZodType[];
+  valueType?: z.ZodType;
+  in?: z.ZodType;
+  format?: string;
+  checks?: Array<{ _zod: { def: CheckDef } }>;
+}
+
+const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+const checksOf = (s: z.ZodType): CheckDef[] => (defOf(s).checks ?? []).map((c) => c._zod.def);
+const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
+
+/** The schema under optional, nullable, default and the like (and a pipe's input). */
+function baseOf(s: z.ZodType): z.ZodType {
+  let cur = s;
+  for (let i = 0; i < 32; i++) {
+    const d = defOf(cur);
+    if (WRAPPERS.has(d.type) && d.innerType) cur = d.innerType;
+    else if (d.type === 'pipe' && d.in) cur = d.in;
+    else break;
+  }
+  return cur;
+}
+
+const accepts = (s: z.ZodType, v: unknown): boolean => s.safeParse(v).success;
+
+function isPlainObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function descriptionOf(s: z.ZodType): string | undefined {
+  const d = (s as { description?: string }).description;
+  return typeof d === 'string' && d.length <= 80 ? d : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What to send, in plain words, from the schema
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+function range(min: number | undefined, max: number | undefined, unit = ''): string {
+  const u = unit ? ` ${unit}` : '';
+  if (min !== undefined && max !== undefined) return min === max ? ` of exactly ${min}${u}` : ` from ${min} to ${max}${u}`;
+  if (min !== undefined) return ` of at least ${min}${u}`;
+  if (max !== undefined) return ` of at most ${max}${u}`;
+  return '';
+}
+
+function stringWant(s: z.ZodType): string {
+  const d = defOf(s);
+  let min: number | undefined;
+  let max: number | undefined;
+  for (const c of checksOf(s)) {
+    if (c.check === 'string_format' && c.format === 'regex') {
+      // The catalog states its patterns in words ("must be a 26-character ULID"): use them.
+      const said = typeof c.error === 'function' ? c.error() : undefined;
+      if (typeof said === 'string' && !said.startsWith('Invalid')) return said.replace(/^must be /, '');
+      return `text matching ${cut(String(c.pattern), 60)}`;
+    }
+    if (c.check === 'min_length') min = c.minimum;
+    if (c.check === 'max_length') max = c.maximum;
+    if (c.check === 'length_equals') min = max = c.length;
+  }
+  const format = d.format;
+  if (format === 'email') return 'an e-mail address';
+  if (format === 'url') return 'a URL (http or https)';
+  if (format === 'date') return 'a date (YYYY-MM-DD)';
+  if (format === 'datetime') return 'a date and time (ISO 8601)';
+  if (format && format !== 'regex') return `text in ${format} format`;
+  if (min === 1 && max === undefined) return 'non-empty text';
+  return `text${range(min && min > 1 ? min : undefined, max, 'characters')}`;
+}
+
+function numberWant(s: z.ZodType): string {
+  let min: number | undefined;
+  let max: number | undefined;
+  let int = ['safeint', 'int32', 'uint32'].includes(defOf(s).format ?? '');
+  for (const c of checksOf(s)) {
+    if (c.check === 'number_format' && ['safeint', 'int32', 'uint32'].includes(c.format ?? '')) int = true;
+    if (c.check === 'greater_than' && c.value !== undefined && Math.abs(c.value) < 1e15) min = c.inclusive ? c.value : int ? c.value + 1 : c.value;
+    if (c.check === 'less_than' && c.value !== undefined && Math.abs(c.value) < 1e15) max = c.inclusive ? c.value : int ? c.value - 1 : c.value;
+  }
+  return `${int ? 'a whole number' : 'a number'}${range(min, max)}`;
+}
+
+function arrayBounds(s: z.ZodType): { min?: number; max?: number } {
+  const out: { min?: number; max?: number } = {};
+  for (const c of checksOf(s)) {
+    if (c.check === 'min_length' && c.minimum !== undefined) out.min = c.minimum;
+    if (c.check === 'max_length' && c.maximum !== undefined) out.max = c.maximum;
+    if (c.check === 'length_equals' && c.length !== undefined) out.min = out.max = c.length;
+  }
+  return out;
+}
+
+/** What a value of this schema must be, in plain words: "a whole number from 1 to 200". */
+export function want(s: z.ZodType, depth = 0): string {
+  const nullable = accepts(s, null);
+  const base = baseOf(s);
+  const d = defOf(base);
+  let w: string;
+  switch (d.type) {
+    case 'string':
+      w = stringWant(base);
+      break;
+    case 'number':
+    case 'int':
+      w = numberWant(base);
+      break;
+    case 'boolean':
+      w = 'true or false';
+      break;
+    case 'enum': {
+      const values = Object.values(d.entries ?? {});
+      w = `one of ${values.slice(0, 20).map((v) => JSON.stringify(v)).join(', ')}${values.length > 20 ? ', …' : ''}`;
+      break;
+    }
+    case 'literal':
+      w = (d.values ?? []).map((v) => JSON.stringify(v)).join(' or ');
+      break;
+    case 'array': {
+      const { min, max } = arrayBounds(base);
+      const count = min !== undefined && max !== undefined ? (min === max ? ` of ${plural(min, 'item')}` : ` of ${min} to ${max} items`) : min !== undefined ? ` of at least ${plural(min, 'item')}` : max !== undefined ? ` of at most ${plural(max, 'item')}` : '';
+      w = `an array${count}${d.element && depth < 2 ? `, each ${want(d.element, depth + 1)}` : ''}`;
+      break;
+    }
+    case 'object': {
+      const keys = Object.keys(d.shape ?? {});
+      w = keys.length ? `an object with ${cut(keys.join(', '), 120)}` : 'an empty object';
+      break;
+    }
+    case 'record':
+      w = 'an object (or its JSON text)';
+      break;
+    case 'union':
+      w = (d.options ?? []).map((o) => want(o, depth + 1)).join(' or ');
+      break;
+    case 'unknown':
+    case 'any':
+      w = 'any value';
+      break;
+    default:
+      w = 'a valid value';
+  }
+  const said = descriptionOf(s) ?? descriptionOf(base);
+  if (said && d.type !== 'string') w = `${w} (${said})`;
+  return nullable && d.type !== 'unknown' && d.type !== 'any' ? `${w}, or null` : w;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prototype keys
+
+/**
+ * Every key named `__proto__`, `constructor` or `prototype`, and every object whose prototype was
+ * replaced, at any depth. Iterative: arguments may be nested far deeper than the stack allows.
+ */
+function prototypeKeys(root: unknown, at: Path): Problem[] {
+  const out: Problem[] = [];
+  const stack: Array<{ v: unknown; path: Path }> = [{ v: root, path: at }];
+  while (stack.length && out.length < MAX_PROBLEMS) {
+    const { v, path } = stack.pop() as { v: unknown; path: Path };
+    if (typeof v !== 'object' || v === null) continue;
+    const proto = Object.getPrototypeOf(v) as unknown;
+    if (proto !== Object.prototype && proto !== Array.prototype && proto !== null) {
+      out.push({ path: [...path, '__proto__'], rule: 'a key named __proto__ is refused (it would change how the object is read); remove it' });
+    }
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) if (typeof v[i] === 'object' && v[i] !== null) stack.push({ v: v[i], path: [...path, i] });
+      continue;
+    }
+    for (const k of Object.keys(v)) {
+      if (isPrototypeKey(k)) {
+        const name = sentKey(k);
+        out.push({ path: [...path, name], rule: `a key named ${name} is refused (it could change how the object is read); remove it` });
+        continue;
+      }
+      const child = (v as Json)[k];
+      if (typeof child === 'object' && child !== null) stack.push({ v: child, path: [...path, k] });
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading values as sent
+
+const NONE = Symbol('no reading');
+const ABSENT = Symbol('absent');
+/** Texts some clients mean as booleans, but not all the same way: refused, never guessed. */
+const AMBIGUOUS_BOOLEAN = new Set(['1', '0', 'yes', 'no', 'y', 'n', 'on', 'off']);
+/** JSON's number grammar: no hex, no leading zeros, no spaces, no "Infinity". */
+const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+interface ReadContext {
+  problems: Problem[];
+}
+
+/** A text holding a JSON object (or array), parsed; NONE when it holds something else. */
+function jsonText(text: string, kind: 'object' | 'array'): unknown {
+  const t = text.trim();
+  if (!t.startsWith(kind === 'object' ? '{' : '[')) return NONE;
+  try {
+    const v = JSON.parse(t) as unknown;
+    return (kind === 'array' ? Array.isArray(v) : isPlainObject(v)) ? v : NONE;
+  } catch {
+    return NONE;
+  }
+}
+
+/** The one reading of a text as a value of this schema's type, NONE when there is none. */
+function textReading(s: z.ZodType, text: string): unknown {
+  const d = defOf(baseOf(s));
+  switch (d.type) {
+    case 'number':
+    case 'int': {
+      if (!NUMBER_TEXT.test(text)) return NONE;
+      const n = Number(text);
+      return Number.isFinite(n) ? n : NONE;
+    }
+    case 'boolean': {
+      const t = text.toLowerCase();
+      return t === 'true' ? true : t === 'false' ? false : NONE;
+    }
+    case 'enum': {
+      const hits = Object.values(d.entries ?? {}).filter((e) => typeof e === 'string' && e.toLowerCase() === text.toLowerCase());
+      return hits.length === 1 ? hits[0] : NONE;
+    }
+    case 'object':
+    case 'record':
+      return jsonText(text, 'object');
+    case 'array':
+      return jsonText(text, 'array');
+    default:
+      return NONE;
+  }
+}
+
+/** Parsed JSON text brings its own keys: they are checked like the ones sent directly. */
+function parsedText(v: unknown, path: Path, ctx: ReadContext): unknown {
+  ctx.problems.push(...prototypeKeys(v, path));
+  return v;
+}
+
+function readValue(s: z.ZodType, value: unknown, path: Path, ctx: ReadContext): unknown {
+  if (value === undefined) return value;
+  if (value === null) {
+    if (accepts(s, null)) return null;
+    return accepts(s, undefined) ? ABSENT : null;
+  }
+  const base = baseOf(s);
+  const d = defOf(base);
+  switch (d.type) {
+    case 'object': {
+      let v: unknown = value;
+      if (typeof v === 'string') {
+        const parsed = jsonText(v, 'object');
+        if (parsed !== NONE) v = parsedText(parsed, path, ctx);
+      }
+      return isPlainObject(v) ? readObject(d.shape ?? {}, v, path, ctx) : v;
+    }
+    case 'record': {
+      let v: unknown = value;
+      if (typeof v === 'string') {
+        const parsed = jsonText(v, 'object');
+        if (parsed !== NONE) v = parsedText(parsed, path, ctx);
+      }
+      const inner = d.valueType ? defOf(baseOf(d.valueType)).type : 'unknown';
+      if (!isPlainObject(v) || !d.valueType || inner === 'unknown' || inner === 'any') return v;
+      const out: Json = {};
+      for (const k of Object.keys(v)) {
+        if (isPrototypeKey(k)) continue;
+        const r = readValue(d.valueType, v[k], [...path, k], ctx);
+        if (r !== ABSENT) out[k] = r;
+      }
+      return out;
+    }
+    case 'array': {
+      let v: unknown = value;
+      if (typeof v === 'string') {
+        const parsed = jsonText(v, 'array');
+        if (parsed !== NONE) v = parsedText(parsed, path, ctx);
+      }
+      if (!Array.isArray(v) || !d.element) return v;
+      const element = d.element;
+      return v.map((x, i) => {
+        const r = readValue(element, x, [...path, i], ctx);
+        return r === ABSENT ? x : r;
+      });
+    }
+    case 'number':
+    case 'int': {
+      if (typeof value !== 'string') return value;
+      const n = textReading(base, value);
+      return n === NONE ? value : n;
+    }
+    case 'boolean': {
+      if (typeof value !== 'string') return value;
+      const b = textReading(base, value);
+      if (b !== NONE) return b;
+      if (AMBIGUOUS_BOOLEAN.has(value.trim().toLowerCase())) {
+        ctx.problems.push({ path, rule: 'must be true or false', given: `${preview(value)}, which is not read as either: send true or false` });
+      }
+      return value;
+    }
+    case 'enum': {
+      if (typeof value !== 'string' || accepts(base, value)) return value;
+      const hits = Object.values(d.entries ?? {}).filter((e) => typeof e === 'string' && e.toLowerCase() === value.toLowerCase());
+      if (hits.length > 1) ctx.problems.push({ path, rule: `must be ${want(s)}`, given: `${preview(value)}, which matches ${hits.length} of them once case is ignored` });
+      return hits.length === 1 ? hits[0] : value;
+    }
+    case 'union':
+      return readUnion(base, d.options ?? [], value, path, ctx);
+    default:
+      return value;
+  }
+}
+
+function readUnion(union: z.ZodType, options: z.ZodType[], value: unknown, path: Path, ctx: ReadContext): unknown {
+  if (accepts(union, value)) {
+    if (typeof value === 'string') {
+      // Text the field takes as text, and as the structure the text holds: the two mean different things.
+      const structured = options.find((o) => {
+        const t = defOf(baseOf(o)).type;
+        if (t !== 'object' && t !== 'record' && t !== 'array') return false;
+        const r = textReading(o, value);
+        return r !== NONE && accepts(o, r);
+      });
+      if (structured) {
+        ctx.problems.push({ path, rule: `must be ${want(union)}`, given: `${preview(value)}, which reads both as text and as the JSON it holds: send the structure itself, not its text` });
+      }
+    }
+    return value;
+  }
+  if (typeof value === 'string') {
+    const readings = new Map<string, unknown>();
+    for (const o of options) {
+      const r = textReading(o, value);
+      if (r !== NONE && accepts(o, r)) readings.set(JSON.stringify(r), r);
+    }
+    if (readings.size === 1) {
+      const [only] = readings.values();
+      return typeof only === 'object' && only !== null ? parsedText(only, path, ctx) : only;
+    }
+    if (readings.size > 1) ctx.problems.push({ path, rule: `must be ${want(union)}`, given: `${preview(value)}, which reads as ${readings.size} different values: send the one you mean` });
+    return value;
+  }
+  // Structures: read against the one option they fit once read (several fits: left as sent).
+  const fits = options.filter((o) => {
+    const r = readValue(o, value, path, { problems: [] });
+    return r !== ABSENT && accepts(o, r);
+  });
+  return fits.length === 1 ? readValue(fits[0] as z.ZodType, value, path, ctx) : value;
+}
+
+function readObject(shape: Record<string, z.ZodType>, value: Json, path: Path, ctx: ReadContext): Json {
+  const out: Json = {};
+  for (const k of Object.keys(value)) {
+    // Refused by name already: never copied (an assignment to `__proto__` would set the prototype).
+    if (isPrototypeKey(k)) continue;
+    const field = Object.hasOwn(shape, k) ? shape[k] : undefined;
+    if (!field) {
+      out[k] = value[k]; // an unknown key: the strict schema refuses it by name
+      continue;
+    }
+    const r = readValue(field, value[k], [...path, k], ctx);
+    if (r !== ABSENT) out[k] = r;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation problems in plain words
+
+function schemaAt(root: z.ZodType, path: Path): z.ZodType | undefined {
+  let cur: z.ZodType | undefined = root;
+  for (const seg of path) {
+    if (!cur) return undefined;
+    const d = defOf(baseOf(cur));
+    if (d.type === 'object') cur = d.shape && Object.hasOwn(d.shape, String(seg)) ? d.shape[String(seg)] : undefined;
+    else if (d.type === 'array') cur = d.element;
+    else if (d.type === 'record') cur = d.valueType;
+    else if (d.type === 'union') cur = (d.options ?? []).map((o) => schemaAt(o, [seg])).find((x) => x !== undefined);
+    else return undefined;
+  }
+  return cur;
+}
+
+/** The value at a path of a value; `found` false when the path does not exist there. */
+function at(root: unknown, path: Path): { found: boolean; v: unknown } {
+  let cur = root;
+  for (const seg of path) {
+    if (typeof cur !== 'object' || cur === null || !Object.hasOwn(cur, seg)) return { found: false, v: undefined };
+    cur = (cur as Record<string | number, unknown>)[seg];
+  }
+  return { found: true, v: cur };
+}
+
+function describeIssue(issue: z.core.$ZodIssue, root: z.ZodType, sent: unknown, read: unknown): Problem[] {
+  const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+  const schema = schemaAt(root, path);
+  // What was given is shown as sent; sizes are counted on the value as read (JSON text parsed).
+  const asRead = at(read, path).v;
+  const asSent = at(sent, path);
+  const given = asSent.found ? asSent.v : asRead;
+  const must = () => `must be ${schema ? want(schema) : 'a valid value'}`;
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const keys = issue.keys.map((k) => cut(k));
+      const what = path.length ? 'field' : 'argument';
+      return [{ path, rule: `unknown ${what}${keys.length > 1 ? 's' : ''} ${keys.join(', ')}: remove ${keys.length > 1 ? 'them' : 'it'}` }];
+    }
+    case 'invalid_type': {
+      if (given === undefined) return [{ path, rule: `required; ${must()}` }];
+      const base = schema ? defOf(baseOf(schema)).type : '';
+      if (typeof given === 'string' && (base === 'object' || base === 'record' || base === 'array')) {
+        return [{ path, rule: must(), given: `${preview(given)}, a text that is not ${base === 'array' ? 'a JSON array' : 'a JSON object'}` }];
+      }
+      return [{ path, rule: must(), given: preview(given) }];
+    }
+    case 'too_big':
+    case 'too_small': {
+      const big = issue.code === 'too_big';
+      const bound = Number(big ? (issue as { maximum: unknown }).maximum : (issue as { minimum: unknown }).minimum);
+      if (issue.origin === 'string' && typeof asRead === 'string') {
+        const rule = big ? `at most ${plural(bound, 'character')}` : bound <= 1 ? 'must not be empty' : `at least ${plural(bound, 'character')}`;
+        return [{ path, rule, given: bound <= 1 && !big ? preview(asRead) : plural(asRead.length, 'character') }];
+      }
+      if (issue.origin === 'array' && Array.isArray(asRead)) {
+        return [{ path, rule: `${big ? 'at most' : 'at least'} ${plural(bound, 'item')}`, given: plural(asRead.length, 'item') }];
+      }
+      return [{ path, rule: must(), given: preview(given) }];
+    }
+    case 'custom':
+      // The catalog's own refinements, already in plain words ("give exactly one of path, text or base64").
+      return [{ path, rule: issue.message }];
+    default:
+      return [{ path, rule: must(), given: preview(given) }];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points
+
+/** `arguments` as the call carried it: absent or null is `{}`, JSON text of an object is read. */
+function topLevel(raw: unknown): { ok: true; value: Json } | { ok: false; problems: Problem[] } {
+  let value: unknown = raw ?? {};
+  if (typeof value === 'string') {
+    const parsed = jsonText(value, 'object');
+    if (parsed !== NONE) value = parsed;
+  }
+  if (!isPlainObject(value)) return { ok: false, problems: [{ path: [], rule: 'must be an object of named arguments', given: preview(value) }] };
+  const proto = prototypeKeys(value, []);
+  return proto.length ? { ok: false, problems: proto } : { ok: true, value };
+}
+
+/**
+ * Read the arguments of a call (as sent: see the top of this module) and validate them against a
+ * strict zod object: a catalog operation's input, a workflow's or a gateway tool's.
+ */
+/**
+ * `notTaken` words the refusal of an argument this tool does not take but a model may well send (a
+ * job that cannot be cancelled, `fields` on a single record): said instead of "unknown argument".
+ */
+export function readArguments<T extends z.ZodObject>(
+  schema: T,
+  raw: unknown,
+  toolName: string,
+  notTaken: Readonly<Record<string, string>> = {},
+): ReadResult<z.output<T>> {
+  const accepted = Object.keys(schema.shape);
+  const top = topLevel(raw);
+  if (!top.ok) return refusal(toolName, top.problems, accepted);
+  const ctx: ReadContext = { problems: [] };
+  let given = top.value;
+  for (const k of Object.keys(given)) {
+    if (Object.hasOwn(notTaken, k) && !(k in schema.shape)) {
+      ctx.problems.push({ path: [k], rule: notTaken[k] as string });
+      const { [k]: _dropped, ...rest } = given;
+      given = rest;
+    }
+  }
+  const read = readObject(schema.shape as Record<string, z.ZodType>, given, [], ctx);
+  const checked = schema.safeParse(read);
+  if (checked.success && !ctx.problems.length) return { ok: true, args: checked.data };
+  const problems = [...ctx.problems];
+  if (!checked.success) for (const issue of checked.error.issues) problems.push(...describeIssue(issue, schema, top.value, read));
+  return refusal(toolName, problems, accepted);
+}
+
+/** The MCP layer's own arguments of an operation's tool: never sent to the API. */
+export interface OperationArguments extends Extras {
+  /** The operation's own arguments, validated. */
+  args: Record<string, unknown>;
+}
+
+/**
+ * The arguments of a call to one operation (its own tool, a default-surface tool or call_operation):
+ * read and validated together with the MCP layer's extras (src/mcp/extras.ts), which are then taken
+ * off: they never reach the API.
+ */
+export function readOperationArguments(op: Operation, raw: unknown): ReadResult<OperationArguments> {
+  const r = readArguments(toolInput(op), readExtrasAsSent(op, raw), op.name, extrasNotTaken(op));
+  if (!r.ok) return r;
+  const { api, extras } = splitExtras(op, r.args as Record<string, unknown>);
+  return { ok: true, args: { args: api, ...extras } };
+}
+
+/**
+ * The arguments of a gateway call (`call_operation`): `{operation, arguments}`, where `arguments`
+ * (an object, or its JSON text) carries the operation's own arguments. A model often puts those
+ * beside `operation` instead: when `arguments` is absent, every other key is taken as the
+ * operation's arguments, and the operation's reading then checks that they fit it. Both at once is
+ * refused (which set was meant?). The operation's arguments come back unread: the operation reads them.
+ */
+export function readCallOperation<T extends z.ZodObject<{ operation: z.ZodType; arguments: z.ZodType }>>(
+  schema: T,
+  raw: unknown,
+  toolName: string,
+): ReadResult<{ operation: string; arguments: Record<string, unknown> }> {
+  const accepted = Object.keys(schema.shape);
+  const top = topLevel(raw);
+  if (!top.ok) return refusal(toolName, top.problems, accepted);
+  const { operation, arguments: nested, ...beside } = top.value;
+  const besideKeys = Object.keys(beside);
+  if (besideKeys.length && nested !== undefined && nested !== null) {
+    return refusal(
+      toolName,
+      [{ path: [], rule: `the operation's arguments are both under arguments and beside it (${cut(besideKeys.join(', '))}): send them in one place` }],
+      accepted,
+    );
+  }
+  const r = readArguments(schema, besideKeys.length ? { operation } : top.value, toolName);
+  if (!r.ok) return r;
+  const given = (r.args as { arguments?: Record<string, unknown> }).arguments;
+  return { ok: true, args: { operation: String((r.args as { operation: unknown }).operation), arguments: besideKeys.length ? beside : (given ?? {}) } };
+}
+
+/**
+ * What `tools/call` accepts as its `arguments` at the protocol level: absent, null, an object, or the
+ * JSON text of one. Anything else is an invalid request (-32602), said with this message.
+ */
+export function argumentsShapeError(raw: unknown): string | undefined {
+  if (raw === undefined || raw === null || isPlainObject(raw)) return undefined;
+  if (typeof raw === 'string' && jsonText(raw, 'object') !== NONE) return undefined;
+  return `tools/call arguments must be an object of named arguments; got ${preview(raw)}.`;
+}

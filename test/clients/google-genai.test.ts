@@ -1,0 +1,56 @@
+// Google's Gen AI SDK (`@google/genai`) against the server over stdio on the sandbox, through its own
+// API: mcpToTool over an MCP SDK client (the SDK's documented peer, `@modelcontextprotocol/sdk`),
+// tool() for the function declarations Gemini is sent, and callTool with function calls as Gemini
+// returns them. The declarations carry each tool's input schema as parametersJsonSchema: Gemini's
+// subset refuses multi-type unions and objects without properties, which the portability check
+// covers. No model is called.
+import { mcpToTool, type FunctionDeclaration } from '@google/genai';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { expectedToolNames, THREE_JOBS } from '../helpers/client-libraries.js';
+import { portabilityProblems } from '../helpers/portable-schema.js';
+import { stdioServer, type StdioServer } from '../helpers/stdio-server.js';
+
+let sandbox: SandboxHandle;
+const open: Array<{ client: Client; server: StdioServer }> = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, rateLimit: false });
+});
+afterAll(async () => {
+  for (const o of open) {
+    await o.client.close();
+    await o.server.cleanup();
+  }
+  await sandbox?.close();
+});
+
+async function callable(toolsets: 'default' | 'all') {
+  const server = await stdioServer(sandbox, { WORKSPACE_TOOLSETS: toolsets });
+  const client = new Client({ name: 'genai-test', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' }));
+  open.push({ client, server });
+  return mcpToTool(client);
+}
+
+describe('Google Gen AI SDK (mcpToTool)', () => {
+  it.each(['default', 'all'] as const)('declares every tool of %s on the first listing, each schema in Gemini’s subset', async (toolsets) => {
+    const tool = await (await callable(toolsets)).tool();
+    const declarations: FunctionDeclaration[] = tool.functionDeclarations ?? [];
+    expect(declarations.map((d) => d.name)).toEqual(expectedToolNames(toolsets));
+    const problems = declarations.flatMap((d) => (d.parametersJsonSchema === undefined ? [`${d.name}: no parameters`] : portabilityProblems(d.parametersJsonSchema).map((p) => `${d.name}: ${p}`)));
+    expect(problems).toEqual([]);
+  });
+
+  it('answers one call of each job through callTool, as Gemini function calls', async () => {
+    const tool = await callable('default');
+    for (const j of THREE_JOBS) {
+      const [part] = await tool.callTool([{ name: j.tool, args: j.args }]);
+      const response = part?.functionResponse?.response as { error?: unknown; content?: Array<{ text?: string }> } | undefined;
+      expect(response?.error, j.job).toBeUndefined();
+      expect((response?.content ?? []).map((c) => c.text ?? '').join('\n'), j.job).toMatch(j.says);
+    }
+  });
+});

@@ -1,0 +1,42 @@
+// The server as a desktop client or a client library starts it: `node --import tsx src/cli.ts` over
+// stdio, on a sandbox started by the test (its request log shows what reached the workspace). The
+// command, arguments and environment are given to each library's own stdio transport; HOME, the
+// config and download folders are a scratch folder removed by `cleanup`.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { ROOT } from './spawn.js';
+
+export interface StdioServer {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+export async function stdioServer(sandbox: SandboxHandle, env: Record<string, string> = {}): Promise<StdioServer> {
+  const home = await mkdtemp(join(tmpdir(), 'wcm-clients-'));
+  return {
+    command: process.execPath,
+    args: ['--import', 'tsx', join(ROOT, 'src/cli.ts')],
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      WORKSPACE_URL: sandbox.url,
+      WORKSPACE_TOKEN: sandbox.tokens.write,
+      WORKSPACE_CONFIG_DIR: join(home, 'config'),
+      WORKSPACE_DOWNLOAD_DIR: join(home, 'downloads'),
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    cleanup: () => rm(home, { recursive: true, force: true }),
+  };
+}
+
+/** Requests that reached the workspace's API, the live description's own fetch aside. */
+export function apiRequests(sandbox: SandboxHandle) {
+  return sandbox.requests().filter((r) => r.path.startsWith('/api/v1/') && !r.path.endsWith('/openapi.json'));
+}
