@@ -7,10 +7,21 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ApiResponse } from '../api/client.js';
 import { pathParams, type HttpMethod, type Operation } from '../operation.js';
-import { renderFile } from './files.js';
 import { followJob, jobFromStart, jobKindOf, pollBudgetFor, type FollowOutcome, type JobKind, type JobRef } from './jobs.js';
-import { callHint, renderError, renderJob, renderSuccess, toolError, type JobReport, type ResourceLink } from './results.js';
-import { markWorkspaceContent } from './untrusted.js';
+import {
+  callHint,
+  markWorkspaceContent,
+  readResponseFormat,
+  renderError,
+  renderFile,
+  renderJob,
+  renderSuccess,
+  takesResponseFormat,
+  toolError,
+  type JobReport,
+  type ResourceLink,
+  type ResponseFormat,
+} from './render/index.js';
 import { toMultipart, type UploadChecks } from './uploads.js';
 import { validateArguments } from './validation.js';
 
@@ -62,17 +73,27 @@ function splitJobArgs(kind: JobKind | undefined, op: Operation, raw: unknown): {
 
 /**
  * `fields` is not an API parameter: it is taken off before validation (the operation's schema is
- * strict) and applied to the answer. Accepted by every operation that answers JSON.
+ * strict) and applied to the answer. Accepted by every operation that answers JSON. So is
+ * `response_format` (concise or detailed) on the reads among them.
  */
-function splitFields(op: Operation, raw: unknown): { args: unknown; fields?: string[]; error?: string } {
-  if (op.response !== 'json' || raw === null || typeof raw !== 'object' || Array.isArray(raw) || !('fields' in raw)) return { args: raw };
-  if ('fields' in op.input.shape) return { args: raw };
+function splitFields(op: Operation, raw: unknown): { args: unknown; fields?: string[]; format?: ResponseFormat; error?: string } {
+  if (op.response !== 'json' || raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { args: raw };
+  let format: ResponseFormat | undefined;
+  if (takesResponseFormat(op) && 'response_format' in raw) {
+    const { response_format, ...others } = raw as Record<string, unknown>;
+    const read = readResponseFormat(response_format);
+    if (read.error) return { args: others, error: `Invalid arguments for ${op.name}; nothing was sent.\n${read.error}` };
+    format = read.format;
+    raw = others;
+  }
+  const fmt = format ? { format } : {};
+  if (!('fields' in (raw as object)) || 'fields' in op.input.shape) return { args: raw, ...fmt };
   const { fields, ...rest } = raw as Record<string, unknown>;
-  if (fields === undefined) return { args: rest };
+  if (fields === undefined || fields === null) return { args: rest, ...fmt };
   if (!Array.isArray(fields) || !fields.every((f) => typeof f === 'string' && f.length > 0)) {
     return { args: rest, error: `Invalid arguments for ${op.name}; nothing was sent.\n- fields: expected an array of field names, e.g. ["id","statement"]` };
   }
-  return { args: rest, fields: fields as string[] };
+  return { args: rest, fields: fields as string[], ...fmt };
 }
 
 export function createExecutor(deps: ExecuteDeps) {
@@ -146,7 +167,7 @@ export function createExecutor(deps: ExecuteDeps) {
     const jobSplit = splitJobArgs(kind, op, raw);
     if (jobSplit.error) return toolError(jobSplit.error, { error: { code: 'invalid_arguments' } });
     const split = splitFields(op, jobSplit.args);
-    if (split.error) return toolError(split.error, { error: { code: 'invalid_arguments', fields: { fields: 'expected an array of field names' } } });
+    if (split.error) return toolError(split.error, { error: { code: 'invalid_arguments' } });
     const checked = validateArguments(op, split.args);
     if (!checked.ok) return toolError(checked.message, { error: { code: 'invalid_arguments', fields: checked.fields } });
     const started = performance.now();
@@ -154,16 +175,21 @@ export function createExecutor(deps: ExecuteDeps) {
       const multipart = op.body === 'multipart' ? await toMultipart(op, checked.args, await deps.allowedUploadDirs(), uploadChecks, opts.signal) : undefined;
       const res = await client.callOperation(op, checked.args, { signal: opts.signal, ...(multipart ? { multipart } : {}) });
       logger.debug({ tool: opts.via ?? op.name, op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache }, 'tool call');
-      if (res.file) return await renderFile(op, res.file, config.downloadDir, opts.signal, opts.progress);
+      if (res.file) return await renderFile(op, res.file, config.downloadDir, opts.signal, opts.progress, config.responseBudget);
       const ref = startedJob(kind, res, checked.args);
       if (ref) return await followStarted(op, ref, jobSplit.job, opts);
       const links = deps.linksFor?.(op, checked.args, res.data) ?? [];
-      const rendered = renderSuccess(op, res, {
+      const rendered = await renderSuccess(op, res, {
         budget: config.responseBudget,
         known: pathParams(op.path).map((p) => String(checked.args[p])),
         ...(split.fields ? { fields: split.fields } : {}),
+        ...(split.format ? { format: split.format } : {}),
         via: opts.via ?? op.name,
         links,
+        args: checked.args,
+        again: (a) => hint(op, a, opts.via),
+        // After a cut, the cursor right after the last record shown (one more request).
+        cursorAfter: async (n) => (await client.callOperation(op, { ...checked.args, limit: n }, { signal: opts.signal })).meta?.next_cursor as string | null | undefined,
       });
       return markWorkspaceContent(op, rendered);
     } catch (err) {

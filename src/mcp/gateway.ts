@@ -8,7 +8,7 @@ import { TOOLSETS, type Operation } from '../operation.js';
 import type { RunOperation } from './execute.js';
 import { isGenerated } from './live-openapi.js';
 import { isRefusal, type ToolRegistry } from './registry.js';
-import { toolError } from './results.js';
+import { RESPONSE_FORMAT_PROPERTY, takesResponseFormat, toolError } from './render/index.js';
 import { shownSchema } from './schema.js';
 import type { OperationIndex } from './search.js';
 import { annotations, withJobArguments, type SurfaceTool } from './tools.js';
@@ -115,7 +115,7 @@ export function gatewayTools(deps: GatewayDeps): SurfaceTool[] {
       const full = isGenerated(op) ? op.shownInput : (z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
       delete full.$schema;
       const schema = withJobArguments(op, (op.response === 'json' && !('fields' in op.input.shape)
-        ? { ...full, properties: { ...(full.properties as object), fields: { type: 'array', items: { type: 'string' }, description: 'keep only these fields of each record' } } }
+        ? { ...full, properties: { ...(full.properties as object), fields: { type: 'array', items: { type: 'string' }, description: 'keep only these fields of each record' }, ...(takesResponseFormat(op) ? { response_format: RESPONSE_FORMAT_PROPERTY } : {}) } }
         : full) as Tool['inputSchema']) as Record<string, unknown>;
       const notes: string[] = [];
       if (op.paginated) notes.push('Paginated: pass cursor = meta.next_cursor of the previous page; limit up to 200.');

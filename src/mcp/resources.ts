@@ -6,7 +6,7 @@ import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelconte
 import type { ApiClient } from '../api/client.js';
 import type { Operation } from '../operation.js';
 import type { ToolRegistry } from './registry.js';
-import type { ResourceLink } from './results.js';
+import type { ResourceLink } from './render/index.js';
 
 export const SCHEME = 'workspace';
 

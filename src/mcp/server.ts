@@ -34,7 +34,7 @@ import { liveOperations, loadLiveDescription } from './live-openapi.js';
 import { getPrompt, listPrompts, PromptError, PROMPTS } from './prompts.js';
 import { isRefusal, ToolRegistry } from './registry.js';
 import { linksFor, listResources, readResource, ResourceError, resourceTemplates, TEMPLATES } from './resources.js';
-import { toolError } from './results.js';
+import { toolError } from './render/index.js';
 import { OperationIndex } from './search.js';
 import { defaultSurface, listedTools } from './surface.js';
 import type { CallExtra, SurfaceTool } from './tools.js';

@@ -10,6 +10,7 @@ import { gatewayTools } from './gateway.js';
 import type { ToolRegistry } from './registry.js';
 import { expand, TEMPLATES } from './resources.js';
 import type { OperationIndex } from './search.js';
+import { FIELDS_PROPERTY, RESPONSE_FORMAT_PROPERTY, takesResponseFormat } from './render/index.js';
 import { toolDefinition, type SurfaceTool } from './tools.js';
 import { workflowTools } from './workflows.js';
 
@@ -42,14 +43,16 @@ export const DIRECT_OPERATIONS: ReadonlyArray<{ method: HttpMethod; path: string
   { method: 'GET', path: '/engagements/{engagement}/exports/{export}/download', job: 'draft' },
 ];
 
-const FIELDS_PROP = { type: 'array', items: { type: 'string' } } as const;
-
-/** A list tool of the default surface also shows `fields` (the gateway explains it for the others). */
+/**
+ * A list tool of the default surface also shows `fields`, and every read of it `response_format`
+ * (the gateway explains them for the others).
+ */
 function directDefinition(op: Operation): Tool {
   const t = toolDefinition(op);
-  if (!op.paginated) return t;
+  const extra = { ...(op.paginated ? { fields: FIELDS_PROPERTY } : {}), ...(takesResponseFormat(op) ? { response_format: RESPONSE_FORMAT_PROPERTY } : {}) };
+  if (!Object.keys(extra).length) return t;
   const props = (t.inputSchema.properties ?? {}) as Record<string, object>;
-  return { ...t, inputSchema: { ...t.inputSchema, properties: { ...props, fields: FIELDS_PROP } } };
+  return { ...t, inputSchema: { ...t.inputSchema, properties: { ...props, ...extra } } };
 }
 
 /** The direct tools present in this session (the registry knows the live operations once merged). */

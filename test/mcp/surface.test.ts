@@ -80,14 +80,14 @@ describe('the default surface', () => {
     expect(generated?._meta?.[OPERATION_META_KEY]).toEqual({ method: 'GET', path: '/engagements', scope: 'read' });
   });
 
-  it('shows compact schemas: no $schema, no id regex, nullable as a type list, fields on lists', async () => {
+  it('shows compact schemas: no $schema, no id regex, nullable as a type list, fields and response_format on lists', async () => {
     const { tools } = await listed(DEFAULT);
     const json = JSON.stringify(tools);
     expect(json).not.toContain('$schema');
     expect(json).not.toContain('{26}');
     expect(json).not.toContain('"anyOf":[{"type":"string"},{"type":"null"}]');
     const list = tools.find((t) => t.name === 'list_findings');
-    expect(Object.keys(list?.inputSchema.properties ?? {})).toEqual(['engagement', 'cursor', 'limit', 'fields']);
+    expect(Object.keys(list?.inputSchema.properties ?? {})).toEqual(['engagement', 'cursor', 'limit', 'fields', 'response_format']);
   });
 
   it('in read-only mode lists only reading tools, and call_operation says it only reads', async () => {
