@@ -139,6 +139,7 @@ export function createExecutor(deps: ExecuteDeps) {
       ...(dl && dlOp ? { download: hint(dlOp, dl.args(ref), opts.via) } : {}),
       ...(out.pollError ? { pollError: out.pollError } : {}),
       ...(job.wait === false ? { notFollowed: true } : {}),
+      known: Object.values(ref.args).filter((v): v is string => typeof v === 'string'),
       // The start's links (an export's file resource) and the read's (the document generated).
       links: [...(deps.linksFor?.(op, ref.args, ref.job) ?? []), ...(out.read ? (deps.linksFor?.(out.read.op, out.read.args, last.record) ?? []) : [])],
     };

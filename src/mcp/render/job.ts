@@ -27,6 +27,8 @@ export interface JobReport {
   /** The caller asked not to wait. */
   notFollowed?: boolean;
   links?: ResourceLink[];
+  /** Ids the reader already has (the call's path arguments): not repeated in the record's text. */
+  known?: readonly string[];
 }
 
 function errorSummary(e: unknown): string {
@@ -64,7 +66,7 @@ export function renderJob(r: JobReport, budget: number): ToolResult {
       head = `The ${what} was started (last seen ${r.status}${pct}) but its state could not be read (${r.pollError ?? 'no answer'}); it may still be running.${again}${fetch}`;
   }
   // The record is what a read of the job answers: shown in the concise form, like every read.
-  const bounded = boundObject(r.record, Math.max(250, budget - estimateTokens(head) - 50), { format: 'concise' });
+  const bounded = boundObject(r.record, Math.max(250, budget - estimateTokens(head) - 50), { format: 'concise', ...(r.known ? { known: r.known } : {}) });
   const structured: Record<string, unknown> = {
     job: { kind: r.label, id: r.id, status: r.status, ...(r.progress !== undefined ? { progress: r.progress } : {}), ...(r.error ? { error: r.error } : {}) },
     state: r.state,
