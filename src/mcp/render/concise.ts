@@ -30,7 +30,10 @@ export interface ConciseOptions {
 
 export interface Concise {
   value: unknown;
-  /** Fields left out, by name (audit fields, references no tool addresses), in first-seen order. */
+  /**
+   * Fields left out (audit fields, references no tool addresses), in first-seen order: by name in a
+   * list's rows, by dotted path inside a record (`evidences.created_at`), as `fields` names them.
+   */
   leftOut: string[];
   /** Fields whose nested records were replaced by their count. */
   counted: string[];
@@ -91,7 +94,7 @@ export function concise(value: unknown, opts: ConciseOptions = {}): Concise {
       }
       if (x === null || x === undefined) continue;
       if ((isAuditField(k, v) && !(top && k === 'updated_at')) || isDeadReference(k)) {
-        leftOut.add(k);
+        leftOut.add(p);
         continue;
       }
       if (row && isRecordList(x)) {

@@ -23,8 +23,9 @@ export function renderWorkflow(value: Record<string, unknown>, budget: number, o
     const where = b.cut.path ? `"${b.cut.path}": ${b.cut.kept} of ${b.cut.total} items shown` : 'text cut';
     text += `\n(Cut to stay within the response budget of ${budget} tokens: ${where}; ${aboutTokens(b.cut.omittedTokens)} left out. The operation behind that section lists all of it.)`;
   }
-  // Workflow tools take no `fields`: the operations behind their sections do.
-  const note = conciseNote(b, opts.how, false);
+  // Workflow tools take no `fields` (the operations behind their sections do): field names suffice.
+  const names = [...new Set(b.fields.map((f) => f.slice(f.lastIndexOf('.') + 1)))];
+  const note = conciseNote({ fields: names, counted: b.counted }, opts.how, false);
   if (note) text += `\n${note}`;
   return { content: [{ type: 'text', text }, ...(opts.extra ?? [])], structuredContent: (b.value ?? {}) as Record<string, unknown> };
 }
