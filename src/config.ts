@@ -38,7 +38,7 @@ export interface Config {
   maxRetryAfterSeconds: number;
   downloadDir: string;
   uploadDirs: string[];
-  /** Characters of text one tool result may carry before it is cut at a record boundary. */
+  /** Tokens (an o200k estimate) of text one tool result may carry before it is cut at a record boundary. */
   responseBudget: number;
   /** Where state that outlives a session is kept (the cached live OpenAPI description). */
   configDir: string;
@@ -101,7 +101,7 @@ export const SETTINGS = [
   { env: 'WORKSPACE_RATE_LIMIT', flag: '--rate-limit', help: 'Client-side budget as REQUESTS/SECONDS. Default 120/60 (the API limit).' },
   { env: 'WORKSPACE_MAX_RETRY_AFTER', flag: '--max-retry-after', help: 'Longest Retry-After (seconds) waited before giving up. Default 120.' },
   { env: 'WORKSPACE_DOWNLOAD_DIR', flag: '--download-dir', help: 'Folder for downloaded files. Default ~/Downloads/workspace-consulting.' },
-  { env: 'WORKSPACE_RESPONSE_BUDGET', flag: '--response-budget', help: 'Most characters of text in one tool result; longer results are cut at a record boundary with a note on how to get the rest. Default 20000.' },
+  { env: 'WORKSPACE_RESPONSE_BUDGET', flag: '--response-budget', help: 'Most o200k tokens (estimated) of text in one tool result; longer results are cut at a record boundary with a note on how many records were left out and the exact call that gets them. Default 6000.' },
   { env: 'WORKSPACE_CONFIG_DIR', flag: '--config-dir', help: 'Folder for state kept between runs (cached API description). Default ~/.config/workspace-consulting-mcp.' },
   { env: 'WORKSPACE_JOB_WAIT_SECONDS', flag: '--job-wait-seconds', help: 'How long a tool that starts a job (analysis run, export, generation) follows it before answering with the job id and how to check again; 0 answers at once. Default 45.' },
   { env: 'WORKSPACE_UPLOAD_DIRS', flag: '--upload-dirs', help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots." },
@@ -269,7 +269,7 @@ const SETTINGS_SCHEMA = z.object({
   WORKSPACE_RATE_LIMIT: rateLimit.default({ limit: 120, windowMs: 60_000 }),
   WORKSPACE_MAX_RETRY_AFTER: decimal(0, 3600).default(120),
   WORKSPACE_DOWNLOAD_DIR: z.string().transform((d) => resolve(d)).optional(),
-  WORKSPACE_RESPONSE_BUDGET: wholeNumber(1000, 1_000_000).default(20_000),
+  WORKSPACE_RESPONSE_BUDGET: wholeNumber(500, 250_000).default(6_000),
   WORKSPACE_CONFIG_DIR: absoluteFolder.optional(),
   WORKSPACE_JOB_WAIT_SECONDS: decimal(0, 600).default(45),
   WORKSPACE_UPLOAD_DIRS: uploadDirs.default([]),

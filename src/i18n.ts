@@ -103,8 +103,8 @@ const MESSAGES = {
   }),
   'config.fix.absolute_folder': text({ en: () => 'give an absolute folder path', fr: () => 'donnez un chemin de dossier absolu' }),
   'config.fix.response_budget': text({
-    en: () => 'use a whole number of characters between 1000 and 1000000',
-    fr: () => 'utilisez un nombre entier de caractères entre 1000 et 1000000',
+    en: () => 'use a whole number of tokens between 500 and 250000',
+    fr: () => 'utilisez un nombre entier de jetons entre 500 et 250000',
   }),
   'config.fix.job_wait': text({
     en: () => 'use a number of seconds between 0 and 600',

@@ -1,9 +1,11 @@
 // The MCP layer's own arguments, beside an operation's API arguments: never sent to the API, declared
 // once here so every tool that takes them lists, validates and strips them the same way.
 // - fields: keep only these fields of each record (lists);
+// - response_format: concise (the default) or detailed (every field), on reads answering records;
 // - wait, cancel_on_abort: how a tool that starts a job follows it (operations with a job facet).
 import { z } from 'zod';
 import type { Operation } from '../operation.js';
+import { RESPONSE_FORMATS, type ResponseFormat } from './render/concise.js';
 
 /** What it is and how it reads is said once, in the server instructions, not on each of the list tools. */
 export const fieldsArgument = z.array(z.string().min(1)).min(1);
@@ -14,14 +16,23 @@ export const fieldsArgument = z.array(z.string().min(1)).min(1);
  */
 export const waitArgument = z.number().min(0).max(600).describe('seconds to follow the job before answering; 0: answer at once');
 
+/** The two words say it; the answers' notes explain the difference where it matters. */
+export const responseFormatArgument = z.enum(RESPONSE_FORMATS as [ResponseFormat, ...ResponseFormat[]]);
+
 export const cancelOnAbortArgument = (label: string) => z.boolean().describe(`Cancel the ${label} if this call is cancelled`);
 
 /** What the extras of one call asked for, taken off the API arguments. */
 export interface Extras {
   fields?: string[];
+  format?: ResponseFormat;
   /** Seconds to follow instead of WORKSPACE_JOB_WAIT_SECONDS (0: answer at once). */
   wait?: number;
   cancelOnAbort?: boolean;
+}
+
+/** A read answering records (a list or one record, not a file): what `response_format` applies to. */
+export function takesResponseFormat(op: Pick<Operation, 'method' | 'response'>): boolean {
+  return op.method === 'GET' && op.response === 'json';
 }
 
 /** A list of records (not a file): what `fields` applies to. A single record is read whole. */
@@ -42,6 +53,7 @@ function buildExtras(op: Operation): z.ZodRawShape {
   const own = op.input.shape;
   const shape: Record<string, z.ZodType> = {};
   if (answersRecords(op) && !('fields' in own)) shape.fields = fieldsArgument.optional();
+  if (takesResponseFormat(op) && !('response_format' in own)) shape.response_format = responseFormatArgument.optional();
   if (op.job) {
     if (!('wait' in own)) shape.wait = waitArgument.optional();
     if (op.job.cancel && !('cancel_on_abort' in own)) shape.cancel_on_abort = cancelOnAbortArgument(op.job.label).optional();
@@ -73,6 +85,9 @@ export function extrasNotTaken(op: Operation): Record<string, string> {
   if (!('fields' in shape) && !('fields' in own) && op.response === 'json') {
     out.fields = 'only list tools take fields (a single record is answered whole): leave it out';
   }
+  if (!('response_format' in shape) && !('response_format' in own)) {
+    out.response_format = 'only reads take response_format (an action answers in full): leave it out';
+  }
   if (op.job && !('cancel_on_abort' in shape) && !('cancel_on_abort' in own)) {
     out.cancel_on_abort = `${/^[aeiou]/.test(op.job.label) ? 'an' : 'a'} ${op.job.label} cannot be cancelled; leave it out`;
   }
@@ -98,6 +113,7 @@ export function splitExtras(op: Operation, args: Record<string, unknown>): { api
     if (!(k in extra)) api[k] = v;
     else if (v === undefined) continue;
     else if (k === 'fields') extras.fields = v as string[];
+    else if (k === 'response_format') extras.format = v as ResponseFormat;
     else if (k === 'wait') extras.wait = v as number;
     else if (k === 'cancel_on_abort') extras.cancelOnAbort = v as boolean;
   }

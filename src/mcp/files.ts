@@ -1,19 +1,17 @@
 // File answers (downloads, media, recordings): streamed to the download folder under the server's
-// file name, sanitised, written to a temp file and renamed so nothing is ever half-written; returned as a
-// resource link, with small text shown inline and small images as image content. Only a small file's
-// head is ever held in memory: a 100 MB recording goes through in stream-sized chunks, with progress.
+// file name, sanitised, written to a temp file and renamed so nothing is ever half-written. Only a
+// small file's head is ever held in memory (for render/file.ts to show it inline): a 100 MB recording
+// goes through in stream-sized chunks, with progress.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { pathToFileURL } from 'node:url';
-import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ApiFile } from '../api/client.js';
-import type { Operation } from '../operation.js';
 
-const TEXT_INLINE_MAX = 20_000; // characters: the response budget of one tool result
+/** Bytes of a text file held to show inline: more than any response budget shows. */
+const TEXT_HELD_MAX = 80_000;
 const IMAGE_INLINE_MAX = 1024 * 1024; // bytes: larger images are only linked
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|csv|x-bpmn|bpmn\+xml|[a-z.+-]*\+(json|xml)))/i;
@@ -81,7 +79,7 @@ export async function saveFile(file: ApiFile, dir: string, fallbackName: string,
   const name = safeFileName(file.filename, fallbackName);
   const target = await uniquePath(dir, name);
   const temp = join(dir, `.${basename(target)}.${randomBytes(4).toString('hex')}.part`);
-  const keep = TEXT_TYPES.test(file.contentType) ? TEXT_INLINE_MAX * 4 : /^image\//i.test(file.contentType) ? IMAGE_INLINE_MAX : 0;
+  const keep = TEXT_TYPES.test(file.contentType) ? TEXT_HELD_MAX : /^image\//i.test(file.contentType) ? IMAGE_INLINE_MAX : 0;
   const chunks: Buffer[] = [];
   let kept = 0;
   let size = 0;
@@ -114,36 +112,4 @@ export async function saveFile(file: ApiFile, dir: string, fallbackName: string,
   const saved: SavedFile = { path: target, name: basename(target), size, contentType: file.contentType };
   if (keep && !overflow) saved.head = Buffer.concat(chunks);
   return saved;
-}
-
-export async function renderFile(
-  op: Operation,
-  file: ApiFile,
-  dir: string,
-  signal?: AbortSignal,
-  progress?: (done: number, total: number, message?: string) => void,
-): Promise<CallToolResult> {
-  // MCP progress wants a total; an unknown size is reported as bytes so far of at least that much.
-  const onProgress: ByteProgress | undefined = progress && ((done, total) => progress(done, total ?? done, `${(done / 1048576).toFixed(1)} MiB saved`));
-  const saved = await saveFile(file, dir, `${op.name}-${Date.now()}`, signal, onProgress);
-  const content: CallToolResult['content'] = [
-    {
-      type: 'resource_link',
-      uri: pathToFileURL(saved.path).href,
-      name: saved.name,
-      mimeType: saved.contentType,
-      description: `${saved.size} bytes, saved to ${saved.path}`,
-    },
-  ];
-  if (saved.head && /^image\//i.test(saved.contentType)) {
-    content.push({ type: 'image', data: saved.head.toString('base64'), mimeType: saved.contentType.split(';')[0]!.trim() });
-  } else if (saved.head) {
-    const t = saved.head.toString('utf8').replace(/^\uFEFF/, '');
-    const shown = t.length > TEXT_INLINE_MAX ? `${t.slice(0, TEXT_INLINE_MAX)}\n[... ${t.length - TEXT_INLINE_MAX} more characters in the saved file]` : t;
-    content.push({ type: 'text', text: shown });
-  }
-  return {
-    content,
-    structuredContent: { file: { path: saved.path, name: saved.name, size: saved.size, content_type: saved.contentType } },
-  };
 }

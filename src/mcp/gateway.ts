@@ -8,7 +8,7 @@ import { readCallOperation } from './arguments.js';
 import { isGenerated } from './live-openapi.js';
 import { type Pipeline, refusalResult } from './pipeline.js';
 import { isRefusal, shownName } from './registry.js';
-import { toolError } from './results.js';
+import { toolError } from './render/index.js';
 import { shownSchema } from './schema.js';
 import { annotations, operationInput, type ToolSpec, toolDefinition } from './tools.js';
 
@@ -33,13 +33,29 @@ function requiredArgs(op: Operation): string[] {
     .map(([k]) => k);
 }
 
-/** The line find_operations shows per operation: enough to call it, or to ask describe_operation. */
+/** What an operation is for, in one line: the first sentence of its description. */
+export function purposeOf(op: Pick<Operation, 'description'>): string {
+  return op.description.split(/(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+/)[0]!.replace(/\s+\(generated\)$/, '');
+}
+
+/** A required argument as find_operations shows it: its name, and its values when a few words say them all. */
+function argumentHint(op: Operation, name: string): string {
+  let s: unknown = op.input.shape[name];
+  for (let i = 0; i < 3 && s && typeof s === 'object' && 'unwrap' in s && typeof (s as { unwrap: unknown }).unwrap === 'function'; i++) s = (s as { unwrap: () => unknown }).unwrap();
+  const options = (s as { options?: unknown } | undefined)?.options;
+  return Array.isArray(options) && options.length <= 6 && options.every((o) => typeof o === 'string') ? `${name} (${options.join('|')})` : name;
+}
+
+/**
+ * The line find_operations shows per operation: its name, what it is for, what it needs, and what
+ * kind of call it is; enough to call it, or to ask describe_operation for the rest.
+ */
 function summaryLine(op: Operation): string {
-  const req = requiredArgs(op);
+  const req = requiredArgs(op).map((a) => argumentHint(op, a));
   const flags = [op.scope, op.paginated ? 'list' : '', op.response === 'file' ? 'file' : '', op.annotations.destructiveHint ? 'destructive' : '', isGenerated(op) ? 'generated' : '']
     .filter(Boolean)
     .join(', ');
-  return `${op.name} (${op.method} ${op.path}; ${flags}): ${op.description}${req.length ? ` Needs: ${req.join(', ')}.` : ''}`;
+  return `${op.name}: ${purposeOf(op)} Needs ${req.length ? req.join(', ') : 'nothing'}. [${flags}]`;
 }
 
 export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
@@ -79,6 +95,7 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
             path: m.op.path,
             scope: m.op.scope,
             area: m.op.toolset,
+            purpose: purposeOf(m.op),
             description: m.op.description,
             required: requiredArgs(m.op),
             ...(isGenerated(m.op) ? { generated: true } : {}),

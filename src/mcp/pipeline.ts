@@ -13,13 +13,11 @@ import type { Logger } from '../log.js';
 import { pathParams, type Operation } from '../operation.js';
 import { type ReadResult, readArguments, refusalResult as argumentsRefusal } from './arguments.js';
 import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras } from './extras.js';
-import { renderFile } from './files.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './jobs.js';
 import { isRefusal, type Refusal, type ToolRegistry, writeRefusal } from './registry.js';
 import { linksFor } from './resources.js';
-import { callHint, type JobReport, renderError, renderJob, renderSuccess, toolError } from './results.js';
+import { callHint, type JobReport, markWorkspaceContent, renderError, renderFile, renderJob, renderSuccess, toolError } from './render/index.js';
 import { operationInput, type CallContext, type ToolSpec, toolDefinition } from './tools.js';
-import { markWorkspaceContent } from './untrusted.js';
 import { toMultipart, type UploadChecks } from './uploads.js';
 
 export interface PipelineDeps {
@@ -151,16 +149,21 @@ export class Pipeline {
         op.body === 'multipart' ? await toMultipart(op, api, ctx.uploadDirs ? await ctx.uploadDirs() : config.uploadDirs, this.#uploadChecks, ctx.signal) : undefined;
       const res = await client.callOperation(op, api, { signal: ctx.signal, ...(multipart ? { multipart } : {}) });
       logger.debug({ tool: ctx.via ?? op.name, op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache }, 'tool call');
-      if (res.file) return await renderFile(op, res.file, config.downloadDir, ctx.signal, ctx.progress);
+      if (res.file) return await renderFile(op, res.file, config.downloadDir, ctx.signal, ctx.progress, config.responseBudget);
       const kind = jobKindOf(op);
       const ref = kind && res.data !== undefined ? jobFromStart(kind, res.data, api) : undefined;
       if (kind && ref) return await this.#followStarted(op, kind, ref, extras, ctx);
-      return renderSuccess(op, res, {
+      return await renderSuccess(op, res, {
         budget: config.responseBudget,
         known: pathParams(op.path).map((p) => String(api[p])),
         ...(extras.fields ? { fields: extras.fields } : {}),
+        ...(extras.format ? { format: extras.format } : {}),
         via: ctx.via ?? op.name,
         links: linksFor(op, api, res.data),
+        args: api,
+        again: (a) => this.#hint(op, a, ctx.via),
+        // After a cut, the cursor right after the last record shown (one more request).
+        cursorAfter: async (n) => (await client.callOperation(op, { ...api, limit: n }, { signal: ctx.signal })).meta?.next_cursor as string | null | undefined,
       });
     } catch (err) {
       if (ctx.signal.aborted) throw err; // cancelled: no answer is sent for a cancelled request
@@ -204,6 +207,7 @@ export class Pipeline {
       ...(dl && dlOp ? { download: this.#hint(dlOp, dl.args(ref), ctx.via) } : {}),
       ...(out.pollError ? { pollError: out.pollError } : {}),
       ...(job.wait === 0 ? { notFollowed: true } : {}),
+      known: Object.values(ref.args).filter((v): v is string => typeof v === 'string'),
       // The start's links (an export's file resource) and the read's (the document generated).
       links: [...linksFor(op, ref.args, ref.job), ...(out.read ? linksFor(out.read.op, out.read.args, last.record) : [])],
     };
@@ -212,7 +216,7 @@ export class Pipeline {
       try {
         const res = await client.callOperation(dlOp, dl.args(ref), { signal: ctx.signal });
         report.file = res.file
-          ? await renderFile(dlOp, res.file, config.downloadDir, ctx.signal)
+          ? await renderFile(dlOp, res.file, config.downloadDir, ctx.signal, undefined, config.responseBudget)
           : toolError(`${dlOp.name} answered without a file (HTTP ${res.status}).`);
       } catch (err) {
         if (ctx.signal.aborted) throw err;

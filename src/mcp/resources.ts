@@ -7,7 +7,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Operation, ResourceFacet } from '../operation.js';
 import { catalog } from '../../tools/index.js';
 import type { ToolRegistry } from './registry.js';
-import type { ResourceLink } from './results.js';
+import type { ResourceLink } from './render/index.js';
 
 export const SCHEME = 'workspace';
 

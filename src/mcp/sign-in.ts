@@ -13,7 +13,7 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { toolError } from './results.js';
+import { toolError } from './render/index.js';
 
 /** One interactive sign-in under way: its page, and its end. */
 export interface SignInFlow {

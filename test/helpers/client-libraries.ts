@@ -18,7 +18,7 @@ export interface JobCall {
 }
 
 export const THREE_JOBS: readonly JobCall[] = [
-  { job: 'brief me on an engagement', tool: 'engagement_overview', args: { engagement: ENGAGEMENT_AP }, says: /"by_review_status"/ },
-  { job: 'review findings', tool: 'list_findings', args: { engagement: ENGAGEMENT_AP, limit: 5 }, says: /"review_status"/ },
-  { job: 'draft a document', tool: 'document_context', args: { engagement: ENGAGEMENT_AP, kind: 'executive_summary' }, says: /"executive_summary"/ },
+  { job: 'brief me on an engagement', tool: 'engagement_overview', args: { engagement: ENGAGEMENT_AP }, says: /by_review_status/ },
+  { job: 'review findings', tool: 'list_findings', args: { engagement: ENGAGEMENT_AP, limit: 5 }, says: /\breview_status\b/ },
+  { job: 'draft a document', tool: 'document_context', args: { engagement: ENGAGEMENT_AP, kind: 'executive_summary' }, says: /executive_summary/ },
 ];

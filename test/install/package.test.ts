@@ -98,7 +98,7 @@ describe('the MCP Bundle', () => {
     // mcpb validate does not look for the entry point: this does.
     expect(existsSync(join(unpacked, manifest.server.entry_point))).toBe(true);
     expect(existsSync(join(unpacked, 'icon.png'))).toBe(true);
-    expect(existsSync(join(unpacked, 'node_modules/@modelcontextprotocol/sdk/package.json'))).toBe(true);
+    expect(existsSync(join(unpacked, 'node_modules/@modelcontextprotocol/server/package.json'))).toBe(true);
     for (const dev of DEV_ONLY) expect(existsSync(join(unpacked, 'node_modules', dev)), dev).toBe(false);
     expect(readdirSync(unpacked).sort()).toEqual(['README.md', 'dist', 'icon.png', 'manifest.json', 'node_modules', 'package.json']);
 

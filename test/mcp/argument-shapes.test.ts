@@ -89,7 +89,7 @@ const SHAPES: Shape[] = [
   { shape: 'arguments as plain text', tool: 'list_findings', args: 'engagement please', expect: { protocolError: -32602 } },
 
   // A workflow tool (several operations behind one tool).
-  { shape: 'workflow: the whole arguments as JSON text', tool: 'engagement_overview', args: JSON_OBJECT({ engagement: E }), expect: { sent: { method: 'GET', template: FINDINGS, query: { limit: '200' } } } },
+  { shape: 'workflow: the whole arguments as JSON text', tool: 'engagement_overview', args: JSON_OBJECT({ engagement: E }), expect: { sent: { method: 'GET', template: '/engagements/{engagement}/analysis/summary' } } },
   { shape: 'workflow: enum in another case', tool: 'document_context', args: { engagement: E, kind: 'Executive_Summary' }, expect: { sent: { method: 'GET', template: '/engagements/{engagement}/deliverable/documents/{kind}' } } },
   {
     shape: 'workflow: JSON text for an array of objects, enum case inside',

@@ -71,9 +71,9 @@ describe('configuration', () => {
   });
 
   it('reads the response budget and the config folder, refusing nonsense', () => {
-    expect(loadConfig(base).responseBudget).toBe(20_000);
+    expect(loadConfig(base).responseBudget).toBe(6_000);
     expect(loadConfig({ ...base, WORKSPACE_RESPONSE_BUDGET: '5000' }).responseBudget).toBe(5000);
-    expect(() => loadConfig({ ...base, WORKSPACE_RESPONSE_BUDGET: '10' })).toThrow(/WORKSPACE_RESPONSE_BUDGET .*between 1000 and 1000000/);
+    expect(() => loadConfig({ ...base, WORKSPACE_RESPONSE_BUDGET: '10' })).toThrow(/WORKSPACE_RESPONSE_BUDGET .*between 500 and 250000/);
     expect(loadConfig({ ...base, XDG_CONFIG_HOME: '/xdg' }).configDir).toBe('/xdg/workspace-consulting-mcp');
     expect(loadConfig({ ...base, WORKSPACE_CONFIG_DIR: '/state/wcm' }).configDir).toBe('/state/wcm');
     expect(() => loadConfig({ ...base, WORKSPACE_CONFIG_DIR: 'relative' })).toThrow(/absolute folder path/);

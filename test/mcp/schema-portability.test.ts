@@ -29,8 +29,10 @@ describe('listed schemas', () => {
   });
 
   it('a tool without arguments says it takes none', () => {
-    const t = listing('all').find((x) => x.name === 'get_workspace');
+    const t = listing('all').find((x) => x.name === 'delete_usage_budget');
     expect(t?.inputSchema).toEqual({ type: 'object', properties: {}, additionalProperties: false });
+    // A read without API arguments takes only how to answer.
+    expect(Object.keys(listing('all').find((x) => x.name === 'get_workspace')?.inputSchema.properties ?? {})).toEqual(['response_format']);
   });
 
   it('a free-form object is shown as its JSON text, and that text is read back as the object', () => {

@@ -3,7 +3,7 @@
 // transcript, the same through the catalog gateway; results that quote nobody carry no note.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
-import { WORKSPACE_CONTENT_NOTE } from '../../src/mcp/untrusted.js';
+import { WORKSPACE_CONTENT_NOTE } from '../../src/mcp/render/index.js';
 import { startStack, textOf, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;

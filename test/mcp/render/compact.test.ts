@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compact } from '../../src/mcp/results.js';
+import { compact } from '../../../src/mcp/render/index.js';
 
 describe('the text copy of a result', () => {
   it('drops empty fields and ids the reader already has, and nothing else', () => {

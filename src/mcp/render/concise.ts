@@ -1,0 +1,112 @@
+// The concise form of an answer (response_format "concise", the default): what the model needs to
+// understand and act on the records, without what only an auditor or a program reads. Applied to the
+// text copy only; structuredContent keeps the records whole, and "detailed" shows everything.
+//
+// Left out, each named in the answer's note (so nothing goes missing silently):
+// - audit fields: created_at, updated_at and deleted_at, who did something (`*_by`) and when
+//   (the `*_at` paired with a `*_by`), and the analysis run that produced a record (`*run_id`).
+//   A single record keeps its own updated_at: writes such as update_deliverable_document echo it.
+// - references no operation can address (`process_id`, `owner_id`: no path takes a process or an
+//   owner), which a reader cannot use; references to what a tool can read (`session_ids`,
+//   `finding_ids`, `interview_id`) stay.
+// - in the rows of a list answer (a page), nested lists of records (a finding's evidences) are
+//   replaced by their count (`evidences_count`): a page of findings reads as one table, and the note
+//   says how to expand. A single record (get_finding) shows its nested records in full.
+// A field named in `fields` is always shown, whatever the rules above say.
+import { pathParams } from '../../operation.js';
+import { catalog } from '../../../tools/index.js';
+
+export type ResponseFormat = 'concise' | 'detailed';
+export const RESPONSE_FORMATS: readonly ResponseFormat[] = ['concise', 'detailed'];
+export const DEFAULT_RESPONSE_FORMAT: ResponseFormat = 'concise';
+
+/** Suffix of a field that replaces a nested list of records by its count. */
+export const COUNT_SUFFIX = '_count';
+
+export interface ConciseOptions {
+  /** Dotted field names the caller asked for (`fields`): never left out or counted. */
+  requested?: readonly string[];
+}
+
+export interface Concise {
+  value: unknown;
+  /**
+   * Fields left out (audit fields, references no tool addresses), in first-seen order: by name in a
+   * list's rows, by dotted path inside a record (`evidences.created_at`), as `fields` names them.
+   */
+  leftOut: string[];
+  /** Fields whose nested records were replaced by their count. */
+  counted: string[];
+}
+
+let addressable: ReadonlySet<string> | undefined;
+
+/** What an operation path can address (`{finding}`, `{session}`, ...): the catalog's path parameters. */
+function addressableKinds(): ReadonlySet<string> {
+  addressable ??= new Set(catalog.flatMap((op) => pathParams(op.path)));
+  return addressable;
+}
+
+const STAMPS = new Set(['created_at', 'updated_at', 'deleted_at']);
+
+/** An audit field of `rec`: who and when, or the run that produced it. */
+export function isAuditField(key: string, rec: Record<string, unknown>): boolean {
+  if (STAMPS.has(key) || key.endsWith('_by') || key === 'run_id' || key.endsWith('_run_id')) return true;
+  return key.endsWith('_at') && `${key.slice(0, -3)}_by` in rec;
+}
+
+/** `process_id`, `owner_id`: a reference to something no operation reads, so no use to a reader. */
+export function isDeadReference(key: string): boolean {
+  const m = /^(.+)_ids?$/.exec(key);
+  if (!m) return false;
+  const kind = m[1]!.slice(m[1]!.lastIndexOf('_') + 1);
+  return !addressableKinds().has(kind);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function isRecordList(v: unknown): v is unknown[] {
+  return Array.isArray(v) && v.length > 0 && v.some(isRecord);
+}
+
+/** The concise form of an answer's data (see the module comment). */
+export function concise(value: unknown, opts: ConciseOptions = {}): Concise {
+  const leftOut = new Set<string>();
+  const counted = new Set<string>();
+  const requested = opts.requested ?? [];
+  // Asked for: named, or on the way to a named field (`evidences` for `evidences.excerpt`).
+  const asked = (path: string) => requested.some((r) => r === path || r.startsWith(`${path}.`));
+
+  // `row`: the record is an item of the answer's own list, whose nested record lists are counted.
+  // `top`: the answer's own record (a get), which keeps its updated_at.
+  const walk = (v: unknown, path: string, row: boolean, top: boolean): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x, path, false, false));
+    if (!isRecord(v)) return v;
+    const out: Record<string, unknown> = {};
+    for (const k in v) {
+      const x = v[k];
+      const p = path ? `${path}.${k}` : k;
+      if (asked(p)) {
+        out[k] = walk(x, p, false, false);
+        continue;
+      }
+      if (x === null || x === undefined) continue;
+      if ((isAuditField(k, v) && !(top && k === 'updated_at')) || isDeadReference(k)) {
+        leftOut.add(p);
+        continue;
+      }
+      if (row && isRecordList(x)) {
+        out[`${k}${COUNT_SUFFIX}`] = x.length;
+        counted.add(k);
+        continue;
+      }
+      out[k] = walk(x, p, false, false);
+    }
+    return out;
+  };
+  // A list's items are rows; a single record is the answer's own (`top`).
+  const out = Array.isArray(value) ? value.map((x) => walk(x, '', true, false)) : walk(value, '', false, true);
+  return { value: out, leftOut: [...leftOut], counted: [...counted] };
+}

@@ -1,0 +1,30 @@
+// What a rendered tool result is: structurally a CallToolResult of the MCP SDK, narrowed to the
+// blocks this server writes, so these modules depend on no SDK. Type aliases, not interfaces: the
+// SDK's result types carry an index signature, which only an alias meets.
+export type TextBlock = {
+  type: 'text';
+  text: string;
+  annotations?: { audience?: ('user' | 'assistant')[] };
+};
+
+export type ImageBlock = {
+  type: 'image';
+  data: string;
+  mimeType: string;
+};
+
+export type ResourceLink = {
+  type: 'resource_link';
+  uri: string;
+  name: string;
+  mimeType?: string;
+  description?: string;
+};
+
+export type ContentBlock = TextBlock | ImageBlock | ResourceLink;
+
+export type ToolResult = {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
