@@ -30,7 +30,7 @@ describe('the README quick start from a fresh clone', () => {
     const lines = await quickStartLines(await readFile(join(clone, 'README.md'), 'utf8'));
     expect(lines).toEqual(['npm install && npm start', 'npm test']);
     const ci = (await readFile(join(clone, '.ci/run'), 'utf8')).trim().split('\n');
-    expect(ci.at(-1)).toBe('npm test');
+    expect(ci).toContain('npm test');
   });
 
   it('installs, starts with a piped stdin and answers initialize and tools/list, then runs a test file', async () => {
