@@ -10,6 +10,9 @@ import { ROOT } from './spawn.js';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
+/** Where the README's snippets put the clone: the reader writes their clone's absolute path there. */
+export const CLONE_PLACEHOLDER = '/path/to/workspace-consulting-mcp';
+
 /** Builds a clone under `parent` and returns its absolute path (`parent/workspace-consulting-mcp`). */
 export function builtClone(parent: string): string {
   const clone = join(parent, 'workspace-consulting-mcp');
