@@ -6,7 +6,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Every file's stderr and its child processes' stderr are scanned for token material.
-    setupFiles: ['test/reliability/log-scan-setup.ts'],
+    // The run's own temp root, removed at the end: `npm test` leaves nothing in the temp directory.
+    globalSetup: ['test/setup/temp-root.ts'],
+    // Children started with an environment of their own still get the run's temp root; every file's
+    // stderr and its child processes' stderr are scanned for token material.
+    setupFiles: ['test/setup/child-env.ts', 'test/reliability/log-scan-setup.ts'],
   },
 });

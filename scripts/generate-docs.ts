@@ -1,10 +1,12 @@
-// Writes the README's tool reference from the catalog (between the tools:start/end markers), so the
-// reference can never drift from the code. `--check` exits 1 when the README is out of date.
+// Writes the README's tool reference from the catalog (between the tools:start/end markers), and the
+// numbers its prose quotes from the code (between <!-- fact:NAME --> and <!-- /fact -->), so neither can
+// drift from the code. `--check` exits 1 when the README is out of date. Numbers the README states
+// otherwise are checked by test/install/readme-numbers.test.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TOOLSETS, type Operation } from '../src/operation.js';
 import { catalog } from '../tools/index.js';
-import { measureToolLists, sandboxOperations, toolListFor } from '../bench/tokens.js';
+import { measureToolLists, sandboxOperations, toolListFor, type ToolListCost } from '../bench/tokens.js';
 import { SETTINGS } from '../src/config.js';
 
 const README = fileURLToPath(new URL('../README.md', import.meta.url));
@@ -50,9 +52,13 @@ export function renderReference(): string {
   return out.join('\n').trimEnd();
 }
 
+let measured: ToolListCost[] | undefined;
+/** Tool count and tools/list token cost of each surface, measured once per run (bench/tokens.ts). */
+const toolLists = (): ToolListCost[] => (measured ??= measureToolLists());
+
 /** Tool count and tools/list token cost of each surface (bench/tokens.ts measures them). */
 export function renderToolsets(): string {
-  const rows = measureToolLists();
+  const rows = toolLists();
   const out = [
     'What each `WORKSPACE_TOOLSETS` value lists, and what its `tools/list` costs an assistant (o200k tokens of the JSON result,',
     "counting the operations the sandbox's live description adds; a real workspace's description may add others).",
@@ -75,8 +81,24 @@ export const BLOCKS: Record<string, () => string> = {
   tools: renderReference,
 };
 
+const defaultSurfaceCost = (): ToolListCost => toolLists().find((r) => r.surface === 'default') as ToolListCost;
+
+/** Numbers quoted in the README's prose, by the name in their marker. */
+export const FACTS: Record<string, () => string> = {
+  'default-tools': () => String(defaultSurfaceCost().tools),
+  'default-tokens': () => defaultSurfaceCost().tokens.toLocaleString('en-US'),
+  operations: () => String(catalog.length),
+};
+
+/** `<!-- fact:NAME -->VALUE<!-- /fact -->`: the value is generated; the markers stay. */
+export const FACT = /<!-- fact:([\w-]+) -->([^<]*)<!-- \/fact -->/g;
+
 export function updateReadme(text: string): string {
-  let out = text;
+  let out = text.replace(FACT, (_all, name: string) => {
+    const fact = FACTS[name];
+    if (!fact) throw new Error(`README.md quotes an unknown fact "${name}": known facts are ${Object.keys(FACTS).join(', ')}`);
+    return `<!-- fact:${name} -->${fact()}<!-- /fact -->`;
+  });
   for (const [name, render] of Object.entries(BLOCKS)) {
     const a = out.indexOf(start(name));
     const b = out.indexOf(end(name));

@@ -3,6 +3,7 @@
 // to connect a client, on stderr (stdout stays the protocol channel even here).
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { commandLine, launchCommand, shellWord } from './launcher.js';
 
 export interface BannerInfo {
   workspace: string;
@@ -13,13 +14,15 @@ export interface BannerInfo {
   scope: string;
   tools: number | undefined;
   transport: string;
-  /** Absolute path of the entry script this install runs (dist/src/cli.js). */
-  entry: string;
+  /** The command that starts this server again from anywhere; default: launchCommand() (src/launcher.ts). */
+  launch?: string[];
+  /** @deprecated Ignored: the command comes from `launch`, which also knows npx and bin links. */
+  entry?: string;
   /** Settings a client must pass to serve the same workspace; a token only as "$WORKSPACE_TOKEN", expanded by the shell. */
   env: Record<string, string>;
 }
 
-/** The running entry script's real path: what a client's configuration must start. */
+/** @deprecated The running entry script's real path; launchCommand() gives the whole command. */
 export function entryScript(argv1: string | undefined = process.argv[1]): string {
   const p = resolve(argv1 ?? 'dist/src/cli.js');
   try {
@@ -29,11 +32,21 @@ export function entryScript(argv1: string | undefined = process.argv[1]): string
   }
 }
 
-const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+/** A setting's value on a command line: a "$VAR" reference is left for the shell to expand. */
+const value = (v: string) => (/^"\$\w+"$/.test(v) ? v : shellWord(v));
 
+/**
+ * Every command printed here runs as printed from the terminal it is printed in: the client lines
+ * start this same install with the settings it serves, and the token only ever as "$WORKSPACE_TOKEN".
+ */
 export function renderBanner(b: BannerInfo): string {
-  const envFlags = Object.entries(b.env).map(([k, v]) => `--env ${k}=${v.startsWith('"$') ? v : quote(v)} `).join('');
-  const node = b.entry.endsWith('.ts') ? 'node --import tsx' : 'node';
+  const launch = commandLine(b.launch ?? launchCommand());
+  const settings = Object.entries(b.env);
+  // Claude Code 2.1: the name before --env, which takes several values and would take the name too.
+  const claudeEnv = settings.map(([k, v]) => ` --env ${k}=${value(v)}`).join('');
+  // The Inspector passes a server only the variables given with -e, not its own environment.
+  const inspectorEnv = settings.map(([k, v]) => ` -e ${k}=${value(v)}`).join('');
+  const prefix = settings.map(([k, v]) => `${k}=${value(v)} `).join('');
   const lines = [
     'workspace-consulting-mcp: MCP server ready.',
     `  workspace  ${b.workspace}${b.embedded ? ' (embedded sandbox: demo data in memory, gone when this process ends)' : ''}`,
@@ -43,10 +56,14 @@ export function renderBanner(b: BannerInfo): string {
     `  transport  ${b.transport}`,
     '',
     'This terminal is not an MCP client: the server speaks JSON-RPC on stdin/stdout. Connect one:',
-    `  Claude Code:  claude mcp add --transport stdio --scope user ${envFlags}workspace-consulting -- ${node} ${quote(b.entry)}`,
-    `  Inspector:    npx @modelcontextprotocol/inspector ${node} ${quote(b.entry)}`,
-    '  Try it first: workspace-consulting-mcp demo   |   Diagnose a set-up: workspace-consulting-mcp doctor',
-    'Press Ctrl+C to stop.',
+    `  Claude Code:  claude mcp add --transport stdio --scope user workspace-consulting${claudeEnv} -- ${launch}`,
+    `  Inspector:    npx @modelcontextprotocol/inspector --cli${inspectorEnv} ${launch} --method tools/list`,
+    `  Try it first: ${launch} demo`,
+    `  Diagnose:     ${prefix}${launch} doctor`,
   ];
+  if (settings.some(([, v]) => v.includes('$WORKSPACE_TOKEN'))) {
+    lines.push('  (These lines take the token from $WORKSPACE_TOKEN in your shell: export it first if you gave it another way.)');
+  }
+  lines.push('Press Ctrl+C to stop.');
   return `${lines.join('\n')}\n`;
 }

@@ -10,6 +10,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
+import { commandLine, launchCommand, shellWord } from './launcher.js';
 import { DemoStepError, walk } from './demo/walk.js';
 import { Transcript, wantsColor } from './demo/transcript.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
@@ -135,7 +136,8 @@ export async function runDemo(argv: string[], env: NodeJS.ProcessEnv = process.e
     if (err instanceof DemoStepError || err instanceof ConfigError) {
       out.line();
       out.line(out.s.red(`Demo stopped: ${err.message}`));
-      if (args.against) out.line(`Run workspace-consulting-mcp doctor with the same settings to see why.`);
+      // The doctor of this same install, on the same workspace (the token stays in the environment).
+      if (args.against) out.line(`To see why, run: WORKSPACE_URL=${shellWord(args.against)} ${commandLine(launchCommand(), 'doctor')}`);
       return 1;
     }
     throw err;

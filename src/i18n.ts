@@ -376,8 +376,8 @@ const MESSAGES = {
     fr: (p) => `reconnectez-vous et choisissez lecture et écriture au consentement : ${p.login} ; ou, si la lecture suffit, réglez WORKSPACE_READ_ONLY=true`,
   }),
   'doctor.scope.unknown': text<{ wanted: string }>({
-    en: (p) => `unknown: the API does not show a personal token its own scope, and doctor sends no write request to find out (${p.wanted} wanted; a read token would be refused on writes with auth.insufficient_scope)`,
-    fr: (p) => `inconnue : l'API ne montre pas sa portée à un jeton personnel, et doctor n'envoie aucune requête d'écriture pour la découvrir (${p.wanted} voulu ; un jeton de lecture serait refusé sur les écritures avec auth.insufficient_scope)`,
+    en: (p) => `unknown: GET /me does not state this token's scope, and doctor sends no write request to find out (${p.wanted} wanted; a read token would be refused on writes with auth.insufficient_scope)`,
+    fr: (p) => `inconnue : GET /me n'indique pas la portée de ce jeton, et doctor n'envoie aucune requête d'écriture pour la découvrir (${p.wanted} voulu ; un jeton de lecture serait refusé sur les écritures avec auth.insufficient_scope)`,
   }),
   'doctor.scope.source.oauth': text({ en: () => 'granted at OAuth consent', fr: () => 'accordée au consentement OAuth' }),
   'doctor.scope.source.api': text({ en: () => 'shown by GET /me', fr: () => 'montrée par GET /me' }),

@@ -219,7 +219,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
 
 /** The banner for a person at the terminal (src/banner.ts), on stderr; the member from GET /me. */
 async function showBanner(config: Config, backend: Backend): Promise<void> {
-  const { entryScript, renderBanner } = await import('./banner.js');
+  const { renderBanner } = await import('./banner.js');
   const { workspace, client } = backend;
   let member: string;
   try {
@@ -243,7 +243,7 @@ async function showBanner(config: Config, backend: Backend): Promise<void> {
   await backend.operations.listReady();
   const tools = backend.session().tools().length;
   process.stderr.write(
-    renderBanner({ workspace: workspace.url, embedded: workspace.embedded, member, scope, tools, transport: 'stdio (JSON-RPC on stdin/stdout)', entry: entryScript(), env }),
+    renderBanner({ workspace: workspace.url, embedded: workspace.embedded, member, scope, tools, transport: 'stdio (JSON-RPC on stdin/stdout)', env }),
   );
 }
 

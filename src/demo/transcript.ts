@@ -65,6 +65,11 @@ export class Transcript {
     this.result(`${this.s.green('✓')} ${text}`);
   }
 
+  /** Something the reader must not miss about the result above, such as a list that was cut. */
+  note(text: string): void {
+    this.result(`${this.s.yellow('!')} ${text}`);
+  }
+
   skipped(text: string): void {
     this.result(`${this.s.yellow('–')} ${text}`);
   }

@@ -34,11 +34,39 @@ async function call(o: WalkOptions, tool: string, args: Json, progress = false):
   return r;
 }
 
-const data = (r: CallToolResult): Json => (r.structuredContent ?? {}) as Json;
-const items = (r: CallToolResult): Json[] => {
+/** What the walk reads of a result: its structured content (either SDK's CallToolResult has it). */
+type Structured = { structuredContent?: unknown };
+
+const data = (r: Structured): Json => (r.structuredContent ?? {}) as Json;
+const items = (r: Structured): Json[] => {
   const d = data(r);
   return (Array.isArray(d.items) ? d.items : Array.isArray(d.data) ? d.data : []) as Json[];
 };
+
+/**
+ * A list call's records, how to count them ("7 of 22"), and, when they are not the whole list, what
+ * to say: the page was cut to stay within the response budget (the result's `truncated`), or more
+ * pages follow (`next_cursor`); each time with the call that gets the rest. A count alone would read
+ * as the whole list.
+ */
+export function page(r: Structured, tool: string): { items: Json[]; count: string; rest?: string } {
+  const d = data(r);
+  const list = items(r);
+  const cut = d.truncated as { shown: number; omitted: number; retry_with_limit: number } | undefined;
+  if (cut && cut.omitted > 0) {
+    // The server gives the cursor right after the last record shown, when it could ask for it.
+    const after = typeof d.next_cursor === 'string' ? d.next_cursor : undefined;
+    const how = after ? `call ${tool} again with cursor "${after}"` : `call ${tool} again with limit ${cut.retry_with_limit} and follow next_cursor`;
+    return {
+      items: list,
+      count: `${list.length} of ${cut.shown + cut.omitted}`,
+      rest: `page cut to stay within the response budget (WORKSPACE_RESPONSE_BUDGET): ${cut.omitted} more left out. For the rest, ${how}, or ask for fewer fields.`,
+    };
+  }
+  const next = typeof d.next_cursor === 'string' ? d.next_cursor : undefined;
+  if (next) return { items: list, count: `${list.length} (first page)`, rest: `more on the next page: call ${tool} again with cursor "${next}".` };
+  return { items: list, count: String(list.length) };
+}
 const tally = (counts: Json | undefined) =>
   Object.entries(counts ?? {})
     .map(([k, v]) => `${String(v)} ${k}`)
@@ -49,11 +77,12 @@ export async function walk(o: WalkOptions): Promise<void> {
 
   // 1. Brief me on the engagement.
   out.job(1, 'Brief me on the engagement');
-  const list = await call(o, 'list_engagements', { limit: 10 });
-  const engagements = items(list);
+  const listed = page(await call(o, 'list_engagements', { limit: 10 }), 'list_engagements');
+  const engagements = listed.items;
   const chosen = engagements.find((e) => e.status === 'active') ?? engagements[0];
   if (!chosen) throw new DemoStepError('the workspace has no engagement to walk through');
-  out.ok(`${engagements.length} engagement(s); taking "${clip(String(chosen.name), 70)}"${chosen.client_company?.name ? ` for ${String(chosen.client_company.name)}` : ''}`);
+  out.ok(`${listed.count} engagement(s); taking "${clip(String(chosen.name), 70)}"${chosen.client_company?.name ? ` for ${String(chosen.client_company.name)}` : ''}`);
+  if (listed.rest) out.note(listed.rest);
   const engagement = String(chosen.id);
 
   const ov = data(await call(o, 'engagement_overview', { engagement }));
@@ -64,9 +93,12 @@ export async function walk(o: WalkOptions): Promise<void> {
 
   // 2. Review the proposed findings with their evidence, validate two.
   out.job(2, 'Review the proposed findings with their evidence, and validate two');
-  const found = items(await call(o, 'list_findings', { engagement, limit: 100 }));
-  const proposed = found.filter((f) => f.review_status === 'proposed');
-  out.ok(`${found.length} finding(s) listed, ${proposed.length} of them proposed`);
+  // Only the fields the review needs: a whole page of findings with their evidences outgrows the
+  // response budget, and the walk would then review a cut list.
+  const findings = page(await call(o, 'list_findings', { engagement, limit: 100, fields: ['id', 'type', 'statement', 'review_status'] }), 'list_findings');
+  const proposed = findings.items.filter((f) => f.review_status === 'proposed');
+  out.ok(`${findings.count} finding(s) listed, ${proposed.length} of them proposed`);
+  if (findings.rest) out.note(findings.rest);
   const picked = proposed.slice(0, 2);
   for (const f of picked) {
     const finding = data(await call(o, 'get_finding', { engagement, finding: String(f.id) }));
@@ -89,9 +121,10 @@ export async function walk(o: WalkOptions): Promise<void> {
   // 3. Regenerate the executive summary and export it as PDF.
   out.job(3, 'Regenerate the executive summary and export it as PDF');
   if (o.readOnly) {
-    const docs = items(await call(o, 'list_deliverable_documents', { engagement }));
-    const summary = docs.find((d) => d.kind === 'executive_summary');
-    out.ok(`${docs.length} document(s); executive summary ${summary ? `last updated ${String(summary.updated_at ?? '?')}` : 'not generated yet'}`);
+    const docs = page(await call(o, 'list_deliverable_documents', { engagement }), 'list_deliverable_documents');
+    const summary = docs.items.find((d) => d.kind === 'executive_summary');
+    out.ok(`${docs.count} document(s); executive summary ${summary ? `last updated ${String(summary.updated_at ?? '?')}` : docs.rest ? 'not on this page' : 'not generated yet'}`);
+    if (docs.rest) out.note(docs.rest);
     out.skipped('read-only: would call generate_deliverable_document (executive_summary) and create_export (document_pdf), following both jobs');
     return;
   }

@@ -1,7 +1,7 @@
 // `doctor` as a child process against the sandbox started here: each failure a newcomer meets is
 // named on its own line with the fix for it, and the exit code is 0 only when nothing failed.
 import { mkdtemp } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +63,43 @@ describe('doctor', () => {
     expect(sb.requests().filter((q) => q.method !== 'GET')).toEqual([]);
     const enough = await doctor({ WORKSPACE_URL: sb.url, WORKSPACE_TOKEN: sb.tokens.read, WORKSPACE_READ_ONLY: 'true' });
     expect(enough.check('scope').status).toBe('pass');
+  });
+
+  it("says a personal token's scope is unknown, sends no write to learn it, and still exits 0, where GET /me does not state it", async () => {
+    // The sandbox's GET /me states the token's scope; a workspace may not. A proxy in front of the
+    // sandbox answers /me without it, and passes everything else through as it is.
+    const origin = new URL(sb.url);
+    const proxy = createServer((req, res) => {
+      const upstream = httpRequest({ host: origin.hostname, port: origin.port, method: req.method, path: req.url, headers: { ...req.headers, host: origin.host } }, (up) => {
+        if (req.url !== '/api/v1/me' || up.statusCode !== 200) {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        up.on('data', (c: Buffer) => chunks.push(c));
+        up.on('end', () => {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { token: Record<string, unknown> } };
+          delete body.data.token.scope;
+          const out = JSON.stringify(body);
+          res.writeHead(200, { ...up.headers, 'content-length': Buffer.byteLength(out) });
+          res.end(out);
+        });
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      sb.clearRequests();
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const r = await doctor({ WORKSPACE_URL: url, WORKSPACE_TOKEN: sb.tokens.read });
+      expect(r.check('token').status).toBe('pass');
+      expect(r.check('scope')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^unknown: GET \/me does not state this token's scope, and doctor sends no write request to find out/) });
+      expect(r.code).toBe(0);
+      expect(sb.requests().filter((q) => q.method !== 'GET')).toEqual([]);
+    } finally {
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
   });
 
   it('prints a readable report: one line per check, the fix under a failure, the summary last', async () => {

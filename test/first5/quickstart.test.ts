@@ -11,7 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './cli.js';
 
 let clone: string;
-const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C', npm_config_audit: 'false', npm_config_fund: 'false' };
+/** What a newcomer's shell passes to npm to reach the registry on this network: its CA and proxies. */
+const network = Object.fromEntries(
+  ['NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy'].flatMap((k) => (process.env[k] ? [[k, process.env[k] as string]] : [])),
+);
+const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C', npm_config_audit: 'false', npm_config_fund: 'false', ...network };
 
 /** The shell lines of the README's "Quick start" section, in order. */
 async function quickStartLines(readme: string): Promise<string[]> {
@@ -30,7 +34,7 @@ describe('the README quick start from a fresh clone', () => {
     const lines = await quickStartLines(await readFile(join(clone, 'README.md'), 'utf8'));
     expect(lines).toEqual(['npm install && npm start', 'npm test']);
     const ci = (await readFile(join(clone, '.ci/run'), 'utf8')).trim().split('\n');
-    expect(ci.at(-1)).toBe('npm test');
+    expect(ci).toContain('npm test');
   });
 
   it('installs, starts with a piped stdin and answers initialize and tools/list, then runs a test file', async () => {

@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export function spawnServer(env: Record<string, string>, args: string[] = []) {
-  return spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
+/** `entry`: a built entry script (dist/src/cli.js) to run instead of the sources. */
+export function spawnServer(env: Record<string, string>, args: string[] = [], entry?: string) {
+  return spawn(process.execPath, [...(entry ? [entry] : ['--import', 'tsx', join(ROOT, 'src/cli.ts')]), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

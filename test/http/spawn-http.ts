@@ -16,8 +16,9 @@ export interface HttpChild {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function spawnHttpServer(env: Record<string, string> = {}, args: string[] = []): Promise<HttpChild> {
-  const child = spawnServer({ LOG_LEVEL: 'warn', ...env }, ['serve', '--http', '--port', '0', ...args]);
+/** `entry`: a built entry script to run instead of the sources (see spawnServer). */
+export async function spawnHttpServer(env: Record<string, string> = {}, args: string[] = [], entry?: string): Promise<HttpChild> {
+  const child = spawnServer({ LOG_LEVEL: 'warn', ...env }, ['serve', '--http', '--port', '0', ...args], entry);
   let err = '';
   let out = '';
   child.stdout.setEncoding('utf8');

@@ -17,7 +17,7 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const npm = (args: string[], cwd: string) => execFileSync(NPM, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
 
 /** What a checkout holds that packing and bundling read. */
-const CHECKOUT = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'tools', 'README.md', 'manifest.json', 'icon.png'];
+const CHECKOUT = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'tools', 'README.md', 'LICENSE', 'manifest.json', 'icon.png'];
 const DEV_ONLY = ['typescript', 'vitest', 'tsx', '@anthropic-ai/mcpb', '@modelcontextprotocol/inspector', '@modelcontextprotocol/conformance'];
 
 interface Manifest {
@@ -68,6 +68,7 @@ describe('the npm package', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(files).toContain('package/dist/src/cli.js');
     expect(files).toContain('package/package.json');
+    expect(files).toContain('package/LICENSE');
     expect(files.filter((f) => f.endsWith('.ts') || f.startsWith('package/test/') || f.startsWith('package/src/'))).toEqual([]);
   });
 
@@ -100,7 +101,7 @@ describe('the MCP Bundle', () => {
     expect(existsSync(join(unpacked, 'icon.png'))).toBe(true);
     expect(existsSync(join(unpacked, 'node_modules/@modelcontextprotocol/server/package.json'))).toBe(true);
     for (const dev of DEV_ONLY) expect(existsSync(join(unpacked, 'node_modules', dev)), dev).toBe(false);
-    expect(readdirSync(unpacked).sort()).toEqual(['README.md', 'dist', 'icon.png', 'manifest.json', 'node_modules', 'package.json']);
+    expect(readdirSync(unpacked).sort()).toEqual(['LICENSE', 'README.md', 'dist', 'icon.png', 'manifest.json', 'node_modules', 'package.json']);
 
     // Start it as the desktop app does: placeholders filled from the user's settings and defaults.
     const settings: Record<string, string> = { workspace_url: sandbox.url, workspace_token: sandbox.tokens.read };

@@ -1,14 +1,18 @@
 // The README's client set-up snippets, parsed from the README and run: each names a command and its
-// environment; the test swaps `npx -y workspace-consulting-mcp` for this checkout's source and the
-// example workspace for the sandbox, starts it as the client would, and lists the tools.
+// environment; the test puts a built clone where the snippet says /path/to/workspace-consulting-mcp and
+// the sandbox where it names the example workspace, starts the command as the client would, and lists
+// the tools. The Claude Code lines are run by the real CLI (claude-code.test.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { loadConfig } from '../../src/config.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { builtClone, CLONE_PLACEHOLDER } from '../helpers/clone.js';
 import { ROOT } from '../helpers/spawn.js';
 import { spawnHttpServer } from '../http/spawn-http.js';
 
@@ -32,15 +36,21 @@ interface ServerEntry {
 }
 
 const PACKAGE = 'workspace-consulting-mcp';
+const ENTRY = `${CLONE_PLACEHOLDER}/dist/src/cli.js`;
 
 let sandbox: SandboxHandle;
+let work: string;
+let clone: string;
 
 beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'wcm-readme-'));
+  clone = builtClone(work);
   sandbox = await startSandbox({ port: 0, rateLimit: false });
-});
+}, 120_000);
 
 afterAll(async () => {
   await sandbox?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
 /** The example values, valid for the server's configuration (the token stands in for a real one). */
@@ -50,16 +60,18 @@ function checkExampleEnv(env: Record<string, string>) {
   expect(() => loadConfig(rest)).not.toThrow();
 }
 
-/** Run `npx -y workspace-consulting-mcp ARGS` as this checkout's source, on the sandbox, and list tools. */
+/** Run `node /path/to/workspace-consulting-mcp/dist/src/cli.js ARGS` with the built clone there, on the sandbox, and list tools. */
 async function runLocally(command: string, args: string[], env: Record<string, string>): Promise<string[]> {
-  expect(command).toBe('npx');
-  expect(args.slice(0, 2)).toEqual(['-y', PACKAGE]);
+  expect(command).toBe('node');
+  expect(args[0]).toBe(ENTRY);
   const sandboxEnv = { ...env, WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read };
   const client = new Client({ name: 'readme-test', version: '1' });
   const transport = new StdioClientTransport({
+    // `node` as the client finds it on PATH: this Node.js.
     command: process.execPath,
-    args: ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args.slice(2)],
-    cwd: ROOT,
+    args: [(args[0] as string).replace(CLONE_PLACEHOLDER, clone), ...args.slice(1)],
+    // A client starts the server from a folder of its own, not the clone.
+    cwd: work,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...sandboxEnv },
     stderr: 'pipe',
   });
@@ -73,6 +85,15 @@ async function runLocally(command: string, args: string[], env: Record<string, s
 }
 
 describe('README client set-up', () => {
+  it('says how the snippets read once the package is published, and that form names this package and its bin', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; bin: Record<string, string> };
+    expect(setup).toContain(`Once the package is published on npm (it is not yet, so npx cannot find it), \`npx -y ${PACKAGE}\``);
+    expect(setup).toContain(`\`"command": "npx", "args": ["-y", "${PACKAGE}"]\``);
+    // `npx -y NAME` runs the bin named NAME of the package NAME.
+    expect(pkg.name).toBe(PACKAGE);
+    expect(pkg.bin[PACKAGE]).toBe('dist/src/cli.js');
+  });
+
   for (const [heading, key] of [
     ['Claude Desktop', 'mcpServers'],
     ['Cursor', 'mcpServers'],
@@ -97,32 +118,19 @@ describe('README client set-up', () => {
     expect(await runLocally(entry.command, entry.args, entry.env)).toContain('find_operations');
   });
 
-  it('Claude Code: `claude mcp add` names a stdio command and its environment, which start a server', async () => {
-    const sh = blocks('Claude Code').find((b) => b.lang === 'sh');
-    const words = (sh?.body ?? '').replace(/\\\n/g, ' ').trim().split(/\s+/);
-    expect(words.slice(0, 3)).toEqual(['claude', 'mcp', 'add']);
-    expect(words[words.indexOf('--transport') + 1]).toBe('stdio');
-    const env = Object.fromEntries(words.flatMap((w, i) => (words[i - 1] === '--env' ? [w.split(/=(.*)/s, 2) as [string, string]] : [])));
-    const dashes = words.indexOf('--');
-    expect(words[dashes - 1]).toBe('workspace-consulting');
-    checkExampleEnv(env);
-    const [command, ...args] = words.slice(dashes + 1);
-    expect(await runLocally(command as string, args, env)).toContain('find_operations');
-  });
-
   it('custom agents: the serve --http command serves the endpoint the agent snippet connects to', async () => {
     const [sh, ts] = [blocks('Custom agents over HTTP').find((b) => b.lang === 'sh'), blocks('Custom agents over HTTP').find((b) => b.lang === 'ts')];
     const words = (sh?.body ?? '').replace(/\\\n/g, ' ').trim().split(/\s+/);
     const env = Object.fromEntries(words.filter((w) => /^[A-Z_]+=/.test(w)).map((w) => w.split(/=(.*)/s, 2) as [string, string]));
     checkExampleEnv(env);
     const command = words.filter((w) => !/^[A-Z_]+=/.test(w));
-    expect(command.slice(0, 3)).toEqual(['npx', '-y', PACKAGE]);
-    const args = command.slice(3);
+    expect(command.slice(0, 2)).toEqual(['node', ENTRY]);
+    const args = command.slice(2);
     expect(args.slice(0, 2)).toEqual(['serve', '--http']);
     const port = args[args.indexOf('--port') + 1];
     expect(ts?.body).toContain(`http://127.0.0.1:${port}/mcp`);
     // Port 0 here: the documented port may be taken on this machine.
-    const server = await spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read }, args.slice(2).map((a) => (a === port ? '0' : a)));
+    const server = await spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read }, args.slice(2).map((a) => (a === port ? '0' : a)), join(clone, 'dist/src/cli.js'));
     try {
       const client = new Client({ name: 'my-agent', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));

@@ -1,0 +1,197 @@
+// Every number the README states is generated or checked. Generated: the blocks and the
+// <!-- fact:NAME --> values `npm run docs` writes (test/docs.test.ts keeps them current). Checked: each
+// other number is claimed below, against the code, the package or the test that proves it; and a sweep
+// fails on any number left unclaimed, so a number added tomorrow gets a check or a generator too.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sandboxOperations, toolListFor } from '../../bench/tokens.js';
+import { FACT } from '../../scripts/generate-docs.js';
+import { isTransientStatus } from '../../src/api/retry.js';
+import { loadConfig, SETTINGS } from '../../src/config.js';
+import { SESSION_BUYER } from '../../src/sandbox/data/ids.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { wavSize } from '../../src/sandbox/media.js';
+import { catalog } from '../../tools/index.js';
+import { ARTIFACT_MAX_KIB, EXTERNAL_SOURCE_MAX_KIB } from '../../tools/shared.js';
+import { ROOT } from '../helpers/spawn.js';
+
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+const readme = read('README.md');
+
+/**
+ * The README without what is generated (blocks between `<!-- NAME:start` and `<!-- NAME:end -->`, and
+ * fact values), nor the sandbox tokens (test/docs.test.ts checks them against the sandbox). Replaced by
+ * spaces of the same length, so positions still point into the README.
+ */
+const blank = (s: string) => s.replace(/[^\n]/g, ' ');
+const prose = readme
+  .replace(/<!-- (\w+):start[\s\S]*?<!-- \1:end -->/g, blank)
+  .replace(FACT, blank)
+  .replace(/pat_[0-9a-f]{40}/g, blank);
+
+/** Numbers that name something rather than count or measure it. */
+const NAMES: RegExp[] = [/RFC \d+/g, /OAuth 2\.1/g, /127\.0\.0\.1/g, /::1/g, /version: '1\.0\.0'/g, /o200k/g];
+
+interface Claim {
+  /** What the README says, the number(s) captured; a space matches any run of spaces and line breaks. */
+  says: RegExp;
+  /** Checks the captured numbers against where they come from. */
+  check(numbers: string[]): void | Promise<void>;
+}
+
+const num = (s: string) => Number(s.replace(/,/g, ''));
+const sourceNumber = (path: string, pattern: RegExp) => {
+  const m = pattern.exec(read(path));
+  expect(m, `${pattern} in ${path}`).not.toBeNull();
+  return Number((m as RegExpExecArray)[1]);
+};
+/** A claim a test proves: the test file still holds the assertion. */
+const provedBy = (path: string, assertion: string) => () => expect(read(path), `${path} asserts ${assertion}`).toContain(assertion);
+
+const CLAIMS: Claim[] = [
+  {
+    // The API's rate limit, which the client's budget defaults to.
+    says: /the API's (\d+) requests a minute/g,
+    check: ([n]) => expect(loadConfig({}).rateLimit).toEqual({ limit: Number(n), windowMs: 60_000 }),
+  },
+  {
+    says: /A page of (\d+) findings reads in under (\d+(?:,\d+)*) tokens/g,
+    check: ([page, bound]) => {
+      provedBy('test/mcp/render/job-cost.test.ts', `toBeLessThan(${(bound as string).replace(',', '_')})`)();
+      expect(read('test/mcp/render/job-cost.test.ts')).toMatch(new RegExp(`\\b${page}\\b findings`));
+    },
+  },
+  {
+    // The floor the package declares: ">=22", or ">=22.19.0" written 22.19.
+    says: /Node\.js (\d+(?:\.\d+)*) or (?:newer|later)/g,
+    check: ([v]) => {
+      const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+      expect(engines).toMatch(/^>=\d+(\.\d+)*$/);
+      expect(v).toBe(engines.slice(2).replace(/(\.0)+$/, ''));
+    },
+  },
+  {
+    says: /under (\d+) requests in any rolling minute/g,
+    check: ([n]) => expect(loadConfig({}).rateLimit).toEqual({ limit: num(n as string), windowMs: 60_000 }),
+  },
+  {
+    says: /retried on network failures and (\d+)\/(\d+)\/(\d+)/g,
+    check: (codes) => {
+      const transient = Array.from({ length: 100 }, (_, i) => 500 + i).filter(isTransientStatus);
+      expect(codes.map(num)).toEqual(transient);
+    },
+  },
+  {
+    says: /memory after (\d[\d,]*) calls/g,
+    check: ([n]) => expect(sourceNumber('bench/run.ts', /Number\(process\.env\.BENCH_CALLS \?\? (\d+)\)/)).toBe(num(n as string)),
+  },
+  {
+    // bench/download.ts fetches the recording of the buyer's session.
+    says: /a (\d+) MB download's memory/g,
+    check: async ([n]) => {
+      const sb = await startSandbox({ port: 0, logger: () => {} });
+      try {
+        const res = await fetch(`${sb.url}/api/v1/sessions/${SESSION_BUYER}`, { headers: { authorization: `Bearer ${sb.tokens.read}` } });
+        const { data } = (await res.json()) as { data: { duration_ms: number } };
+        expect(Math.round(wavSize(data.duration_ms) / 1e6)).toBe(num(n as string));
+      } finally {
+        await sb.close();
+      }
+    },
+  },
+  { says: /the exit code is (0) only when nothing failed/g, check: provedBy('test/first5/doctor.test.ts', 'expect(r.code).toBe(0);') },
+  { says: /one file per workspace, mode (0600)/g, check: provedBy('test/auth/store.test.ts', 'toBe(0o600)') },
+  {
+    // The snippet shows the default port, and the agent connects to the port the server was given.
+    says: /serve --http --port (\d+)|127\.0\.0\.1:(\d+)\/mcp/g,
+    check: (ports) => {
+      const port = ports.find(Boolean) as string;
+      expect(loadConfig({ WORKSPACE_HTTP: 'true' }).http?.port).toBe(num(port));
+    },
+  },
+  {
+    says: /`--port (0)` picks a free port/g,
+    check: ([n]) => {
+      expect(loadConfig({ WORKSPACE_HTTP: 'true', WORKSPACE_HTTP_PORT: n as string }).http?.port).toBe(0);
+      expect(SETTINGS.find((s) => s.env === 'WORKSPACE_HTTP_PORT')?.help).toContain('0 picks a free one');
+    },
+  },
+  { says: /refuses, with (403), any request whose Host or Origin/g, check: provedBy('test/http/http.test.ts', 'expect(res.status).toBe(403);') },
+  {
+    says: /calls in flight finish \(up to (\d+) seconds\)/g,
+    check: ([s]) => {
+      expect(sourceNumber('src/serve.ts', /SHUTDOWN_GRACE_MS = (\d+)/)).toBe(num(s as string) * 1000);
+      expect(sourceNumber('src/http.ts', /graceMs = (\d+)/)).toBe(num(s as string) * 1000);
+    },
+  },
+  { says: /ids of one answer (404) in the other/g, check: provedBy('test/sandbox/content-interviews.test.ts', 'answers 404 for a session of another workspace') },
+  {
+    says: /artifact (\d+), external source (\d+); the spec gives/g,
+    check: ([artifact, external]) => {
+      expect([num(artifact as string), num(external as string)]).toEqual([ARTIFACT_MAX_KIB, EXTERNAL_SOURCE_MAX_KIB]);
+      const spec = read('test/fixtures/documented-operations.tsv') + read('src/sandbox/BEHAVIOUR.md');
+      expect(spec).toContain(String(ARTIFACT_MAX_KIB));
+    },
+  },
+];
+
+/** A claim's pattern as it is matched: prose is wrapped anywhere, so a space is any whitespace. */
+const wrapped = (re: RegExp, flags = 'g') => new RegExp(re.source.replace(/ /g, '\\s+'), flags);
+
+/** [start, end) of every match's captured numbers (or of the whole match for NAMES). */
+function spans(re: RegExp, text: string, groups: boolean): Array<{ at: [number, number]; values: string[] }> {
+  const out: Array<{ at: [number, number]; values: string[] }> = [];
+  for (const m of text.matchAll(wrapped(re, 'gd'))) {
+    const idx = (m as RegExpExecArray & { indices: Array<[number, number] | undefined> }).indices;
+    if (!groups) out.push({ at: idx[0] as [number, number], values: [] });
+    else
+      for (let g = 1; g < idx.length; g++) {
+        const at = idx[g];
+        if (at) out.push({ at, values: [m[g] as string] });
+      }
+  }
+  return out;
+}
+
+const context = (at: number) => readme.slice(Math.max(0, at - 50), at + 30).replace(/\s+/g, ' ');
+
+describe('numbers in the README', () => {
+  it('are generated or claimed: none is left unchecked', () => {
+    const covered: Array<[number, number]> = [...NAMES.flatMap((re) => spans(re, prose, false)), ...CLAIMS.flatMap((c) => spans(c.says, prose, true))].map((s) => s.at);
+    const unchecked = [...prose.matchAll(/\d+(?:[.,]\d+)*/g)]
+      .filter((m) => !covered.some(([a, b]) => (m.index as number) >= a && (m.index as number) < b))
+      .map((m) => `"${m[0]}" in "...${context(m.index as number)}..."`);
+    expect(
+      unchecked,
+      'Numbers in the README must be generated (a <!-- fact:NAME --> of scripts/generate-docs.ts) or claimed in test/install/readme-numbers.test.ts',
+    ).toEqual([]);
+  });
+
+  for (const claim of CLAIMS) {
+    it(`says what the code does: ${claim.says.source}`, async () => {
+      const found = [...prose.matchAll(wrapped(claim.says))];
+      expect(found.length, `the README no longer says ${claim.says}: drop or change this claim`).toBeGreaterThan(0);
+      for (const m of found) await claim.check(m.slice(1).filter((v): v is string => v !== undefined));
+    });
+  }
+
+  it('has the counts written into generated text by hand (setting help, tool descriptions) right', () => {
+    // The configuration table is generated from SETTINGS, whose help text is written by hand.
+    const help = SETTINGS.find((st) => st.env === 'WORKSPACE_TOOLSETS')?.help ?? '';
+    const defaultTools = toolListFor({ toolsets: 'default', readOnly: false }, sandboxOperations()).tools;
+    expect(/the default surface \((\d+) tools/.exec(help)?.[1], help).toBe(String(defaultTools.length));
+    // find_operations says how many operations it searches.
+    const search = defaultTools.find((t) => t.name === 'find_operations')?.description ?? '';
+    const over = Number(/over (\d+)/.exec(search)?.[1]);
+    expect(over, search).toBeLessThan(catalog.length);
+    expect(over, search).toBeGreaterThanOrEqual(Math.floor(catalog.length / 10) * 10);
+  });
+
+  it('has its generated numbers on lines of prose, where Markdown renders them inline', () => {
+    // A line that starts with an HTML comment opens an HTML block: the text after it is not Markdown.
+    expect(readme.split('\n').filter((l) => /^\s*<!-- fact:/.test(l))).toEqual([]);
+    const facts = [...readme.matchAll(FACT)].map((m) => m[1]);
+    expect(facts.length).toBeGreaterThan(0);
+  });
+});
