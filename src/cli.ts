@@ -19,6 +19,7 @@ Usage:
   workspace-consulting-mcp serve --http [--port N] [--host 127.0.0.1] [options]
                                                serve MCP over Streamable HTTP at http://HOST:PORT/mcp (loopback only)
   workspace-consulting-mcp sandbox [--port N] [--host H] [--time-scale X] [--no-rate-limit] [--admin-token T]
+                                   [--auto-consent read|write]
                                                run the embedded sandbox workspace alone
   workspace-consulting-mcp login --workspace URL [--scope read|write] [--no-browser]
                                                sign in with the workspace's OAuth (browser, two-step verification, consent)
