@@ -205,5 +205,6 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
     });
   };
 
-  return { listener, endpoints: ep, grants, close: () => documents.close() };
+  let closed: Promise<void> | undefined;
+  return { listener, endpoints: ep, grants, close: () => (closed ??= documents.close()) };
 }

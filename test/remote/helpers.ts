@@ -127,14 +127,18 @@ export async function startReplica(opts: Omit<RemoteFrontOptions, 'publicUrl' | 
   const { workspaceApi, port: _port, ...rest } = opts;
   const front = createRemoteFront({ ...rest, publicUrl: url, mcp: opts.mcp ?? whoamiMcp(workspaceApi).mcp });
   listener = front.listener;
+  let closed: Promise<void> | undefined;
   return {
     front,
     server,
     url,
-    async close() {
-      await front.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    close() {
+      closed ??= (async () => {
+        await front.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      })();
+      return closed;
     },
   };
 }
@@ -268,4 +272,53 @@ export async function browse(start: string, stopAt: string, decision: 'allow' | 
     };
   }
   throw new Error('too many redirects');
+}
+
+/**
+ * A small round-robin load balancer: each request goes to the next live replica, Host and headers
+ * untouched (as the deployment's proxy does); a replica that refuses the connection is skipped, and
+ * the request (its body buffered) goes to the next one. `served` records which replica answered.
+ */
+export async function startBalancer(targets: string[] = []) {
+  const served: { path: string; target: string }[] = [];
+  const down = new Set<string>();
+  let turn = 0;
+  const { request } = await import('node:http');
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    for (let tries = 0; tries < targets.length; tries++) {
+      const target = targets[turn++ % targets.length] as string;
+      if (down.has(target)) continue;
+      const u = new URL(target);
+      const ok = await new Promise<boolean>((resolve) => {
+        const out = request({ host: u.hostname, port: u.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+          served.push({ path: req.url ?? '', target });
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+          up.on('end', () => resolve(true));
+          up.on('error', () => resolve(true));
+        });
+        out.on('error', (e: NodeJS.ErrnoException) => {
+          if (e.code === 'ECONNREFUSED') down.add(target);
+          resolve(res.headersSent);
+        });
+        out.end(body);
+      });
+      if (ok) return;
+    }
+    res.writeHead(502).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Replica origins, in turn order; set once the replicas listen. */
+    targets,
+    served,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
