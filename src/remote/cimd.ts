@@ -71,10 +71,14 @@ export function refuseMetadataUrl(clientId: string, allowLoopback: boolean): str
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
+/** How names are resolved: dns.lookup (a test stands in a name that resolves to a private address). */
+export type Resolve = (hostname: string, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+const systemResolve: Resolve = (hostname, callback) => dnsLookup(hostname, { all: true }, callback);
+
 /** dns.lookup that fails when any address is not public: the socket is never opened to it. */
-function publicOnlyLookup(allowLoopback: boolean): LookupFunction {
+function publicOnlyLookup(allowLoopback: boolean, resolve: Resolve): LookupFunction {
   return ((hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolve(hostname, (err, addresses) => {
       if (err) return callback(err, []);
       const list = addresses as LookupAddress[];
       const bad = list.find((a) => isNonPublicAddress(a.address) && !(allowLoopback && /^(127\.|::1$)/.test(a.address)));
@@ -102,10 +106,10 @@ export interface MetadataFetcher {
 }
 
 /** Fetch and check documents; good ones are kept for their Cache-Control max-age (1 to 60 minutes, default 5). */
-export function createMetadataFetcher(opts: { allowLoopback?: boolean; now?: () => number } = {}): MetadataFetcher {
+export function createMetadataFetcher(opts: { allowLoopback?: boolean; now?: () => number; resolve?: Resolve } = {}): MetadataFetcher {
   const allowLoopback = opts.allowLoopback ?? false;
   const now = opts.now ?? Date.now;
-  const agent = new Agent({ connect: { lookup: publicOnlyLookup(allowLoopback), timeout: TIMEOUT_MS } });
+  const agent = new Agent({ connect: { lookup: publicOnlyLookup(allowLoopback, opts.resolve ?? systemResolve), timeout: TIMEOUT_MS } });
   const cache = new Map<string, { doc: ClientMetadata; until: number }>();
 
   async function load(clientId: string): Promise<{ doc: ClientMetadata; maxAgeS: number }> {
