@@ -72,6 +72,17 @@ export interface RemoteFront {
 /** Routes any site may call from a browser: nothing there depends on a cookie or ambient credential. */
 const CORS_ROUTES = new Set(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/oauth/register', '/oauth/token', '/oauth/revoke']);
 const CORS = { 'Access-Control-Allow-Origin': '*' };
+/** Methods of the fixed routes (/mcp takes whatever the MCP transport does). */
+const METHODS: Record<string, string[]> = {
+  '/.well-known/oauth-protected-resource': ['GET'],
+  '/.well-known/oauth-protected-resource/mcp': ['GET'],
+  '/.well-known/oauth-authorization-server': ['GET'],
+  '/oauth/register': ['POST'],
+  '/oauth/authorize': ['GET', 'POST'],
+  '/oauth/callback': ['GET'],
+  '/oauth/token': ['POST'],
+  '/oauth/revoke': ['POST'],
+};
 
 /** Host as sent for the public origin, with or without the scheme's default port. */
 function hostMatches(ep: Endpoints, host: string | undefined): boolean {
@@ -167,15 +178,20 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
     if (!cors && origin !== undefined && origin !== ep.issuer) {
       return sendJson(res, 403, { error: 'invalid_request', error_description: `Requests from origin ${origin.slice(0, 100)} are not accepted.` });
     }
-    const extra = cors ? CORS : {};
+    // Set before any answer, so success and error answers alike carry it (writeHead merges it in).
+    if (cors) res.setHeader('Access-Control-Allow-Origin', '*');
+    const allowed = METHODS[path];
+    if (allowed && !allowed.includes(method)) {
+      return sendJson(res, 405, { error: 'invalid_request', error_description: `${path} answers ${allowed.join(', ')}.` }, { Allow: allowed.join(', ') });
+    }
     try {
       switch (`${method} ${path}`) {
         case 'GET /.well-known/oauth-protected-resource/mcp':
-          return sendJson(res, 200, protectedResourceMetadata(ep, ep.resource), extra);
+          return sendJson(res, 200, protectedResourceMetadata(ep, ep.resource));
         case 'GET /.well-known/oauth-protected-resource':
-          return sendJson(res, 200, protectedResourceMetadata(ep, ep.issuer), extra);
+          return sendJson(res, 200, protectedResourceMetadata(ep, ep.issuer));
         case 'GET /.well-known/oauth-authorization-server':
-          return sendJson(res, 200, authorizationServerMetadata(ep), extra);
+          return sendJson(res, 200, authorizationServerMetadata(ep));
         case 'POST /oauth/register':
           return await ctx.clients.register(req, res);
         case 'GET /oauth/authorize':
@@ -192,7 +208,7 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
       if (path === '/mcp') return await serveMcp(req, res);
       return sendJson(res, 404, { error: 'not_found', error_description: `Nothing at ${method} ${path.slice(0, 200)}.` });
     } catch (e) {
-      if (e instanceof OAuthHttpError) return sendError(res, new OAuthHttpError(e.status, e.error, e.description, { ...e.headers, ...extra }));
+      if (e instanceof OAuthHttpError) return sendError(res, e);
       throw e;
     }
   }

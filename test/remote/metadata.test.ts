@@ -67,6 +67,24 @@ describe('metadata behind a proxy', () => {
     });
   });
 
+  it('browser-based clients may register and exchange tokens cross-site (CORS); a wrong method is 405 with Allow', async () => {
+    replica = await startReplica({ publicUrl: PUBLIC, workspaceUrl: 'http://127.0.0.1:9', workspaceApi: '', store: new MemoryStore(), stateKey: STATE_KEY, logger: captureLogs().logger });
+    const pre = await viaProxy('/oauth/register', { method: 'OPTIONS', headers: { origin: 'https://inspector.example', 'access-control-request-method': 'POST' } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers['access-control-allow-origin']).toBe('*');
+    const reg = await viaProxy('/oauth/register', {
+      method: 'POST',
+      headers: { origin: 'https://inspector.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['https://inspector.example/cb'] }),
+    });
+    expect(reg.status).toBe(201);
+    expect(reg.headers['access-control-allow-origin']).toBe('*');
+    const bad = await viaProxy('/oauth/token', { headers: { origin: 'https://inspector.example' } });
+    expect(bad.status).toBe(405);
+    expect(bad.headers.allow).toBe('POST');
+    expect(bad.headers['access-control-allow-origin']).toBe('*');
+  });
+
   it('health is up whatever the store; readiness follows the store', async () => {
     let broken = false;
     const store = new MemoryStore();
