@@ -32,7 +32,14 @@ export interface GrantRecord {
   resource: string;
   workspace: StoredTokens;
   createdAt: number;
+  /** The client's current refresh token (its hash), set when the code is redeemed and at each rotation. */
+  refresh?: { hash: string; scope: RemoteScope; expiresAt: number };
+  /** Hashes of the last refresh tokens it replaced: one of them used again means a copy is in use. */
+  replacedRefresh?: string[];
 }
+
+/** The outcome of `update`: the record written, or why nothing was. */
+export type GrantUpdate = { written: Read<GrantRecord> } | { declined: Read<GrantRecord> } | { absent: true };
 
 export interface GrantsOptions {
   records: SealedRecords;
@@ -68,10 +75,21 @@ export class Grants {
     return this.o.records.read<GrantRecord>('grant', id);
   }
 
-  /** Keep a grant in use for another full term. Losing the race is fine: the winner wrote it with the same term. */
-  async extend(id: string): Promise<void> {
-    const g = await this.read(id);
-    if (g) await this.o.records.replace('grant', id, g.raw, g.value, this.o.ttlMs);
+  /**
+   * Change a grant with compare-and-set, reading again when another write came first. `change`
+   * returns the new record, or undefined to leave it (it sees the latest record each time). The
+   * grant is then kept for another full term.
+   */
+  async update(id: string, change: (g: GrantRecord) => GrantRecord | undefined): Promise<GrantUpdate> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const g = await this.read(id);
+      if (!g) return { absent: true };
+      const next = change(g.value);
+      if (!next) return { declined: g };
+      const raw = await this.o.records.replace('grant', id, g.raw, next, this.o.ttlMs);
+      if (raw) return { written: { value: next, raw } };
+    }
+    throw new Error('A grant kept changing under 20 attempts to update it.');
   }
 
   /** A workspace access token valid now, refreshed first when it is about to expire. */
@@ -146,31 +164,29 @@ export class Grants {
       tokens = await this.o.upstream.refresh(cur.value.upstreamClientId, cur.value.workspace);
     } catch (e) {
       if (!(e instanceof RefreshRejectedError)) throw e;
-      const again = await this.read(id);
-      if (!again) throw new GrantEndedError();
-      // Replaced meanwhile (a lease that outlived its holder): the new tokens stand.
-      if (again.value.workspace.refresh_token !== failed) return again;
-      if (await this.o.records.remove('grant', id, again.raw)) {
-        this.o.logger.warn({ event: 'remote.grant_ended', grant: shortId(id), reason: 'workspace refused the refresh', cause: e.message }, "a member's authorization ended at the workspace");
-        throw new GrantEndedError();
+      // End the grant only if the stored refresh token is still the one refused: another replica
+      // (whose lease outlived it) may have replaced it meanwhile, and the new tokens stand.
+      for (;;) {
+        const again = await this.read(id);
+        if (!again) throw new GrantEndedError();
+        if (again.value.workspace.refresh_token !== failed) return again;
+        if (await this.o.records.remove('grant', id, again.raw)) {
+          this.o.logger.warn({ event: 'remote.grant_ended', grant: shortId(id), reason: 'workspace refused the refresh', cause: e.message }, "a member's authorization ended at the workspace");
+          throw new GrantEndedError();
+        }
       }
-      const third = await this.read(id);
-      if (!third) throw new GrantEndedError();
-      return third;
     }
-    const next: GrantRecord = { ...cur.value, workspace: tokens };
-    const raw = await this.o.records.replace('grant', id, cur.raw, next, this.o.ttlMs);
-    if (raw) {
+    // Other fields may have changed meanwhile (the client rotated its refresh token): keep them, and
+    // write the new workspace tokens unless someone else has already replaced the old ones.
+    const outcome = await this.update(id, (g) => (g.workspace.refresh_token === failed ? { ...g, workspace: tokens } : undefined));
+    if ('written' in outcome) {
       this.o.logger.debug({ event: 'remote.workspace_refreshed', grant: shortId(id) }, 'workspace tokens refreshed');
-      return { value: next, raw };
+      return outcome.written;
     }
-    // The record changed under us (ended, or replaced after our lease ran out): the store wins.
-    const again = await this.read(id);
-    if (!again) {
-      if (tokens.refresh_token) await this.o.upstream.revoke(cur.value.upstreamClientId, tokens.refresh_token).catch(() => false);
-      throw new GrantEndedError();
-    }
-    return again;
+    if ('declined' in outcome) return outcome.declined;
+    // The grant ended while the workspace answered: what it just issued is not kept anywhere.
+    if (tokens.refresh_token) await this.o.upstream.revoke(cur.value.upstreamClientId, tokens.refresh_token).catch(() => false);
+    throw new GrantEndedError();
   }
 
   /** End a grant here and, best effort, at the workspace. */

@@ -13,7 +13,6 @@ export type RecordKind =
   | 'code-used' // a redeemed code, by hash: a second use ends what the first bought
   | 'grant' // a member's authorization of one MCP client, with the sealed workspace tokens
   | 'access' // one of our access tokens, by hash
-  | 'refresh' // one of our refresh tokens, by hash
   | 'lease' // which replica refreshes a grant's workspace tokens right now
   | 'upstream-client'; // this server's registration with the workspace
 

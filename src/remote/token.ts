@@ -8,7 +8,11 @@ import type { ClientRecord } from './clients.js';
 import type { RemoteContext } from './context.js';
 import { OAuthHttpError, readForm, sendJson, single } from './io.js';
 import { canonicalResource } from './metadata.js';
-import { CODE_PREFIX, REFRESH_PREFIX, hashOf, issueTokens, looksLikeOurs, narrower, parseScope, type RefreshRecord } from './tokens.js';
+import type { GrantRecord } from './grants.js';
+import { CODE_PREFIX, hashOf, issueAccessToken, looksLikeOurs, narrower, newRefreshToken, parseScope, refreshTokenGrant, tokenAnswer } from './tokens.js';
+
+/** How many replaced refresh tokens a grant remembers, to recognise one used again. */
+const REMEMBERED_REFRESH = 10;
 
 const invalidGrant = (why: string) => new OAuthHttpError(400, 'invalid_grant', why);
 
@@ -69,38 +73,49 @@ async function redeemCode(ctx: RemoteContext, client: ClientRecord, form: URLSea
   } catch (e) {
     throw await refuse(e as OAuthHttpError);
   }
-  if (!(await ctx.grants.read(rec.grantId))) throw invalidGrant('The sign-in behind this code has ended; sign in again.');
-  await ctx.grants.extend(rec.grantId);
+  const now = ctx.now();
+  const refresh = newRefreshToken(rec.grantId);
+  const set = await ctx.grants.update(rec.grantId, (g) =>
+    g.refresh ? undefined : { ...g, refresh: { hash: refresh.hash, scope: rec.scope, expiresAt: now + ctx.lifetimes.refreshMs } },
+  );
+  if (!('written' in set)) throw invalidGrant('The sign-in behind this code has ended; sign in again.');
   await ctx.clients.renew(client);
-  return issueTokens(ctx.records, { grantId: rec.grantId, clientId: client.client_id, scope: rec.scope, resource: rec.resource }, ctx.lifetimes, ctx.now());
+  const access = await issueAccessToken(ctx.records, { grantId: rec.grantId, clientId: client.client_id, scope: rec.scope, resource: rec.resource }, ctx.lifetimes, now);
+  return tokenAnswer(access, refresh.token, rec.scope, ctx.lifetimes);
 }
 
 async function rotate(ctx: RemoteContext, client: ClientRecord, form: URLSearchParams) {
   const token = single(form, 'refresh_token') ?? '';
-  if (!looksLikeOurs(token, REFRESH_PREFIX)) throw invalidGrant('The refresh token is unknown.');
-  const key = hashOf(token);
-  const found = await ctx.records.read<RefreshRecord>('refresh', key);
-  if (!found || found.value.clientId !== client.client_id) throw invalidGrant('The refresh token is unknown.');
-  const rec = found.value;
+  const grantId = refreshTokenGrant(token);
+  const found = grantId ? await ctx.grants.read(grantId) : undefined;
+  if (!grantId || !found || found.value.clientId !== client.client_id || !found.value.refresh) throw invalidGrant('The refresh token is unknown, or the authorization ended; sign in again.');
+  const hash = hashOf(token);
+  const reused = async () => {
+    ctx.logger.warn({ event: 'remote.refresh_reuse', client_id: client.client_id }, 'a replaced refresh token was used again: the grant is revoked');
+    await ctx.grants.end(grantId, 'refresh token used twice');
+    return invalidGrant('This refresh token was already used (reuse detected); the authorization is revoked. Sign in again.');
+  };
+  const current = found.value.refresh;
+  if (current.hash !== hash) {
+    if (found.value.replacedRefresh?.includes(hash)) throw await reused();
+    throw invalidGrant('The refresh token is unknown.');
+  }
   const now = ctx.now();
-  if (rec.rotatedAt !== undefined) {
-    ctx.logger.warn({ event: 'remote.refresh_reuse', client_id: client.client_id }, 'a rotated refresh token was used again: the grant is revoked');
-    await ctx.grants.end(rec.grantId, 'refresh token used twice');
-    throw invalidGrant('This refresh token was already used (reuse detected); the authorization is revoked. Sign in again.');
-  }
-  if (rec.expiresAt <= now) throw invalidGrant('The refresh token expired; sign in again.');
-  checkResource(form, rec.resource);
+  if (current.expiresAt <= now) throw invalidGrant('The refresh token expired; sign in again.');
+  checkResource(form, found.value.resource);
   const asked = parseScope(single(form, 'scope'));
-  if (asked === undefined || (asked === 'write' && rec.scope !== 'write')) throw new OAuthHttpError(400, 'invalid_scope', 'A refresh cannot widen the granted scope.');
-  const scope = asked === 'default' ? rec.scope : narrower(asked, rec.scope);
-  if (!(await ctx.grants.read(rec.grantId))) throw invalidGrant("The member's authorization ended; sign in again.");
-  // Spend the token first (compare-and-set): of two uses racing, exactly one gets new tokens.
-  const spent = await ctx.records.replace('refresh', key, found.raw, { ...rec, rotatedAt: now }, Math.max(1, rec.expiresAt - now));
-  if (!spent) {
-    await ctx.grants.end(rec.grantId, 'refresh token used twice');
-    throw invalidGrant('This refresh token was already used (reuse detected); the authorization is revoked. Sign in again.');
-  }
-  await ctx.grants.extend(rec.grantId);
+  if (asked === undefined || (asked === 'write' && current.scope !== 'write')) throw new OAuthHttpError(400, 'invalid_scope', 'A refresh cannot widen the granted scope.');
+  const scope = asked === 'default' ? current.scope : narrower(asked, current.scope);
+  const next = newRefreshToken(grantId);
+  // Compare-and-set on the grant: of two uses of this token racing, exactly one replaces it.
+  const outcome = await ctx.grants.update(grantId, (g: GrantRecord) =>
+    g.refresh?.hash === hash
+      ? { ...g, refresh: { hash: next.hash, scope, expiresAt: now + ctx.lifetimes.refreshMs }, replacedRefresh: [hash, ...(g.replacedRefresh ?? [])].slice(0, REMEMBERED_REFRESH) }
+      : undefined,
+  );
+  if ('absent' in outcome) throw invalidGrant("The member's authorization ended; sign in again.");
+  if ('declined' in outcome) throw await reused();
   await ctx.clients.renew(client);
-  return issueTokens(ctx.records, { grantId: rec.grantId, clientId: client.client_id, scope, resource: rec.resource }, ctx.lifetimes, now);
+  const access = await issueAccessToken(ctx.records, { grantId, clientId: client.client_id, scope, resource: found.value.resource }, ctx.lifetimes, now);
+  return tokenAnswer(access, next.token, scope, ctx.lifetimes);
 }

@@ -1,6 +1,8 @@
 // The tokens this server issues to MCP clients: opaque random values, recognisable by their prefix,
 // kept in the store only as a SHA-256 hash (a copy of the store yields no usable token). Each is bound
-// to one grant, one client and one resource (RFC 8707).
+// to one grant, one client and one resource (RFC 8707). Access tokens have a record each; a grant has
+// one current refresh token, whose hash it keeps with the hashes of the few it replaced (to tell a
+// copied token, used again, from a stranger's guess).
 import { createHash, randomBytes } from 'node:crypto';
 import type { RemoteScope } from './metadata.js';
 import type { SealedRecords } from './records.js';
@@ -8,38 +10,33 @@ import type { SealedRecords } from './records.js';
 export const ACCESS_PREFIX = 'wcm_at_';
 export const REFRESH_PREFIX = 'wcm_rt_';
 export const CODE_PREFIX = 'wcm_ac_';
-const TOKEN_SHAPE = /^wcm_(?:at|rt|ac)_[A-Za-z0-9_-]{43}$/;
+const SECRET_SHAPE = /^wcm_(?:at|ac)_[A-Za-z0-9_-]{43}$/;
+/** A refresh token names its grant: the grant keeps the hash of the one current token (one chain per grant). */
+const REFRESH_SHAPE = /^wcm_rt_([A-Za-z0-9_-]{24})\.[A-Za-z0-9_-]{43}$/;
 
 export const newSecret = (prefix: string) => prefix + randomBytes(32).toString('base64url');
 export const hashOf = (secret: string) => createHash('sha256').update(secret).digest('hex');
 /** A value that could be one of ours: anything else is refused without a store read. */
-export const looksLikeOurs = (value: string, prefix: string) => value.startsWith(prefix) && TOKEN_SHAPE.test(value);
+export const looksLikeOurs = (value: string, prefix: typeof ACCESS_PREFIX | typeof CODE_PREFIX) => value.startsWith(prefix) && SECRET_SHAPE.test(value);
 
-/** What an access or refresh token stands for. */
-export interface TokenBinding {
+export function newRefreshToken(grantId: string): { token: string; hash: string } {
+  const token = `${REFRESH_PREFIX}${grantId}.${randomBytes(32).toString('base64url')}`;
+  return { token, hash: hashOf(token) };
+}
+
+/** The grant a refresh token names, or undefined when it is not shaped like one of ours. */
+export function refreshTokenGrant(token: string): string | undefined {
+  return REFRESH_SHAPE.exec(token)?.[1];
+}
+
+/** What an access token stands for. */
+export interface AccessRecord {
   grantId: string;
   clientId: string;
   scope: RemoteScope;
   /** The resource (RFC 8707) the token is for. */
   resource: string;
-}
-
-export interface AccessRecord extends TokenBinding {
   expiresAt: number;
-}
-
-export interface RefreshRecord extends TokenBinding {
-  expiresAt: number;
-  /** Set when the token was exchanged for a new pair: seen again, it was copied (reuse detection). */
-  rotatedAt?: number;
-}
-
-export interface IssuedTokens {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token: string;
-  scope: string;
 }
 
 export interface TokenLifetimes {
@@ -47,19 +44,20 @@ export interface TokenLifetimes {
   refreshMs: number;
 }
 
-export async function issueTokens(records: SealedRecords, binding: TokenBinding, life: TokenLifetimes, now: number): Promise<IssuedTokens> {
+export async function issueAccessToken(records: SealedRecords, binding: Omit<AccessRecord, 'expiresAt'>, life: TokenLifetimes, now: number): Promise<string> {
   const access = newSecret(ACCESS_PREFIX);
-  const refresh = newSecret(REFRESH_PREFIX);
-  const accessRec: AccessRecord = { ...binding, expiresAt: now + life.accessMs };
-  const refreshRec: RefreshRecord = { ...binding, expiresAt: now + life.refreshMs };
-  await records.write('access', hashOf(access), accessRec, life.accessMs);
-  await records.write('refresh', hashOf(refresh), refreshRec, life.refreshMs);
+  await records.write('access', hashOf(access), { ...binding, expiresAt: now + life.accessMs } satisfies AccessRecord, life.accessMs);
+  return access;
+}
+
+/** The token answer (RFC 6749 5.1). */
+export function tokenAnswer(access: string, refresh: string, scope: RemoteScope, life: TokenLifetimes) {
   return {
     access_token: access,
     token_type: 'Bearer',
     expires_in: Math.floor(life.accessMs / 1000),
     refresh_token: refresh,
-    scope: binding.scope === 'write' ? 'read write' : 'read',
+    scope: scope === 'write' ? 'read write' : 'read',
   };
 }
 

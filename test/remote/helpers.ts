@@ -3,6 +3,7 @@
 // calls the workspace with the member's token, a store that records every value written to it, a
 // logger whose lines are kept, an OAuth client provider for the SDK client, and a "browser" made of
 // plain HTTP requests that follows redirects, keeps cookies and presses the approval button.
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type {
@@ -20,6 +21,7 @@ import { authInfoFor, principalOf } from '../../src/remote/principal.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { SetOptions, StateStore } from '../../src/store/store.js';
+import { expect } from 'vitest';
 
 export const STATE_KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -322,3 +324,55 @@ export async function startBalancer(targets: string[] = []) {
     },
   };
 }
+
+// ---------------------------------------------------------------------------------------------------
+// An OAuth client by hand, for the tests that need to send what a library would not.
+
+export const REDIRECT = 'http://127.0.0.1:45999/callback';
+
+export async function register(url: string, redirectUris: string[] = [REDIRECT]): Promise<string> {
+  const res = await fetch(`${url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'security test', redirect_uris: redirectUris }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+export function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export function authorizeUrl(url: string, params: Record<string, string | undefined>): string {
+  const u = new URL(`${url}/oauth/authorize`);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.set(k, v);
+  return u.href;
+}
+
+export async function token(url: string, form: Record<string, string>) {
+  const res = await fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+  return { status: res.status, body: (await res.json()) as Record<string, string> };
+}
+
+/** A full sign-in by hand: register, authorize (approve in the "browser"), and the code with its verifier. */
+export async function codeFor(url: string, extra: Record<string, string> = {}) {
+  const clientId = await register(url);
+  const { verifier, challenge } = pkce();
+  const back = await browse(
+    authorizeUrl(url, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 's1', ...extra }),
+    REDIRECT,
+  );
+  const code = back.searchParams.get('code');
+  if (!code) throw new Error(`no code: ${back.href}`);
+  return { clientId, verifier, code };
+}
+
+export async function tokensFor(url: string, extra: Record<string, string> = {}) {
+  const c = await codeFor(url, extra);
+  const t = await token(url, { grant_type: 'authorization_code', client_id: c.clientId, code: c.code, redirect_uri: REDIRECT, code_verifier: c.verifier });
+  expect(t.status).toBe(200);
+  return { ...c, tokens: t.body };
+}
+

@@ -2,15 +2,14 @@
 // to their resource, PKCE required, redirect URIs checked exactly, a foreign Origin or Host refused,
 // the approval bound to the browser, codes and refresh tokens single-use, no token material in a log
 // line or stored unsealed, and the personal-token header off unless the operator turns it on.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoToken } from '../../src/sandbox/data/workspace.js';
 import { Sealer, parseStateKey } from '../../src/remote/sealing.js';
 import { findTokenMaterial } from '../reliability/token-scan.js';
-import { STATE_KEY, TestOAuthProvider, browse, startReplica, startStack, type Stack, type WhoAmI } from './helpers.js';
+import { REDIRECT, STATE_KEY, TestOAuthProvider, authorizeUrl, browse, codeFor, pkce, register, startReplica, startStack, token, tokensFor, type Stack, type WhoAmI } from './helpers.js';
 
-const REDIRECT = 'http://127.0.0.1:45999/callback';
 let stacks: Stack[] = [];
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -22,52 +21,6 @@ async function stackOf(opts: Parameters<typeof startStack>[0] = {}): Promise<Sta
   const s = await startStack({ autoConsent: 'write', ...opts });
   stacks.push(s);
   return s;
-}
-
-async function register(url: string, redirectUris: string[] = [REDIRECT]): Promise<string> {
-  const res = await fetch(`${url}/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'security test', redirect_uris: redirectUris }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { client_id: string }).client_id;
-}
-
-function pkce() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-function authorizeUrl(url: string, params: Record<string, string | undefined>): string {
-  const u = new URL(`${url}/oauth/authorize`);
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.set(k, v);
-  return u.href;
-}
-
-async function token(url: string, form: Record<string, string>) {
-  const res = await fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
-  return { status: res.status, body: (await res.json()) as Record<string, string> };
-}
-
-/** A full sign-in by hand: register, authorize (approve in the "browser"), and the code with its verifier. */
-async function codeFor(url: string, extra: Record<string, string> = {}) {
-  const clientId = await register(url);
-  const { verifier, challenge } = pkce();
-  const back = await browse(
-    authorizeUrl(url, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 's1', ...extra }),
-    REDIRECT,
-  );
-  const code = back.searchParams.get('code');
-  if (!code) throw new Error(`no code: ${back.href}`);
-  return { clientId, verifier, code };
-}
-
-async function tokensFor(url: string, extra: Record<string, string> = {}) {
-  const c = await codeFor(url, extra);
-  const t = await token(url, { grant_type: 'authorization_code', client_id: c.clientId, code: c.code, redirect_uri: REDIRECT, code_verifier: c.verifier });
-  expect(t.status).toBe(200);
-  return { ...c, tokens: t.body };
 }
 
 const mcpPost = (url: string, headers: Record<string, string>) =>
