@@ -71,9 +71,4 @@ export class Sealer {
       return undefined;
     }
   }
-
-  /** True when `sealed` was sealed under an older key: rewrite it to move it to the current one. */
-  isStale(sealed: string): boolean {
-    return sealed.split('.')[1] !== this.#current.id;
-  }
 }
