@@ -134,3 +134,32 @@ describe('remote front: lifetimes', () => {
     await client.close();
   });
 });
+
+describe('remote front: members', () => {
+  it('two members signing in through one server each act as themselves, with the consent each gave at the workspace', async () => {
+    stack = await startStack({ autoConsent: 'none' });
+    const url = stack.replica.url;
+    const session = async (email: string, consent: 'read' | 'write') => {
+      const provider = new TestOAuthProvider();
+      const mcpUrl = new URL('/mcp', url);
+      await new Client({ name: 'm', version: '1' }).connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })).catch(() => {});
+      const back = await browse((provider.authorizationUrl as URL).href, provider.redirectUrl, 'allow', { email, consent });
+      await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(back.searchParams);
+      const client = new Client({ name: 'm', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+      return client;
+    };
+    const claire = await session('claire.dubois@atelier-conseil.fr', 'write');
+    const marc = await session('marc.lefevre@atelier-conseil.fr', 'read');
+    const [c, m] = [await whoami(claire), await whoami(marc)];
+    expect(c).toMatchObject({ name: 'Claire Dubois', scope: 'write', workspaceTokenScope: 'write' });
+    expect(m).toMatchObject({ name: 'Marc Lefèvre', scope: 'read', workspaceTokenScope: 'read' });
+    expect(c.member).not.toBe(m.member);
+    expect(c.budgetKey).not.toBe(m.budgetKey);
+    // Interleaved calls keep each session on its own member.
+    const again = await Promise.all([whoami(marc), whoami(claire), whoami(marc)]);
+    expect(again.map((w) => w.name)).toEqual(['Marc Lefèvre', 'Claire Dubois', 'Marc Lefèvre']);
+    await claire.close();
+    await marc.close();
+  });
+});

@@ -19,6 +19,7 @@ import { createLogger } from '../../src/log.js';
 import { createRemoteFront, type RemoteFront, type RemoteFrontOptions } from '../../src/remote/front.js';
 import { authInfoFor, principalOf } from '../../src/remote/principal.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { SANDBOX_PASSWORD, SANDBOX_TWO_FACTOR_CODE } from '../../src/sandbox/oauth.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { SetOptions, StateStore } from '../../src/store/store.js';
 import { expect } from 'vitest';
@@ -159,9 +160,11 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(opts: Partial<Omit<RemoteFrontOptions, 'mcp'>> & { autoConsent?: 'read' | 'write'; store?: RecordingStore } = {}): Promise<Stack> {
+/** `autoConsent: 'none'`: the workspace shows its sign-in pages (browse() then needs a member). */
+export async function startStack(opts: Partial<Omit<RemoteFrontOptions, 'mcp'>> & { autoConsent?: 'read' | 'write' | 'none'; store?: RecordingStore } = {}): Promise<Stack> {
   const { autoConsent, store: givenStore, ...frontOpts } = opts;
-  const sandbox = await startSandbox({ port: 0, oauth: { autoConsent: autoConsent ?? 'write' }, logger: () => {} });
+  const consent = autoConsent ?? 'write';
+  const sandbox = await startSandbox({ port: 0, ...(consent !== 'none' ? { oauth: { autoConsent: consent } } : {}), logger: () => {} });
   const store = givenStore ?? new RecordingStore();
   const logs = captureLogs();
   const replica = await startReplica({
@@ -243,11 +246,18 @@ export class TestOAuthProvider implements OAuthClientProvider {
 }
 
 /**
- * A browser, as far as signing in needs one: follows redirects, keeps cookies per origin, and on our
- * approval page posts the form with `decision` (as a member pressing the button). Stops at the first
- * redirect to `stopAt` and returns that URL (the client's redirect URI with code or error).
+ * A browser, as far as signing in needs one: follows redirects, keeps cookies per origin, presses
+ * `decision` on our approval page, and, when the workspace shows its own pages (no auto-consent),
+ * signs in as `member` (the sandbox's password and two-step code) and gives `member.consent`. Stops at
+ * the first redirect to `stopAt` and returns that URL (the client's redirect URI with code or error).
  */
-export async function browse(start: string, stopAt: string, decision: 'allow' | 'deny' = 'allow', jar = new Map<string, string>()): Promise<URL> {
+export async function browse(
+  start: string,
+  stopAt: string,
+  decision: 'allow' | 'deny' = 'allow',
+  member?: { email: string; consent: 'read' | 'write' },
+): Promise<URL> {
+  const jar = new Map<string, string>();
   let next: { url: string; init?: RequestInit } = { url: start };
   for (let hop = 0; hop < 20; hop++) {
     const u = new URL(next.url);
@@ -264,13 +274,16 @@ export async function browse(start: string, stopAt: string, decision: 'allow' | 
     const html = await res.text();
     const txn = /name="txn" value="([^"]+)"/.exec(html)?.[1];
     if (res.status !== 200 || !txn) throw new Error(`the browser stopped at ${u.origin}${u.pathname} (${res.status}): ${html.slice(0, 300)}`);
+    const step = /name="step" value="([^"]+)"/.exec(html)?.[1];
+    let fields: Record<string, string>;
+    if (step === undefined) fields = { txn, decision };
+    else if (!member) throw new Error(`the workspace asks to sign in (${step}) and no member was given`);
+    else if (step === 'signin') fields = { txn, step, email: member.email, password: SANDBOX_PASSWORD };
+    else if (step === 'two_factor') fields = { txn, step, code: SANDBOX_TWO_FACTOR_CODE };
+    else fields = { txn, step, decision: member.consent };
     next = {
       url: new URL('/oauth/authorize', u).href,
-      init: {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: u.origin },
-        body: new URLSearchParams({ txn, decision }).toString(),
-      },
+      init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: u.origin }, body: new URLSearchParams(fields).toString() },
     };
   }
   throw new Error('too many redirects');
