@@ -22,7 +22,6 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { SANDBOX_PASSWORD, SANDBOX_TWO_FACTOR_CODE } from '../../src/sandbox/oauth.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { SetOptions, StateStore } from '../../src/store/store.js';
-import { expect } from 'vitest';
 
 export const STATE_KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -349,7 +348,7 @@ export async function register(url: string, redirectUris: string[] = [REDIRECT])
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ client_name: 'security test', redirect_uris: redirectUris }),
   });
-  expect(res.status).toBe(201);
+  if (res.status !== 201) throw new Error(`registration answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { client_id: string }).client_id;
 }
 
@@ -385,7 +384,7 @@ export async function codeFor(url: string, extra: Record<string, string> = {}) {
 export async function tokensFor(url: string, extra: Record<string, string> = {}) {
   const c = await codeFor(url, extra);
   const t = await token(url, { grant_type: 'authorization_code', client_id: c.clientId, code: c.code, redirect_uri: REDIRECT, code_verifier: c.verifier });
-  expect(t.status).toBe(200);
+  if (t.status !== 200) throw new Error(`the code exchange answered ${t.status}: ${JSON.stringify(t.body)}`);
   return { ...c, tokens: t.body };
 }
 
