@@ -80,7 +80,7 @@ async function main(): Promise<void> {
   await sandbox.close();
 
   const sealer = new Sealer(Buffer.from(STATE_KEY, 'base64'));
-  const grant = JSON.stringify({ memberId: 'm'.repeat(26), workspace: { access_token: 'wco_at_' + 'a'.repeat(43), refresh_token: 'wco_rt_' + 'b'.repeat(43), scope: 'write', issued_at: 0, expires_at: 0 }, replacedRefresh: Array(10).fill('f'.repeat(64)) });
+  const grant = JSON.stringify({ memberId: 'm'.repeat(26), workspace: { access_token: `wco_at_${'a'.repeat(43)}`, refresh_token: `wco_rt_${'b'.repeat(43)}`, scope: 'write', issued_at: 0, expires_at: 0 }, replacedRefresh: Array(10).fill('f'.repeat(64)) });
   const N = 20_000;
   let t = performance.now();
   let sealed = '';

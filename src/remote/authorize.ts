@@ -109,7 +109,7 @@ export async function decideAuthorization(ctx: RemoteContext, req: IncomingMessa
   }
   const back = (error: string, description: string) => backToClient(res, 303, ctx.ep, pending.redirectUri, { error, error_description: description }, pending.state);
   if (form.get('decision') !== 'allow') return back('access_denied', 'The member cancelled.');
-  let start;
+  let start: Awaited<ReturnType<typeof ctx.upstream.start>>;
   try {
     start = await ctx.upstream.start(pending.scope);
   } catch (e) {

@@ -3,6 +3,7 @@
 // identified (GET /me), and a grant created; the MCP client then gets a code of ours, never the
 // workspace's tokens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StoredTokens } from '../auth/store.js';
 import type { FlowRecord } from './authorize.js';
 import { backToClient, readBinding, type RemoteContext } from './context.js';
 import { sendHtml } from './io.js';
@@ -35,7 +36,7 @@ export async function handleCallback(ctx: RemoteContext, req: IncomingMessage, r
   const back = (params: Record<string, string>) => backToClient(res, 302, ctx.ep, flow.redirectUri, params, flow.state);
   const failed = (error: string, description: string) => back({ error, error_description: description });
 
-  let tokens;
+  let tokens: StoredTokens;
   try {
     tokens = await ctx.upstream.finish({ state: flow.upstreamState, codeVerifier: flow.codeVerifier, clientId: flow.upstreamClientId, scope: flow.scope }, q);
   } catch (e) {

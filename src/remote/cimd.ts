@@ -5,7 +5,7 @@
 // connects, so a DNS answer cannot change between check and use); no redirects; 5 s; 64 KiB.
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { isLoopbackUrl } from '../auth/secure.js';
 import { refuseRedirect } from './redirects.js';
 
@@ -115,7 +115,7 @@ export function createMetadataFetcher(opts: { allowLoopback?: boolean; now?: () 
   async function load(clientId: string): Promise<{ doc: ClientMetadata; maxAgeS: number }> {
     const why = refuseMetadataUrl(clientId, allowLoopback);
     if (why) throw new ClientMetadataError(why);
-    let res;
+    let res: Dispatcher.ResponseData;
     try {
       // undici's request never follows a redirect: a 3xx is refused below like any other status.
       res = await request(clientId, { dispatcher: agent, method: 'GET', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(TIMEOUT_MS) });

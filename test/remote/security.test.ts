@@ -10,7 +10,7 @@ import { Sealer, parseStateKey } from '../../src/remote/sealing.js';
 import { findTokenMaterial } from '../reliability/token-scan.js';
 import { REDIRECT, STATE_KEY, TestOAuthProvider, authorizeUrl, browse, codeFor, pkce, register, startReplica, startStack, token, tokensFor, type Stack, type WhoAmI } from './helpers.js';
 
-let stacks: Stack[] = [];
+const stacks: Stack[] = [];
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0)) await c();
@@ -125,7 +125,7 @@ describe('resource binding (RFC 8707)', () => {
 
   it('a workspace token (personal or OAuth) in the Authorization header is not passed through', async () => {
     const { replica, sandbox } = await stackOf();
-    for (const t of [sandbox.tokens.write, 'wco_at_' + 'a'.repeat(43)]) {
+    for (const t of [sandbox.tokens.write, `wco_at_${'a'.repeat(43)}`]) {
       const res = await mcpPost(replica.url, { authorization: `Bearer ${t}` });
       expect(res.status).toBe(401);
     }
@@ -199,7 +199,7 @@ describe('the approval is bound to the browser that opened it', () => {
     const atWorkspace = await fetch(toWorkspace.headers.get('location') ?? '', { redirect: 'manual' });
     const callback = atWorkspace.headers.get('location') ?? '';
     expect(callback.startsWith(`${replica.url}/oauth/callback?`)).toBe(true);
-    const elsewhere = await fetch(callback, { redirect: 'manual', headers: { cookie: 'wcm_signin=' + randomBytes(32).toString('base64url') } });
+    const elsewhere = await fetch(callback, { redirect: 'manual', headers: { cookie: `wcm_signin=${randomBytes(32).toString('base64url')}` } });
     expect(elsewhere.status).toBe(400);
     expect(elsewhere.headers.get('location')).toBeNull();
   });
@@ -320,7 +320,7 @@ describe('personal tokens for unattended agents', () => {
     expect(w).toMatchObject({ kind: 'personal', scope: 'write' });
     expect(w.budgetKey).toMatch(/^pat:[0-9a-f]{32}$/);
 
-    for (const [pat, status] of [[demoToken('atelier', 'revoked'), 401], ['pat_' + 'z'.repeat(40), 401], ['not-a-token', 401]] as const) {
+    for (const [pat, status] of [[demoToken('atelier', 'revoked'), 401], [`pat_${'z'.repeat(40)}`, 401], ['not-a-token', 401]] as const) {
       expect((await mcpPost(s.replica.url, { 'x-workspace-token': pat })).status, pat).toBe(status);
     }
     expect((await mcpPost(s.replica.url, { 'x-workspace-token': s.sandbox.tokens.read, authorization: 'Bearer x' })).status).toBe(400);
