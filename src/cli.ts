@@ -21,6 +21,7 @@ Usage:
   workspace-consulting-mcp serve --remote [--host 0.0.0.0] [--port N] --public-url https://PUBLIC [options]
                                                the remote mode: a shared server whose clients each sign in (OAuth)
   workspace-consulting-mcp sandbox [--port N] [--host H] [--time-scale X] [--no-rate-limit] [--admin-token T]
+                                   [--auto-consent read|write]
                                                run the embedded sandbox workspace alone
   workspace-consulting-mcp login --workspace URL [--scope read|write] [--no-browser]
                                                sign in with the workspace's OAuth (browser, two-step verification, consent)

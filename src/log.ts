@@ -7,6 +7,8 @@ export type { Logger };
 /** Token material: personal tokens, bearer values, and OAuth-looking fields. */
 const SECRET_PATTERNS: [RegExp, string][] = [
   [/pat_[A-Za-z0-9_-]{4,}/g, 'pat_[redacted]'],
+  // OAuth tokens by their prefixes: the workspace's (wco_) and the remote mode's own (wcm_).
+  [/\b(wco|wcm)_(at|rt|ac)_[A-Za-z0-9._-]{8,}/g, '$1_$2_[redacted]'],
   [/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1[redacted]'],
   [/("(?:access_token|refresh_token|id_token|token|authorization|code_verifier|client_secret|code)"\s*:\s*")[^"]*(")/gi, '$1[redacted]$2'],
 ];

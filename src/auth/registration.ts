@@ -6,7 +6,8 @@ import { SignInError } from './errors.js';
 import { requestOptions } from './secure.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 
-export async function registerClient(as: AuthorizationServer, redirectUri: string): Promise<oauth.Client> {
+/** `clientName`: what the member sees under Connected apps (default: this program's name and version). */
+export async function registerClient(as: AuthorizationServer, redirectUri: string, clientName = `${SERVER_NAME} ${SERVER_VERSION}`): Promise<oauth.Client> {
   if (!as.registration_endpoint) {
     throw new SignInError(`The authorization server ${as.issuer} offers no dynamic client registration.`);
   }
@@ -15,7 +16,7 @@ export async function registerClient(as: AuthorizationServer, redirectUri: strin
     const res = await oauth.dynamicClientRegistrationRequest(
       as,
       {
-        client_name: `${SERVER_NAME} ${SERVER_VERSION}`,
+        client_name: clientName,
         redirect_uris: [redirectUri],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],

@@ -4,7 +4,7 @@
 import { startSandbox, type SandboxOptions } from './index.js';
 
 const USAGE =
-  'usage: workspace-consulting-mcp sandbox [--port N] [--host H] [--time-scale X] [--no-rate-limit] [--admin-token T]';
+  'usage: workspace-consulting-mcp sandbox [--port N] [--host H] [--time-scale X] [--no-rate-limit] [--admin-token T] [--auto-consent read|write]';
 
 export function parseSandboxArgs(argv: string[]): SandboxOptions {
   const opts: SandboxOptions = { port: 0 };
@@ -38,6 +38,14 @@ export function parseSandboxArgs(argv: string[]): SandboxOptions {
       case '--admin-token':
         opts.adminToken = value();
         break;
+      case '--auto-consent': {
+        // Every OAuth sign-in is approved at once, as the member owning the demo tokens, with the
+        // narrower of the scope asked and this one: tests and people trying the remote mode need no browser.
+        const scope = value();
+        if (scope !== 'read' && scope !== 'write') throw new Error(`--auto-consent must be read or write\n${USAGE}`);
+        opts.oauth = { autoConsent: scope };
+        break;
+      }
       default:
         throw new Error(`unknown option ${arg}\n${USAGE}`);
     }
@@ -47,10 +55,13 @@ export function parseSandboxArgs(argv: string[]): SandboxOptions {
 
 export async function runSandboxCommand(argv: string[]): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const sandbox = await startSandbox({ ...parseSandboxArgs(argv), logger: log });
+  const opts = parseSandboxArgs(argv);
+  const sandbox = await startSandbox({ ...opts, logger: log });
   process.stdout.write(`${JSON.stringify({ url: sandbox.url, api: sandbox.api, tokens: sandbox.tokens })}\n`);
   log(`sandbox: listening on ${sandbox.url} (workspace atelier); globex on ${sandbox.workspaces[1]?.url ?? ''}`);
   if (sandbox.adminToken) log(`sandbox: admin endpoint under ${sandbox.url}/__sandbox/`);
+  const consent = opts.oauth?.autoConsent;
+  if (consent) log(`sandbox: OAuth sign-ins are approved without a page (auto consent: ${consent})`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log(`sandbox: ${signal}, stopping`);

@@ -55,6 +55,11 @@ export interface SandboxOAuthControl {
   clearTokenRequests(): void;
   /** Make every OAuth access token of every workspace expired now (refresh tokens stay valid). */
   expireAccessTokens(): number;
+  /**
+   * What a member does under Connected apps: revoke every live authorization (of the client with this
+   * client_id only, when given), its access and refresh tokens with it. Returns how many ended.
+   */
+  revokeAuthorizations(clientId?: string): number;
 }
 
 const token = (prefix: string) => prefix + randomBytes(32).toString('base64url');
@@ -255,6 +260,17 @@ export class SandboxOAuth implements SandboxOAuthControl {
     for (const ws of this.workspaces()) {
       for (const t of ws.c(C_TOKENS).all((r) => r.kind === 'access' && Number(r.expires_at_ms) > past)) {
         t.expires_at_ms = past;
+        n++;
+      }
+    }
+    return n;
+  }
+
+  revokeAuthorizations(clientId?: string): number {
+    let n = 0;
+    for (const ws of this.workspaces()) {
+      for (const g of ws.c(C_GRANTS).all((r) => !r.revoked_at && (clientId === undefined || r.client_id === clientId))) {
+        this.revokeGrant(ws, String(g.id));
         n++;
       }
     }

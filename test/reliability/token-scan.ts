@@ -6,6 +6,7 @@ export function findTokenMaterial(text: string, known: readonly string[] = []): 
   const found: string[] = [];
   for (const t of known) if (t && text.includes(t)) found.push(`known token ${t.slice(0, 6)}...`);
   for (const m of text.matchAll(/pat_[A-Za-z0-9_-]{4,}/g)) found.push(m[0].slice(0, 10));
+  for (const m of text.matchAll(/\b(?:wco|wcm)_(?:at|rt|ac)_(?!\[redacted\])[A-Za-z0-9._-]{8,}/g)) found.push(m[0].slice(0, 10));
   for (const m of text.matchAll(/Bearer\s+(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}/gi)) found.push(m[0].slice(0, 16));
   for (const m of text.matchAll(/"(access_token|refresh_token|id_token|code_verifier|client_secret)"\s*:\s*"(?!\[redacted\])[^"]+"/gi)) {
     found.push(m[1] as string);

@@ -1,0 +1,183 @@
+// Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, preferred by MCP
+// 2026-07-28): an MCP client names itself by an https URL and this server fetches the document there.
+// Fetching a URL an anonymous caller chose is a server-side request forgery risk, so: https only, a
+// path, no credentials; every address the name resolves to must be public (checked when the socket
+// connects, so a DNS answer cannot change between check and use); no redirects; 5 s; 64 KiB.
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { Agent, request, type Dispatcher } from 'undici';
+import { isLoopbackUrl } from '../auth/secure.js';
+import { refuseRedirect } from './redirects.js';
+
+const MAX_BYTES = 64 * 1024;
+const TIMEOUT_MS = 5_000;
+
+export class ClientMetadataError extends Error {
+  override name = 'ClientMetadataError';
+}
+
+/** Non-public address ranges: loopback, private, link-local, carrier NAT, multicast, reserved, documentation. */
+const NON_PUBLIC = (() => {
+  const b = new BlockList();
+  for (const [net, bits] of [
+    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+    ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+    ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ] as const) {
+    b.addSubnet(net, bits, 'ipv4');
+  }
+  for (const [net, bits] of [
+    ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  ] as const) {
+    b.addSubnet(net, bits, 'ipv6');
+  }
+  return b;
+})();
+
+/** Is `address` (an IP literal) somewhere a metadata document may not be fetched from? */
+export function isNonPublicAddress(address: string): boolean {
+  const plain = address.replace(/^\[|\]$/g, '');
+  // An IPv4 address written as IPv6 (::ffff:10.0.0.1) is the IPv4 address.
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(plain);
+  if (mapped) return NON_PUBLIC.check(mapped[1] as string, 'ipv4');
+  const family = isIP(plain);
+  if (family === 4) return NON_PUBLIC.check(plain, 'ipv4');
+  if (family === 6) return NON_PUBLIC.check(plain, 'ipv6') || /^::ffff:/i.test(plain);
+  return true;
+}
+
+/** Does this client_id name a metadata document (rather than a registration of ours)? */
+export function isMetadataDocumentId(clientId: string): boolean {
+  return /^https?:\/\//i.test(clientId);
+}
+
+/** Why `clientId` cannot be fetched, or undefined. `allowLoopback`: plain http on loopback (tests, trials). */
+export function refuseMetadataUrl(clientId: string, allowLoopback: boolean): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(clientId);
+  } catch {
+    return 'the client_id is not a URL';
+  }
+  const loopbackTrial = allowLoopback && isLoopbackUrl(u);
+  if (u.protocol !== 'https:' && !(loopbackTrial && u.protocol === 'http:')) return 'a client_id URL must use https';
+  if (u.pathname === '/' || u.pathname === '') return 'a client_id URL must have a path';
+  if (u.username || u.password || u.hash || clientId.includes('#')) return 'a client_id URL must not carry credentials or a fragment';
+  if (!loopbackTrial && (isLoopbackUrl(u) || (isIP(u.hostname.replace(/^\[|\]$/g, '')) && isNonPublicAddress(u.hostname)))) {
+    return 'a client_id URL must name a public host';
+  }
+  return undefined;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** How names are resolved: dns.lookup (a test stands in a name that resolves to a private address). */
+export type Resolve = (hostname: string, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+const systemResolve: Resolve = (hostname, callback) => dnsLookup(hostname, { all: true }, callback);
+
+/** dns.lookup that fails when any address is not public: the socket is never opened to it. */
+function publicOnlyLookup(allowLoopback: boolean, resolve: Resolve): LookupFunction {
+  return ((hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => {
+    resolve(hostname, (err, addresses) => {
+      if (err) return callback(err, []);
+      const list = addresses as LookupAddress[];
+      const bad = list.find((a) => isNonPublicAddress(a.address) && !(allowLoopback && /^(127\.|::1$)/.test(a.address)));
+      if (bad || list.length === 0) {
+        const e = Object.assign(new Error(`${hostname} resolves to a non-public address`), { code: 'ENOTPUBLIC' });
+        return callback(e, []);
+      }
+      if ((options as LookupAllOptions).all) return callback(null, list);
+      const first = list[0] as LookupAddress;
+      return callback(null, first.address, first.family);
+    });
+  }) as LookupFunction;
+}
+
+export interface ClientMetadata {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  client_uri?: string;
+}
+
+export interface MetadataFetcher {
+  fetch(clientId: string): Promise<ClientMetadata>;
+  close(): Promise<void>;
+}
+
+/** Fetch and check documents; good ones are kept for their Cache-Control max-age (1 to 60 minutes, default 5). */
+export function createMetadataFetcher(opts: { allowLoopback?: boolean; now?: () => number; resolve?: Resolve } = {}): MetadataFetcher {
+  const allowLoopback = opts.allowLoopback ?? false;
+  const now = opts.now ?? Date.now;
+  const agent = new Agent({ connect: { lookup: publicOnlyLookup(allowLoopback, opts.resolve ?? systemResolve), timeout: TIMEOUT_MS } });
+  const cache = new Map<string, { doc: ClientMetadata; until: number }>();
+
+  async function load(clientId: string): Promise<{ doc: ClientMetadata; maxAgeS: number }> {
+    const why = refuseMetadataUrl(clientId, allowLoopback);
+    if (why) throw new ClientMetadataError(why);
+    let res: Dispatcher.ResponseData;
+    try {
+      // undici's request never follows a redirect: a 3xx is refused below like any other status.
+      res = await request(clientId, { dispatcher: agent, method: 'GET', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch (e) {
+      throw new ClientMetadataError(`the client metadata document could not be fetched (${e instanceof Error ? e.message : String(e)})`);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      if (res.statusCode !== 200) throw new ClientMetadataError(`the client metadata document answered HTTP ${res.statusCode}`);
+      for await (const c of res.body as AsyncIterable<Buffer>) {
+        size += c.length;
+        if (size > MAX_BYTES) throw new ClientMetadataError(`the client metadata document is over ${MAX_BYTES} bytes`);
+        chunks.push(c);
+      }
+    } finally {
+      if (size <= MAX_BYTES) await res.body.dump().catch(() => {});
+      else res.body.destroy();
+    }
+    let doc: unknown;
+    try {
+      doc = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      throw new ClientMetadataError('the client metadata document is not JSON');
+    }
+    const cacheControl = String(res.headers['cache-control'] ?? '');
+    const maxAge = /max-age=(\d+)/.exec(cacheControl);
+    const maxAgeS = /no-store|no-cache/.test(cacheControl) ? 0 : maxAge ? Number(maxAge[1]) : 300;
+    return { doc: checkDocument(clientId, doc), maxAgeS };
+  }
+
+  return {
+    async fetch(clientId) {
+      const hit = cache.get(clientId);
+      if (hit && hit.until > now()) return hit.doc;
+      const { doc, maxAgeS } = await load(clientId);
+      if (cache.size > 1000) cache.clear();
+      cache.set(clientId, { doc, until: now() + Math.min(3600, Math.max(60, maxAgeS)) * 1000 });
+      return doc;
+    },
+    close: () => agent.close(),
+  };
+}
+
+/** The document's rules: its client_id is its own URL exactly, a name, redirects we accept, a public client. */
+export function checkDocument(clientId: string, doc: unknown): ClientMetadata {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new ClientMetadataError('the client metadata document is not a JSON object');
+  const d = doc as Record<string, unknown>;
+  if (d.client_id !== clientId) throw new ClientMetadataError('the document\'s client_id differs from its URL');
+  if (typeof d.client_name !== 'string' || d.client_name.trim() === '') throw new ClientMetadataError('the document has no client_name');
+  const uris = d.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > 20) throw new ClientMetadataError('the document must list 1 to 20 redirect_uris');
+  for (const u of uris) {
+    const why = refuseRedirect(u);
+    if (why) throw new ClientMetadataError(why);
+  }
+  const method = d.token_endpoint_auth_method ?? 'none';
+  if (method !== 'none') throw new ClientMetadataError('only public clients (token_endpoint_auth_method "none") are accepted');
+  return {
+    client_id: clientId,
+    client_name: d.client_name.slice(0, 200),
+    redirect_uris: uris as string[],
+    ...(typeof d.client_uri === 'string' ? { client_uri: d.client_uri } : {}),
+  };
+}

@@ -1,0 +1,105 @@
+// MCP clients: registered here (RFC 7591, kept for the deprecation period of dynamic registration), or
+// named by the URL of their Client ID Metadata Document, fetched when they first ask to sign in.
+// Only public clients: no secret is issued, PKCE protects the code.
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { ClientMetadataError, isMetadataDocumentId, type MetadataFetcher } from './cimd.js';
+import { OAuthHttpError, readJsonObject, sendJson } from './io.js';
+import type { SealedRecords } from './records.js';
+import { refuseRedirect } from './redirects.js';
+
+export interface ClientRecord {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  /** 'registered' here, or named by its metadata document. */
+  kind: 'registered' | 'document';
+  client_uri?: string;
+}
+
+/** A registration unused this long is forgotten; every sign-in and refresh renews it. */
+export const CLIENT_TTL_MS = 90 * 24 * 3600 * 1000;
+const MAX_REDIRECTS = 10;
+const GRANT_TYPES = new Set(['authorization_code', 'refresh_token']);
+
+/** Names are shown on the approval page: printable, one line, bounded. */
+function cleanName(value: unknown): string {
+  const text = typeof value === 'string' ? value.replace(/[\p{Cc}\p{Cf}]+/gu, ' ').trim().slice(0, 200) : '';
+  return text || 'An MCP client';
+}
+
+export class Clients {
+  constructor(
+    private readonly records: SealedRecords,
+    private readonly documents: MetadataFetcher,
+    private readonly logger: Logger,
+  ) {}
+
+  /** POST /oauth/register (RFC 7591). */
+  async register(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readJsonObject(req, 'invalid_client_metadata');
+    const uris = body.redirect_uris;
+    if (!Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REDIRECTS) {
+      throw new OAuthHttpError(400, 'invalid_redirect_uri', `redirect_uris must list 1 to ${MAX_REDIRECTS} redirect URIs.`);
+    }
+    for (const u of uris) {
+      const why = refuseRedirect(u);
+      if (why) throw new OAuthHttpError(400, 'invalid_redirect_uri', why);
+    }
+    const grants = body.grant_types ?? ['authorization_code', 'refresh_token'];
+    if (!Array.isArray(grants) || grants.some((g) => typeof g !== 'string' || !GRANT_TYPES.has(g))) {
+      throw new OAuthHttpError(400, 'invalid_client_metadata', 'grant_types may hold authorization_code and refresh_token only.');
+    }
+    const responses = body.response_types ?? ['code'];
+    if (!Array.isArray(responses) || responses.some((r) => r !== 'code')) {
+      throw new OAuthHttpError(400, 'invalid_client_metadata', 'response_types may hold code only.');
+    }
+    // A client asking for a secret is registered as public anyway: RFC 7591 3.2.1 lets the server
+    // answer the metadata it actually registered, and the client then authenticates with PKCE alone.
+    const record: ClientRecord = {
+      client_id: `mcp_${randomBytes(24).toString('base64url')}`,
+      client_name: cleanName(body.client_name),
+      redirect_uris: uris as string[],
+      kind: 'registered',
+      ...(typeof body.client_uri === 'string' && body.client_uri.length < 2000 ? { client_uri: body.client_uri } : {}),
+    };
+    await this.records.write('client', record.client_id, record, CLIENT_TTL_MS);
+    this.logger.info({ event: 'remote.client_registered', client_id: record.client_id, client_name: record.client_name }, 'an MCP client registered');
+    sendJson(res, 201, {
+      client_id: record.client_id,
+      client_id_issued_at: Math.floor(Date.now() / 1000),
+      client_name: record.client_name,
+      redirect_uris: record.redirect_uris,
+      grant_types: grants,
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...(record.client_uri ? { client_uri: record.client_uri } : {}),
+    });
+  }
+
+  /**
+   * The client a request names, or a reason it is unknown. Metadata documents are fetched (and cached
+   * in memory); registrations are read from the store.
+   */
+  async find(clientId: string | undefined): Promise<ClientRecord | { unknown: string }> {
+    if (!clientId) return { unknown: 'client_id is missing' };
+    if (clientId.length > 2000) return { unknown: 'client_id is too long' };
+    if (isMetadataDocumentId(clientId)) {
+      try {
+        const doc = await this.documents.fetch(clientId);
+        return { ...doc, kind: 'document' };
+      } catch (e) {
+        if (e instanceof ClientMetadataError) return { unknown: e.message };
+        throw e;
+      }
+    }
+    const found = await this.records.read<ClientRecord>('client', clientId);
+    return found?.value ?? { unknown: 'this client_id is not registered here (register it again)' };
+  }
+
+  /** Keep a registration as long as it is used. */
+  async renew(client: ClientRecord): Promise<void> {
+    if (client.kind === 'registered') await this.records.write('client', client.client_id, client, CLIENT_TTL_MS);
+  }
+}

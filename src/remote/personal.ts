@@ -1,0 +1,69 @@
+// Unattended agents (a scheduled job drafting deliverables, a CI step) have no browser to sign in
+// with. When the operator turns it on, such an agent sends a member's personal token in the
+// X-Workspace-Token header, over TLS to the public origin. It is used for that request only: checked
+// against the workspace (GET /me, remembered for a minute by its hash, in this process's memory),
+// never written to the store or a log line. Off by default: a server that accepts personal tokens
+// makes every holder of one a caller, with no consent step of its own.
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { RemoteScope } from './metadata.js';
+
+export const PERSONAL_TOKEN_HEADER = 'x-workspace-token';
+/** `pat_` then letters, digits, `_` or `-`: anything else never reaches the workspace. */
+const SHAPE = /^pat_[A-Za-z0-9_-]{8,200}$/;
+const REMEMBER_MS = 60_000;
+
+export interface PersonalIdentity {
+  memberId: string;
+  scope: RemoteScope;
+}
+
+export type PersonalCheck = PersonalIdentity | 'malformed' | 'refused' | 'unavailable';
+
+export class PersonalTokens {
+  readonly #known = new LRUCache<string, PersonalIdentity>({ max: 1000, ttl: REMEMBER_MS });
+
+  constructor(private readonly workspaceUrl: string) {}
+
+  static hash(token: string): string {
+    return createHash('sha256').update(token).digest('hex');
+  }
+
+  async check(token: string): Promise<PersonalCheck> {
+    if (!SHAPE.test(token)) return 'malformed';
+    const key = PersonalTokens.hash(token);
+    const hit = this.#known.get(key);
+    if (hit) return hit;
+    let res: Response;
+    try {
+      res = await fetch(new URL('/api/v1/me', this.workspaceUrl), {
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        signal: AbortSignal.timeout(10_000),
+      });
+    } catch {
+      return 'unavailable';
+    }
+    if (res.status === 401 || res.status === 403) {
+      await res.body?.cancel();
+      return 'refused';
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      return 'unavailable';
+    }
+    const body = (await res.json().catch(() => ({}))) as { data?: { id?: unknown; token?: { scope?: unknown } } };
+    const id = body.data?.id;
+    if (typeof id !== 'string' || id === '') return 'unavailable';
+    // The workspace describes the token it was sent (GET /me `token.scope`); when it does not, read
+    // only: the narrowest scope is the safe guess, and a write then fails with the workspace's 403.
+    const scope: RemoteScope = body.data?.token?.scope === 'write' ? 'write' : 'read';
+    const identity = { memberId: id, scope };
+    this.#known.set(key, identity);
+    return identity;
+  }
+
+  /** The workspace refused it after all (revoked since): check again next time. */
+  forget(token: string): void {
+    this.#known.delete(PersonalTokens.hash(token));
+  }
+}
