@@ -62,6 +62,8 @@ export interface Config {
   redisUrl?: string;
   /** WORKSPACE_STATE_KEY (secret): the 32-byte key that encrypts stored tokens. */
   stateKey?: Uint8Array;
+  /** Keys of a key rotation in progress: stored tokens sealed with them are still opened (secrets). */
+  previousStateKeys?: Uint8Array[];
 }
 
 export interface RemoteConfig {
@@ -113,6 +115,7 @@ export const SETTINGS = [
   { env: 'WORKSPACE_ALLOW_PERSONAL_TOKENS', flag: '--allow-personal-tokens', bare: true, help: "With --remote: true also accepts a member's personal token (pat_...) in a header, for unattended agents. Default false." },
   { env: 'REDIS_URL', flag: '--redis-url', help: 'redis:// or rediss:// URL of a Redis shared by every process and replica (rate budgets, job handles, sign-ins). Unset: state in memory, one process. Its password is a secret: prefer the variable to the flag, which other users can see in the process list.' },
   { env: 'WORKSPACE_STATE_KEY', flag: '--state-key', help: 'With --remote and REDIS_URL: 32 random bytes in base64 (openssl rand -base64 32) that encrypt stored tokens; the same on every replica. A secret: prefer the variable to the flag.' },
+  { env: 'WORKSPACE_STATE_KEY_PREVIOUS', flag: '--state-key-previous', help: 'With --remote, during a key rotation: the former WORKSPACE_STATE_KEY (a comma list for several), still read, never used to encrypt. A secret: prefer the variable to the flag.' },
 ] as const;
 
 type Setting = (typeof SETTINGS)[number];
@@ -150,6 +153,7 @@ const DEFAULT_FIX: Record<SettingEnv, FixKey> = {
   WORKSPACE_ALLOW_PERSONAL_TOKENS: 'config.fix.boolean',
   REDIS_URL: 'config.fix.redis_url',
   WORKSPACE_STATE_KEY: 'config.fix.state_key',
+  WORKSPACE_STATE_KEY_PREVIOUS: 'config.fix.state_key',
 };
 
 /** Refuse the value being parsed with `fix` (and its parameters, which never hold the value). */
@@ -218,6 +222,17 @@ const stateKey = z
     return new Uint8Array(key);
   });
 
+/** Keys of a rotation in progress: a comma list of keys in the form of WORKSPACE_STATE_KEY. */
+const previousStateKeys = z.string().transform((raw, ctx) => {
+  const keys: Uint8Array[] = [];
+  for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const parsed = stateKey.safeParse(part);
+    if (!parsed.success) return refuse(ctx, 'config.fix.state_key');
+    keys.push(parsed.data);
+  }
+  return keys;
+});
+
 const token = z.string().regex(/^pat_[A-Za-z0-9_-]{8,}$/);
 
 const toolsets = z.string().transform((raw, ctx): Config['toolsets'] => {
@@ -281,6 +296,7 @@ const SETTINGS_SCHEMA = z.object({
   WORKSPACE_ALLOW_PERSONAL_TOKENS: boolean.default(false),
   REDIS_URL: redisUrl.optional(),
   WORKSPACE_STATE_KEY: stateKey.optional(),
+  WORKSPACE_STATE_KEY_PREVIOUS: previousStateKeys.optional(),
   XDG_CONFIG_HOME: z.string().optional(),
 });
 
@@ -339,6 +355,7 @@ export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform((s, ctx): Config => {
     ...(remote ? { remote } : {}),
     ...(s.REDIS_URL !== undefined ? { redisUrl: s.REDIS_URL } : {}),
     ...(s.WORKSPACE_STATE_KEY !== undefined ? { stateKey: s.WORKSPACE_STATE_KEY } : {}),
+    ...(s.WORKSPACE_STATE_KEY_PREVIOUS?.length ? { previousStateKeys: s.WORKSPACE_STATE_KEY_PREVIOUS } : {}),
   };
 });
 

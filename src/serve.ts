@@ -186,6 +186,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   }
   const log = createLogger(config.logLevel);
   const logs = new RequestLogRouter(log.setTap);
+  if (config.remote) return runRemoteServe({ ...config, remote: config.remote }, log.logger, logs);
   if (config.http) return runHttpServe(config, config.http, log.logger, logs);
   const logger = log.logger;
 
@@ -279,4 +280,48 @@ async function runHttpServe(config: Config, listen: { host: string; port: number
   // Always said, whatever LOG_LEVEL: with --port 0 it is the only way to learn the address.
   process.stderr.write(`${SERVER_NAME}: serving MCP over Streamable HTTP at ${http.url}\n`);
   logger.info({ url: http.url, workspace: backend.workspace.url, toolsets: config.toolsets, readOnly: config.readOnly }, 'serving MCP over Streamable HTTP');
+}
+
+/**
+ * `serve --remote`: many members, each signing in with the workspace's OAuth (src/remote). The state
+ * (sign-ins, grants, budgets) is in the store: Redis with REDIS_URL (any number of replicas), or in
+ * memory (one process).
+ */
+async function runRemoteServe(config: Config & { remote: NonNullable<Config['remote']> }, logger: Logger, logs: RequestLogRouter): Promise<void> {
+  const [{ startRemoteServer }, { MemoryStore }] = await Promise.all([import('./remote/serve.js'), import('./store/memory.js')]);
+  let workspaceUrl = config.workspaceUrl;
+  let sandbox: { close(): Promise<void> } | undefined;
+  if (!workspaceUrl) {
+    // A trial on the embedded sandbox: members sign in on its consent page.
+    const { startSandbox } = await import('./sandbox/index.js');
+    const sb = await startSandbox({ port: 0 });
+    workspaceUrl = sb.url;
+    sandbox = sb;
+    logger.info({ workspace: sb.url }, 'No WORKSPACE_URL set: serving the embedded sandbox workspace (demo data, in memory).');
+  }
+  const store = new MemoryStore();
+  let remote: Awaited<ReturnType<typeof startRemoteServer>>;
+  try {
+    remote = await startRemoteServer({ config, logger, logs, store, workspaceUrl });
+  } catch (err) {
+    await sandbox?.close();
+    const why = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`${SERVER_NAME}: cannot serve the remote mode on ${config.remote.host}:${config.remote.port} (${why}).\n`);
+    process.exit(2);
+  }
+  let closing = false;
+  const shutdown = async (why: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ why }, 'shutting down');
+    await remote.close(SHUTDOWN_GRACE_MS);
+    await store.close();
+    await sandbox?.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // Always said, whatever LOG_LEVEL: with --port 0 it is the only way to learn the address.
+  process.stderr.write(`${SERVER_NAME}: serving MCP (remote mode) at ${remote.url}, public URL ${remote.publicUrl}/mcp\n`);
+  logger.info({ url: remote.url, publicUrl: remote.publicUrl, workspace: workspaceUrl, toolsets: config.toolsets }, 'serving MCP in the remote mode');
 }

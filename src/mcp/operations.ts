@@ -57,10 +57,11 @@ export class OperationSet {
 
   /**
    * Loads the live description (once): at construction, or later when it could not be asked for
-   * then (a member not signed in yet).
+   * then (a member not signed in yet; the remote mode's first member, whose client asks for it).
    */
-  startLive(): void {
-    const { client, logger, catalog } = this.#opts;
+  startLive(given?: ApiClient): void {
+    const { logger, catalog } = this.#opts;
+    const client = given ?? this.#opts.client;
     if (this.#started || !client) return;
     this.#started = true;
     this.#settled = false;

@@ -16,7 +16,8 @@ export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), RUN_ROOT_PREFIX));
   for (const name of ['TMPDIR', 'TMP', 'TEMP']) process.env[name] = root;
   return () => {
-    // Retries: a child killed at the end of a test may still be closing a file in there.
-    rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    // Retries: a child killed at the end of a test may still be closing a file in there (Node writes
+    // its compile cache as it exits).
+    rmSync(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
   };
 }

@@ -1,0 +1,181 @@
+// `serve --remote`: one server for the whole firm. The remote front (src/remote/front.ts) serves the
+// OAuth and metadata routes and authenticates each /mcp request as a member; the MCP layer serves it
+// with that member's session: their consent as the ceiling of what is listed and run, their
+// workspace token, their rate budget. Both protocol eras over Streamable HTTP (src/mcp/http-serving.ts);
+// every replica sharing the store (Redis) answers any request alike.
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { McpRequestContext } from '@modelcontextprotocol/server';
+import { LRUCache } from 'lru-cache';
+import { ApiClient } from '../api/client.js';
+import { WorkspaceApiError } from '../api/errors.js';
+import { limiterFor } from '../api/limiter.js';
+import { type Config, isLoopbackHost } from '../config.js';
+import { boundConnections, guardedBody, sendError } from '../http.js';
+import type { Logger } from '../log.js';
+import { createMcpHttp } from '../mcp/http-serving.js';
+import { OperationSet } from '../mcp/operations.js';
+import type { RequestLogRouter } from '../mcp/request-log.js';
+import { createServerFactory } from '../mcp/server.js';
+import { Session } from '../mcp/session.js';
+import type { StateStore } from '../store/store.js';
+import { SERVER_NAME, SERVER_VERSION } from '../version.js';
+import { catalog } from '../../tools/index.js';
+import { createRemoteFront, GrantEndedError, principalOf, type RemotePrincipal } from './index.js';
+import { authInfoFor } from './principal.js';
+
+/** Members whose sessions are kept at once (each holds its API client); the oldest unused go first. */
+const MAX_MEMBER_SESSIONS = 500;
+const MEMBER_SESSION_IDLE_MS = 60 * 60_000;
+
+export interface RemoteServing {
+  url: string;
+  publicUrl: string;
+  close(graceMs: number): Promise<void>;
+}
+
+interface MemberEntry {
+  session: Session;
+  client: ApiClient;
+  /** The member's latest request: its principal gives the current workspace token. */
+  principal: RemotePrincipal;
+}
+
+export interface RemoteServeOptions {
+  config: Config & { remote: NonNullable<Config['remote']> };
+  logger: Logger;
+  logs: RequestLogRouter;
+  store: StateStore;
+  /** The workspace origin (the configured one, or the embedded sandbox's). */
+  workspaceUrl: string;
+  /** Client ID Metadata Documents from loopback (tests and local trials). */
+  allowLoopbackClientMetadata?: boolean;
+}
+
+export async function startRemoteServer(opts: RemoteServeOptions): Promise<RemoteServing> {
+  const { config, logger, logs, store, workspaceUrl } = opts;
+  const { remote } = config;
+  // The live description is the workspace's, the same for every member: fetched once, with the first
+  // member's client (the remote mode holds no token of its own).
+  const operations = new OperationSet({
+    catalog,
+    logger,
+    live: false,
+    origin: workspaceUrl,
+    ...(isLoopbackHost(new URL(workspaceUrl).hostname) ? {} : { cacheDir: config.configDir }),
+  });
+
+  const members = new LRUCache<string, MemberEntry>({
+    max: MAX_MEMBER_SESSIONS,
+    ttl: MEMBER_SESSION_IDLE_MS,
+    updateAgeOnGet: true,
+    dispose: (entry) => {
+      entry.session.close();
+      void entry.client.close().catch(() => {});
+    },
+  });
+
+  /** The member's session, with their consent as its ceiling; built on their first request. */
+  const sessionFor = (ctx: McpRequestContext): Session => {
+    const principal = principalOf(ctx.authInfo);
+    // The front authenticates every /mcp request: a request without a principal never gets here.
+    if (!principal) throw new Error('an unauthenticated request reached the MCP layer');
+    const key = `${principal.memberKey}|${principal.scope}|${principal.kind}`;
+    let entry = members.get(key);
+    if (entry) {
+      entry.principal = principal;
+      return entry.session;
+    }
+    const holder = { principal };
+    const client = new ApiClient({
+      baseUrl: `${workspaceUrl}/api/v1`,
+      // A grant that ended meanwhile reads as the workspace refusing the token: the member signs in again.
+      token: async () => {
+        try {
+          return await holder.principal.workspaceToken();
+        } catch (err) {
+          if (err instanceof GrantEndedError) throw new WorkspaceApiError(401, 'auth.grant_ended', 'The member\'s sign-in has ended: the client must sign in again.');
+          throw err;
+        }
+      },
+      onUnauthorized: async () => (await holder.principal.onWorkspaceUnauthorized()) === 'refreshed',
+      locale: config.locale,
+      timeoutMs: config.timeoutMs,
+      // The workspace counts per application and member (or per personal token): so does the budget.
+      limiter: limiterFor(principal.budgetKey, config.rateLimit),
+      logger,
+      userAgent: `${SERVER_NAME}/${SERVER_VERSION} remote (node ${process.version})`,
+      retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },
+    });
+    operations.startLive(client);
+    const session = new Session({ config, client, logger, operations, grantedScope: principal.scope });
+    entry = {
+      session,
+      client,
+      get principal() {
+        return holder.principal;
+      },
+      set principal(p: RemotePrincipal) {
+        holder.principal = p;
+      },
+    };
+    members.set(key, entry);
+    return session;
+  };
+
+  const factory = createServerFactory({ config, logger, logs, sessionFor });
+  const mcp = createMcpHttp({ factory, logger, ...(config.stateKey ? { sessionKey: config.stateKey } : {}) });
+  operations.onChanged(() => mcp.toolsChanged());
+
+  // Listen first: with --port 0 and no public URL (a loopback trial), the public URL is where it listens.
+  let listener: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => sendError(res, 503, -32000, 'Starting.');
+  const http: HttpServer = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => listener(req, res));
+  // A remote server serves many members: more connections than a local one, the same bounds on slow ones.
+  boundConnections(http, 4096);
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(remote.port, remote.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const hostPart = remote.host.includes(':') ? `[${remote.host}]` : remote.host;
+  const publicUrl = remote.publicUrl ?? `http://${hostPart}:${port}`;
+  // Without a configured key (one process, state in memory), a key of this process: nothing sealed
+  // with it outlives the process anyway.
+  const stateKey = Buffer.from(config.stateKey ?? globalThis.crypto.getRandomValues(new Uint8Array(32)));
+
+  const front = createRemoteFront({
+    publicUrl,
+    workspaceUrl,
+    store,
+    stateKey,
+    ...(config.previousStateKeys ? { previousStateKeys: config.previousStateKeys.map((k) => Buffer.from(k)) } : {}),
+    logger,
+    allowPersonalTokens: remote.allowPersonalTokens,
+    ...(opts.allowLoopbackClientMetadata ? { allowLoopbackClientMetadata: true } : {}),
+    mcp: async (req, res, principal) => {
+      let body: unknown;
+      if (req.method === 'POST') {
+        body = await guardedBody(req, res);
+        if (body === undefined) return;
+      }
+      await mcp.handle(req, res, body, authInfoFor(principal));
+    },
+  });
+  listener = front.listener;
+
+  return {
+    url: `http://${hostPart}:${port}/mcp`,
+    publicUrl,
+    async close(graceMs) {
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      await mcp.close(graceMs);
+      http.closeAllConnections();
+      await stopped;
+      await front.close();
+      members.clear();
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// `serve --remote` as deployed: the real CLI in a child process, in front of a sandbox whose OAuth
+// consents by itself (no browser: the test follows the redirects). An MCP client of either protocol
+// era discovers the authorization server from the 401, registers, signs in with PKCE and works with
+// the member's own consent as the ceiling; a grant revoked at the workspace ends the session cleanly.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { type Era, negotiation } from '../helpers/stack.js';
+import { ROOT } from '../helpers/spawn.js';
+import { browse, TestOAuthProvider } from './helpers.js';
+
+let sandbox: SandboxHandle;
+let server: ChildProcessWithoutNullStreams;
+let mcpUrl: URL;
+let stderr = '';
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, rateLimit: false, oauth: { autoConsent: 'write' }, logger: () => {} });
+  server = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve', '--remote', '--host', '127.0.0.1', '--port', '0'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', WORKSPACE_URL: sandbox.url, LOG_LEVEL: 'info' },
+  });
+  mcpUrl = await new Promise<URL>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve --remote did not start: ${stderr}`)), 20_000);
+    server.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const m = /public URL (\S+)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(new URL(m[1] as string));
+      }
+    });
+    server.once('exit', (code) => reject(new Error(`serve --remote exited with ${code}: ${stderr}`)));
+  });
+}, 30_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server.once('exit', r));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  await sandbox?.close();
+});
+
+/** A client signed in as the sandbox's member, with the consent the sandbox gives. */
+async function signedIn(era: Era): Promise<{ client: Client; provider: TestOAuthProvider }> {
+  const provider = new TestOAuthProvider();
+  const first = new Client({ name: 'remote-test', version: '1.0.0' }, { versionNegotiation: negotiation(era) });
+  // No token yet: the 401's WWW-Authenticate leads the SDK's OAuth to the metadata, registration and
+  // the authorization URL, which the test "browser" follows to the client's redirect.
+  await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+  const back = await browse((provider.authorizationUrl as URL).href, provider.redirectUrl);
+  await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(back.searchParams);
+  const client = new Client({ name: 'remote-test', version: '1.0.0' }, { versionNegotiation: negotiation(era) });
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+  return { client, provider };
+}
+
+describe('serve --remote', () => {
+  it('answers an unauthenticated request 401 with where to find the authorization server', async () => {
+    const res = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${mcpUrl.origin}/.well-known/oauth-protected-resource/mcp"`);
+    expect((await fetch(`${mcpUrl.origin}/healthz`)).status).toBe(200);
+  });
+
+  for (const era of ['legacy', 'modern'] as const) {
+    it(`signs a member in and serves the whole default surface with their write consent (${era})`, async () => {
+      sandbox.oauth.setAutoConsent('write');
+      const { client } = await signedIn(era);
+      try {
+        expect(client.getProtocolEra()).toBe(era);
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        expect(names).toHaveLength(25);
+        expect(names).toEqual(expect.arrayContaining(['list_engagements', 'review_findings', 'publish_deliverable', 'call_operation']));
+        const r = await client.callTool({ name: 'engagement_overview', arguments: { engagement: ENGAGEMENT_AP } });
+        expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+      } finally {
+        await client.close();
+      }
+    }, 60_000);
+  }
+
+  it('a member who consents to read gets the read-only surface, and a write is refused with nothing sent', async () => {
+    sandbox.oauth.setAutoConsent('read');
+    const { client } = await signedIn('modern');
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThan(0);
+      expect(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual([]);
+      sandbox.clearRequests();
+      const r = await client.callTool({ name: 'call_operation', arguments: { operation: 'publish_deliverable', arguments: { engagement: ENGAGEMENT_AP } } });
+      expect(r.isError).toBe(true);
+      expect(JSON.stringify(r.content)).toMatch(/granted read-only access/);
+      expect(sandbox.requests().filter((q) => q.method !== 'GET')).toEqual([]);
+    } finally {
+      await client.close();
+      sandbox.oauth.setAutoConsent('write');
+    }
+  }, 60_000);
+
+  it('a grant revoked at the workspace ends the session: the call says so, the next request is asked to sign in again', async () => {
+    const { client } = await signedIn('modern');
+    try {
+      expect((await client.callTool({ name: 'list_engagements', arguments: {} })).isError).toBeFalsy();
+      sandbox.oauth.revokeAuthorizations();
+      const r = await client.callTool({ name: 'list_engagements', arguments: {} });
+      expect(r.isError).toBe(true);
+      expect(JSON.stringify(r.content)).toMatch(/sign in again|refused/i);
+      await expect(client.callTool({ name: 'list_engagements', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
+    } finally {
+      await client.close().catch(() => {});
+    }
+    expect(stderr).not.toMatch(/pat_[A-Za-z0-9]{8}|wco_[A-Za-z0-9]{8}|wcm_[A-Za-z0-9]{8}/);
+  }, 60_000);
+});
