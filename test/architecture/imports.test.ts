@@ -1,0 +1,78 @@
+// The layout's rules (DESIGN.md, "Which part may know which"), checked on the import statements:
+// no import cycles (a module can be read before the ones that use it), tools/ imports nothing from
+// src/ but the Operation type, src/api and src/mcp never import the sandbox, src/store knows nothing
+// of MCP or HTTP. Only value imports count: `import type` is erased at build time.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/spawn.js';
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+const sources = [...files(join(ROOT, 'src')), ...files(join(ROOT, 'tools'))];
+
+/** The project files a module imports as values (static and dynamic), as paths relative to the root. */
+function valueImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  const re = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'"]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/g;
+  for (const m of text.matchAll(re)) {
+    if (m[2]) continue; // import type / export type
+    const spec = m[3] ?? m[4];
+    if (!spec) continue;
+    out.push(relative(ROOT, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))));
+  }
+  return out;
+}
+
+const graph = new Map(sources.map((f) => [relative(ROOT, f), valueImports(f)]));
+
+/** Every cycle of static imports, each as the modules in order. */
+function cycles(only: (path: string) => boolean): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (n: string) => {
+    state.set(n, 'open');
+    stack.push(n);
+    for (const m of graph.get(n) ?? []) {
+      if (!only(m) || !graph.has(m)) continue;
+      if (state.get(m) === 'open') found.push([...stack.slice(stack.indexOf(m)), m]);
+      else if (!state.has(m)) visit(m);
+    }
+    stack.pop();
+    state.set(n, 'done');
+  };
+  for (const n of graph.keys()) if (only(n) && !state.has(n)) visit(n);
+  return found;
+}
+
+const importers = (from: string, to: string) =>
+  [...graph.entries()].filter(([f]) => f.startsWith(from)).flatMap(([f, deps]) => deps.filter((d) => d.startsWith(to)).map((d) => `${f} -> ${d}`));
+
+describe('the layout', () => {
+  it('has no import cycle, the rendering folder included', () => {
+    expect(cycles(() => true)).toEqual([]);
+  });
+
+  it('tools/ imports nothing from src/ but the operation shape', () => {
+    expect(importers('tools/', 'src/').filter((l) => !l.endsWith('-> src/operation.ts'))).toEqual([]);
+  });
+
+  it('the API client and the MCP layer never import the sandbox: they reach it over HTTP', () => {
+    expect([...importers('src/api/', 'src/sandbox/'), ...importers('src/mcp/', 'src/sandbox/')]).toEqual([]);
+  });
+
+  it('the state store knows nothing of MCP, HTTP serving or the remote mode', () => {
+    expect([...importers('src/store/', 'src/mcp/'), ...importers('src/store/', 'src/remote/'), ...importers('src/store/', 'src/http')]).toEqual([]);
+  });
+
+  it('the API client knows nothing of MCP', () => {
+    expect(importers('src/api/', 'src/mcp/')).toEqual([]);
+  });
+});
