@@ -162,7 +162,7 @@ export class RateLimiter {
     } finally {
       const refused = answered && (opts.refused?.(value as T) ?? false);
       const observed = answered ? opts.observation?.(value as T) : undefined;
-      await this.#settle(held, refused, observed);
+      await this.#settle(held, answered, refused, observed);
     }
   }
 
@@ -295,7 +295,7 @@ export class RateLimiter {
     return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, local } };
   }
 
-  async #settle(held: Held, refused: boolean, observed: RateLimitObservation | undefined): Promise<void> {
+  async #settle(held: Held, answered: boolean, refused: boolean, observed: RateLimitObservation | undefined): Promise<void> {
     this.#inFlight--;
     let seq = held.seq;
     try {
@@ -309,8 +309,9 @@ export class RateLimiter {
     if (observed?.retryAfterSeconds !== undefined) {
       if (observed.limit !== undefined && observed.limit > 0) this.#serverLimit = observed.limit;
       this.#pause(now, observed.retryAfterSeconds * 1000);
-    } else if (observed !== undefined) {
-      this.#learn(now, observed, held.count + Math.max(0, seq - held.seq));
+    } else if (answered) {
+      // An answer without rate-limit headers (or a caller that reads none) still ends a slow start.
+      this.#learn(now, observed ?? {}, held.count + Math.max(0, seq - held.seq));
     }
     // Worth another look at the window only when this answer may let the next request go sooner: a
     // refusal gave its slot back, or the admission waited for an answer.
@@ -324,7 +325,12 @@ export class RateLimiter {
    */
   #learn(now: number, obs: RateLimitObservation, participants: number): void {
     this.#lastAnswerAt = now;
+    // The first answer after a refusal is a fresh look at the server's count: what others spent
+    // before, and no longer spend, stops narrowing the window (a one-off request from elsewhere
+    // costs one pause, not a window of reduced pace).
+    const fresh = this.#probing;
     this.#probing = false;
+    if (fresh && obs.remaining !== undefined) this.#others = [];
     if (obs.limit !== undefined && obs.limit > 0) this.#serverLimit = obs.limit;
     if (obs.remaining === undefined) {
       this.#serverTells ??= false;

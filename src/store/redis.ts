@@ -232,8 +232,10 @@ function ttlArgs(opts?: SetOptions): string[] {
 
 /** What went wrong, without the message (which may quote the URL and its password). */
 function errorCode(err: unknown): string {
-  const e = err as { code?: unknown; name?: unknown; errors?: unknown[] } | undefined;
+  const e = err as { code?: unknown; name?: unknown; errors?: unknown[]; socketError?: unknown; originalError?: unknown } | undefined;
   if (typeof e?.code === 'string') return e.code;
+  // node-redis gives up with a ReconnectStrategyError holding the socket's own error.
+  for (const inner of [e?.socketError, e?.originalError]) if (inner && inner !== err) return errorCode(inner);
   // A connection to a name with several addresses fails with an AggregateError of their errors.
   const inner = Array.isArray(e?.errors) ? (e.errors[0] as { code?: unknown } | undefined)?.code : undefined;
   if (typeof inner === 'string') return inner;
