@@ -21,6 +21,8 @@ const SLOW_START = 4;
 const DEFAULT_LEASE_MS = 5 * 60_000;
 /** How often a caller still waiting for the budget hears again how long it may wait. */
 const DEFAULT_WAIT_REPORT_MS = 5_000;
+/** Added to a Retry-After: past its edge, whatever the clocks' granularity. */
+const RETRY_AFTER_MARGIN_MS = 20;
 /** After the shared store failed, how long this process counts on its own before trying it again. */
 const STORE_RETRY_MS = 5_000;
 
@@ -255,14 +257,16 @@ export class RateLimiter {
     return 0;
   }
 
-  /** Slots the window may hold: the limit, less what others outside the store spent in the last window. */
+  /** Slots the window may hold: the limit, less what others outside the store spent in the last window and a slack. */
   #cap(now: number): number {
     if (this.#others.length > 0 && this.#others[0]!.at <= now - this.#windowMs) {
       this.#others = this.#others.filter((o) => o.at > now - this.#windowMs);
     }
     let others = 0;
     for (const o of this.#others) others = Math.max(others, o.count);
-    return Math.min(this.#limit, this.#serverLimit - others);
+    // A consumer outside the store spends at its own rhythm, and one look at the server's count may
+    // fall just as one of its requests left the window: one request of slack for it.
+    return Math.min(this.#limit, this.#serverLimit - (others > 0 ? others + 1 : 0));
   }
 
   async #take(): Promise<{ held: Held } | { waitMs: number }> {
@@ -342,7 +346,10 @@ export class RateLimiter {
     if (others > 0) this.#others.push({ at: now, count: others });
   }
 
-  #pause(now: number, ms: number): void {
+  #pause(now: number, retryAfterMs: number): void {
+    // Retry-After is exact at its edge (the refused slot frees then), and a timer may fire a hair
+    // early: a small margin keeps the probe from being refused again.
+    const ms = retryAfterMs + RETRY_AFTER_MARGIN_MS;
     this.#pausedUntil = Math.max(this.#pausedUntil, now + ms);
     this.#probing = true;
     // Every participant of the store would be refused too: they pause with us.
