@@ -210,12 +210,15 @@ async function openBackend(config: Config, logger: Logger, currentServer: () => 
   }
   const grantedScope = workspace.oauth?.scope;
 
-  const [{ ApiClient, tokenFingerprint }, { limiterFor }, { createMcpServer }, { catalog }] = await Promise.all([
+  const [{ ApiClient, tokenFingerprint }, { limiterFor }, { createMcpServer }, { catalog }, { openLocalStore }] = await Promise.all([
     import('./api/client.js'),
     import('./api/limiter.js'),
     import('./mcp/server.js'),
     import('../tools/index.js'),
+    import('./store/open.js'),
   ]);
+  // The budget's window: shared with the member's other local processes (file store), or replicas (Redis).
+  const store = await openLocalStore({ redisUrl: process.env.REDIS_URL, configDir: config.configDir, warn: (m) => logger.warn(m) });
   const { oauth, token } = workspace;
   if (oauth) {
     logger.info(
@@ -230,7 +233,7 @@ async function openBackend(config: Config, logger: Logger, currentServer: () => 
     locale: config.locale,
     timeoutMs: config.timeoutMs,
     // The budget is the member's: keyed by the sign-in, not by an access token that rotates.
-    limiter: limiterFor(tokenFingerprint(token ?? `oauth:${workspace.url}`), config.rateLimit),
+    limiter: limiterFor(tokenFingerprint(token ?? `oauth:${workspace.url}`), { ...config.rateLimit, store }),
     logger,
     userAgent: `${SERVER_NAME}/${SERVER_VERSION} (node ${process.version})`,
     retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },

@@ -164,7 +164,10 @@ export class FileStore implements StateStore, SlidingWindowStore {
   }
 
   settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
-    return this.#inWindow(key, (w, now) => settleIn(w, now, slot, opts));
+    // The answer came before this call, not when the lock is free: the hold counts from the call,
+    // or every wait for the lock would idle the budget that long.
+    const answered = this.#now();
+    return this.#inWindow(key, (w) => settleIn(w, answered, slot, opts));
   }
 
   pauseWindow(key: string, forMs: number): Promise<void> {

@@ -39,3 +39,23 @@ export async function openStore(opts: OpenStoreOptions = {}): Promise<Store> {
   const { MemoryStore } = await import('./memory.js');
   return new MemoryStore();
 }
+
+/**
+ * The store of a local server (stdio, or --http on loopback): Redis when `redisUrl` (REDIS_URL) is
+ * set, else the file store in `<configDir>/state`, which every local process of the member shares
+ * (several assistant windows on one token: one exact budget). A folder that cannot be used costs the
+ * sharing, not the server: `warn` is told and the store is this process's memory. An unreachable
+ * Redis is an error: it was asked for.
+ */
+export async function openLocalStore(opts: { redisUrl?: string | undefined; configDir: string; warn?: (message: string) => void }): Promise<Store> {
+  if (opts.redisUrl) return openStore({ redisUrl: opts.redisUrl });
+  const { join } = await import('node:path');
+  const dir = join(opts.configDir, 'state');
+  try {
+    return await openStore({ dir });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err));
+    opts.warn?.(`Cannot use ${dir} for the shared rate budget (${code}): this process counts its own requests only.`);
+    return openStore({});
+  }
+}

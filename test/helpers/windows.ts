@@ -31,12 +31,15 @@ export function mostCountable(requests: Array<{ sent: number; answered: number }
 }
 
 /**
- * The share of the budget used while there was always more to send: `n` sends from the first to the
- * last, against the most a rolling window allows in that span (a full window at the start, then
- * `limit` per window length).
+ * The share of the budget used while there was always more to send: a rolling window lets the
+ * (i + limit)-th send go no sooner than a window after the i-th, so the mean of those gaps against
+ * the window is how fast each unit of budget was spent again once it came back (1: at once). Only
+ * meaningful when every send was already asked for a window before it went (a standing backlog).
  */
 export function budgetUse(times: number[], limit: number, windowMs: number): number {
   const t = [...times].sort((a, b) => a - b);
-  const span = (t.at(-1) as number) - (t[0] as number);
-  return t.length / (limit * (span / windowMs + 1));
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i + limit < t.length; i++, n++) sum += (t[i + limit] as number) - (t[i] as number);
+  return n === 0 ? Number.NaN : windowMs / (sum / n);
 }
