@@ -232,8 +232,9 @@ async function openBackend(config: Config, logger: Logger, currentServer: () => 
     ...(oauth ? { onUnauthorized: () => oauth.onUnauthorized() } : {}),
     locale: config.locale,
     timeoutMs: config.timeoutMs,
-    // The budget is the member's: keyed by the sign-in, not by an access token that rotates.
-    limiter: limiterFor(tokenFingerprint(token ?? `oauth:${workspace.url}`), { ...config.rateLimit, store }),
+    // The budget is the member's: keyed by the sign-in, not by an access token that rotates, and by
+    // the workspace (the shared store may hold several workspaces' budgets).
+    limiter: limiterFor(tokenFingerprint(`${workspace.url}\n${token ?? 'oauth'}`), { ...config.rateLimit, store }),
     logger,
     userAgent: `${SERVER_NAME}/${SERVER_VERSION} (node ${process.version})`,
     retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },

@@ -409,12 +409,15 @@ const byToken = new Map<string, RateLimiter>();
 /**
  * The limiter of one token in this process: the budget belongs to the token, so every client using
  * it (several sessions over the HTTP transport) must draw on one limiter. With a shared `store` its
- * window (`budget:<fingerprint>`) is shared with every process and replica using that store.
+ * window (`budget:<fingerprint>:<limit>/<window ms>`) is shared with every process and replica using
+ * that store with the same rate: processes told different rates (WORKSPACE_RATE_LIMIT) describe the
+ * budget differently and could not keep one window true to both, so they count apart.
  */
 export function limiterFor(tokenFingerprint: string, opts?: RateLimiterOptions): RateLimiter {
   let limiter = byToken.get(tokenFingerprint);
   if (limiter === undefined) {
-    limiter = new RateLimiter({ key: `budget:${tokenFingerprint}`, ...opts });
+    const rate = `${opts?.limit ?? 120}/${opts?.windowMs ?? 60_000}`;
+    limiter = new RateLimiter({ key: `budget:${tokenFingerprint}:${rate}`, ...opts });
     byToken.set(tokenFingerprint, limiter);
   }
   return limiter;
