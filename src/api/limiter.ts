@@ -295,6 +295,11 @@ export class RateLimiter {
       return { waitMs: taken.waitMs };
     }
     const local = { end: Infinity };
+    // stats() prunes too, but nothing may call it: keep the record to about a window's sends.
+    if (this.#local.length >= 2 * this.#limit) {
+      const now = this.#now();
+      this.#local = this.#local.filter((s) => s.end > now);
+    }
     this.#local.push(local);
     return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, local } };
   }
