@@ -164,7 +164,7 @@ export class RateLimiter {
     } finally {
       const refused = answered && (opts.refused?.(value as T) ?? false);
       const observed = answered ? opts.observation?.(value as T) : undefined;
-      await this.#settle(held, answered, refused, observed);
+      this.#settle(held, answered, refused, observed);
     }
   }
 
@@ -304,8 +304,23 @@ export class RateLimiter {
     return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, local } };
   }
 
-  async #settle(held: Held, answered: boolean, refused: boolean, observed: RateLimitObservation | undefined): Promise<void> {
+  /**
+   * The request is over. What the next admission must know at once (a refusal's pause) is set before
+   * the caller sees the answer; the store's bookkeeping runs on without holding the answer back (until
+   * it lands the slot counts by its lease: safe, and a store round trip off every call's latency).
+   */
+  #settle(held: Held, answered: boolean, refused: boolean, observed: RateLimitObservation | undefined): void {
     this.#inFlight--;
+    const now = this.#now();
+    held.local.end = refused ? -Infinity : now + this.#holdMs;
+    if (observed?.retryAfterSeconds !== undefined) {
+      if (observed.limit !== undefined && observed.limit > 0) this.#serverLimit = observed.limit;
+      this.#pause(now, observed.retryAfterSeconds * 1000);
+    }
+    void this.#record(held, refused, answered && observed?.retryAfterSeconds === undefined ? (observed ?? {}) : undefined);
+  }
+
+  async #record(held: Held, refused: boolean, observed: RateLimitObservation | undefined): Promise<void> {
     let seq = held.seq;
     try {
       seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: this.#leaseMs })).seq;
@@ -313,15 +328,8 @@ export class RateLimiter {
       // Its slot counts until the lease ends: safe, only slower.
       this.#storeFailed(err);
     }
-    const now = this.#now();
-    held.local.end = refused ? -Infinity : now + this.#holdMs;
-    if (observed?.retryAfterSeconds !== undefined) {
-      if (observed.limit !== undefined && observed.limit > 0) this.#serverLimit = observed.limit;
-      this.#pause(now, observed.retryAfterSeconds * 1000);
-    } else if (answered) {
-      // An answer without rate-limit headers (or a caller that reads none) still ends a slow start.
-      this.#learn(now, observed ?? {}, held.count + Math.max(0, seq - held.seq));
-    }
+    // An answer without rate-limit headers (or a caller that reads none) still ends a slow start.
+    if (observed !== undefined) this.#learn(this.#now(), observed, held.count + Math.max(0, seq - held.seq));
     // Worth another look at the window only when this answer may let the next request go sooner: a
     // refusal gave its slot back, or the admission waited for an answer.
     if (refused || this.#headWaitsForAnswer) this.#wake();

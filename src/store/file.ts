@@ -37,6 +37,15 @@ interface WindowRecord {
   window: WindowState;
 }
 
+interface WindowBatch {
+  ops: Array<{ change: (w: WindowState, now: number) => unknown; resolve: (v: unknown) => void; reject: (err: unknown) => void }>;
+  /** The round (and the rounds after it) under way. */
+  done: Promise<void> | undefined;
+}
+
+/** Held for a read and a rename (well under a millisecond): waiters poll often. */
+const LOCK_OPTIONS = { pollMs: 2, staleMs: 10_000, timeoutMs: 30_000 };
+
 /** Expired files and leftovers of killed writers are removed at open and then this often. */
 const SWEEP_EVERY_MS = 10 * 60_000;
 /** A temporary file this old belongs to a writer that died. */
@@ -52,6 +61,8 @@ export class FileStore implements StateStore, SlidingWindowStore {
   readonly #slotName = slotNamer();
   /** One change at a time per file within this process, before the lock file orders processes. */
   readonly #chains = new Map<string, Promise<unknown>>();
+  /** Window changes waiting for their round under the window's lock, by key. */
+  readonly #batches = new Map<string, WindowBatch>();
   #sweeper: NodeJS.Timeout | undefined;
 
   private constructor(dir: string, opts: FileStoreOptions) {
@@ -78,8 +89,7 @@ export class FileStore implements StateStore, SlidingWindowStore {
   /** Run `fn` holding the file's lock: in this process first (no polling), then across processes. */
   #locked<T>(file: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.#chains.get(file) ?? Promise.resolve();
-    // Held for a read and a rename (well under a millisecond): waiters poll often.
-    const run = prev.then(() => withFileLock(`${file}.lock`, fn, { pollMs: 2, staleMs: 10_000, timeoutMs: 30_000 }));
+    const run = prev.then(() => withFileLock(`${file}.lock`, fn, LOCK_OPTIONS));
     const tail = run.catch(() => {});
     this.#chains.set(file, tail);
     void tail.then(() => {
@@ -143,19 +153,59 @@ export class FileStore implements StateStore, SlidingWindowStore {
     await this.#locked(file, () => unlinkIfThere(file));
   }
 
-  /** Read, change and write back the window `key` under its lock. */
-  async #inWindow<T>(key: string, change: (w: WindowState, now: number) => T): Promise<T> {
-    const file = this.#file('w', key);
-    return this.#locked(file, async () => {
-      const r = await readJson(file);
-      const w = isWindowRecord(r) && r.key === key ? r.window : emptyWindow();
-      const out = change(w, this.#now());
-      const record: WindowRecord = { key, window: w };
-      // Rewritten on every request: not flushed to disk (a budget lost in a power cut costs nothing,
-      // the server's own counters still hold), but never seen half-written.
-      await writeFileAtomic(file, JSON.stringify(record), 0o600, { sync: false });
-      return out;
+  /**
+   * Read, change and write back the window `key` under its lock. Changes asked for while one round
+   * is under way wait for the next, and go together under one lock (group commit): a process with ten
+   * requests to admit or settle pays for one read and one write, not ten.
+   */
+  #inWindow<T>(key: string, change: (w: WindowState, now: number) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let batch = this.#batches.get(key);
+      if (batch === undefined) this.#batches.set(key, (batch = { ops: [], done: undefined }));
+      batch.ops.push({ change, resolve: resolve as (v: unknown) => void, reject });
+      // The round starts on the next turn of the event loop: what this turn asks for (the settle of
+      // one request and the take of the next, a burst of takes) goes in it together.
+      batch.done ??= new Promise<void>((r) => setImmediate(r)).then(() => this.#commit(key, batch));
     });
+  }
+
+  async #commit(key: string, batch: WindowBatch): Promise<void> {
+    const file = this.#file('w', key);
+    try {
+      while (batch.ops.length > 0) {
+        const ops = batch.ops.splice(0);
+        let results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>;
+        try {
+          results = await withFileLock(
+            `${file}.lock`,
+            async () => {
+              const r = await readJson(file);
+              const w = isWindowRecord(r) && r.key === key ? r.window : emptyWindow();
+              const now = this.#now();
+              const out = ops.map((op) => {
+                try {
+                  return { ok: true as const, value: op.change(w, now) };
+                } catch (error) {
+                  return { ok: false as const, error };
+                }
+              });
+              const record: WindowRecord = { key, window: w };
+              // Rewritten on every round: not flushed to disk (a budget lost in a power cut costs
+              // nothing, the server's own counters still hold), but never seen half-written.
+              await writeFileAtomic(file, JSON.stringify(record), 0o600, { sync: false });
+              return out;
+            },
+            LOCK_OPTIONS,
+          );
+        } catch (error) {
+          for (const op of ops) op.reject(error);
+          continue;
+        }
+        results.forEach((res, i) => (res.ok ? ops[i]!.resolve(res.value) : ops[i]!.reject(res.error)));
+      }
+    } finally {
+      this.#batches.delete(key);
+    }
   }
 
   takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
@@ -196,7 +246,7 @@ export class FileStore implements StateStore, SlidingWindowStore {
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
-    await Promise.all(this.#chains.values());
+    await Promise.all([...this.#chains.values(), ...[...this.#batches.values()].map((b) => b.done)]);
   }
 }
 
