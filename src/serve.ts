@@ -217,8 +217,9 @@ async function openBackend(config: Config, logger: Logger, currentServer: () => 
     import('../tools/index.js'),
     import('./store/open.js'),
   ]);
-  // The budget's window: shared with the member's other local processes (file store), or replicas (Redis).
-  const store = await openLocalStore({ redisUrl: process.env.REDIS_URL, configDir: config.configDir, warn: (m) => logger.warn(m) });
+  // The budget's window, shared with the member's other local processes (file store) or replicas
+  // (Redis); opened while the server starts, not before (the limiter waits for it).
+  const store = openLocalStore({ redisUrl: process.env.REDIS_URL, configDir: config.configDir, warn: (m) => logger.warn(m) });
   const { oauth, token } = workspace;
   if (oauth) {
     logger.info(

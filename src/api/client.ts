@@ -389,8 +389,15 @@ export class ApiClient {
     const until = Date.now() + ms;
     let timer: NodeJS.Timeout | undefined;
     if (report) {
-      report(ms);
-      timer = setInterval(() => report(Math.max(0, until - Date.now())), everyMs);
+      const tell = (left: number) => {
+        try {
+          report(left);
+        } catch {
+          // a report that fails must not end the wait: the caller's signal does that
+        }
+      };
+      tell(ms);
+      timer = setInterval(() => tell(Math.max(0, until - Date.now())), everyMs);
       timer.unref();
     }
     try {

@@ -36,9 +36,11 @@ export interface RateLimiterOptions {
   now?: () => number;
   /**
    * Where the window is kept. A store shared by several processes or replicas (the file store, Redis)
-   * makes the budget exact across all of them. Default: a memory store of this limiter alone.
+   * makes the budget exact across all of them. Default: a memory store of this limiter alone. May be
+   * a store still opening (a server's start-up need not wait for it); if it fails to open, the
+   * limiter says so (onStoreError) and counts alone.
    */
-  store?: SlidingWindowStore;
+  store?: SlidingWindowStore | Promise<SlidingWindowStore>;
   /** The window's key in the store. Default `budget:default`; limiterFor uses `budget:<token fingerprint>`. */
   key?: string;
   /** How long a request counts at most while unanswered (its process may have died). Default 5 min. */
@@ -97,7 +99,9 @@ export class RateLimiter {
   readonly #leaseMs: number;
   readonly #limit: number;
   readonly #key: string;
-  readonly #shared: SlidingWindowStore;
+  /** The shared store, once open (undefined while it opens). */
+  #shared: SlidingWindowStore | undefined;
+  #opening: Promise<SlidingWindowStore> | undefined;
   /** Counts alone while the shared store is unavailable. */
   readonly #fallback: MemoryStore;
   readonly #onStoreError: (err: unknown) => void;
@@ -135,9 +139,20 @@ export class RateLimiter {
     this.#now = opts.now ?? Date.now;
     this.#key = opts.key ?? 'budget:default';
     this.#fallback = new MemoryStore({ now: this.#now });
-    this.#shared = opts.store ?? this.#fallback;
     this.waitReportMs = opts.waitReportMs ?? DEFAULT_WAIT_REPORT_MS;
     this.#onStoreError = opts.onStoreError ?? defaultStoreError;
+    const store = opts.store ?? this.#fallback;
+    if ('then' in store) {
+      this.#opening = store.then(
+        (opened) => (this.#shared = opened),
+        (err: unknown) => {
+          this.#onStoreError(err);
+          return (this.#shared = this.#fallback);
+        },
+      );
+    } else {
+      this.#shared = store;
+    }
   }
 
   /**
@@ -200,8 +215,16 @@ export class RateLimiter {
     this.#waiters.push(waiter);
     let timer: NodeJS.Timeout | undefined;
     if (onWait) {
-      onWait(this.#estimate(waiter));
-      timer = setInterval(() => onWait(this.#estimate(waiter)), this.waitReportMs);
+      // A report that fails (its client went away) must not cost the request its turn.
+      const report = () => {
+        try {
+          onWait(this.#estimate(waiter));
+        } catch {
+          // nothing to do: the caller's own signal ends the wait if it must end
+        }
+      };
+      report();
+      timer = setInterval(report, this.waitReportMs);
       timer.unref();
     }
     try {
@@ -273,7 +296,7 @@ export class RateLimiter {
     const limits = { limit: this.#cap(this.#now()), windowMs: this.#windowMs, holdMs: this.#holdMs, leaseMs: this.#leaseMs };
     // Counted in flight before the take resolves, so concurrent fast paths see each other.
     this.#inFlight++;
-    let store = this.#now() < this.#storeDownUntil ? this.#fallback : this.#shared;
+    let store = this.#now() < this.#storeDownUntil ? this.#fallback : (this.#shared ?? (await this.#opening) ?? this.#fallback);
     let taken;
     try {
       try {
@@ -366,8 +389,9 @@ export class RateLimiter {
     this.#pausedUntil = Math.max(this.#pausedUntil, now + ms);
     this.#probing = true;
     // Every participant of the store would be refused too: they pause with us.
-    if (this.#shared !== this.#fallback && now >= this.#storeDownUntil) {
-      this.#shared.pauseWindow(this.#key, ms).catch((err: unknown) => this.#storeFailed(err));
+    const shared = this.#shared;
+    if (shared !== undefined && shared !== this.#fallback && now >= this.#storeDownUntil) {
+      shared.pauseWindow(this.#key, ms).catch((err: unknown) => this.#storeFailed(err));
     }
   }
 

@@ -46,7 +46,7 @@ interface WindowBatch {
 /** Held for a read and a rename (well under a millisecond): waiters poll often. */
 const LOCK_OPTIONS = { pollMs: 2, staleMs: 10_000, timeoutMs: 30_000 };
 
-/** Expired files and leftovers of killed writers are removed at open and then this often. */
+/** Expired files and leftovers of killed writers are removed just after open and then this often. */
 const SWEEP_EVERY_MS = 10 * 60_000;
 /** A temporary file this old belongs to a writer that died. */
 const STALE_TEMP_MS = 60_000;
@@ -76,8 +76,10 @@ export class FileStore implements StateStore, SlidingWindowStore {
     // mkdir's mode applies only to what it creates: a folder made earlier by hand may be wider.
     if (process.platform !== 'win32' && ((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, 0o700);
     const store = new FileStore(dir, opts);
-    await store.sweep();
-    store.#sweeper = setInterval(() => void store.sweep().catch(() => {}), SWEEP_EVERY_MS);
+    // Swept soon after, not before, it is opened: a server's start-up does not wait on a folder scan.
+    const sweep = () => void store.sweep().catch(() => {});
+    setImmediate(sweep).unref();
+    store.#sweeper = setInterval(sweep, SWEEP_EVERY_MS);
     store.#sweeper.unref();
     return store;
   }

@@ -1,7 +1,11 @@
 // Which store a process uses: Redis when REDIS_URL is given (replicas, or local processes that should
 // share with them), else the file store in a folder (the local processes of one member on one
-// machine), else memory (one process). The backends load only when chosen: a stdio server without
-// REDIS_URL never loads the Redis client.
+// machine), else memory (one process). The Redis client loads only when chosen: a stdio server
+// without REDIS_URL never loads it; the other two are small and load with this module, on the
+// server's start-up path.
+import { join } from 'node:path';
+import { FileStore } from './file.js';
+import { MemoryStore } from './memory.js';
 import type { StateStore } from './store.js';
 import type { SlidingWindowStore } from './windows.js';
 
@@ -32,11 +36,7 @@ export async function openStore(opts: OpenStoreOptions = {}): Promise<Store> {
       ...(opts.onError ? { onError: opts.onError } : {}),
     });
   }
-  if (opts.dir) {
-    const { FileStore } = await import('./file.js');
-    return FileStore.open(opts.dir);
-  }
-  const { MemoryStore } = await import('./memory.js');
+  if (opts.dir) return FileStore.open(opts.dir);
   return new MemoryStore();
 }
 
@@ -49,7 +49,6 @@ export async function openStore(opts: OpenStoreOptions = {}): Promise<Store> {
  */
 export async function openLocalStore(opts: { redisUrl?: string | undefined; configDir: string; warn?: (message: string) => void }): Promise<Store> {
   if (opts.redisUrl) return openStore({ redisUrl: opts.redisUrl });
-  const { join } = await import('node:path');
   const dir = join(opts.configDir, 'state');
   try {
     return await openStore({ dir });

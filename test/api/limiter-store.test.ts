@@ -34,4 +34,24 @@ describe('RateLimiter on a shared store', () => {
     controller.abort(new Error('stop waiting'));
     expect(((await fourth) as Error).message).toBe('stop waiting');
   });
+
+  it('waits for a store still opening, and counts alone (saying so) when it fails to open', async () => {
+    const redis: RedisHandle = await startRedis();
+    cleanups.push(() => redis.stop());
+    const opening = RedisStore.connect(redis.url, { prefix: 'opening:' });
+    const limiter = new RateLimiter({ limit: 2, windowMs: 60_000, store: opening, key: 'budget:opening' });
+    await limiter.schedule(async () => undefined);
+    const store = await opening;
+    cleanups.push(() => store.close());
+    // The request was counted in the shared window, once it was open.
+    expect(await store.takeSlot('budget:opening', { limit: 10, windowMs: 60_000, holdMs: 60_000, leaseMs: 60_000 })).toMatchObject({ taken: true, count: 2 });
+
+    const errors: unknown[] = [];
+    const failed = new RateLimiter({ limit: 2, windowMs: 60_000, store: RedisStore.connect('redis://127.0.0.1:1/0'), onStoreError: (e) => errors.push(e) });
+    const sent: number[] = [];
+    await Promise.all([1, 2].map((i) => failed.schedule(async () => void sent.push(i))));
+    expect(sent).toEqual([1, 2]);
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).message).toMatch(/Could not connect to Redis at REDIS_URL/);
+  });
 });

@@ -1,6 +1,6 @@
 // A person who runs the server in a terminal is told what it serves and how to connect a client, on
 // stderr; a client piping stdio gets no banner and a clean stdout.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,22 +28,31 @@ describe('the banner', () => {
     expect(text).toContain('npx @modelcontextprotocol/inspector node /opt/wcm/dist/src/cli.js\n');
   });
 
-  it.skipIf(!hasScript)('is printed on stderr when stdin is a terminal, with the member and nothing on stdout', () => {
+  it.skipIf(!hasScript)('is printed on stderr when stdin is a terminal, with the member and nothing on stdout', async () => {
     // `script` gives the server a pseudo-terminal; stderr goes to a file, stdout to the terminal log.
+    // script's own stdin stays open until the banner is out: a terminal's input does not end by
+    // itself, and an early end of input would race the banner against the shutdown it starts.
     const err = join(tmpdir(), `wcm-banner-${process.pid}.err`);
-    const r = spawnSync('script', ['-qec', `node --import tsx src/cli.ts 2>${err}`, '/dev/null'], {
+    const child = spawn('script', ['-qec', `node --import tsx src/cli.ts 2>${err}`, '/dev/null'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', TERM: 'dumb' },
-      timeout: 8_000,
-      encoding: 'utf8',
+      stdio: ['pipe', 'pipe', 'ignore'],
     });
-    const stderr = spawnSync('cat', [err], { encoding: 'utf8' }).stdout;
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const read = () => spawnSync('cat', [err], { encoding: 'utf8' }).stdout ?? '';
+    const deadline = Date.now() + 15_000;
+    while (!read().includes('Press Ctrl+C to stop.') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.stdin.end();
+    await exited;
+    const stderr = read();
     spawnSync('rm', ['-f', err]);
     expect(stderr).toContain('workspace-consulting-mcp: MCP server ready.');
     expect(stderr).toMatch(/ {2}workspace {2}http:\/\/127\.0\.0\.1:\d+ \(embedded sandbox/);
     expect(stderr).toContain('  member     Claire Dubois <claire.dubois@atelier-conseil.fr> (admin)');
     expect(stderr).toContain('  transport  stdio');
     expect(stderr).toContain(`npx @modelcontextprotocol/inspector node --import tsx ${join(ROOT, 'src/cli.ts')}`);
-    expect(r.stdout.trim()).toBe('');
-  });
+    expect(stdout.trim()).toBe('');
+  }, 30_000);
 });
