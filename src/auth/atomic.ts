@@ -1,20 +1,17 @@
 // Whole-file replacement: a reader sees the old content or the new one, never a half-written file,
-// even when the writer is killed mid-write (the temporary file is what gets cut short). `sync: false`
-// skips the flushes to disk, for state that may be lost in a power cut but not seen half-written (the
-// rate budgets of src/store/file.ts, rewritten on every request).
+// even when the writer is killed mid-write (the temporary file is what gets cut short).
 import { randomBytes } from 'node:crypto';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-export async function writeFileAtomic(path: string, data: string, mode = 0o600, opts: { sync?: boolean } = {}): Promise<void> {
-  const sync = opts.sync ?? true;
+export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
   const dir = dirname(path);
   // Same directory as the target: rename is atomic only within one file system.
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const fh = await open(temp, 'wx', mode);
   try {
     await fh.writeFile(data, 'utf8');
-    if (sync) await fh.sync();
+    await fh.sync();
   } catch (err) {
     await fh.close().catch(() => {});
     await unlink(temp).catch(() => {});
@@ -27,7 +24,6 @@ export async function writeFileAtomic(path: string, data: string, mode = 0o600, 
     await unlink(temp).catch(() => {});
     throw err;
   }
-  if (!sync) return;
   // Persist the rename itself; not every platform lets a directory be opened, so best effort.
   const dh = await open(dir, 'r').catch(() => undefined);
   if (dh) await dh.sync().catch(() => {}).finally(() => dh.close());

@@ -5,11 +5,12 @@
 // died) and written whole by rename (src/auth/atomic.ts), so a reader never sees half a file. The
 // folder is the owner's only (0700), every file 0600. Values are written as given: callers seal what
 // is secret before storing it (src/store/store.ts).
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../auth/atomic.js';
-import { withFileLock } from '../auth/lock.js';
+import { withFileLock, withFileLockSync } from '../auth/lock.js';
 import type { SetOptions, StateStore } from './store.js';
 import {
   emptyWindow,
@@ -39,9 +40,18 @@ interface WindowRecord {
 
 interface WindowBatch {
   ops: Array<{ change: (w: WindowState, now: number) => unknown; resolve: (v: unknown) => void; reject: (err: unknown) => void }>;
-  /** The round (and the rounds after it) under way. */
+  /** The round (and the rounds after it) under way, once started. */
   done: Promise<void> | undefined;
+  /** A round is due: on the next turn of the event loop (`soon`), or after a settle's grace. */
+  due: { timer: NodeJS.Timeout | NodeJS.Immediate; soon: boolean } | undefined;
 }
+
+/**
+ * How long a settle may wait for a round that something else starts (the next request's take, most
+ * often): one round for both, instead of one each. Its slot counts meanwhile as unanswered, which is
+ * safe; a waiter of another process learns its end this much later at most.
+ */
+const SETTLE_GRACE_MS = 5;
 
 /** Held for a read and a rename (well under a millisecond): waiters poll often. */
 const LOCK_OPTIONS = { pollMs: 2, staleMs: 10_000, timeoutMs: 30_000 };
@@ -160,15 +170,36 @@ export class FileStore implements StateStore, SlidingWindowStore {
    * is under way wait for the next, and go together under one lock (group commit): a process with ten
    * requests to admit or settle pays for one read and one write, not ten.
    */
-  #inWindow<T>(key: string, change: (w: WindowState, now: number) => T): Promise<T> {
+  #inWindow<T>(key: string, change: (w: WindowState, now: number) => T, opts: { soon: boolean } = { soon: true }): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let batch = this.#batches.get(key);
-      if (batch === undefined) this.#batches.set(key, (batch = { ops: [], done: undefined }));
+      if (batch === undefined) this.#batches.set(key, (batch = { ops: [], done: undefined, due: undefined }));
       batch.ops.push({ change, resolve: resolve as (v: unknown) => void, reject });
-      // The round starts on the next turn of the event loop: what this turn asks for (the settle of
-      // one request and the take of the next, a burst of takes) goes in it together.
-      batch.done ??= new Promise<void>((r) => setImmediate(r)).then(() => this.#commit(key, batch));
+      // A round under way takes what was added meanwhile in its next pass.
+      if (batch.done !== undefined) return;
+      // The round starts on the next turn of the event loop: what this turn asks for (a burst of
+      // takes) goes in it together. A settle alone waits a little for company.
+      if (batch.due?.soon || (batch.due && !opts.soon)) return;
+      const b = batch;
+      if (b.due) clearTimeout(b.due.timer as NodeJS.Timeout);
+      const start = () => {
+        b.due = undefined;
+        b.done = this.#commit(key, b);
+      };
+      // A process that exits meanwhile leaves the slot to its lease: safe, so the timer holds nothing up.
+      b.due = opts.soon ? { timer: setImmediate(start), soon: true } : { timer: setTimeout(start, SETTLE_GRACE_MS).unref(), soon: false };
     });
+  }
+
+  /** Start every round that is only due (close: nothing may be left waiting on a timer). */
+  #flush(): void {
+    for (const [key, b] of this.#batches) {
+      if (b.due === undefined) continue;
+      if (b.due.soon) clearImmediate(b.due.timer as NodeJS.Immediate);
+      else clearTimeout(b.due.timer as NodeJS.Timeout);
+      b.due = undefined;
+      b.done = this.#commit(key, b);
+    }
   }
 
   async #commit(key: string, batch: WindowBatch): Promise<void> {
@@ -178,11 +209,12 @@ export class FileStore implements StateStore, SlidingWindowStore {
         const ops = batch.ops.splice(0);
         let results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>;
         try {
-          results = await withFileLock(
+          // A read, a few changes and a rename, rewritten on every request: synchronous calls, each a
+          // few microseconds, where the thread pool would cost tens per step and a millisecond a round.
+          results = await withFileLockSync(
             `${file}.lock`,
-            async () => {
-              const r = await readJson(file);
-              const w = isWindowRecord(r) && r.key === key ? r.window : emptyWindow();
+            () => {
+              const w = readWindowSync(file, key);
               const now = this.#now();
               const out = ops.map((op) => {
                 try {
@@ -191,10 +223,16 @@ export class FileStore implements StateStore, SlidingWindowStore {
                   return { ok: false as const, error };
                 }
               });
-              const record: WindowRecord = { key, window: w };
-              // Rewritten on every round: not flushed to disk (a budget lost in a power cut costs
-              // nothing, the server's own counters still hold), but never seen half-written.
-              await writeFileAtomic(file, JSON.stringify(record), 0o600, { sync: false });
+              // Not flushed to disk (a budget lost in a power cut costs nothing, the server's own
+              // counters still hold), but never seen half-written: a new file renamed over the old.
+              const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+              writeFileSync(temp, JSON.stringify({ key, window: w } satisfies WindowRecord), { mode: 0o600, flag: 'wx' });
+              try {
+                renameSync(temp, file);
+              } catch (err) {
+                rmSync(temp, { force: true });
+                throw err;
+              }
               return out;
             },
             LOCK_OPTIONS,
@@ -219,7 +257,7 @@ export class FileStore implements StateStore, SlidingWindowStore {
     // The answer came before this call, not when the lock is free: the hold counts from the call,
     // or every wait for the lock would idle the budget that long.
     const answered = this.#now();
-    return this.#inWindow(key, (w) => settleIn(w, answered, slot, opts));
+    return this.#inWindow(key, (w) => settleIn(w, answered, slot, opts), { soon: false });
   }
 
   pauseWindow(key: string, forMs: number): Promise<void> {
@@ -248,8 +286,26 @@ export class FileStore implements StateStore, SlidingWindowStore {
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
+    this.#flush();
     await Promise.all([...this.#chains.values(), ...[...this.#batches.values()].map((b) => b.done)]);
   }
+}
+
+function readWindowSync(file: string, key: string): WindowState {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyWindow();
+    throw err;
+  }
+  try {
+    const r = JSON.parse(text) as unknown;
+    if (isWindowRecord(r) && r.key === key) return r.window;
+  } catch {
+    // written whole by rename: only a hand edit gets here
+  }
+  return emptyWindow();
 }
 
 async function readJson(file: string): Promise<unknown> {
