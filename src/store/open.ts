@@ -45,7 +45,8 @@ export async function openStore(opts: OpenStoreOptions = {}): Promise<Store> {
  * set, else the file store in `<configDir>/state`, which every local process of the member shares
  * (several assistant windows on one token: one exact budget). A folder that cannot be used costs the
  * sharing, not the server: `warn` is told and the store is this process's memory. An unreachable
- * Redis is an error: it was asked for.
+ * Redis rejects (RedisUnavailableError: it was asked for); a RateLimiter handed this promise reports
+ * that through its onStoreError and counts alone.
  */
 export async function openLocalStore(opts: { redisUrl?: string | undefined; configDir: string; warn?: (message: string) => void }): Promise<Store> {
   if (opts.redisUrl) return openStore({ redisUrl: opts.redisUrl });
