@@ -102,7 +102,14 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
   if (workspace.embedded) {
     logger.info({ workspace: workspace.url }, 'No WORKSPACE_URL set: serving the embedded sandbox workspace (demo data, in memory).');
   }
-  const [{ ApiClient, tokenFingerprint }, { limiterFor }] = await Promise.all([import('./api/client.js'), import('./api/limiter.js')]);
+  const [{ ApiClient, tokenFingerprint }, { limiterFor }, { openLocalStore }] = await Promise.all([
+    import('./api/client.js'),
+    import('./api/limiter.js'),
+    import('./store/open.js'),
+  ]);
+  // The budget's window, shared with the member's other local processes (a file store in the config
+  // folder) or every process on REDIS_URL; opened while the server starts (the limiter waits for it).
+  const store = openLocalStore({ redisUrl: config.redisUrl, configDir: config.configDir, warn: (m) => logger.warn(m) });
   const { oauth, token } = workspace;
   if (oauth) {
     logger.info(
@@ -116,8 +123,13 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
     ...(oauth ? { onUnauthorized: () => oauth.onUnauthorized() } : {}),
     locale: config.locale,
     timeoutMs: config.timeoutMs,
-    // The budget is the member's: keyed by the sign-in, not by an access token that rotates.
-    limiter: limiterFor(tokenFingerprint(token ?? `oauth:${workspace.url}`), config.rateLimit),
+    // The budget is the member's: keyed by the sign-in, not by an access token that rotates, and by
+    // the workspace (the shared store may hold several workspaces' budgets).
+    limiter: limiterFor(tokenFingerprint(`${workspace.url}\n${token ?? 'oauth'}`), {
+      ...config.rateLimit,
+      store,
+      onStoreError: (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: counting alone'),
+    }),
     logger,
     userAgent: `${SERVER_NAME}/${SERVER_VERSION} (node ${process.version})`,
     retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },
@@ -172,6 +184,7 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
     logger,
     async close() {
       await client.close().catch(() => {});
+      await store.then((s) => s.close()).catch(() => {});
       await workspace.close().catch(() => {});
     },
   };
@@ -288,7 +301,7 @@ async function runHttpServe(config: Config, listen: { host: string; port: number
  * memory (one process).
  */
 async function runRemoteServe(config: Config & { remote: NonNullable<Config['remote']> }, logger: Logger, logs: RequestLogRouter): Promise<void> {
-  const [{ startRemoteServer }, { MemoryStore }] = await Promise.all([import('./remote/serve.js'), import('./store/memory.js')]);
+  const [{ startRemoteServer }, { openStore }] = await Promise.all([import('./remote/serve.js'), import('./store/open.js')]);
   let workspaceUrl = config.workspaceUrl;
   let sandbox: { close(): Promise<void> } | undefined;
   if (!workspaceUrl) {
@@ -299,7 +312,19 @@ async function runRemoteServe(config: Config & { remote: NonNullable<Config['rem
     sandbox = sb;
     logger.info({ workspace: sb.url }, 'No WORKSPACE_URL set: serving the embedded sandbox workspace (demo data, in memory).');
   }
-  const store = new MemoryStore();
+  // Every replica on one Redis (REDIS_URL) shares sign-ins, grants and budgets; without it, one process.
+  let store: Awaited<ReturnType<typeof openStore>>;
+  try {
+    store = await openStore({
+      ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
+      onError: (err) => logger.warn({ err: err.message }, 'the state store reported an error'),
+    });
+  } catch (err) {
+    await sandbox?.close();
+    const why = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`${SERVER_NAME}: cannot open the state store (${why}).\n`);
+    process.exit(2);
+  }
   let remote: Awaited<ReturnType<typeof startRemoteServer>>;
   try {
     remote = await startRemoteServer({ config, logger, logs, store, workspaceUrl });

@@ -81,6 +81,13 @@ export interface ApiCall {
   segmentedParam?: string;
   /** The MCP request's cancellation: aborts the HTTP request and any wait. */
   signal?: AbortSignal;
+  /**
+   * Called when the request must wait for the rate budget (its turn in the window, or a 429's
+   * Retry-After), with an estimate of the wait in ms, then again every few seconds while it waits
+   * (RateLimiter's `waitReportMs`): what an MCP server turns into progress notifications, so a
+   * client's request timeout does not run out on a call that is only queued.
+   */
+  onRateWait?: (waitMs: number) => void;
 }
 
 export interface ApiFile {
@@ -198,7 +205,17 @@ export class ApiClient {
             attempts++;
             return this.#send(method, path, token, body, call.response ?? 'json', signal);
           },
-          { ...(signal ? { signal } : {}), refused: (a) => a.status === 429 },
+          {
+            ...(signal ? { signal } : {}),
+            ...(call.onRateWait ? { onWait: call.onRateWait } : {}),
+            refused: (a) => a.status === 429,
+            // Learnt before the next request is admitted: how much of the budget is left, or how long
+            // the server asks every participant to stay away.
+            observation: (a) =>
+              a.status === 429
+                ? { ...rateLimitHeaders(a.headers), retryAfterSeconds: parseRetryAfter(a.headers['retry-after']) ?? 1 }
+                : (rateLimitHeaders(a.headers) ?? {}),
+          },
         );
       } catch (err) {
         if (signal?.aborted) throw abortError(signal);
@@ -220,8 +237,6 @@ export class ApiClient {
       }
 
       const { status, headers } = answer;
-      const rate = rateLimitHeaders(headers);
-      if (status !== 429) limiter.observe(rate ?? {});
 
       if (status >= 200 && status < 300) {
         if (answer.file !== undefined) {
@@ -261,12 +276,11 @@ export class ApiClient {
       const text = answer.text ?? '';
       if (status === 429) {
         const retryAfter = parseRetryAfter(headers['retry-after']) ?? 1;
-        limiter.observe({ ...rate, retryAfterSeconds: retryAfter });
         if (retryAfter > this.#maxRetryAfter) throw new RateLimitWaitTooLongError(retryAfter, this.#maxRetryAfter);
         if (rateLimitRetries < this.#max429) {
           rateLimitRetries++;
           this.#log?.warn({ method, path, retryAfterSeconds: retryAfter, retry: rateLimitRetries }, 'rate limited by the workspace, waiting');
-          await this.#wait(retryAfter * 1000, signal);
+          await this.#wait(retryAfter * 1000, signal, call.onRateWait, limiter.waitReportMs);
           continue;
         }
       } else if (status === 401 && this.#onUnauthorized !== undefined && !refreshed) {
@@ -303,7 +317,7 @@ export class ApiClient {
   callOperation(
     op: Operation,
     args: Record<string, unknown>,
-    opts?: { signal?: AbortSignal; multipart?: MultipartBody },
+    opts?: { signal?: AbortSignal; multipart?: MultipartBody; onRateWait?: (waitMs: number) => void },
   ): Promise<ApiResponse> {
     const names = pathParams(op.path);
     const params: Record<string, string> = {};
@@ -325,6 +339,7 @@ export class ApiClient {
       ...(op.segmentedParam ? { segmentedParam: op.segmentedParam } : {}),
     };
     if (opts?.signal !== undefined) call.signal = opts.signal;
+    if (opts?.onRateWait !== undefined) call.onRateWait = opts.onRateWait;
     switch (op.body) {
       case 'query':
         if (rest !== undefined) call.query = rest;
@@ -390,13 +405,32 @@ export class ApiClient {
     return { status, headers: resHeaders, text: await res.body.text() };
   }
 
-  /** A wait that the caller's cancellation cuts short, rejecting with an AbortError. */
-  async #wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  /**
+   * A wait that the caller's cancellation cuts short, rejecting with an AbortError. With `report`,
+   * the time left is told at once and then every `everyMs` (a rate wait the caller shows as progress).
+   */
+  async #wait(ms: number, signal: AbortSignal | undefined, report?: (waitMs: number) => void, everyMs = 5_000): Promise<void> {
+    const until = Date.now() + ms;
+    let timer: NodeJS.Timeout | undefined;
+    if (report) {
+      const tell = (left: number) => {
+        try {
+          report(left);
+        } catch {
+          // a report that fails must not end the wait: the caller's signal does that
+        }
+      };
+      tell(ms);
+      timer = setInterval(() => tell(Math.max(0, until - Date.now())), everyMs);
+      timer.unref();
+    }
     try {
       await sleep(ms, signal);
     } catch (err) {
       if (signal?.aborted) throw abortError(signal);
       throw err;
+    } finally {
+      clearInterval(timer);
     }
   }
 

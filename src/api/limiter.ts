@@ -1,10 +1,30 @@
 // Client-side rate limiting, so a busy assistant spends its budget (120 requests a minute per token)
 // without ever being refused: a refused request still counts in the workspace's usage.
+//
+// Two sources of truth, each for what it knows:
+// - The sliding window in the state store (src/store/windows.ts) counts every request of every
+//   process and replica that shares the store: exact among them. With the default private memory
+//   store, "them" is this process.
+// - The server's answers tell what the store cannot see: consumers outside it (another app of the
+//   member, a process with another store). `X-RateLimit-Remaining` says how much of the budget was
+//   spent when a request was counted; whatever the store cannot account for was spent by others, and
+//   the window is narrowed by that much for the next window's length. A 429's Retry-After pauses
+//   every participant, and the next request goes alone until its answer says how much is left.
 import PQueue from 'p-queue';
+import { MemoryStore } from '../store/memory.js';
+import type { SlidingWindowStore } from '../store/windows.js';
 import { sleep } from './retry.js';
 
 /** Requests sent before the first answer of a window tells how much of the budget is left. */
 const SLOW_START = 4;
+/** How long a request in flight counts at most, if its process dies before the answer. */
+const DEFAULT_LEASE_MS = 5 * 60_000;
+/** How often a caller still waiting for the budget hears again how long it may wait. */
+const DEFAULT_WAIT_REPORT_MS = 5_000;
+/** Added to a Retry-After: past its edge, whatever the clocks' granularity. */
+const RETRY_AFTER_MARGIN_MS = 20;
+/** After the shared store failed, how long this process counts on its own before trying it again. */
+const STORE_RETRY_MS = 5_000;
 
 export interface RateLimiterOptions {
   /** Requests allowed in any rolling window. Default 120 (the API's global limit). */
@@ -14,6 +34,21 @@ export interface RateLimiterOptions {
   /** Extra time a request stays counted, for timer and clock granularity. Default 1% of the window, at least 10 ms. */
   safetyMs?: number;
   now?: () => number;
+  /**
+   * Where the window is kept. A store shared by several processes or replicas (the file store, Redis)
+   * makes the budget exact across all of them. Default: a memory store of this limiter alone. May be
+   * a store still opening (a server's start-up need not wait for it); if it fails to open, the
+   * limiter says so (onStoreError) and counts alone.
+   */
+  store?: SlidingWindowStore | Promise<SlidingWindowStore>;
+  /** The window's key in the store. Default `budget:default`; limiterFor uses `budget:<token fingerprint>`. */
+  key?: string;
+  /** How long a request counts at most while unanswered (its process may have died). Default 5 min. */
+  leaseMs?: number;
+  /** How often `onWait` is called again while a caller waits. Default 5 s. */
+  waitReportMs?: number;
+  /** The shared store failed; the limiter counts on its own for a few seconds. Default: a process warning. */
+  onStoreError?: (err: unknown) => void;
 }
 
 export interface RateLimitObservation {
@@ -22,24 +57,36 @@ export interface RateLimitObservation {
   retryAfterSeconds?: number;
 }
 
-/**
- * One request in the log. The server stamps a request when it arrives, somewhere between our send
- * and its answer; only the answer's time is a bound we know. So a request counts from its send until
- * a window after its answer (`end`), and for as long as it is in flight (`end` = Infinity).
- * Counting from the send alone fails: a first request that waits for a new connection arrives later
- * than a next one sent on a warm connection a window after it, and the two land in one window.
- */
-interface Slot {
-  end: number;
-  /** When it was sent: what the server counts in its own window. */
-  sent: number;
+export interface ScheduleOptions<T> {
+  /** Aborts the wait (rejecting with the signal's reason); a request already sent is the caller's. */
+  signal?: AbortSignal;
+  /** Whether an answer was a refusal (429): a refused request does not count against the budget. */
+  refused?: (value: T) => boolean;
+  /** The rate-limit headers of an answer (Retry-After for a refusal), learnt before the next admission. */
+  observation?: (value: T) => RateLimitObservation | undefined;
+  /** Called when this request must wait for the budget, then every `waitReportMs` while it waits. */
+  onWait?: (waitMs: number) => void;
+}
+
+/** A slot this process holds in the store's window. */
+interface Held {
+  store: SlidingWindowStore;
+  slot: string;
+  /** Slots the server may count at this request's stamp, this one included (WindowTake.count). */
+  count: number;
+  seq: number;
+  /** This process's own record, for stats(): when the slot stops counting (Infinity while unanswered). */
+  local: { end: number };
+}
+
+interface Waiter {
+  onWait: ((waitMs: number) => void) | undefined;
 }
 
 /**
- * Admits requests so that no rolling window of `windowMs` ever holds more than `limit` of them.
+ * Admits requests so that no rolling window of `windowMs` ever holds more than `limit` of them, from
+ * every participant of the store, and fewer when the server shows others spending the same budget.
  *
- * A sliding log, not a counter per fixed window: a fixed window lets `limit` requests through at the
- * end of one window and `limit` more at the start of the next, twice the budget in one window-length.
  * The p-queue (concurrency 1) orders the admissions, first come first served, and drops a waiting
  * caller whose signal aborts; the requests themselves run concurrently.
  */
@@ -47,110 +94,109 @@ export class RateLimiter {
   readonly #queue = new PQueue({ concurrency: 1 });
   readonly #now: () => number;
   readonly #windowMs: number;
-  readonly #safetyMs: number;
-  #limit: number;
-  #slots: Slot[] = [];
-  #lastSend = -Infinity;
+  /** How long an answered request keeps counting: the window and the safety margin. */
+  readonly #holdMs: number;
+  readonly #leaseMs: number;
+  readonly #limit: number;
+  readonly #key: string;
+  /** The shared store, once open (undefined while it opens). */
+  #shared: SlidingWindowStore | undefined;
+  #opening: Promise<SlidingWindowStore> | undefined;
+  /** Counts alone while the shared store is unavailable. */
+  readonly #fallback: MemoryStore;
+  readonly #onStoreError: (err: unknown) => void;
+  readonly waitReportMs: number;
+  #storeDownUntil = 0;
+  /** The server's limit, when its answers say (X-RateLimit-Limit). */
+  #serverLimit = Infinity;
   /** No send before this time: the server said Retry-After. */
   #pausedUntil = 0;
-  /** While another consumer spends the same budget: minimum gap between two sends, and until when. */
-  #spacingMs = 0;
-  #spreadUntil = 0;
-  /**
-   * Whether answers carry X-RateLimit-Remaining (undefined until the first answer). While the server
-   * tells, a burst waits for its first answer of the window before it grows past a few requests:
-   * processes that start together (two assistants on one token) learn of each other from that answer
-   * instead of each spending the whole budget blind and drawing refusals.
-   */
+  /** After a refusal, one request at a time until an answer says how much is left. */
+  #probing = false;
+  /** Requests of this process taken and not yet answered. */
+  #inFlight = 0;
+  /** Whether answers carry X-RateLimit-Remaining (undefined until the first answer). */
   #serverTells: boolean | undefined;
-  #lastObservedAt = -Infinity;
-  /** The server's remaining count at the last answer, less what this process sent since. */
-  #serverLeft = Infinity;
-  /** Wakes the admission that waits for an in-flight request to finish. */
-  #wake: (() => void) | undefined;
+  #lastAnswerAt = -Infinity;
+  /** What the server counted that no participant of the store sent, by when it was learnt. */
+  #others: Array<{ at: number; count: number }> = [];
+  /** This process's sends still counting, for stats(). */
+  #local: Array<{ end: number }> = [];
+  /** Callers waiting for admission, in queue order: the first is being admitted. */
+  readonly #waiters: Waiter[] = [];
+  /** When the caller being admitted expects to go. */
+  #headReadyAt = 0;
+  /** Wakes the admission that sleeps, when an answer may let it go sooner. */
+  #kick: (() => void) | undefined;
+  /** The admission sleeps until an answer comes (a probe or a slow start), not for a known time. */
+  #headWaitsForAnswer = false;
 
   constructor(opts: RateLimiterOptions = {}) {
     this.#limit = opts.limit ?? 120;
     this.#windowMs = opts.windowMs ?? 60_000;
-    this.#safetyMs = opts.safetyMs ?? Math.max(10, this.#windowMs / 100);
+    this.#holdMs = this.#windowMs + (opts.safetyMs ?? Math.max(10, this.#windowMs / 100));
+    this.#leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
     this.#now = opts.now ?? Date.now;
+    this.#key = opts.key ?? 'budget:default';
+    this.#fallback = new MemoryStore({ now: this.#now });
+    this.waitReportMs = opts.waitReportMs ?? DEFAULT_WAIT_REPORT_MS;
+    this.#onStoreError = opts.onStoreError ?? defaultStoreError;
+    const store = opts.store ?? this.#fallback;
+    if ('then' in store) {
+      this.#opening = store.then(
+        (opened) => (this.#shared = opened),
+        (err: unknown) => {
+          this.#onStoreError(err);
+          return (this.#shared = this.#fallback);
+        },
+      );
+    } else {
+      this.#shared = store;
+    }
   }
 
-  /** Run `fn` once a request is allowed. An abort while waiting rejects with the signal's reason. */
   /**
-   * `refused` tells whether an answer was a refusal (429): a refused request does not count against the
-   * server's budget, so it leaves the log (counting it would make this process think it spent what the
-   * others spent, and burst).
+   * Run `fn` once a request is allowed, and count it until a window after its answer (or not at all
+   * when `refused` says the server refused it). An abort while waiting rejects with the signal's reason.
    */
-  async schedule<T>(fn: () => Promise<T>, opts?: { signal?: AbortSignal; refused?: (value: T) => boolean }): Promise<T> {
-    const signal = opts?.signal;
-    let slot: Slot;
-    // Fast path: nobody waiting and room now, so skip the queue (and its promises) entirely.
-    if (this.#queue.size === 0 && this.#queue.pending === 0 && this.#delay(this.#now()) <= 0) {
-      if (signal?.aborted) throw signal.reason;
-      slot = this.#take(this.#now());
-    } else {
-      slot = await this.#queue.add(({ signal: taskSignal }) => this.#admit(taskSignal), signal ? { signal } : {});
+  async schedule<T>(fn: () => Promise<T>, opts: ScheduleOptions<T> = {}): Promise<T> {
+    const { signal, onWait } = opts;
+    if (signal?.aborted) throw signal.reason;
+    let held: Held | undefined;
+    // Fast path: nobody waiting and nothing local in the way: one take, no queue.
+    if (this.#queue.size === 0 && this.#queue.pending === 0 && this.#localDelay(this.#now()) <= 0) {
+      const taken = await this.#take();
+      if ('held' in taken) held = taken.held;
+      else this.#headReadyAt = this.#now() + taken.waitMs;
     }
-    let refused = false;
+    held ??= await this.#waitForSlot(signal, onWait);
+    let value: T | undefined;
+    let answered = false;
     try {
-      const value = await fn();
-      refused = opts?.refused?.(value) ?? false;
+      value = await fn();
+      answered = true;
       return value;
     } finally {
-      slot.end = refused ? -Infinity : this.#now() + this.#windowMs + this.#safetyMs;
-      const wake = this.#wake;
-      this.#wake = undefined;
-      wake?.();
+      const refused = answered && (opts.refused?.(value as T) ?? false);
+      const observed = answered ? opts.observation?.(value as T) : undefined;
+      this.#settle(held, answered, refused, observed);
     }
   }
 
-  /** Learn from the rate-limit headers of an answer (an empty observation: the answer had none). */
+  /** Learn from an answer outside schedule(): a refusal's Retry-After, or the server's limit. */
   observe(headers: RateLimitObservation): void {
     const now = this.#now();
-    if (headers.limit !== undefined && headers.limit > 0 && headers.limit < this.#limit) this.#limit = headers.limit;
+    if (headers.limit !== undefined && headers.limit > 0) this.#serverLimit = headers.limit;
     if (headers.retryAfterSeconds !== undefined) {
-      // A refusal: the server says when to come back, which is all its remaining count (0) adds. Someone
-      // else spends this budget too (or we would not have been refused): stay in shared mode.
-      this.#pausedUntil = Math.max(this.#pausedUntil, now + headers.retryAfterSeconds * 1000);
-      this.#share(now, this.#limit, Math.max(2, this.#consumers(now, this.#limit)));
-      // The refused requests come back together when the pause ends: keep them spaced past it.
-      this.#spreadUntil = Math.max(this.#spreadUntil, this.#pausedUntil + this.#windowMs);
+      this.#pause(now, headers.retryAfterSeconds * 1000);
       return;
     }
-    const remaining = headers.remaining;
-    if (remaining === undefined) {
-      this.#serverTells ??= false;
-      return;
+    if (headers.remaining !== undefined) {
+      this.#serverTells = true;
+      this.#lastAnswerAt = now;
+      this.#probing = false;
+      this.#wake();
     }
-    this.#serverTells = true;
-    this.#lastObservedAt = now;
-    this.#serverLeft = remaining - this.#inFlight();
-    const used = this.#limit - remaining;
-    const mine = this.#sentInWindow(now);
-    // More of the budget is spent than this process spent: others (another process, another app of
-    // the same member) draw on it. Take a fair share of what is left instead of bursting into a 429.
-    // Our count and the server's never line up exactly (it stamps arrivals, we stamp sends), so only a
-    // clear excess means others: half again what we sent, plus a few.
-    if (used >= mine * 1.5 + 3) this.#share(now, remaining, this.#consumers(now, used));
-    else if (now >= this.#spreadUntil) this.#spacingMs = 0;
-  }
-
-  /** How many consumers spend the budget, judged by how much of it is this process's. */
-  #consumers(now: number, used: number): number {
-    const mine = Math.max(1, this.#sentInWindow(now));
-    return Math.min(16, Math.max(2, Math.round(used / mine)));
-  }
-
-  /**
-   * Space sends so that `consumers` processes doing the same stay within the budget together: each
-   * takes 90% of its share of the limit, and no more than its share of what the server says is left.
-   */
-  #share(now: number, remaining: number, consumers: number): void {
-    const byLimit = (this.#windowMs * consumers) / (this.#limit * 0.9);
-    const byRemaining = (this.#windowMs * consumers) / Math.max(remaining, 1);
-    this.#spacingMs = Math.max(byLimit, Math.min(byRemaining, this.#windowMs));
-    this.#spreadUntil = now + this.#windowMs;
   }
 
   /** How long the server asked this token to wait (Retry-After) from now; 0 when not paused. */
@@ -159,103 +205,256 @@ export class RateLimiter {
   }
 
   stats(): { sentInWindow: number; queued: number } {
-    return { sentInWindow: this.#occupied(this.#now()), queued: this.#queue.size + this.#queue.pending };
+    const now = this.#now();
+    this.#local = this.#local.filter((s) => s.end > now);
+    return { sentInWindow: this.#local.length, queued: this.#queue.size + this.#queue.pending };
   }
 
-  async #admit(signal: AbortSignal | undefined): Promise<Slot> {
+  async #waitForSlot(signal: AbortSignal | undefined, onWait: ((waitMs: number) => void) | undefined): Promise<Held> {
+    const waiter: Waiter = { onWait };
+    this.#waiters.push(waiter);
+    let timer: NodeJS.Timeout | undefined;
+    if (onWait) {
+      // A report that fails (its client went away) must not cost the request its turn.
+      const report = () => {
+        try {
+          onWait(this.#estimate(waiter));
+        } catch {
+          // nothing to do: the caller's own signal ends the wait if it must end
+        }
+      };
+      report();
+      timer = setInterval(report, this.waitReportMs);
+      timer.unref();
+    }
+    try {
+      return await this.#queue.add(({ signal: taskSignal }) => this.#admit(taskSignal), signal ? { signal } : {});
+    } finally {
+      clearInterval(timer);
+      const i = this.#waiters.indexOf(waiter);
+      if (i >= 0) this.#waiters.splice(i, 1);
+    }
+  }
+
+  async #admit(signal: AbortSignal | undefined): Promise<Held> {
     for (;;) {
+      if (signal?.aborted) throw signal.reason;
       const now = this.#now();
-      const wait = this.#delay(now);
-      if (wait <= 0) return this.#take(now);
-      if (wait === Infinity) await this.#untilWoken(signal);
-      else await sleep(wait, signal);
+      const local = this.#localDelay(now);
+      if (local > 0) {
+        // Waiting for an answer has no known end: guess the budget's average pace for reports.
+        this.#headReadyAt = now + (local === Infinity ? this.#windowMs / this.#limit : local);
+        await this.#sleepOrKick(local, signal);
+        continue;
+      }
+      const taken = await this.#take();
+      if ('held' in taken) return taken.held;
+      // The window is full under a cap narrowed by others: look again when that sighting ages out.
+      const wait = Math.min(taken.waitMs, this.#othersAgeOutIn(this.#now()));
+      this.#headReadyAt = this.#now() + wait;
+      await this.#sleepOrKick(wait, signal);
     }
   }
 
-  /** How long from `now` until one more request is allowed: <= 0 now, Infinity when only an answer can tell. */
-  #delay(now: number): number {
-    this.#prune(now);
-    let wait = this.#pausedUntil - now;
-    const excess = this.#slots.length - this.#limit;
-    if (excess >= 0) {
-      // The slot whose expiry makes room: the (excess+1)-th to expire.
-      const ends = this.#slots.map((s) => s.end).sort((a, b) => a - b);
-      wait = Math.max(wait, (ends[excess] as number) - now);
+  /** Until the oldest sighting of others is a window old (and the cap may widen); Infinity if none. */
+  #othersAgeOutIn(now: number): number {
+    const first = this.#others[0];
+    return first === undefined ? Infinity : Math.max(1, first.at + this.#windowMs - now);
+  }
+
+  /**
+   * What this process knows that the store does not, as a delay from `now`: <= 0 go ahead (subject
+   * to the store), Infinity until an answer comes.
+   */
+  #localDelay(now: number): number {
+    const paused = this.#pausedUntil - now;
+    if (paused > 0) return paused;
+    if (this.#cap(now) <= 0) {
+      // Others hold the whole budget, as last seen: until that sighting is a window old.
+      return this.#othersAgeOutIn(now);
     }
-    if (this.#spacingMs > 0 && now < this.#spreadUntil) {
-      wait = Math.max(wait, this.#lastSend + this.#spacingMs - now);
-    }
-    // What the server said is left is spent (by us since, or by others): send at the budget's average
-    // pace until an answer says more, rather than burst into a refusal.
-    if (this.#serverLeft <= 0 && now - this.#lastObservedAt <= this.#windowMs) {
-      wait = Math.max(wait, this.#lastSend + this.#windowMs / this.#limit - now);
-    }
+    if (this.#probing && this.#inFlight >= 1) return Infinity;
     // Slow start: with no word from the server in this window, a few requests go out first and the
-    // rest wait for their answer (and the remaining count it brings).
-    if (wait <= 0 && this.#serverTells !== false && now - this.#lastObservedAt > this.#windowMs && this.#inFlight() >= SLOW_START) {
-      return Infinity;
+    // rest wait for their answer (which tells of consumers outside the store).
+    if (this.#serverTells !== false && now - this.#lastAnswerAt > this.#windowMs && this.#inFlight >= SLOW_START) return Infinity;
+    return 0;
+  }
+
+  /** Slots the window may hold: the limit, less what others outside the store spent in the last window and a slack. */
+  #cap(now: number): number {
+    if (this.#others.length > 0 && this.#others[0]!.at <= now - this.#windowMs) {
+      this.#others = this.#others.filter((o) => o.at > now - this.#windowMs);
     }
-    return wait;
+    let others = 0;
+    for (const o of this.#others) others = Math.max(others, o.count);
+    // A consumer outside the store spends at its own rhythm, and one look at the server's count may
+    // fall just as one of its requests left the window: one request of slack for it.
+    return Math.min(this.#limit, this.#serverLimit - (others > 0 ? others + 1 : 0));
   }
 
-  #take(now: number): Slot {
-    const slot: Slot = { end: Infinity, sent: now };
-    this.#serverLeft--;
-    this.#slots.push(slot);
-    this.#lastSend = now;
-    return slot;
+  async #take(): Promise<{ held: Held } | { waitMs: number }> {
+    const limits = { limit: this.#cap(this.#now()), windowMs: this.#windowMs, holdMs: this.#holdMs, leaseMs: this.#leaseMs };
+    // Counted in flight before the take resolves, so concurrent fast paths see each other.
+    this.#inFlight++;
+    let store = this.#now() < this.#storeDownUntil ? this.#fallback : (this.#shared ?? (await this.#opening) ?? this.#fallback);
+    let taken;
+    try {
+      try {
+        taken = await store.takeSlot(this.#key, limits);
+      } catch (err) {
+        if (store === this.#fallback) throw err;
+        this.#storeFailed(err);
+        store = this.#fallback;
+        taken = await store.takeSlot(this.#key, limits);
+      }
+    } catch (err) {
+      this.#inFlight--;
+      throw err;
+    }
+    if (!taken.taken) {
+      this.#inFlight--;
+      // Another participant was refused and shared its Retry-After.
+      if (taken.paused) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + taken.waitMs);
+      return { waitMs: taken.waitMs };
+    }
+    const local = { end: Infinity };
+    // stats() prunes too, but nothing may call it: keep the record to about a window's sends.
+    if (this.#local.length >= 2 * this.#limit) {
+      const now = this.#now();
+      this.#local = this.#local.filter((s) => s.end > now);
+    }
+    this.#local.push(local);
+    return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, local } };
   }
 
-  #prune(now: number): void {
-    if (this.#slots.length > 0 && this.#slots.some((s) => s.end <= now)) {
-      this.#slots = this.#slots.filter((s) => s.end > now);
+  /**
+   * The request is over. What the next admission must know at once (a refusal's pause) is set before
+   * the caller sees the answer; the store's bookkeeping runs on without holding the answer back (until
+   * it lands the slot counts by its lease: safe, and a store round trip off every call's latency).
+   */
+  #settle(held: Held, answered: boolean, refused: boolean, observed: RateLimitObservation | undefined): void {
+    this.#inFlight--;
+    const now = this.#now();
+    held.local.end = refused ? -Infinity : now + this.#holdMs;
+    if (observed?.retryAfterSeconds !== undefined) {
+      if (observed.limit !== undefined && observed.limit > 0) this.#serverLimit = observed.limit;
+      this.#pause(now, observed.retryAfterSeconds * 1000);
+    }
+    void this.#record(held, refused, answered && observed?.retryAfterSeconds === undefined ? (observed ?? {}) : undefined);
+  }
+
+  async #record(held: Held, refused: boolean, observed: RateLimitObservation | undefined): Promise<void> {
+    let seq = held.seq;
+    try {
+      seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: this.#leaseMs })).seq;
+    } catch (err) {
+      // Its slot counts until the lease ends: safe, only slower.
+      this.#storeFailed(err);
+    }
+    // An answer without rate-limit headers (or a caller that reads none) still ends a slow start.
+    if (observed !== undefined) this.#learn(this.#now(), observed, held.count + Math.max(0, seq - held.seq));
+    // Worth another look at the window only when this answer may let the next request go sooner: a
+    // refusal gave its slot back, or the admission waited for an answer.
+    if (refused || this.#headWaitsForAnswer) this.#wake();
+  }
+
+  /**
+   * An answer's headers. The server counted `limit - remaining` requests when it stamped this one;
+   * the store's participants can account for at most `participants` of them (the window as this
+   * request was taken, and every take since), so the rest were others'.
+   */
+  #learn(now: number, obs: RateLimitObservation, participants: number): void {
+    this.#lastAnswerAt = now;
+    // The first answer after a refusal is a fresh look at the server's count: what others spent
+    // before, and no longer spend, stops narrowing the window (a one-off request from elsewhere
+    // costs one pause, not a window of reduced pace).
+    const fresh = this.#probing;
+    this.#probing = false;
+    if (fresh && obs.remaining !== undefined) this.#others = [];
+    if (obs.limit !== undefined && obs.limit > 0) this.#serverLimit = obs.limit;
+    if (obs.remaining === undefined) {
+      this.#serverTells ??= false;
+      return;
+    }
+    this.#serverTells = true;
+    const serverLimit = Number.isFinite(this.#serverLimit) ? this.#serverLimit : this.#limit;
+    const others = serverLimit - obs.remaining - participants;
+    if (others > 0) this.#others.push({ at: now, count: others });
+  }
+
+  #pause(now: number, retryAfterMs: number): void {
+    // Retry-After is exact at its edge (the refused slot frees then), and a timer may fire a hair
+    // early: a small margin keeps the probe from being refused again.
+    const ms = retryAfterMs + RETRY_AFTER_MARGIN_MS;
+    this.#pausedUntil = Math.max(this.#pausedUntil, now + ms);
+    this.#probing = true;
+    // Every participant of the store would be refused too: they pause with us.
+    const shared = this.#shared;
+    if (shared !== undefined && shared !== this.#fallback && now >= this.#storeDownUntil) {
+      shared.pauseWindow(this.#key, ms).catch((err: unknown) => this.#storeFailed(err));
     }
   }
 
-  /** Requests sent in the last window: this process's part of what the server counts now. */
-  #sentInWindow(now: number): number {
-    let n = 0;
-    for (const s of this.#slots) if (s.end !== -Infinity && s.sent > now - this.#windowMs) n++;
-    return n;
+  #storeFailed(err: unknown): void {
+    const now = this.#now();
+    if (now >= this.#storeDownUntil) this.#onStoreError(err);
+    this.#storeDownUntil = now + STORE_RETRY_MS;
   }
 
-  #inFlight(): number {
-    let n = 0;
-    for (const s of this.#slots) if (s.end === Infinity) n++;
-    return n;
+  /** How long `waiter` may still wait: the first in line's wait, and a window per full budget ahead of it. */
+  #estimate(waiter: Waiter): number {
+    const ahead = Math.max(0, this.#waiters.indexOf(waiter));
+    const perWindow = Math.max(1, this.#cap(this.#now()));
+    return Math.max(0, Math.ceil(this.#headReadyAt - this.#now())) + Math.floor(ahead / perWindow) * this.#windowMs;
   }
 
-  #occupied(now: number): number {
-    this.#prune(now);
-    return this.#slots.length;
+  #wake(): void {
+    const kick = this.#kick;
+    this.#kick = undefined;
+    kick?.();
   }
 
-  #untilWoken(signal: AbortSignal | undefined): Promise<void> {
+  /** Sleep `ms` (Infinity: until woken), or less when an answer wakes the admission. */
+  #sleepOrKick(ms: number, signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    this.#headWaitsForAnswer = ms === Infinity;
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.#wake = undefined;
-        reject(signal?.reason);
-      };
-      this.#wake = () => {
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (aborted: boolean) => {
+        clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        resolve();
+        if (this.#kick === wake) this.#kick = undefined;
+        this.#headWaitsForAnswer = false;
+        if (aborted) reject(signal?.reason);
+        else resolve();
       };
+      const wake = () => finish(false);
+      const onAbort = () => finish(true);
+      this.#kick = wake;
+      if (ms !== Infinity) timer = setTimeout(wake, ms);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
+}
+
+function defaultStoreError(err: unknown): void {
+  process.emitWarning(`The shared rate budget is unavailable (${err instanceof Error ? err.message : String(err)}); counting this process's requests on its own for a few seconds.`);
 }
 
 const byToken = new Map<string, RateLimiter>();
 
 /**
  * The limiter of one token in this process: the budget belongs to the token, so every client using
- * it (several sessions over the HTTP transport) must draw on one limiter.
+ * it (several sessions over the HTTP transport) must draw on one limiter. With a shared `store` its
+ * window (`budget:<fingerprint>:<limit>/<window ms>`) is shared with every process and replica using
+ * that store with the same rate: processes told different rates (WORKSPACE_RATE_LIMIT) describe the
+ * budget differently and could not keep one window true to both, so they count apart.
  */
 export function limiterFor(tokenFingerprint: string, opts?: RateLimiterOptions): RateLimiter {
   let limiter = byToken.get(tokenFingerprint);
   if (limiter === undefined) {
-    limiter = new RateLimiter(opts);
+    const rate = `${opts?.limit ?? 120}/${opts?.windowMs ?? 60_000}`;
+    limiter = new RateLimiter({ key: `budget:${tokenFingerprint}:${rate}`, ...opts });
     byToken.set(tokenFingerprint, limiter);
   }
   return limiter;

@@ -2,6 +2,7 @@
 // refresh or a store update (milliseconds to seconds); a holder that died is detected by its pid or
 // by the lock's age, so a crash never blocks the others for long.
 import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 
 export interface LockOptions {
@@ -69,5 +70,61 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, opts: 
     // Remove only our own lock: if it was judged stale and taken over, it is someone else's now.
     const now = await readFile(path, 'utf8').catch(() => '');
     if (now === mine) await unlink(path).catch(() => {});
+  }
+}
+
+function abandonedSync(path: string, staleMs: number): boolean {
+  try {
+    if (Date.now() - statSync(path).mtimeMs > staleMs) return true;
+    const pid = Number(readFileSync(path, 'utf8').split(' ')[0]);
+    return Number.isInteger(pid) && pid > 0 && !alive(pid);
+  } catch {
+    return false; // gone meanwhile, or still being written: try again
+  }
+}
+
+/**
+ * The same lock (the same file, content and rules, so the two can guard one file) around a
+ * synchronous critical section of a few system calls: each try and the release are synchronous calls
+ * (microseconds, where the thread pool costs tens per step), only the wait between tries is not.
+ * For state rewritten on every request (the rate budget's file store).
+ */
+export async function withFileLockSync<T>(path: string, fn: () => T, opts: LockOptions = {}): Promise<T> {
+  const staleMs = opts.staleMs ?? 30_000;
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  const pollMs = opts.pollMs ?? 25;
+  const mine = `${process.pid} ${randomBytes(8).toString('hex')}`;
+  for (;;) {
+    try {
+      const fd = openSync(path, 'wx', 0o600);
+      try {
+        writeSync(fd, mine);
+      } finally {
+        closeSync(fd);
+      }
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    if (abandonedSync(path, staleMs)) {
+      try {
+        unlinkSync(path);
+      } catch {
+        // taken over by another waiter meanwhile
+      }
+      continue;
+    }
+    if (Date.now() > deadline) throw new LockTimeoutError(`Another process holds ${path}; gave up waiting.`);
+    await new Promise((r) => setTimeout(r, pollMs + Math.floor(Math.random() * pollMs)));
+  }
+  try {
+    return fn();
+  } finally {
+    try {
+      // Remove only our own lock: if it was judged stale and taken over, it is someone else's now.
+      if (readFileSync(path, 'utf8') === mine) unlinkSync(path);
+    } catch {
+      // already gone
+    }
   }
 }

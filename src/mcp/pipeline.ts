@@ -126,13 +126,13 @@ export class Pipeline {
    * For workflows: one operation by name, resolved under the session's policy and validated like a
    * direct call, then run; answers the API response (not rendered). A refusal throws InvocationRefused.
    */
-  async invoke(name: string, args: Record<string, unknown>, ctx: Pick<CallContext, 'signal'>): Promise<ApiResponse> {
+  async invoke(name: string, args: Record<string, unknown>, ctx: Pick<CallContext, 'signal' | 'waiting'>): Promise<ApiResponse> {
     if (!this.registry.get(name)) await this.registry.operations.ready();
     const op = this.registry.resolve(name);
     if (isRefusal(op)) throw new InvocationRefused(refusalResult(op));
     const checked = readArguments(op.input, args, op.name);
     if (!checked.ok) throw new InvocationRefused(argumentsRefusal(checked));
-    return this.#deps.client.callOperation(op, checked.args as Record<string, unknown>, { signal: ctx.signal });
+    return this.#deps.client.callOperation(op, checked.args as Record<string, unknown>, { signal: ctx.signal, ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}) });
   }
 
   /** How to make a call again: the operation's own tool when listed here, else call_operation. */
@@ -147,7 +147,7 @@ export class Pipeline {
     try {
       const multipart =
         op.body === 'multipart' ? await toMultipart(op, api, ctx.uploadDirs ? await ctx.uploadDirs() : config.uploadDirs, this.#uploadChecks, ctx.signal) : undefined;
-      const res = await client.callOperation(op, api, { signal: ctx.signal, ...(multipart ? { multipart } : {}) });
+      const res = await client.callOperation(op, api, { signal: ctx.signal, ...(multipart ? { multipart } : {}), ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}) });
       logger.debug({ tool: ctx.via ?? op.name, op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache }, 'tool call');
       if (res.file) return await renderFile(op, res.file, config.downloadDir, ctx.signal, ctx.progress, config.responseBudget);
       const kind = jobKindOf(op);

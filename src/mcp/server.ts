@@ -153,10 +153,18 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
       const token = ctx.mcpReq._meta?.progressToken;
       const call: CallContext = { signal: ctx.mcpReq.signal, uploadDirs };
       if (token !== undefined) {
-        call.progress = (done, total, message) =>
+        // One stream of progress per request, and its values must increase: a job's percentage, a
+        // download's bytes, and between them the waits for the rate budget, each a little further on.
+        let last = -Infinity;
+        const send = (progress: number, total: number | undefined, message: string | undefined) => {
+          if (!(progress > last)) return;
+          last = progress;
           void ctx.mcpReq
-            .notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, ...(message ? { message } : {}) } })
+            .notify({ method: 'notifications/progress', params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) } })
             .catch(() => {});
+        };
+        call.progress = (done, total, message) => send(done, total, message);
+        call.waiting = (ms) => send(Math.max(last, 0) + 0.001, undefined, `waiting for the rate budget: about ${Math.max(1, Math.ceil(ms / 1000))} s`);
       }
       const session = await current();
       const result = await logs.run(sinkFor(ctx), () => session.call(req.params.name, req.params.arguments, call));

@@ -18,7 +18,7 @@ import { OperationSet } from '../mcp/operations.js';
 import type { RequestLogRouter } from '../mcp/request-log.js';
 import { createServerFactory } from '../mcp/server.js';
 import { Session } from '../mcp/session.js';
-import type { StateStore } from '../store/store.js';
+import type { Store } from '../store/open.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { catalog } from '../../tools/index.js';
 import { createRemoteFront, GrantEndedError, principalOf, type RemotePrincipal } from './index.js';
@@ -45,7 +45,8 @@ export interface RemoteServeOptions {
   config: Config & { remote: NonNullable<Config['remote']> };
   logger: Logger;
   logs: RequestLogRouter;
-  store: StateStore;
+  /** The state store every replica shares (sign-ins, grants, rate budgets). */
+  store: Store;
   /** The workspace origin (the configured one, or the embedded sandbox's). */
   workspaceUrl: string;
   /** Client ID Metadata Documents from loopback (tests and local trials). */
@@ -101,8 +102,13 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       onUnauthorized: async () => (await holder.principal.onWorkspaceUnauthorized()) === 'refreshed',
       locale: config.locale,
       timeoutMs: config.timeoutMs,
-      // The workspace counts per application and member (or per personal token): so does the budget.
-      limiter: limiterFor(principal.budgetKey, config.rateLimit),
+      // The workspace counts per application and member (or per personal token): so does the budget,
+      // one window in the store that every replica takes from.
+      limiter: limiterFor(principal.budgetKey, {
+        ...config.rateLimit,
+        store,
+        onStoreError: (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: counting alone'),
+      }),
       logger,
       userAgent: `${SERVER_NAME}/${SERVER_VERSION} remote (node ${process.version})`,
       retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },

@@ -1,6 +1,20 @@
 // The in-memory store: one process, nothing to run. Expired values are dropped when read, and swept
-// now and then so a long-running server does not keep dead OAuth transactions.
+// now and then so a long-running server does not keep dead OAuth transactions. Its sliding windows
+// are exact for this process alone: one event loop runs each take and settle whole.
 import type { SetOptions, StateStore } from './store.js';
+import {
+  emptyWindow,
+  pauseIn,
+  settleIn,
+  slotNamer,
+  takeFrom,
+  windowExpires,
+  type SettleOptions,
+  type SlidingWindowStore,
+  type WindowLimits,
+  type WindowState,
+  type WindowTake,
+} from './windows.js';
 
 interface Entry {
   value: string;
@@ -10,8 +24,10 @@ interface Entry {
 
 const SWEEP_EVERY = 1000;
 
-export class MemoryStore implements StateStore {
+export class MemoryStore implements StateStore, SlidingWindowStore {
   readonly #entries = new Map<string, Entry>();
+  readonly #windows = new Map<string, WindowState>();
+  readonly #slotName = slotNamer();
   readonly #now: () => number;
   #writes = 0;
 
@@ -36,6 +52,13 @@ export class MemoryStore implements StateStore {
   #sweep(): void {
     const now = this.#now();
     for (const [k, e] of this.#entries) if (e.expires <= now) this.#entries.delete(k);
+    for (const [k, w] of this.#windows) if (windowExpires(w) <= now) this.#windows.delete(k);
+  }
+
+  #window(key: string): WindowState {
+    let w = this.#windows.get(key);
+    if (w === undefined) this.#windows.set(key, (w = emptyWindow()));
+    return w;
   }
 
   async get(key: string): Promise<string | undefined> {
@@ -69,7 +92,22 @@ export class MemoryStore implements StateStore {
     this.#entries.delete(key);
   }
 
+  async takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
+    const taken = takeFrom(this.#window(key), this.#now(), limits, this.#slotName());
+    if (taken.taken && ++this.#writes % SWEEP_EVERY === 0) this.#sweep();
+    return taken;
+  }
+
+  async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
+    return settleIn(this.#window(key), this.#now(), slot, opts);
+  }
+
+  async pauseWindow(key: string, forMs: number): Promise<void> {
+    pauseIn(this.#window(key), this.#now(), forMs);
+  }
+
   async close(): Promise<void> {
     this.#entries.clear();
+    this.#windows.clear();
   }
 }

@@ -64,6 +64,122 @@ function busiestWindow(times: number[], windowMs: number): number {
   return most;
 }
 
+/**
+ * A workspace that counts one token's budget as the API does (`limit` per rolling `windowMs`, a 429
+ * with an honest Retry-After in whole seconds when full), where requests of other consumers of the
+ * same token can be added at any time, stamped now or in the past.
+ */
+async function countingWorkspace(limit: number, windowMs: number) {
+  const ours: number[] = [];
+  const outside: number[] = [];
+  const refusedAt: number[] = [];
+  const live = (now: number) => [...ours, ...outside].filter((t) => t > now - windowMs).sort((a, b) => a - b);
+  let burstNext = 0;
+  const ws = await fakeWorkspace((hit, res) => {
+    // Others' requests that arrive together with this one, before it: no client could foresee them.
+    for (; burstNext > 0; burstNext--) outside.push(hit.at);
+    const inWindow = live(hit.at);
+    const headers = { 'x-ratelimit-limit': String(limit) };
+    if (inWindow.length >= limit) {
+      refusedAt.push(hit.at);
+      // Whole seconds, rounded up (less a float's noise: a slot freeing in exactly 1 s says 1).
+      const retryAfter = Math.max(1, Math.ceil(((inWindow[0] as number) + windowMs - hit.at) / 1000 - 1e-9));
+      sendJson(res, 429, { code: 'rate.limited', message: 'Too many requests.', details: {} }, { ...headers, 'x-ratelimit-remaining': '0', 'retry-after': String(retryAfter) });
+      return;
+    }
+    ours.push(hit.at);
+    sendJson(res, 200, { data: {} }, { ...headers, 'x-ratelimit-remaining': String(limit - inWindow.length - 1) });
+  });
+  cleanups.push(() => ws.close());
+  return {
+    ws,
+    ours,
+    refusedAt,
+    /** `count` requests of other consumers arrive just before the next request of ours. */
+    burstBeforeNext(count: number) {
+      burstNext = count;
+    },
+    /** Other consumers' requests, stamped `ageMs` ago: `count` of them, or as many as fill the window. */
+    outside(ageMs: number, count?: number) {
+      const at = performance.now() - ageMs;
+      const n = count ?? limit - live(performance.now()).length;
+      for (let i = 0; i < n; i++) outside.push(at);
+      return n;
+    },
+  };
+}
+
+describe('RateLimiter after a refusal (issue 17: one 429 held a lone process at 8.9 s a request for a minute)', () => {
+  it('after one 429 with Retry-After 1, while answers report budget left, the next 20 reads go out at once', async () => {
+    // The API's real budget and window: 120 a minute.
+    const server = await countingWorkspace(120, 60_000);
+    const api = client(server.ws, new RateLimiter(), 3);
+    for (let i = 0; i < 10; i++) await api.request({ method: 'GET', path: '/workspace' });
+    // Another process's burst of almost a minute ago fills the budget for under a second.
+    server.outside(59_300);
+    const refused = await api.request({ method: 'GET', path: '/workspace' });
+    expect(refused.rateLimitRetries).toBe(1);
+    expect(server.refusedAt).toHaveLength(1);
+
+    const t0 = performance.now();
+    const durations = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const started = performance.now();
+        await api.request({ method: 'GET', path: '/workspace' });
+        return performance.now() - started;
+      }),
+    );
+    const sends = server.ours.filter((t) => t >= t0);
+    expect(sends).toHaveLength(20);
+    // 109 requests of the budget were left: nothing to wait for.
+    expect(Math.max(...sends) - Math.min(...sends)).toBeLessThan(1_000);
+    expect(Math.max(...durations)).toBeLessThan(2_000);
+    expect(server.refusedAt).toHaveLength(1);
+  }, 20_000);
+
+  it('a lone process on a quiet token is back to full pace within one window of a refusal', async () => {
+    const limit = 10;
+    const windowMs = 1_000;
+    const server = await countingWorkspace(limit, windowMs);
+    const api = client(server.ws, new RateLimiter({ limit, windowMs }), 5);
+    // An assistant reading steadily: three calls at a time, for as long as the test runs.
+    let running = true;
+    const failures: unknown[] = [];
+    const workers = Array.from({ length: 3 }, async () => {
+      while (running) await api.request({ method: 'GET', path: '/workspace' }).catch((e: unknown) => failures.push(e));
+    });
+    const until = async (what: string, cond: () => boolean) => {
+      const deadline = performance.now() + 10 * windowMs;
+      while (!cond()) {
+        if (performance.now() > deadline || failures.length > 0) throw new Error(`${what}: not within 10 windows (${failures.map(String).join('; ')}) ${JSON.stringify({ refused: server.refusedAt, ours: server.ours.slice(-30) })}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    try {
+      await new Promise((r) => setTimeout(r, windowMs * 1.5));
+      // A burst from elsewhere (a whole budget at once) arrives just before the next read: refused.
+      server.burstBeforeNext(limit);
+      await until('a refusal', () => server.refusedAt.length > 0);
+      // Quiet from now on: nobody else spends this token.
+      const t429 = server.refusedAt[0] as number;
+      await until('a read after the pause', () => server.ours.some((t) => t > t429));
+      const resumed = server.ours.find((t) => t > t429) as number;
+      await until('a window of reads after the pause', () => (server.ours.at(-1) as number) >= resumed + windowMs * 1.1);
+
+      // Retry-After 1 is one window here: the pause is all it costs.
+      expect(resumed - t429).toBeLessThan(windowMs * 1.2);
+      expect(server.ours.filter((t) => t >= resumed && t < resumed + windowMs)).toHaveLength(limit);
+      // Reads already on their way when the burst came may be refused with the first; none after.
+      expect(server.refusedAt.filter((t) => t > resumed)).toEqual([]);
+      expect(failures).toEqual([]);
+    } finally {
+      running = false;
+      await Promise.all(workers);
+    }
+    expect(busiestWindow(server.ours, windowMs)).toBeLessThanOrEqual(limit);
+  }, 20_000);
+});
+
 describe('RateLimiter', () => {
   it('under a 10x overload, never exceeds the limit in any rolling window and gets no 429', async () => {
     const limit = 10;
@@ -136,6 +252,46 @@ describe('RateLimiter', () => {
     const t0 = performance.now();
     await limiter.schedule(async () => undefined);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(190);
+  });
+
+  it('a call waiting for the budget reports its wait at once, then again while it waits', async () => {
+    const server = await countingWorkspace(1, 1_000);
+    const api = client(server.ws, new RateLimiter({ limit: 1, windowMs: 1_000, waitReportMs: 100 }));
+    await api.request({ method: 'GET', path: '/workspace' });
+    const reports: Array<{ at: number; waitMs: number }> = [];
+    const t0 = performance.now();
+    await api.request({ method: 'GET', path: '/workspace', onRateWait: (waitMs) => reports.push({ at: performance.now() - t0, waitMs }) });
+    const waited = performance.now() - t0;
+    expect(waited).toBeGreaterThan(900);
+    // The first report comes as the wait starts, and says about how long it will be.
+    expect(reports[0]!.at).toBeLessThan(50);
+    expect(reports[0]!.waitMs).toBeGreaterThan(800);
+    expect(reports[0]!.waitMs).toBeLessThanOrEqual(1_100);
+    // Then every 100 ms, counting down.
+    expect(reports.length).toBeGreaterThanOrEqual(5);
+    expect(reports.at(-1)!.waitMs).toBeLessThan(reports[0]!.waitMs);
+    expect(server.refusedAt).toHaveLength(0);
+  });
+
+  it('a call waiting out a 429 reports the Retry-After, then again while it waits', async () => {
+    const server = await countingWorkspace(5, 60_000);
+    const api = client(server.ws, new RateLimiter({ waitReportMs: 200 }));
+    const reports: number[] = [];
+    // Another consumer's burst of almost a minute ago fills the budget for under a second.
+    server.outside(59_500);
+    const res = await api.request({ method: 'GET', path: '/workspace', onRateWait: (waitMs) => reports.push(waitMs) });
+    expect(res.rateLimitRetries).toBe(1);
+    expect(reports[0]).toBe(1_000);
+    expect(reports.length).toBeGreaterThanOrEqual(4);
+    expect(reports.slice(1).every((ms) => ms < 1_000)).toBe(true);
+  });
+
+  it('a request that needs no wait reports none', async () => {
+    const server = await countingWorkspace(5, 60_000);
+    const api = client(server.ws, new RateLimiter({ limit: 5, windowMs: 60_000 }));
+    const reports: number[] = [];
+    await api.request({ method: 'GET', path: '/workspace', onRateWait: (waitMs) => reports.push(waitMs) });
+    expect(reports).toEqual([]);
   });
 
   it('is shared by every client of one token in the process', () => {

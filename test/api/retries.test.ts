@@ -24,9 +24,8 @@ async function setup(handler: Handler, opts: Partial<ApiClientOptions> = {}): Pr
   const client = new ApiClient({
     baseUrl: ws.api,
     token: () => 'pat_test',
-    // A one-second window: after a refusal the limiter spaces sends by a share of its window (up to
-    // 8.9 s of a minute; limiter.test.ts covers that pacing). These tests are about the client's
-    // retries, which the shorter window leaves as they are while sparing each refusal test 9 s.
+    // A one-second window, so that requests these tests make in a row never wait for the budget
+    // (limiter.test.ts covers the pacing). These tests are about the client's retries.
     limiter: new RateLimiter({ windowMs: 1_000 }),
     ...opts,
     retry: { backoffBaseMs: 10, ...opts.retry },

@@ -1,0 +1,354 @@
+// The file store: the local processes of one member on one machine (several assistant windows, each
+// with its own stdio server) share it through a folder in the configuration directory, so their rate
+// budget is exact across them without running anything. One file per key, named by a hash of the key;
+// every change is made under that key's lock file (src/auth/lock.ts, which survives a holder that
+// died) and written whole by rename (src/auth/atomic.ts), so a reader never sees half a file. The
+// folder is the owner's only (0700), every file 0600. Values are written as given: callers seal what
+// is secret before storing it (src/store/store.ts).
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmod, mkdir, readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../auth/atomic.js';
+import { withFileLock, withFileLockSync } from '../auth/lock.js';
+import type { SetOptions, StateStore } from './store.js';
+import {
+  emptyWindow,
+  pauseIn,
+  settleIn,
+  slotNamer,
+  takeFrom,
+  windowExpires,
+  type SettleOptions,
+  type SlidingWindowStore,
+  type WindowLimits,
+  type WindowState,
+  type WindowTake,
+} from './windows.js';
+
+interface ValueRecord {
+  key: string;
+  value: string;
+  /** Epoch ms, or null: kept until deleted. */
+  expires: number | null;
+}
+
+interface WindowRecord {
+  key: string;
+  window: WindowState;
+}
+
+interface WindowBatch {
+  ops: Array<{ change: (w: WindowState, now: number) => unknown; resolve: (v: unknown) => void; reject: (err: unknown) => void }>;
+  /** The round (and the rounds after it) under way, once started. */
+  done: Promise<void> | undefined;
+  /** A round is due: on the next turn of the event loop (`soon`), or after a settle's grace. */
+  due: { timer: NodeJS.Timeout | NodeJS.Immediate; soon: boolean } | undefined;
+}
+
+/**
+ * How long a settle may wait for a round that something else starts (the next request's take, most
+ * often): one round for both, instead of one each. Its slot counts meanwhile as unanswered, which is
+ * safe; a waiter of another process learns its end this much later at most.
+ */
+const SETTLE_GRACE_MS = 5;
+
+/** Held for a read and a rename (well under a millisecond): waiters poll often. */
+const LOCK_OPTIONS = { pollMs: 2, staleMs: 10_000, timeoutMs: 30_000 };
+
+/** Expired files and leftovers of killed writers are removed just after open and then this often. */
+const SWEEP_EVERY_MS = 10 * 60_000;
+/** A temporary file this old belongs to a writer that died. */
+const STALE_TEMP_MS = 60_000;
+
+export interface FileStoreOptions {
+  now?: () => number;
+}
+
+export class FileStore implements StateStore, SlidingWindowStore {
+  readonly dir: string;
+  readonly #now: () => number;
+  readonly #slotName = slotNamer();
+  /** One change at a time per file within this process, before the lock file orders processes. */
+  readonly #chains = new Map<string, Promise<unknown>>();
+  /** Window changes waiting for their round under the window's lock, by key. */
+  readonly #batches = new Map<string, WindowBatch>();
+  #sweeper: NodeJS.Timeout | undefined;
+
+  private constructor(dir: string, opts: FileStoreOptions) {
+    this.dir = dir;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  /** Open (creating it owner-only) the store in `dir`. */
+  static async open(dir: string, opts: FileStoreOptions = {}): Promise<FileStore> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // mkdir's mode applies only to what it creates: a folder made earlier by hand may be wider.
+    if (process.platform !== 'win32' && ((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, 0o700);
+    const store = new FileStore(dir, opts);
+    // Swept soon after, not before, it is opened: a server's start-up does not wait on a folder scan.
+    const sweep = () => void store.sweep().catch(() => {});
+    setImmediate(sweep).unref();
+    store.#sweeper = setInterval(sweep, SWEEP_EVERY_MS);
+    store.#sweeper.unref();
+    return store;
+  }
+
+  #file(kind: 'k' | 'w', key: string): string {
+    return join(this.dir, `${kind}-${createHash('sha256').update(key).digest('hex').slice(0, 40)}.json`);
+  }
+
+  /** Run `fn` holding the file's lock: in this process first (no polling), then across processes. */
+  #locked<T>(file: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.#chains.get(file) ?? Promise.resolve();
+    const run = prev.then(() => withFileLock(`${file}.lock`, fn, LOCK_OPTIONS));
+    const tail = run.catch(() => {});
+    this.#chains.set(file, tail);
+    void tail.then(() => {
+      if (this.#chains.get(file) === tail) this.#chains.delete(file);
+    });
+    return run;
+  }
+
+  async #readValue(file: string, key: string): Promise<ValueRecord | undefined> {
+    const r = await readJson(file);
+    if (!isValueRecord(r) || r.key !== key) return undefined;
+    if (r.expires !== null && r.expires <= this.#now()) return undefined;
+    return r;
+  }
+
+  async #writeValue(file: string, key: string, value: string, opts?: SetOptions): Promise<void> {
+    const record: ValueRecord = { key, value, expires: opts?.ttlMs !== undefined ? this.#now() + opts.ttlMs : null };
+    await writeFileAtomic(file, JSON.stringify(record));
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    // No lock: a rename replaces the file whole, so a read sees the old value or the new one.
+    return (await this.#readValue(this.#file('k', key), key))?.value;
+  }
+
+  async set(key: string, value: string, opts?: SetOptions): Promise<void> {
+    const file = this.#file('k', key);
+    await this.#locked(file, () => this.#writeValue(file, key, value, opts));
+  }
+
+  async setIfAbsent(key: string, value: string, opts?: SetOptions): Promise<boolean> {
+    const file = this.#file('k', key);
+    return this.#locked(file, async () => {
+      if (await this.#readValue(file, key)) return false;
+      await this.#writeValue(file, key, value, opts);
+      return true;
+    });
+  }
+
+  async take(key: string): Promise<string | undefined> {
+    const file = this.#file('k', key);
+    return this.#locked(file, async () => {
+      const r = await this.#readValue(file, key);
+      await unlinkIfThere(file);
+      return r?.value;
+    });
+  }
+
+  async compareAndSet(key: string, expected: string | undefined, value: string | undefined, opts?: SetOptions): Promise<boolean> {
+    const file = this.#file('k', key);
+    return this.#locked(file, async () => {
+      if ((await this.#readValue(file, key))?.value !== expected) return false;
+      if (value === undefined) await unlinkIfThere(file);
+      else await this.#writeValue(file, key, value, opts);
+      return true;
+    });
+  }
+
+  async delete(key: string): Promise<void> {
+    const file = this.#file('k', key);
+    await this.#locked(file, () => unlinkIfThere(file));
+  }
+
+  /**
+   * Read, change and write back the window `key` under its lock. Changes asked for while one round
+   * is under way wait for the next, and go together under one lock (group commit): a process with ten
+   * requests to admit or settle pays for one read and one write, not ten.
+   */
+  #inWindow<T>(key: string, change: (w: WindowState, now: number) => T, opts: { soon: boolean } = { soon: true }): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let batch = this.#batches.get(key);
+      if (batch === undefined) this.#batches.set(key, (batch = { ops: [], done: undefined, due: undefined }));
+      batch.ops.push({ change, resolve: resolve as (v: unknown) => void, reject });
+      // A round under way takes what was added meanwhile in its next pass.
+      if (batch.done !== undefined) return;
+      // The round starts on the next turn of the event loop: what this turn asks for (a burst of
+      // takes) goes in it together. A settle alone waits a little for company.
+      if (batch.due?.soon || (batch.due && !opts.soon)) return;
+      const b = batch;
+      if (b.due) clearTimeout(b.due.timer as NodeJS.Timeout);
+      const start = () => {
+        b.due = undefined;
+        b.done = this.#commit(key, b);
+      };
+      // A process that exits meanwhile leaves the slot to its lease: safe, so the timer holds nothing up.
+      b.due = opts.soon ? { timer: setImmediate(start), soon: true } : { timer: setTimeout(start, SETTLE_GRACE_MS).unref(), soon: false };
+    });
+  }
+
+  /** Start every round that is only due (close: nothing may be left waiting on a timer). */
+  #flush(): void {
+    for (const [key, b] of this.#batches) {
+      if (b.due === undefined) continue;
+      if (b.due.soon) clearImmediate(b.due.timer as NodeJS.Immediate);
+      else clearTimeout(b.due.timer as NodeJS.Timeout);
+      b.due = undefined;
+      b.done = this.#commit(key, b);
+    }
+  }
+
+  async #commit(key: string, batch: WindowBatch): Promise<void> {
+    const file = this.#file('w', key);
+    try {
+      while (batch.ops.length > 0) {
+        const ops = batch.ops.splice(0);
+        let results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>;
+        try {
+          // A read, a few changes and a rename, rewritten on every request: synchronous calls, each a
+          // few microseconds, where the thread pool would cost tens per step and a millisecond a round.
+          results = await withFileLockSync(
+            `${file}.lock`,
+            () => {
+              const w = readWindowSync(file, key);
+              const now = this.#now();
+              const out = ops.map((op) => {
+                try {
+                  return { ok: true as const, value: op.change(w, now) };
+                } catch (error) {
+                  return { ok: false as const, error };
+                }
+              });
+              // Not flushed to disk (a budget lost in a power cut costs nothing, the server's own
+              // counters still hold), but never seen half-written: a new file renamed over the old.
+              const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+              writeFileSync(temp, JSON.stringify({ key, window: w } satisfies WindowRecord), { mode: 0o600, flag: 'wx' });
+              try {
+                renameSync(temp, file);
+              } catch (err) {
+                rmSync(temp, { force: true });
+                throw err;
+              }
+              return out;
+            },
+            LOCK_OPTIONS,
+          );
+        } catch (error) {
+          for (const op of ops) op.reject(error);
+          continue;
+        }
+        results.forEach((res, i) => (res.ok ? ops[i]!.resolve(res.value) : ops[i]!.reject(res.error)));
+      }
+    } finally {
+      this.#batches.delete(key);
+    }
+  }
+
+  takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
+    const id = this.#slotName();
+    return this.#inWindow(key, (w, now) => takeFrom(w, now, limits, id));
+  }
+
+  settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
+    // The answer came before this call, not when the lock is free: the hold counts from the call,
+    // or every wait for the lock would idle the budget that long.
+    const answered = this.#now();
+    return this.#inWindow(key, (w) => settleIn(w, answered, slot, opts), { soon: false });
+  }
+
+  pauseWindow(key: string, forMs: number): Promise<void> {
+    return this.#inWindow(key, (w, now) => pauseIn(w, now, forMs));
+  }
+
+  /** Remove expired values, windows nothing counts in any more, and temporary files of dead writers. */
+  async sweep(): Promise<void> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    for (const name of names) {
+      const file = join(this.dir, name);
+      if (name.endsWith('.tmp')) {
+        const st = await stat(file).catch(() => undefined);
+        if (st && this.#now() - st.mtimeMs > STALE_TEMP_MS) await unlinkIfThere(file);
+        continue;
+      }
+      if (!/^[kw]-[0-9a-f]{40}\.json$/.test(name)) continue;
+      const expired = (r: unknown) =>
+        (isValueRecord(r) && r.expires !== null && r.expires <= this.#now()) || (isWindowRecord(r) && windowExpires(r.window) <= this.#now());
+      if (!expired(await readJson(file))) continue;
+      await this.#locked(file, async () => {
+        if (expired(await readJson(file))) await unlinkIfThere(file);
+      }).catch(() => {});
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    this.#flush();
+    await Promise.all([...this.#chains.values(), ...[...this.#batches.values()].map((b) => b.done)]);
+  }
+}
+
+function readWindowSync(file: string, key: string): WindowState {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyWindow();
+    throw err;
+  }
+  try {
+    const r = JSON.parse(text) as unknown;
+    if (isWindowRecord(r) && r.key === key) return r.window;
+  } catch {
+    // written whole by rename: only a hand edit gets here
+  }
+  return emptyWindow();
+}
+
+async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // Written whole by rename, so only a hand edit gets here: treated as absent, and rewritten.
+    return undefined;
+  }
+}
+
+async function unlinkIfThere(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+
+function isValueRecord(r: unknown): r is ValueRecord {
+  const o = r as ValueRecord | undefined;
+  return typeof o === 'object' && o !== null && typeof o.key === 'string' && typeof o.value === 'string' && (o.expires === null || typeof o.expires === 'number');
+}
+
+function isWindowRecord(r: unknown): r is WindowRecord {
+  const o = r as WindowRecord | undefined;
+  const w = o?.window;
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.key === 'string' &&
+    typeof w === 'object' &&
+    w !== null &&
+    Array.isArray(w.slots) &&
+    w.slots.every((s) => typeof s?.id === 'string' && typeof s.end === 'number') &&
+    typeof w.seq === 'number' &&
+    typeof w.pausedUntil === 'number'
+  );
+}

@@ -1,0 +1,57 @@
+// The limiter on a shared store that fails: requests go on, counted by this process alone, and the
+// failure is said once (the store is tried again every few seconds).
+import { afterEach, describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../src/api/limiter.js';
+import { RedisStore } from '../../src/store/redis.js';
+import { startRedis, type RedisHandle } from '../helpers/redis.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+describe('RateLimiter on a shared store', () => {
+  it('keeps admitting requests, within its own limit, when Redis goes away, and says so once', async () => {
+    const redis: RedisHandle = await startRedis();
+    cleanups.push(() => redis.stop());
+    const store = await RedisStore.connect(redis.url, { prefix: 'gone:' });
+    cleanups.push(() => store.close());
+    const errors: unknown[] = [];
+    const limiter = new RateLimiter({ limit: 3, windowMs: 60_000, store, key: 'budget:gone', onStoreError: (e) => errors.push(e) });
+    await limiter.schedule(async () => undefined);
+    expect(await store.takeSlot('budget:gone', { limit: 10, windowMs: 60_000, holdMs: 60_000, leaseMs: 60_000 })).toMatchObject({ taken: true, count: 2 });
+
+    await redis.stop();
+    const sent: number[] = [];
+    await Promise.all(Array.from({ length: 3 }, (_, i) => limiter.schedule(async () => void sent.push(i))));
+    expect(sent).toHaveLength(3);
+    expect(errors).toHaveLength(1);
+    // Counting alone, it still keeps its own limit: a fourth waits for the window.
+    const controller = new AbortController();
+    const fourth = limiter.schedule(async () => void sent.push(4), { signal: controller.signal }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(sent).toHaveLength(3);
+    controller.abort(new Error('stop waiting'));
+    expect(((await fourth) as Error).message).toBe('stop waiting');
+  });
+
+  it('waits for a store still opening, and counts alone (saying so) when it fails to open', async () => {
+    const redis: RedisHandle = await startRedis();
+    cleanups.push(() => redis.stop());
+    const opening = RedisStore.connect(redis.url, { prefix: 'opening:' });
+    const limiter = new RateLimiter({ limit: 2, windowMs: 60_000, store: opening, key: 'budget:opening' });
+    await limiter.schedule(async () => undefined);
+    const store = await opening;
+    cleanups.push(() => store.close());
+    // The request was counted in the shared window, once it was open.
+    expect(await store.takeSlot('budget:opening', { limit: 10, windowMs: 60_000, holdMs: 60_000, leaseMs: 60_000 })).toMatchObject({ taken: true, count: 2 });
+
+    const errors: unknown[] = [];
+    const failed = new RateLimiter({ limit: 2, windowMs: 60_000, store: RedisStore.connect('redis://127.0.0.1:1/0'), onStoreError: (e) => errors.push(e) });
+    const sent: number[] = [];
+    await Promise.all([1, 2].map((i) => failed.schedule(async () => void sent.push(i))));
+    expect(sent).toEqual([1, 2]);
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).message).toMatch(/Could not connect to Redis at REDIS_URL/);
+  });
+});

@@ -1,0 +1,100 @@
+// A real redis-server for a test: its own process on a free loopback port, its own temp folder, no
+// persistence; stop() kills it and removes the folder. A machine without redis-server fails the test
+// that asked for it, saying how to install it (.ci/run does), never skips it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+
+export interface RedisHandle {
+  /** redis://127.0.0.1:PORT/0 */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+function findRedisServer(): string {
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/sbin', '/usr/local/bin'];
+  for (const dir of dirs) {
+    if (!dir) continue;
+    const candidate = join(dir, 'redis-server');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  throw new Error('redis-server is not installed, and these tests need a real one: install it (Debian: apt-get install -y redis-server; .ci/run does this when it is missing).');
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startRedis(): Promise<RedisHandle> {
+  const bin = findRedisServer();
+  const dir = await mkdtemp(join(tmpdir(), 'wcm-redis-'));
+  // A port found free can be taken before redis binds it: try a few.
+  let lastOutput = '';
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePort();
+    const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const ready = await waitReady(child);
+    if (ready.ok) {
+      return {
+        url: `redis://127.0.0.1:${port}/0`,
+        port,
+        stop: async () => {
+          await stopChild(child);
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    }
+    lastOutput = ready.output;
+    await stopChild(child);
+  }
+  await rm(dir, { recursive: true, force: true });
+  throw new Error(`redis-server did not start: ${lastOutput.slice(-1000)}`);
+}
+
+function waitReady(child: ChildProcess): Promise<{ ok: boolean; output: string }> {
+  return new Promise((resolve) => {
+    let output = '';
+    const timer = setTimeout(() => finish(false), 10_000);
+    const finish = (ok: boolean) => {
+      clearTimeout(timer);
+      child.stdout?.removeListener('data', onData);
+      child.removeListener('exit', onExit);
+      resolve({ ok, output });
+    };
+    const onData = (d: Buffer) => {
+      output += d.toString('utf8');
+      if (output.includes('Ready to accept connections')) finish(true);
+    };
+    const onExit = () => finish(false);
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (d: Buffer) => (output += d.toString('utf8')));
+    child.once('exit', onExit);
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,117 @@
+// Exact budgets: however many limiters, in one process or in several, share one store, the requests
+// they send never exceed the limit in any rolling window, wherever between send and answer the
+// server would stamp each one. Counted from the timestamps the requests recorded.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../src/api/limiter.js';
+import { openStore, type Store } from '../../src/store/open.js';
+import { startRedis, type RedisHandle } from '../helpers/redis.js';
+import { ROOT } from '../helpers/spawn.js';
+import { budgetUse, busiestWindow, mostCountable } from '../helpers/windows.js';
+
+let redis: RedisHandle;
+let tmp: string;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  tmp = await mkdtemp(join(tmpdir(), 'wcm-budget-exact-'));
+});
+afterAll(async () => {
+  await redis?.stop();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+type Request = { sent: number; answered: number };
+
+let n = 0;
+const backends: Array<{ name: string; place: () => { redisUrl?: string; dir?: string; prefix?: string } }> = [
+  { name: 'memory', place: () => ({}) },
+  { name: 'file', place: () => ({ dir: join(tmp, `file-${++n}`) }) },
+  { name: 'redis', place: () => ({ redisUrl: redis.url, prefix: `exact${++n}:` }) },
+];
+
+function report(what: string, requests: Request[], limit: number, windowMs: number): void {
+  const sends = requests.map((r) => r.sent);
+  process.stderr.write(
+    `${what}: ${requests.length} requests, busiest window ${busiestWindow(sends, windowMs)}/${limit}, most countable ${mostCountable(requests, windowMs)}/${limit}, budget used ${(budgetUse(sends, limit, windowMs) * 100).toFixed(1)}%\n`,
+  );
+}
+
+describe.each(backends)('one process on the $name store', ({ name, place }) => {
+  it('three limiters with 100 requests each at once never exceed the limit in any rolling window', async () => {
+    const limit = 25;
+    const windowMs = 300;
+    const store: Store = await openStore(place());
+    try {
+      const limiters = Array.from({ length: 3 }, () => new RateLimiter({ limit, windowMs, store, key: 'budget:one-process' }));
+      const requests = await Promise.all(
+        limiters.flatMap((limiter) =>
+          Array.from({ length: 100 }, () =>
+            limiter.schedule(async (): Promise<Request> => {
+              const sent = Date.now();
+              await new Promise((r) => setTimeout(r, Math.random() * 20));
+              return { sent, answered: Date.now() };
+            }),
+          ),
+        ),
+      );
+      report(`${name}, one process, 3 limiters`, requests, limit, windowMs);
+      expect(requests).toHaveLength(300);
+      expect(mostCountable(requests, windowMs)).toBeLessThanOrEqual(limit);
+      expect(busiestWindow(requests.map((r) => r.sent), windowMs)).toBeLessThanOrEqual(limit);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
+
+/** Start `count` worker processes on one store, let them go at once, and gather what they sent. */
+async function runWorkers(count: number, cfg: Record<string, unknown>): Promise<Request[]> {
+  const children = Array.from({ length: count }, () =>
+    spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/store/budget-worker.ts')], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', WORKER: JSON.stringify(cfg) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }),
+  );
+  const outputs = children.map((child) => {
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const ready = new Promise<void>((resolve, reject) => {
+      const check = () => (out.startsWith('ready\n') ? resolve() : undefined);
+      child.stdout.on('data', check);
+      child.once('exit', (code) => reject(new Error(`worker exited ${code} before it was ready: ${err.slice(-2000)}`)));
+    });
+    const done = new Promise<Request[]>((resolve, reject) =>
+      child.once('exit', (code) => {
+        if (code !== 0) return reject(new Error(`worker exited ${code}: ${err.slice(-2000)}`));
+        resolve(JSON.parse(out.split('\n')[1] as string) as Request[]);
+      }),
+    );
+    return { child, ready, done };
+  });
+  try {
+    await Promise.all(outputs.map((o) => o.ready));
+    for (const o of outputs) o.child.stdin.end('go\n');
+    return (await Promise.all(outputs.map((o) => o.done))).flat();
+  } finally {
+    for (const o of outputs) if (o.child.exitCode === null) o.child.kill('SIGKILL');
+  }
+}
+
+describe.each(backends.filter((b) => b.name !== 'memory'))('four processes on one $name store', ({ name, place }) => {
+  it('with 60 requests each at once never exceed the limit in any rolling window', async () => {
+    const limit = 20;
+    const windowMs = 500;
+    const requests = await runWorkers(4, { ...place(), key: 'budget:processes', limit, windowMs, requests: 60, maxRttMs: 30 });
+    report(`${name}, 4 processes`, requests, limit, windowMs);
+    expect(requests).toHaveLength(240);
+    expect(mostCountable(requests, windowMs)).toBeLessThanOrEqual(limit);
+    expect(busiestWindow(requests.map((r) => r.sent), windowMs)).toBeLessThanOrEqual(limit);
+  }, 120_000);
+});
