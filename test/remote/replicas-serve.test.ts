@@ -1,0 +1,183 @@
+// `serve --remote` as a firm deploys it: replicas of the real CLI on one real Redis, behind a
+// round-robin balancer whose origin is their public URL, in front of a sandbox whose OAuth consents
+// by itself (the test follows the redirects, no browser).
+// - A member signs in through the balancer and works: tools listed by one replica, called on another;
+//   a read consent lists and runs reads only; a replica killed mid-session loses no member's session;
+//   a grant revoked at the workspace ends the session cleanly.
+// - Three replicas on one member's token at ten times the allowed rate: the sandbox never counts more
+//   than 120 requests in a rolling minute, answers no 429, and they use at least 95% of the budget.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { type RedisHandle, startRedis } from '../helpers/redis.js';
+import { ROOT } from '../helpers/spawn.js';
+import { type Era, negotiation } from '../helpers/stack.js';
+import { budgetUse, busiestWindow } from '../helpers/windows.js';
+import { browse, STATE_KEY, startBalancer, TestOAuthProvider } from './helpers.js';
+
+const LIMIT = 120;
+let redis: RedisHandle;
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
+});
+
+interface Replica {
+  child: ChildProcessWithoutNullStreams;
+  origin: string;
+  stderr(): string;
+}
+
+/** One replica of `serve --remote` on the shared Redis, its public URL the balancer's. */
+async function startReplica(sandbox: SandboxHandle, publicUrl: string, extra: Record<string, string> = {}): Promise<Replica> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve', '--remote', '--host', '127.0.0.1', '--port', '0'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      WORKSPACE_URL: sandbox.url,
+      WORKSPACE_PUBLIC_URL: publicUrl,
+      REDIS_URL: redis.url,
+      WORKSPACE_STATE_KEY: STATE_KEY,
+      LOG_LEVEL: 'info',
+      ...extra,
+    },
+  });
+  let stderr = '';
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`a replica did not start: ${stderr}`)), 30_000);
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const m = /serving MCP \(remote mode\) at (http:\/\/[^/\s]+)\/mcp/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] as string);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`a replica exited with ${code}: ${stderr}`)));
+  });
+  closers.push(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  });
+  return { child, origin, stderr: () => stderr };
+}
+
+async function deployment(replicas: number, sandboxOpts: Parameters<typeof startSandbox>[0] = {}, env: Record<string, string> = {}) {
+  const sandbox = await startSandbox({ port: 0, rateLimit: false, oauth: { autoConsent: 'write' }, logger: () => {}, ...sandboxOpts });
+  closers.push(() => sandbox.close());
+  const lb = await startBalancer();
+  closers.push(() => lb.close());
+  const started: Replica[] = [];
+  for (let i = 0; i < replicas; i++) {
+    const r = await startReplica(sandbox, lb.url, env);
+    started.push(r);
+    lb.targets.push(r.origin);
+  }
+  return { sandbox, lb, replicas: started, mcpUrl: new URL('/mcp', lb.url) };
+}
+
+async function signIn(mcpUrl: URL, era: Era): Promise<{ client: Client; provider: TestOAuthProvider }> {
+  const provider = new TestOAuthProvider();
+  const first = new Client({ name: 'replica-test', version: '1.0.0' }, { versionNegotiation: negotiation(era) });
+  await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+  const back = await browse((provider.authorizationUrl as URL).href, provider.redirectUrl);
+  await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(back.searchParams);
+  const client = new Client({ name: 'replica-test', version: '1.0.0' }, { versionNegotiation: negotiation(era) });
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+  closers.push(() => client.close());
+  return { client, provider };
+}
+
+describe('two replicas of serve --remote on one Redis', () => {
+  for (const era of ['modern', 'legacy'] as const) {
+    it(`sign in once, list on one replica and call on the other, and survive a replica's death (${era})`, async () => {
+      const { lb, replicas, mcpUrl } = await deployment(2);
+      const { client, provider } = await signIn(mcpUrl, era);
+      const mark = lb.served.length;
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toHaveLength(25);
+      const r = await client.callTool({ name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP, limit: 3 } });
+      expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+      // The sign-in and the session each met both replicas.
+      const targets = (prefix: string, from = 0) => new Set(lb.served.slice(from).filter((s) => s.path.startsWith(prefix)).map((s) => s.target));
+      expect(targets('/oauth/')).toEqual(new Set(lb.targets));
+      expect(targets('/mcp', mark)).toEqual(new Set(lb.targets));
+
+      // One replica dies at once (no shutdown): the other serves the member, who does not sign in again.
+      const signInPage = provider.authorizationUrl;
+      replicas[0]?.child.kill('SIGKILL');
+      for (let i = 0; i < 4; i++) {
+        const again = await client.callTool({ name: 'list_engagements', arguments: {} });
+        expect(again.isError, JSON.stringify(again.content)).toBeFalsy();
+      }
+      expect(provider.authorizationUrl).toBe(signInPage);
+    }, 90_000);
+  }
+
+  it('a member who consents to read is served reads only, on every replica; a revoked grant ends the session', async () => {
+    const { sandbox, mcpUrl } = await deployment(2);
+    sandbox.oauth.setAutoConsent('read');
+    const { client } = await signIn(mcpUrl, 'modern');
+    for (let i = 0; i < 2; i++) {
+      const { tools } = await client.listTools();
+      expect(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual([]);
+    }
+    sandbox.clearRequests();
+    const write = await client.callTool({ name: 'call_operation', arguments: { operation: 'create_finding', arguments: { engagement: ENGAGEMENT_AP, type: 'risk', statement: 'x' } } });
+    expect(write.isError).toBe(true);
+    expect(sandbox.requests().filter((q) => q.method !== 'GET')).toEqual([]);
+
+    sandbox.oauth.revokeAuthorizations();
+    const ended = await client.callTool({ name: 'list_engagements', arguments: {} });
+    expect(ended.isError).toBe(true);
+    await expect(client.callTool({ name: 'list_engagements', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
+  }, 90_000);
+});
+
+describe('three replicas of serve --remote on one member', () => {
+  it('at ten times the allowed rate: never over 120 in a rolling minute, no 429, at least 95% of the budget used', async () => {
+    const SCALE = 0.05; // the sandbox's minute lasts 3 s
+    const windowMs = 60_000 * SCALE;
+    const { sandbox, replicas, mcpUrl } = await deployment(3, { rateLimit: true, timeScale: SCALE }, { WORKSPACE_RATE_LIMIT: `${LIMIT}/${windowMs / 1000}` });
+    const { client } = await signIn(mcpUrl, 'modern');
+    // The sign-in and the first listing leave the window before the count starts.
+    await client.listTools();
+    await new Promise((r) => setTimeout(r, windowMs));
+    sandbox.clearRequests();
+    // Ten budgets' worth a minute, for half a minute: 600 calls, round-robin over the three replicas,
+    // all asked for within the first window.
+    const calls = (LIMIT * 10) / 2;
+    const gapMs = windowMs / 2 / calls;
+    const pending: Promise<unknown>[] = [];
+    for (let i = 0; i < calls; i++) {
+      pending.push(client.callTool({ name: 'get_workspace', arguments: {} }, { timeout: 120_000 }));
+      await new Promise((r) => setTimeout(r, gapMs));
+    }
+    const results = (await Promise.all(pending)) as { isError?: boolean }[];
+    expect(results.filter((r) => r.isError)).toEqual([]);
+    const reqs = sandbox.requests().filter((r) => r.path.startsWith('/api/v1/') && r.template === '/workspace');
+    const refused = reqs.filter((r) => r.status === 429);
+    const sent = reqs.map((r) => Date.parse(r.time));
+    const use = budgetUse(sent, LIMIT, windowMs);
+    process.stderr.write(`3 replicas on Redis at 10x: ${reqs.length} requests, ${refused.length} refused, busiest window ${busiestWindow(sent, windowMs - 10)}/${LIMIT}, budget used ${(use * 100).toFixed(1)}%\n`);
+    expect(reqs).toHaveLength(calls);
+    expect(refused).toHaveLength(0);
+    expect(busiestWindow(sent, windowMs - 10)).toBeLessThanOrEqual(LIMIT);
+    expect(use).toBeGreaterThanOrEqual(0.95);
+    // Every replica took part.
+    for (const r of replicas) expect(r.stderr()).not.toMatch(/unavailable: counting alone/);
+  }, 180_000);
+});
