@@ -7,7 +7,8 @@
 //   first when there are too many or memory runs short, so clients that leave without DELETE never
 //   lock others out. A request naming a session this process does not hold (expired, evicted, or
 //   started on another replica) is served statelessly, like a 2026 one: its answer does not depend on
-//   where the session began.
+//   where the session began. A session its client ended (DELETE) is the exception: its id is answered
+//   404 from then on, as the 2025 transport requires, by every replica sharing the state store.
 // Callers check Host/Origin and authentication first, read the body and hand it over parsed.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -24,6 +25,8 @@ import {
 import { getHeapStatistics } from 'node:v8';
 import type { Logger } from '../log.js';
 import { InFlight } from '../in-flight.js';
+import { MemoryStore } from '../store/memory.js';
+import type { StateStore } from '../store/store.js';
 import { announceToolsChanged } from './server.js';
 
 export interface McpHttpOptions {
@@ -41,7 +44,19 @@ export interface McpHttpOptions {
    * Unset: a key of this process.
    */
   sessionKey?: Uint8Array;
+  /**
+   * Where the ids of sessions their clients ended (DELETE) are remembered, so that any replica sharing
+   * the store answers a later request naming one 404. Unset: in this process's memory.
+   */
+  store?: StateStore;
 }
+
+/**
+ * How long an ended session's id stays refused. Ids carry no expiry of their own, so the record has to
+ * end some time: after it, a client still sending the id is served statelessly, like any session not
+ * held. A client that ended its session has no reason to send its id again within the day either.
+ */
+export const ENDED_SESSION_TTL_MS = 24 * 60 * 60_000;
 
 /** Session ids: a random UUID and its MAC under the deployment's key. */
 export function sessionIds(key: Uint8Array) {
@@ -88,6 +103,19 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
   const heapPressure = opts.heapPressure ?? 0.75;
   const onerror = (err: Error) => logger.debug({ err: err.message }, 'MCP HTTP exchange failed');
   const ids = sessionIds(opts.sessionKey ?? globalThis.crypto.getRandomValues(new Uint8Array(32)));
+  const store = opts.store ?? new MemoryStore();
+  const endedKey = (id: string) => `mcp-session-ended:${id}`;
+  /** Recorded before the DELETE is answered: the client's next request cannot overtake it. */
+  const recordEnded = (id: string) => store.set(endedKey(id), '1', { ttlMs: ENDED_SESSION_TTL_MS });
+  async function ended(id: string): Promise<boolean> {
+    try {
+      return (await store.get(endedKey(id))) !== undefined;
+    } catch (err) {
+      // The store unreachable: serve the request rather than refuse every 2025 client meanwhile.
+      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not check whether an MCP session was ended');
+      return false;
+    }
+  }
 
   const modern = createMcpHandler(factory, { legacy: 'reject', onerror });
   const modernNode = toNodeHandler(modern, { onerror });
@@ -131,6 +159,7 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
     let session: LegacySession | undefined;
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: ids.issue,
+      onsessionclosed: recordEnded,
       onsessioninitialized: (id) => {
         session = { id, transport, server, lastUsed: Date.now(), busy: 0 };
         sessions.set(id, session);
@@ -149,6 +178,14 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
   async function handleLegacy(req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo | undefined): Promise<void> {
     const header = req.headers['mcp-session-id'];
     const id = Array.isArray(header) ? header[0] : header;
+    const issued = id !== undefined && ids.issued(id);
+    // Checked even for a session held here: its client may have ended it through another replica.
+    if (issued && (await ended(id))) {
+      const held = sessions.get(id);
+      if (held) await closeSession(held, 'ended by the client through another replica');
+      notFound(res);
+      return;
+    }
     const session = id !== undefined ? sessions.get(id) : undefined;
     if (session) {
       session.busy++;
@@ -163,9 +200,16 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
       return;
     }
     if (req.method === 'POST' && isInitializeRequest(body)) return openSession(req, res, body, authInfo);
-    if (req.method !== 'POST' || (id !== undefined && !ids.issued(id))) {
-      // A session never issued here, or the GET stream and DELETE of one this process does not hold.
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found.' } }));
+    if (req.method === 'DELETE' && issued) {
+      // Ending a session held by another replica, or one already expired here: recorded all the same, so
+      // the replica holding it stops serving it and none serves its id statelessly.
+      await recordEnded(id);
+      res.writeHead(200).end();
+      return;
+    }
+    if (req.method !== 'POST' || (id !== undefined && !issued)) {
+      // A session never issued here, or the GET stream of one this process does not hold.
+      notFound(res);
       return;
     }
     // A session expired, evicted or begun elsewhere: the request is answered on its own.
@@ -204,6 +248,10 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
       await modern.close().catch(() => {});
     },
   };
+}
+
+function notFound(res: ServerResponse): void {
+  res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found.' } }));
 }
 
 function isRequest(body: unknown): body is { method: string; id: unknown } {

@@ -130,7 +130,7 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
   };
 
   const factory = createServerFactory({ config, logger, logs, sessionFor });
-  const mcp = createMcpHttp({ factory, logger, ...(config.stateKey ? { sessionKey: config.stateKey } : {}) });
+  const mcp = createMcpHttp({ factory, logger, store, ...(config.stateKey ? { sessionKey: config.stateKey } : {}) });
   operations.onChanged(() => mcp.toolsChanged());
 
   // Listen first: with --port 0 and no public URL (a loopback trial), the public URL is where it listens.

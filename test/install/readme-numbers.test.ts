@@ -14,6 +14,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { wavSize } from '../../src/sandbox/media.js';
 import { catalog } from '../../tools/index.js';
 import { ARTIFACT_MAX_KIB, EXTERNAL_SOURCE_MAX_KIB } from '../../tools/shared.js';
+import { classificationFile, REVISIONS } from '../conformance/classification.js';
 import { ROOT } from '../helpers/spawn.js';
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -123,6 +124,16 @@ const CLAIMS: Claim[] = [
     check: ([s]) => {
       expect(sourceNumber('src/serve.ts', /SHUTDOWN_GRACE_MS = (\d+)/)).toBe(num(s as string) * 1000);
       expect(sourceNumber('src/http.ts', /graceMs = (\d+)/)).toBe(num(s as string) * 1000);
+    },
+  },
+  {
+    // The protocol revisions test/conformance/conformance.test.ts runs the suite in, each with its file;
+    // the suite speaks each revision's wire, so passing it is what shows the server speaks them.
+    says: /revision (\d{4}-\d{2}-\d{2}): all/g,
+    check: ([revision]) => {
+      expect(REVISIONS as readonly string[]).toContain(revision);
+      expect(read('test/conformance/conformance.test.ts')).toContain("'--requirements', revision");
+      expect(readFileSync(classificationFile(revision as (typeof REVISIONS)[number]), 'utf8')).toMatch(/^applicable:$/m);
     },
   },
   { says: /ids of one answer (404) in the other/g, check: provedBy('test/sandbox/content-interviews.test.ts', 'answers 404 for a session of another workspace') },
