@@ -107,10 +107,15 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
       connectionLevel = req.params.level;
       return {};
     });
-    /** Where the lines of this request go: the level its `_meta` names (2026), or the connection's. */
+    /**
+     * Where the lines of this request go: the level its `_meta` names (2026), or the connection's
+     * (2025). The era decides, not whether the request has an envelope: a 2025 request may carry a
+     * reserved `_meta` key (a client sending its clientInfo, or a logLevel) and still asks for lines
+     * the 2025 way, with logging/setLevel.
+     */
     const sinkFor = (ctx: ServerContext): LogSink | undefined => {
       const env = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-      const level = env ? env[LOG_LEVEL_META_KEY] : connectionLevel;
+      const level = factoryCtx.era === 'modern' ? env?.[LOG_LEVEL_META_KEY] : connectionLevel;
       if (!isLoggingLevel(level)) return undefined;
       return {
         level,
