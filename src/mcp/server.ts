@@ -124,6 +124,8 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
     };
 
     // Roots a 2025 client declares are folders uploads may read from; asked lazily, refreshed on change.
+    // Only a 2025 connection is asked: 2026-07-28 has no server-to-client request to ask with (the
+    // SDK refuses roots/list there), so a 2026 client declaring roots would only earn a warning per call.
     let roots: string[] | undefined;
     server.setNotificationHandler('notifications/roots/list_changed', () => {
       roots = undefined;
@@ -131,7 +133,7 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
     const uploadDirs = async (): Promise<string[]> => {
       if (!roots) {
         roots = [];
-        if (server.getClientCapabilities()?.roots) {
+        if (factoryCtx.era === 'legacy' && server.getClientCapabilities()?.roots) {
           try {
             const res = await server.listRoots();
             roots = res.roots.filter((r) => r.uri.startsWith('file://')).map((r) => fileURLToPath(r.uri));

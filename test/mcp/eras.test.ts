@@ -115,6 +115,23 @@ for (const wire of WIRES) {
         expect(c.received.toolChanges).toEqual([]);
       });
 
+      if (era === 'modern') {
+        it('its lists carry cache hints: tools private to the member, prompts and templates public, reads not cached', async () => {
+          const hints = (r: Json) => ({ ttlMs: r.ttlMs, cacheScope: r.cacheScope });
+          const tools = hints(await c.client.listTools(undefined, { cacheMode: 'bypass' }));
+          expect(tools).toEqual({ ttlMs: expect.any(Number), cacheScope: 'private' });
+          expect(tools.ttlMs).toBeGreaterThan(0);
+          for (const r of [await c.client.listPrompts(undefined, { cacheMode: 'bypass' }), await c.client.listResourceTemplates(undefined, { cacheMode: 'bypass' })]) {
+            expect(hints(r)).toEqual({ ttlMs: expect.any(Number), cacheScope: 'public' });
+            expect(r.ttlMs).toBeGreaterThan(0);
+          }
+          expect(hints(await c.client.listResources(undefined, { cacheMode: 'bypass' }))).toMatchObject({ cacheScope: 'private' });
+          const read = await c.client.readResource({ uri: `workspace://engagements/${ENGAGEMENT_AP}` }, { cacheMode: 'bypass' });
+          expect(hints(read)).toEqual({ ttlMs: 0, cacheScope: 'private' });
+          expect(hints(c.client.getDiscoverResult() as Json)).toEqual({ ttlMs: expect.any(Number), cacheScope: 'public' });
+        });
+      }
+
       it('calls a tool', async () => {
         const r = await c.client.callTool({ name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP, limit: 3 } });
         expect(r.isError, textOf(r as CallToolResult)).toBeFalsy();
