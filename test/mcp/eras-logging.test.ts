@@ -59,7 +59,10 @@ for (const wire of WIRES) {
   describe(`logging over ${wire}`, () => {
     it('a 2026-07-28 request with a logLevel gets the lines of its own work; one without gets none', async () => {
       const c = await connect(wire, 'modern');
+      const stderrBefore = c.stderr().length;
       const asked = await linesOfCall(c, 'list_findings', FINDINGS, 'debug');
+      // Sent to the client that asked, not written to stderr, which stays at its own level (warn).
+      expect(c.stderr().slice(stderrBefore)).not.toMatch(/"msg":"tool call"/);
       expect(asked.length).toBeGreaterThan(0);
       expect(asked).toContainEqual(expect.objectContaining({ level: 'debug', logger: 'workspace-consulting-mcp', data: expect.objectContaining({ tool: 'list_findings', msg: 'tool call' }) }));
       expect(await linesOfCall(c, 'list_findings', FINDINGS)).toEqual([]);

@@ -34,7 +34,8 @@ const open: EraClient[] = [];
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false });
-  [folder, rootA, rootB] = await Promise.all(['folder', 'root-a', 'root-b'].map((n) => mkdtemp(join(tmpdir(), `wcm-upload-${n}-`))));
+  const scratch = (name: string) => mkdtemp(join(tmpdir(), `wcm-upload-${name}-`));
+  [folder, rootA, rootB] = await Promise.all([scratch('folder'), scratch('root-a'), scratch('root-b')]);
   withFolder = await serverHome(sandbox, { WORKSPACE_UPLOAD_DIRS: folder });
   without = await serverHome(sandbox);
   [httpWithFolder, httpWithout] = await Promise.all([startHttpServer(withFolder), startHttpServer(without)]);

@@ -113,6 +113,8 @@ for (const wire of WIRES) {
         // Listed again without the client's cache: the same list, and the client heard of no change.
         expect((await c.client.listTools(undefined, { cacheMode: 'bypass' })).tools).toEqual(first);
         expect(c.received.toolChanges).toEqual([]);
+        // The live description came within the first listing's bound: no catalog-only listing.
+        expect(c.stderr()).not.toMatch(/slow to arrive|not merged|could not read the live API description/);
       });
 
       if (era === 'modern') {
@@ -206,6 +208,11 @@ for (const wire of WIRES) {
         // The run ends on its own: it succeeds, and nothing asked the workspace to cancel it.
         expect(await until(async () => terminal(await runOf(run)), 15_000, 'the run to end')).toMatchObject({ status: 'succeeded' });
         expect(sandbox.requests().some((q) => q.template === `${RUNS}/{run}/cancel` && q.path.includes(run))).toBe(false);
+      });
+
+      it('heard of no list change for as long as it was connected', () => {
+        expect(c.received.toolChanges).toEqual([]);
+        expect((c.received.wire as Json[]).filter((m) => m.method === 'notifications/tools/list_changed')).toEqual([]);
       });
     });
   }
