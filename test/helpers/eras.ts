@@ -97,6 +97,13 @@ function newClient(era: Era, wire: Wire, opts: ConnectOptions): { client: Client
   return { client, received };
 }
 
+/** A 2026 client hears of list changes only on its listen stream: connect has opened it (or failed). */
+async function listening(client: Client, era: Era): Promise<void> {
+  if (era !== 'modern' || client.autoOpenedSubscription) return;
+  await client.close();
+  throw new Error('the 2026-07-28 client opened no subscriptions/listen stream');
+}
+
 /** Records each message the transport delivers, then hands it to the client as before. */
 function tap(transport: Transport, received: Received): void {
   const deliver = transport.onmessage;
@@ -120,6 +127,7 @@ export async function connectStdio(era: Era, home: ServerHome, opts: ConnectOpti
   let stderr = '';
   transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   await client.connect(transport);
+  await listening(client, era);
   tap(transport, received);
   return { client, era, wire: 'stdio', received, stderr: () => stderr, close: () => client.close() };
 }
@@ -129,6 +137,7 @@ export async function connectHttp(era: Era, server: HttpChild, opts: ConnectOpti
   const { client, received } = newClient(era, 'http', opts);
   const transport = new StreamableHTTPClientTransport(new URL(server.url));
   await client.connect(transport);
+  await listening(client, era);
   tap(transport, received);
   return { client, era, wire: 'http', received, stderr: () => server.stderr(), close: () => client.close() };
 }

@@ -63,17 +63,12 @@ function startRun(c: EraClient, args: Json, signal?: AbortSignal) {
   return { result, seen };
 }
 
-/** The run a call started: the newest one created since `before` (its POST is in the request log). */
-async function runStartedAfter(before: number): Promise<string> {
-  return until(
-    async () => {
-      const started = sandbox.requests().find((q) => q.method === 'POST' && q.template === RUNS && Date.parse(q.time) >= before && q.status === 201);
-      if (!started) return undefined;
-      return (await runs()).find((r) => Date.parse(r.created_at ?? r.started_at ?? 0) >= before - 1000)?.id as string | undefined;
-    },
-    10_000,
-    'the run to start',
-  );
+/** The ids of the runs the engagement has now. */
+const runIds = async () => new Set((await runs()).map((r) => r.id as string));
+
+/** The run a call started: the one the engagement has that it did not have before (`known`). */
+async function newRun(known: Set<string>): Promise<string> {
+  return until(async () => (await runs()).find((r) => !known.has(r.id))?.id as string | undefined, 10_000, 'the run to start');
 }
 
 /**
@@ -180,13 +175,13 @@ for (const wire of WIRES) {
 
       it('a call cancelled with cancel_on_abort cancels the run on the workspace', async () => {
         await settled();
-        const before = Date.now();
+        const known = await runIds();
         const abort = new AbortController();
         const { result, seen } = startRun(c, { mode: 'full', cancel_on_abort: true }, abort.signal);
         await until(() => (seen.length > 0 ? true : undefined), 10_000, 'the first progress notification');
         abort.abort();
         await expect(result).rejects.toThrow();
-        const run = await runStartedAfter(before);
+        const run = await newRun(known);
         const cancel = await until(
           () => sandbox.requests().find((q) => q.method === 'POST' && q.template === `${RUNS}/{run}/cancel` && q.path.includes(run)),
           10_000,
@@ -198,13 +193,13 @@ for (const wire of WIRES) {
 
       it('a call cancelled without cancel_on_abort leaves the run going on to its end', async () => {
         await settled();
-        const before = Date.now();
+        const known = await runIds();
         const abort = new AbortController();
         const { result, seen } = startRun(c, { mode: 'full' }, abort.signal);
         await until(() => (seen.length > 0 ? true : undefined), 10_000, 'the first progress notification');
         abort.abort();
         await expect(result).rejects.toThrow();
-        const run = await runStartedAfter(before);
+        const run = await newRun(known);
         // The run ends on its own: it succeeds, and nothing asked the workspace to cancel it.
         expect(await until(async () => terminal(await runOf(run)), 15_000, 'the run to end')).toMatchObject({ status: 'succeeded' });
         expect(sandbox.requests().some((q) => q.template === `${RUNS}/{run}/cancel` && q.path.includes(run))).toBe(false);
