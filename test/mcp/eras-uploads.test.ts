@@ -30,18 +30,45 @@ let withFolder: ServerHome;
 let without: ServerHome;
 let httpWithFolder: HttpChild;
 let httpWithout: HttpChild;
-const open: EraClient[] = [];
+
+/** The roots each wire's roots-changing client offers (changed by its test). */
+const changing: Record<Wire, string[]> = { stdio: [], http: [] };
+
+/** The clients of the tests, by wire and name, all connected at the start (stdio servers start at once). */
+const CLIENTS = {
+  'legacy, folder': { era: 'legacy', server: 'with folder' },
+  'modern, folder': { era: 'modern', server: 'with folder' },
+  'legacy, roots that change': { era: 'legacy', server: 'without', roots: 'changing' },
+  'legacy, roots and folder': { era: 'legacy', server: 'with folder', roots: 'A' },
+  'modern, nothing': { era: 'modern', server: 'without' },
+  'modern, declaring roots': { era: 'modern', server: 'without', roots: 'A' },
+} as const satisfies Record<string, { era: Era; server: 'with folder' | 'without'; roots?: 'A' | 'changing' }>;
+type Name = keyof typeof CLIENTS;
+const clients = new Map<string, EraClient>();
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false });
   const scratch = (name: string) => mkdtemp(join(tmpdir(), `wcm-upload-${name}-`));
   [folder, rootA, rootB] = await Promise.all([scratch('folder'), scratch('root-a'), scratch('root-b')]);
+  changing.stdio.push(rootA);
+  changing.http.push(rootA);
   withFolder = await serverHome(sandbox, { WORKSPACE_UPLOAD_DIRS: folder });
   without = await serverHome(sandbox);
   [httpWithFolder, httpWithout] = await Promise.all([startHttpServer(withFolder), startHttpServer(without)]);
-}, 60_000);
+  await Promise.all(
+    (['stdio', 'http'] as const).flatMap((wire) =>
+      Object.entries(CLIENTS).map(async ([name, spec]) => {
+        const roots = 'roots' in spec ? (spec.roots === 'A' ? [rootA] : changing[wire]) : undefined;
+        const home = spec.server === 'with folder' ? withFolder : without;
+        const opts = roots ? offering(roots) : {};
+        const c = wire === 'stdio' ? await connectStdio(spec.era, home, opts) : await connectHttp(spec.era, spec.server === 'with folder' ? httpWithFolder : httpWithout, opts);
+        clients.set(`${wire}: ${name}`, c);
+      }),
+    ),
+  );
+}, 120_000);
 afterAll(async () => {
-  for (const c of open) await c.close().catch(() => {});
+  for (const c of clients.values()) await c.close().catch(() => {});
   await httpWithFolder?.stop();
   await httpWithout?.stop();
   await sandbox?.close();
@@ -55,13 +82,6 @@ function offering(roots: string[]): ConnectOptions {
     options: { capabilities: { roots: { listChanged: true } } },
     setup: (client: Client) => client.setRequestHandler('roots/list', () => ({ roots: roots.map((r) => ({ uri: pathToFileURL(r).href, name: r })) })),
   };
-}
-
-async function connect(wire: Wire, era: Era, server: 'with folder' | 'without', opts: ConnectOptions = {}): Promise<EraClient> {
-  const home = server === 'with folder' ? withFolder : without;
-  const c = wire === 'stdio' ? await connectStdio(era, home, opts) : await connectHttp(era, server === 'with folder' ? httpWithFolder : httpWithout, opts);
-  open.push(c);
-  return c;
 }
 
 let n = 0;
@@ -100,17 +120,18 @@ async function expectRefused(c: EraClient, dir: string, why: RegExp): Promise<vo
 
 for (const wire of ['stdio', 'http'] as const) {
   describe(`uploads by path over ${wire}`, () => {
+    const client = (name: Name) => clients.get(`${wire}: ${name}`) as EraClient;
     for (const era of ['legacy', 'modern'] as const) {
       it(`a ${era === 'legacy' ? '2025-11-25' : '2026-07-28'} client uploads a file inside the configured folder`, async () => {
-        const c = await connect(wire, era, 'with folder');
+        const c = client(`${era}, folder`);
         await expectUploaded(c, folder);
         await expectRefused(c, rootA, /outside the folders this server may read/);
       });
     }
 
     it('a 2025-11-25 client that offers roots uploads from them, and from its new roots after a change', async () => {
-      const roots = [rootA];
-      const c = await connect(wire, 'legacy', 'without', offering(roots));
+      const roots = changing[wire];
+      const c = client('legacy, roots that change');
       await expectUploaded(c, rootA);
       await expectRefused(c, rootB, /outside the folders this server may read/);
       roots.splice(0, roots.length, rootB);
@@ -121,18 +142,18 @@ for (const wire of ['stdio', 'http'] as const) {
     });
 
     it('a 2025-11-25 client that offers roots still uploads from the configured folder', async () => {
-      const c = await connect(wire, 'legacy', 'with folder', offering([rootA]));
+      const c = client('legacy, roots and folder');
       await expectUploaded(c, folder);
       await expectUploaded(c, rootA);
     });
 
     it('a 2026-07-28 client, with no folder configured, is told to set WORKSPACE_UPLOAD_DIRS, and nothing is sent', async () => {
-      const c = await connect(wire, 'modern', 'without');
+      const c = client('modern, nothing');
       await expectRefused(c, rootA, /no folder is open to uploads[\s\S]*WORKSPACE_UPLOAD_DIRS[\s\S]*text or base64/);
     });
 
     it('a 2026-07-28 client declaring roots is not asked for them: the same refusal, at once', async () => {
-      const c = await connect(wire, 'modern', 'without', offering([rootA]));
+      const c = client('modern, declaring roots');
       const before = c.stderr().length;
       await expectRefused(c, rootA, /no folder is open to uploads[\s\S]*WORKSPACE_UPLOAD_DIRS/);
       // Nothing was attempted: no roots/list refused by the SDK, logged as a warning at every call.
