@@ -76,10 +76,16 @@ function capabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities 
 
 export type ServerFactory = (ctx: McpRequestContext) => Promise<Server>;
 
-/** Servers whose client has listed the tools: only they are told the list changed. */
+/**
+ * Servers whose client may hold a tool list, the only ones told it changed: a 2025 connection once
+ * it has listed (before, it has nothing stale); a 2026 one also without listing, since its list may
+ * come from its response cache, kept across connections (it hears of changes only on a listen
+ * stream it opened), from the moment a first listing would answer. The live description merged
+ * within the first listing's wait is no change: every listing waited for it.
+ */
 const listedBy = new WeakSet<Server>();
 
-/** Tell a connection's client the tool list changed, if it has listed the tools (else it has nothing stale). */
+/** Tell a connection's client the tool list changed, if it may hold one. */
 export function announceToolsChanged(server: Server | undefined): void {
   if (server && listedBy.has(server)) void server.sendToolListChanged().catch(() => {});
 }
@@ -145,6 +151,14 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
       return [...roots, ...config.uploadDirs];
     };
 
+    if (factoryCtx.era === 'modern') {
+      void current()
+        .then((session) => session.operations.listable())
+        .then(
+          () => listedBy.add(server),
+          () => {},
+        );
+    }
     server.setRequestHandler('tools/list', async () => {
       const session = await current();
       await session.operations.listReady();

@@ -53,23 +53,34 @@ let http: HttpChild;
 const clients: EraClient[] = [];
 /** Each client's first listing. */
 const firsts = new Map<EraClient, Tool[]>();
+/**
+ * 2026 clients that listen without listing on this connection: a 2026 client may hold the list from
+ * its response cache (private, ttlMs) and still needs to hear that it is stale. Over stdio, then HTTP.
+ */
+const unlisted: EraClient[] = [];
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false });
   gate = await descriptionGate(sandbox.url);
   // Every tool, so the operations the live description adds are listed as their own tools.
   home = await serverHome(sandbox, { WORKSPACE_URL: gate.url, WORKSPACE_TOOLSETS: 'all' });
-  const [server, stdioLegacy, stdioModern] = await Promise.all([startHttpServer(home), connectStdio('legacy', home), connectStdio('modern', home)]);
+  const [server, stdioLegacy, stdioModern, stdioUnlisted] = await Promise.all([
+    startHttpServer(home),
+    connectStdio('legacy', home),
+    connectStdio('modern', home),
+    connectStdio('modern', home),
+  ]);
   http = server;
   clients.push(stdioLegacy, stdioModern, await connectHttp('legacy', http), await connectHttp('modern', http));
-  // Three servers, each asking for the description at start: all held.
-  await until(() => (gate.held() >= 3 ? true : undefined), 20_000, 'the three servers to ask for the description');
+  unlisted.push(stdioUnlisted, await connectHttp('modern', http));
+  // Four servers, each asking for the description at start: all held.
+  await until(() => (gate.held() >= 4 ? true : undefined), 20_000, 'the four servers to ask for the description');
   // The first listing of each client, while the description is held: the catalog after the bound.
   await Promise.all(clients.map(async (c) => firsts.set(c, (await c.client.listTools()).tools)));
   gate.release();
 }, 60_000);
 afterAll(async () => {
-  for (const c of clients) await c.close().catch(() => {});
+  for (const c of [...clients, ...unlisted]) await c.close().catch(() => {});
   await http?.stop();
   await gate?.close();
   await sandbox?.close();
@@ -102,6 +113,16 @@ describe('a tool list that changes', () => {
         expect(notes.length).toBeGreaterThan(0);
         expect(notes.every((m) => m.params?._meta?.['io.modelcontextprotocol/subscriptionId'] !== undefined)).toBe(true);
       }
+    });
+  }
+
+  for (const [i, wire] of ['stdio', 'HTTP'].entries()) {
+    it(`reaches a 2026-07-28 client over ${wire} listening without having listed on this connection`, async () => {
+      const c = unlisted[i]!;
+      const changed = await until(() => c.received.toolChanges.at(-1), 15_000, `the list change to reach the client over ${wire}`);
+      expect(names(changed)).toEqual(expect.arrayContaining(catalog.map((o) => o.name)));
+      const notes = (c.received.wire as Record<string, any>[]).filter((m) => m.method === 'notifications/tools/list_changed');
+      expect(notes.length).toBeGreaterThan(0);
     });
   }
 });
