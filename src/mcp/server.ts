@@ -152,7 +152,9 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
     };
 
     if (factoryCtx.era === 'modern') {
-      void current()
+      // Asked after this request is built (a session that cannot be had fails the request, not this).
+      void Promise.resolve()
+        .then(current)
         .then((session) => session.operations.listable())
         .then(
           () => listedBy.add(server),
