@@ -107,9 +107,12 @@ export class OperationSet {
     return this.#live;
   }
 
-  /** For tools/list: the description when it comes within the wait, else the catalog alone now. */
-  async listReady(): Promise<void> {
-    if (this.#settled) return;
+  /**
+   * Resolves when a first tools/list answers: once the description is merged or given up on (true),
+   * or when the wait for it is over (false: the catalog alone is listed, the rest comes as a change).
+   */
+  async listable(): Promise<boolean> {
+    if (this.#settled) return true;
     let timer: NodeJS.Timeout | undefined;
     const waited = await Promise.race([
       this.#live.then(() => true),
@@ -119,6 +122,12 @@ export class OperationSet {
       }),
     ]);
     clearTimeout(timer);
+    return waited;
+  }
+
+  /** For tools/list: the description when it comes within the wait, else the catalog alone now. */
+  async listReady(): Promise<void> {
+    const waited = await this.listable();
     if (!waited && !this.#warned) {
       this.#warned = true;
       this.#logger.warn(

@@ -76,10 +76,16 @@ function capabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities 
 
 export type ServerFactory = (ctx: McpRequestContext) => Promise<Server>;
 
-/** Servers whose client has listed the tools: only they are told the list changed. */
+/**
+ * Servers whose client may hold a tool list, the only ones told it changed: a 2025 connection once
+ * it has listed (before, it has nothing stale); a 2026 one also without listing, since its list may
+ * come from its response cache, kept across connections (it hears of changes only on a listen
+ * stream it opened), from the moment a first listing would answer. The live description merged
+ * within the first listing's wait is no change: every listing waited for it.
+ */
 const listedBy = new WeakSet<Server>();
 
-/** Tell a connection's client the tool list changed, if it has listed the tools (else it has nothing stale). */
+/** Tell a connection's client the tool list changed, if it may hold one. */
 export function announceToolsChanged(server: Server | undefined): void {
   if (server && listedBy.has(server)) void server.sendToolListChanged().catch(() => {});
 }
@@ -107,10 +113,15 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
       connectionLevel = req.params.level;
       return {};
     });
-    /** Where the lines of this request go: the level its `_meta` names (2026), or the connection's. */
+    /**
+     * Where the lines of this request go: the level its `_meta` names (2026), or the connection's
+     * (2025). The era decides, not whether the request has an envelope: a 2025 request may carry a
+     * reserved `_meta` key (a client sending its clientInfo, or a logLevel) and still asks for lines
+     * the 2025 way, with logging/setLevel.
+     */
     const sinkFor = (ctx: ServerContext): LogSink | undefined => {
       const env = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-      const level = env ? env[LOG_LEVEL_META_KEY] : connectionLevel;
+      const level = factoryCtx.era === 'modern' ? env?.[LOG_LEVEL_META_KEY] : connectionLevel;
       if (!isLoggingLevel(level)) return undefined;
       return {
         level,
@@ -119,6 +130,8 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
     };
 
     // Roots a 2025 client declares are folders uploads may read from; asked lazily, refreshed on change.
+    // Only a 2025 connection is asked: 2026-07-28 has no server-to-client request to ask with (the
+    // SDK refuses roots/list there), so a 2026 client declaring roots would only earn a warning per call.
     let roots: string[] | undefined;
     server.setNotificationHandler('notifications/roots/list_changed', () => {
       roots = undefined;
@@ -126,7 +139,7 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
     const uploadDirs = async (): Promise<string[]> => {
       if (!roots) {
         roots = [];
-        if (server.getClientCapabilities()?.roots) {
+        if (factoryCtx.era === 'legacy' && server.getClientCapabilities()?.roots) {
           try {
             const res = await server.listRoots();
             roots = res.roots.filter((r) => r.uri.startsWith('file://')).map((r) => fileURLToPath(r.uri));
@@ -138,6 +151,16 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
       return [...roots, ...config.uploadDirs];
     };
 
+    if (factoryCtx.era === 'modern') {
+      // Asked after this request is built (a session that cannot be had fails the request, not this).
+      void Promise.resolve()
+        .then(current)
+        .then((session) => session.operations.listable())
+        .then(
+          () => listedBy.add(server),
+          () => {},
+        );
+    }
     server.setRequestHandler('tools/list', async () => {
       const session = await current();
       await session.operations.listReady();

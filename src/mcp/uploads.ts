@@ -142,7 +142,7 @@ export async function checkUploadPath(path: string, allowed: string[], maxBytes:
       'file.path',
       roots.length
         ? `${path} is outside the folders this server may read (${roots.join(', ')}); copy the file into one of them or pass its content as text or base64`
-        : 'no folder is open to uploads: the client declared no roots and WORKSPACE_UPLOAD_DIRS is unset; pass the content as text or base64 instead',
+        : 'no folder is open to uploads: WORKSPACE_UPLOAD_DIRS is unset and the client offers no roots (only 2025-11-25 clients can); set WORKSPACE_UPLOAD_DIRS to the folders files may be uploaded from, or pass the content as text or base64 instead',
     );
   }
   const st = await stat(real);
