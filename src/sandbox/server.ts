@@ -66,6 +66,10 @@ export interface RequestLogEntry {
   fault?: FaultRecord;
   /** The client hung up before the answer was written (a cancelled call). */
   client_closed?: boolean;
+  /** When the rate limiter counted this request (epoch ms, its own clock reading; absent when the
+   * limiter is off or the request was refused before it). `time` is the arrival, a moment earlier:
+   * under load the two differ by more than a test counting windows can allow for. */
+  counted_ms?: number;
 }
 
 export interface PipelineConfig {
@@ -248,7 +252,9 @@ export class Pipeline {
     if (target.op.scope === 'write' && principal.scope !== 'write') throw insufficientScope();
 
     if (this.config.rateLimit) {
-      const d = this.limiter.take(`${ws.slug}:${principal.token.id}`, Date.now());
+      const now = Date.now();
+      x.entry.counted_ms = now;
+      const d = this.limiter.take(`${ws.slug}:${principal.token.id}`, now);
       x.headers['X-RateLimit-Limit'] = String(RATE_LIMIT);
       x.headers['X-RateLimit-Remaining'] = String(d.remaining);
       if (!d.allowed) {

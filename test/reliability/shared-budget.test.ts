@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import type { RequestLogEntry } from '../../src/sandbox/server.js';
 import { startRedis, type RedisHandle } from '../helpers/redis.js';
 import { budgetUse, busiestWindow } from '../helpers/windows.js';
 import { StdioPeer, type Rpc } from './stdio-peer.js';
@@ -30,9 +31,9 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-/** The sandbox's log stamps a request (in whole ms) a moment before its limiter reads the clock; a
- * window 10 ms shorter keeps that skew from counting one request in two windows. */
-const busiest = (times: number[], windowMs: number) => busiestWindow(times, windowMs - 10);
+/** Windows are counted on the sandbox limiter's own clock readings (counted_ms), as it counts them. */
+const busiest = busiestWindow;
+const countedAt = (r: RequestLogEntry) => r.counted_ms ?? Number.NaN;
 
 const TOOLS = ['get_workspace', 'get_current_member', 'list_methods', 'get_usage_summary'];
 
@@ -108,7 +109,7 @@ describe.each([
 
       const reqs = sandbox.requests().filter((r) => r.path.startsWith('/api/v1/'));
       const refused = reqs.filter((r) => r.status === 429);
-      const sent = reqs.map((r) => Date.parse(r.time));
+      const sent = reqs.map(countedAt);
       const use = budgetUse(sent, LIMIT, windowMs);
       process.stderr.write(`shared store, 3 processes at 10x: ${reqs.length} requests, ${refused.length} refused, busiest window ${busiest(sent, windowMs)}/${LIMIT}, budget used ${(use * 100).toFixed(1)}%\n`);
       expect(reqs.filter((r) => r.template !== '/openapi.json')).toHaveLength(perPeer * peers.length);
@@ -145,7 +146,7 @@ describe.each([2, 3])('%i server processes on one token sharing no store', (n) =
       const answered = reqs.filter((r) => r.status !== 429);
       const refused = reqs.length - answered.length;
       expect(answered).toHaveLength(n * CALLS_PER_PROCESS);
-      const times = answered.map((r) => Date.parse(r.time));
+      const times = answered.map(countedAt);
       expect(busiest(times, windowMs)).toBeLessThanOrEqual(LIMIT);
       // Known gap (SECURITY.md, shared budgets): processes that share no store and burst at the same
       // moment each send their first requests before any answer tells them of the others, and draw
