@@ -1,7 +1,10 @@
-// `serve --http --port 0` from source as a child process, resolved once it says where it listens.
+// `serve --http --port 0` from source as a child process, resolved once it says where it listens;
+// and a raw HTTP peer that posts what a broken client would, in either protocol era.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { spawnServer } from '../helpers/spawn.js';
+import type { Era, Rpc } from '../reliability/stdio-peer.js';
 
 export interface HttpChild {
   /** The MCP endpoint, http://127.0.0.1:PORT/mcp. */
@@ -55,4 +58,95 @@ export async function spawnHttpServer(env: Record<string, string> = {}, args: st
       return code;
     },
   };
+}
+
+/** An HTTP answer as it came: status, headers and the body's text. */
+export interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A raw POST with chosen headers (fetch would not let us forge Host). */
+export function rawPost(port: number, headers: Record<string, string>, body: string, path = '/mcp'): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The JSON-RPC messages of an answer's body, whether sent as JSON or as an event stream. */
+export function messagesOf(a: RawAnswer): Rpc[] {
+  if (a.body.trim() === '') return [];
+  if (String(a.headers['content-type']).startsWith('text/event-stream')) {
+    return a.body
+      .split('\n')
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => l.slice(5).trim())
+      .filter((d) => d !== '')
+      .map((d) => JSON.parse(d) as Rpc);
+  }
+  const parsed = JSON.parse(a.body) as Rpc | Rpc[];
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+/**
+ * A raw MCP client over HTTP in one era, for abuse tests: posts whatever text a broken client would,
+ * with the headers a client of that era sends (a 2025 client's session id; a 2026 client's
+ * MCP-Protocol-Version, Mcp-Method and Mcp-Name, read from the text when it names them).
+ */
+export class HttpPeer {
+  private constructor(
+    readonly port: number,
+    readonly era: Era,
+    readonly sessionId: string | undefined,
+  ) {}
+
+  /** A 2025 client initializes (and keeps the session id it is given); a 2026 one has no handshake. */
+  static async open(port: number, era: Era): Promise<HttpPeer> {
+    if (era === 'modern') return new HttpPeer(port, era, undefined);
+    const init = await rawPost(port, {}, JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'abuse', version: '1' } } }));
+    const id = init.headers['mcp-session-id'];
+    if (init.status !== 200 || typeof id !== 'string') throw new Error(`initialize answered ${init.status}: ${init.body.slice(0, 300)}`);
+    const peer = new HttpPeer(port, era, id);
+    await peer.post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    return peer;
+  }
+
+  /** The headers a client of this era sends with `text`. */
+  headers(text: string): Record<string, string> {
+    if (this.era === 'legacy') return this.sessionId ? { 'mcp-session-id': this.sessionId, 'mcp-protocol-version': '2025-11-25' } : {};
+    const h: Record<string, string> = { 'mcp-protocol-version': '2026-07-28' };
+    let m: unknown;
+    try {
+      m = JSON.parse(text);
+    } catch {
+      return h;
+    }
+    const { method, params } = (m ?? {}) as { method?: unknown; params?: { name?: unknown } };
+    if (typeof method === 'string') h['mcp-method'] = method;
+    const name = params !== null && typeof params === 'object' ? params.name : undefined;
+    if (method === 'tools/call' && typeof name === 'string' && name.length < 1000) h['mcp-name'] = name;
+    return h;
+  }
+
+  /** Posts the text as one message; the answer with the JSON-RPC messages it carries. */
+  async post(text: string): Promise<RawAnswer & { messages: Rpc[] }> {
+    const a = await rawPost(this.port, this.headers(text), text);
+    return { ...a, messages: messagesOf(a) };
+  }
+
+  /** Posts one message, as StdioPeer.send writes one (params given as the era sends them: eraParams). */
+  send(msg: Record<string, unknown>): Promise<RawAnswer & { messages: Rpc[] }> {
+    return this.post(JSON.stringify({ jsonrpc: '2.0', ...msg }));
+  }
 }
