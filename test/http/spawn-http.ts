@@ -99,6 +99,16 @@ export function messagesOf(a: RawAnswer): Rpc[] {
   return Array.isArray(parsed) ? parsed : [parsed];
 }
 
+/** The params field a 2026 client's Mcp-Name header mirrors, per method (SEP-2243). */
+const NAMED_TARGET: Record<string, string> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
+
 /**
  * A raw MCP client over HTTP in one era, for abuse tests: posts whatever text a broken client would,
  * with the headers a client of that era sends (a 2025 client's session id; a 2026 client's
@@ -109,6 +119,8 @@ export class HttpPeer {
     readonly port: number,
     readonly era: Era,
     readonly sessionId: string | undefined,
+    /** A 2025 client's initialize answer (the server's capabilities). */
+    readonly initialized?: Rpc,
   ) {}
 
   /** A 2025 client initializes (and keeps the session id it is given); a 2026 one has no handshake. */
@@ -117,7 +129,7 @@ export class HttpPeer {
     const init = await rawPost(port, {}, JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'abuse', version: '1' } } }));
     const id = init.headers['mcp-session-id'];
     if (init.status !== 200 || typeof id !== 'string') throw new Error(`initialize answered ${init.status}: ${init.body.slice(0, 300)}`);
-    const peer = new HttpPeer(port, era, id);
+    const peer = new HttpPeer(port, era, id, messagesOf(init).find((m) => m.id === 'init'));
     await peer.post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
     return peer;
   }
@@ -132,10 +144,13 @@ export class HttpPeer {
     } catch {
       return h;
     }
-    const { method, params } = (m ?? {}) as { method?: unknown; params?: { name?: unknown } };
-    if (typeof method === 'string') h['mcp-method'] = method;
-    const name = params !== null && typeof params === 'object' ? params.name : undefined;
-    if (method === 'tools/call' && typeof name === 'string' && name.length < 1000) h['mcp-name'] = name;
+    const { method, params } = (m ?? {}) as { method?: unknown; params?: Record<string, unknown> };
+    if (typeof method !== 'string') return h;
+    h['mcp-method'] = method;
+    // Mcp-Name mirrors the body's target for the methods that have one (a client sends it when it fits a header).
+    const field = Object.hasOwn(NAMED_TARGET, method) ? NAMED_TARGET[method] : undefined;
+    const target = field && params !== null && typeof params === 'object' ? params[field] : undefined;
+    if (typeof target === 'string' && target.length < 1000) h['mcp-name'] = target;
     return h;
   }
 
