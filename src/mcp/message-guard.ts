@@ -12,6 +12,27 @@ import { markPrototypeKeys } from './prototype-keys.js';
 /** Deeper than any real MCP message (tool arguments nest a handful of levels). */
 export const MAX_DEPTH = 64;
 
+/**
+ * Longer than any name a client can mean (MCP tool names are at most 128 characters, this server's
+ * resource URIs under 200). A longer one is refused with its length: answers cut the names they
+ * repeat (shownName), but the SDK's own errors (an Mcp-Name header that disagrees with the body)
+ * repeat them whole, so a megabyte name must not get that far.
+ */
+export const MAX_NAME_CHARS = 1_024;
+
+/** The params field that names a request's target (as the Mcp-Name header mirrors it). */
+const TARGETS: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'resources/subscribe': 'uri',
+  'resources/unsubscribe': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+  'tasks/result': 'taskId',
+};
+
 export type JsonRpcId = string | number;
 
 export interface ErrorAnswer {
@@ -121,6 +142,11 @@ export function guardMessage(value: unknown): Guarded {
       if (!isObject(params._meta)) return fail('params._meta must be an object');
       const token = params._meta.progressToken;
       if (token !== undefined && !isId(token)) return fail('params._meta.progressToken must be a string or a number');
+    }
+    const field = Object.hasOwn(TARGETS, method) ? TARGETS[method] : undefined;
+    const target = field === undefined ? undefined : params[field];
+    if (typeof target === 'string' && target.length > MAX_NAME_CHARS) {
+      return fail(`params.${field} is ${target.length} characters long; no ${field === 'uri' ? 'URI' : 'name'} here is longer than ${MAX_NAME_CHARS}`);
     }
     if (method === 'tools/call') {
       if (typeof params.name !== 'string' || params.name === '') return fail('params.name must be the name of a tool');

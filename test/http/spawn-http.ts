@@ -150,7 +150,7 @@ export class HttpPeer {
     // Mcp-Name mirrors the body's target for the methods that have one (a client sends it when it fits a header).
     const field = Object.hasOwn(NAMED_TARGET, method) ? NAMED_TARGET[method] : undefined;
     const target = field && params !== null && typeof params === 'object' ? params[field] : undefined;
-    if (typeof target === 'string' && target.length < 1000) h['mcp-name'] = target;
+    if (typeof target === 'string' && target.length < 8_000) h['mcp-name'] = target;
     return h;
   }
 

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { type HttpChild, HttpPeer, spawnHttpServer } from '../http/spawn-http.js';
-import { type Era, eraParams, MODERN_META, type Rpc, StdioPeer } from '../reliability/stdio-peer.js';
+import { type HttpChild, spawnHttpServer } from '../http/spawn-http.js';
+import { httpConnection, type RawConnection, stdioConnection, type Transport } from '../reliability/raw-connection.js';
+import { type Era, eraParams, MODERN_META, type Rpc } from '../reliability/stdio-peer.js';
 
 const ERAS: Era[] = ['legacy', 'modern'];
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -63,41 +64,14 @@ function expectPlainResult(m: Rpc | undefined, statement: string): void {
   expect(result?.structuredContent?.id).toMatch(/^[0-9A-Z]{26}$/);
 }
 
-/** Sends one message and returns its answer, over either transport. */
-type Exchange = (msg: Record<string, unknown>) => Promise<Rpc | undefined>;
-interface Connection {
-  exchange: Exchange;
-  /** A 2025 client's initialize answer (undefined in 2026, which has none). */
-  initialized: Rpc | undefined;
-  peer?: StdioPeer;
-}
-
-async function stdioConnection(era: Era): Promise<Connection> {
-  const peer = new StdioPeer('source', env);
-  await peer.open(era);
-  const exchange: Exchange = async (msg) => {
-    peer.send(msg);
-    return peer.answer(msg.id as string);
-  };
-  return { peer, exchange, initialized: peer.messages.find((m) => m.id === 'init') };
-}
-
-async function httpConnection(era: Era): Promise<Connection> {
-  const peer = await HttpPeer.open(http.port, era);
-  return { exchange: async (msg) => (await peer.send(msg)).messages.find((m) => m.id === msg.id), initialized: peer.initialized };
-}
-
-const TRANSPORTS = [
-  ['stdio', stdioConnection],
-  ['HTTP', httpConnection],
-] as const;
+const TRANSPORTS: Transport[] = ['stdio', 'HTTP'];
 
 describe.each(ERAS)('%s era', (era) => {
-  describe.each(TRANSPORTS)('over %s', (transport, open) => {
-    let connection: Connection;
-    const exchange: Exchange = (msg) => connection.exchange(msg);
+  describe.each(TRANSPORTS)('over %s', (transport) => {
+    let connection: RawConnection;
+    const exchange = (msg: Record<string, unknown>) => connection.exchange(msg);
     beforeAll(async () => {
-      connection = await open(era);
+      connection = transport === 'stdio' ? await stdioConnection(env, era) : await httpConnection(http.port, era);
     });
     afterAll(async () => {
       if (connection?.peer) expect(await connection.peer.close()).toEqual({ code: 0, signal: null });
