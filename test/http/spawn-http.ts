@@ -2,7 +2,7 @@
 // and a raw HTTP peer that posts what a broken client would, in either protocol era.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { type IncomingHttpHeaders, request } from 'node:http';
+import { type Agent, type IncomingHttpHeaders, request } from 'node:http';
 import { spawnServer } from '../helpers/spawn.js';
 import type { Era, Rpc } from '../reliability/stdio-peer.js';
 
@@ -65,18 +65,20 @@ export interface RawAnswer {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  /** Sent on a connection an earlier request had used (keep-alive through `agent`). */
+  reusedSocket: boolean;
 }
 
-/** A raw POST with chosen headers (fetch would not let us forge Host). */
-export function rawPost(port: number, headers: Record<string, string>, body: string, path = '/mcp'): Promise<RawAnswer> {
+/** A raw POST with chosen headers (fetch would not let us forge Host); `agent` to choose the connection. */
+export function rawPost(port: number, headers: Record<string, string>, body: string, path = '/mcp', agent?: Agent): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      { host: '127.0.0.1', port, path, method: 'POST', ...(agent ? { agent } : {}), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, reusedSocket: req.reusedSocket }));
       },
     );
     req.on('error', reject);
@@ -121,15 +123,23 @@ export class HttpPeer {
     readonly sessionId: string | undefined,
     /** A 2025 client's initialize answer (the server's capabilities). */
     readonly initialized?: Rpc,
+    /** The connections it posts on (Node's global agent when unset). */
+    readonly agent?: Agent,
   ) {}
 
   /** A 2025 client initializes (and keeps the session id it is given); a 2026 one has no handshake. */
-  static async open(port: number, era: Era): Promise<HttpPeer> {
-    if (era === 'modern') return new HttpPeer(port, era, undefined);
-    const init = await rawPost(port, {}, JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'abuse', version: '1' } } }));
+  static async open(port: number, era: Era, agent?: Agent): Promise<HttpPeer> {
+    if (era === 'modern') return new HttpPeer(port, era, undefined, undefined, agent);
+    const init = await rawPost(
+      port,
+      {},
+      JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'abuse', version: '1' } } }),
+      '/mcp',
+      agent,
+    );
     const id = init.headers['mcp-session-id'];
     if (init.status !== 200 || typeof id !== 'string') throw new Error(`initialize answered ${init.status}: ${init.body.slice(0, 300)}`);
-    const peer = new HttpPeer(port, era, id, messagesOf(init).find((m) => m.id === 'init'));
+    const peer = new HttpPeer(port, era, id, messagesOf(init).find((m) => m.id === 'init'), agent);
     await peer.post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
     return peer;
   }
@@ -156,7 +166,7 @@ export class HttpPeer {
 
   /** Posts the text as one message; the answer with the JSON-RPC messages it carries. */
   async post(text: string): Promise<RawAnswer & { messages: Rpc[] }> {
-    const a = await rawPost(this.port, this.headers(text), text);
+    const a = await rawPost(this.port, this.headers(text), text, '/mcp', this.agent);
     return { ...a, messages: messagesOf(a) };
   }
 
