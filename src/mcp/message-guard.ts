@@ -7,10 +7,10 @@
 // names them (src/mcp/prototype-keys.ts).
 
 import { argumentsShapeError } from './arguments.js';
+import { MAX_DEPTH, nestingDepth } from './json-depth.js';
 import { markPrototypeKeys } from './prototype-keys.js';
 
-/** Deeper than any real MCP message (tool arguments nest a handful of levels). */
-export const MAX_DEPTH = 64;
+export { MAX_DEPTH, nestingDepth };
 
 /**
  * Longer than any name a client can mean (MCP tool names are at most 128 characters, this server's
@@ -55,29 +55,6 @@ const INVALID_PARAMS = -32602;
 
 function answer(id: JsonRpcId | null, code: number, message: string): Guarded {
   return { kind: 'answer', answer: { jsonrpc: '2.0', id, error: { code, message } } };
-}
-
-/** How deep the text nests (brackets outside strings), stopping once it passes `limit`. */
-export function nestingDepth(text: string, limit = MAX_DEPTH): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-      continue;
-    }
-    if (c === 34) inString = true;
-    else if (c === 91 /* [ */ || c === 123 /* { */) {
-      if (++depth > max) {
-        max = depth;
-        if (max > limit) return max;
-      }
-    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
-  }
-  return max;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -7,11 +7,15 @@
 // deeper than any real message is answered -32600 with its id, a response or a notification is
 // dropped (JSON-RPC answers neither), and the next request is served. Over stdio (one process per
 // era) and over HTTP (`serve --http`, both eras: the same errors, with status 400).
+// The same depth inside a value sent as JSON text (a message only a few levels deep) once made the
+// arguments reader spend seconds (20,000 levels: 7 s, quadratic) or overflow the stack (5,000: -32603);
+// such text is now refused like the message, naming the field, with nothing sent.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DEPTH } from '../../src/mcp/message-guard.js';
+import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { type HttpChild, HttpPeer, spawnHttpServer } from '../http/spawn-http.js';
 import { type Era, eraParams, MODERN_META, StdioPeer } from './stdio-peer.js';
@@ -36,6 +40,17 @@ function deepMetaCall(era: Era, depth: number, id: string): string {
   const envelope = era === 'modern' ? `${JSON.stringify(MODERN_META).slice(1, -1)},` : '';
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"get_workspace","arguments":{},"_meta":{${envelope}"deep":${deep}}}}`;
 }
+
+/** A list read whose `fields` (an array, which clients may send as JSON text) is that text nested `depth` deep. */
+function deepTextCall(era: Era, depth: number, id: string) {
+  return { id, method: 'tools/call', params: eraParams(era, { name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP, fields: `${'['.repeat(depth)}${']'.repeat(depth)}` } }) };
+}
+/** The whole arguments as JSON text nested `depth` deep. */
+function deepArgumentsCall(era: Era, depth: number, id: string) {
+  return { id, method: 'tools/call', params: eraParams(era, { name: 'list_findings', arguments: `{"engagement":"${ENGAGEMENT_AP}","x":${'['.repeat(depth)}${']'.repeat(depth)}}` }) };
+}
+const findingsRead = () => sandbox.requests().filter((r) => r.template === '/engagements/{engagement}/findings');
+const deepTextRefusal = /^Invalid arguments for list_findings; nothing was sent\.\n- fields: must be an array .*; got JSON text nested more than 64 levels deep\.$/m;
 
 const nextCall = (era: Era, id: string) => ({ id, method: 'tools/call', params: eraParams(era, { name: 'get_workspace', arguments: {} }) });
 const tooDeep = new RegExp(`^Invalid Request: nested more than ${MAX_DEPTH} levels deep\\.$`);
@@ -85,6 +100,20 @@ describe.each(ERAS)('over stdio, %s era', (era) => {
     expect(peer.child.exitCode).toBeNull();
   });
 
+  it.each(DEPTHS)('%i levels inside JSON text: the field is refused by name, the arguments -32602, nothing sent, the next call served', async (depth) => {
+    const peer = peers.get(era) as StdioPeer;
+    sandbox.clearRequests();
+    peer.send(deepTextCall(era, depth, `text-${depth}`));
+    peer.send(deepArgumentsCall(era, depth, `args-${depth}`));
+    peer.send(nextCall(era, `after-text-${depth}`));
+    const field = (await peer.answer(`text-${depth}`)).result as { isError?: boolean; content: Array<{ text: string }> };
+    expect(field.isError).toBe(true);
+    expect(field.content[0]?.text).toMatch(deepTextRefusal);
+    expect((await peer.answer(`args-${depth}`)).error).toEqual({ code: -32602, message: expect.stringMatching(/arguments must be an object of named arguments; got JSON text nested more than 64 levels deep/) });
+    expect((await peer.answer(`after-text-${depth}`)).result).toMatchObject({ structuredContent: { slug: 'atelier' } });
+    expect(findingsRead()).toEqual([]);
+  });
+
   it('ends cleanly on EOF after them all: exit 0, only JSON-RPC on stdout, no crash trace', async () => {
     const peer = peers.get(era) as StdioPeer;
     const { code, signal } = await peer.close();
@@ -108,5 +137,19 @@ describe.each(ERAS)('over HTTP (serve --http), %s era', (era) => {
     expect(next.status).toBe(200);
     expect(next.messages.find((m) => m.id === `next-${depth}`)?.result).toMatchObject({ structuredContent: { slug: 'atelier' } });
     expect(http.child.exitCode).toBeNull();
+  });
+
+  it.each(DEPTHS)('%i levels inside JSON text: the field is refused by name, the arguments 400 with -32602, nothing sent', async (depth) => {
+    const peer = await HttpPeer.open(http.port, era);
+    sandbox.clearRequests();
+    const field = await peer.send(deepTextCall(era, depth, `text-${depth}`));
+    expect(field.status).toBe(200);
+    const result = field.messages.find((m) => m.id === `text-${depth}`)?.result as { isError?: boolean; content: Array<{ text: string }> };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toMatch(deepTextRefusal);
+    const args = await peer.send(deepArgumentsCall(era, depth, `args-${depth}`));
+    expect(args.status).toBe(400);
+    expect(args.messages[0]?.error).toEqual({ code: -32602, message: expect.stringMatching(/arguments must be an object of named arguments; got JSON text nested more than 64 levels deep/) });
+    expect(findingsRead()).toEqual([]);
   });
 });
