@@ -22,6 +22,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { getHeapStatistics } from 'node:v8';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log.js';
 import { InFlight } from '../in-flight.js';
 import { announceToolsChanged } from './server.js';
@@ -94,6 +95,13 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
   const stateless = toNodeHandler({ fetch: legacyStatelessFallback(factory, onerror) }, { onerror });
   /** Insertion order is use order: the first entry is the one used longest ago. */
   const sessions = new Map<string, LegacySession>();
+  /**
+   * Sessions their client ended with DELETE: a request naming one is 404 (the spec's MUST, which the
+   * conformance suite checks), not served on its own like a session this process let expire. Kept as
+   * long as an idle session would have lived, at most 10,000 (one process's view: a replica that did
+   * not see the DELETE serves such a request statelessly).
+   */
+  const terminated = new LRUCache<string, true>({ max: 10_000, ttl: idleMs });
   const inFlight = new InFlight();
   let closing = false;
 
@@ -166,12 +174,16 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
           session.lastUsed = Date.now();
         }
       }
-      if (req.method === 'DELETE') await closeSession(session, 'deleted by the client');
+      if (req.method === 'DELETE') {
+        terminated.set(session.id, true);
+        await closeSession(session, 'deleted by the client');
+      }
       return;
     }
     if (req.method === 'POST' && isInitializeRequest(body)) return openSession(req, res, body, authInfo);
-    if (req.method !== 'POST' || (id !== undefined && !ids.issued(id))) {
-      // A session never issued here, or the GET stream and DELETE of one this process does not hold.
+    if (req.method !== 'POST' || (id !== undefined && (!ids.issued(id) || terminated.has(id)))) {
+      // A session never issued here or ended by its client, or the GET stream and DELETE of one this
+      // process does not hold.
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found.' } }));
       return;
     }

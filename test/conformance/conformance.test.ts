@@ -13,6 +13,7 @@ import { spawnHttpServer, type HttpChild } from '../http/spawn-http.js';
 /** Scenarios that exercise this server's own behaviour: each must pass. */
 const APPLICABLE = [
   'server-initialize',
+  'server-session-lifecycle',
   'ping',
   'logging-set-level',
   'tools-list',

@@ -12,7 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { type Era, negotiation, startStack, type Stack } from '../helpers/stack.js';
-import { spawnHttpServer } from './spawn-http.js';
+import { rawPost, spawnHttpServer } from './spawn-http.js';
 
 let sandbox: SandboxHandle;
 beforeAll(async () => {
@@ -167,6 +167,21 @@ describe('2025 sessions in process, with small limits', () => {
       }
       for (const x of clients) served((await x.call()).result);
       for (const x of clients) await x.client.close();
+    } finally {
+      await closeStack();
+    }
+  });
+
+  it('a session its client ended with DELETE is 404 afterwards, not served on its own like an expired one', async () => {
+    const s = await open({});
+    try {
+      const c = await recordingClient(s.url, 'legacy');
+      expect(s.mcp.sessions).toBe(1);
+      await c.transport.terminateSession();
+      expect(s.mcp.sessions).toBe(0);
+      const after = await rawPost(Number(new URL(s.url).port), { 'mcp-session-id': c.sessionId as string, 'mcp-protocol-version': '2025-11-25' }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }));
+      expect(after.status).toBe(404);
+      await c.client.close();
     } finally {
       await closeStack();
     }
