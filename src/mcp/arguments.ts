@@ -29,6 +29,7 @@
 import { z } from 'zod';
 import type { Operation } from '../operation.js';
 import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras, toolInput } from './extras.js';
+import { MAX_DEPTH, nestingDepth } from './json-depth.js';
 import { isPrototypeKey, sentKey } from './prototype-keys.js';
 
 type Json = Record<string, unknown>;
@@ -362,16 +363,30 @@ interface ReadContext {
   problems: Problem[];
 }
 
-/** A text holding a JSON object (or array), parsed; NONE when it holds something else. */
+/**
+ * A text holding a JSON object (or array), parsed; NONE when it holds something else, or nests
+ * deeper than any real argument (tooDeep says so): parsing is linear at any depth, but what reads the
+ * value afterwards recurses, and text nested 20,000 deep took seconds, 5,000 overflowed the stack.
+ */
 function jsonText(text: string, kind: 'object' | 'array'): unknown {
   const t = text.trim();
   if (!t.startsWith(kind === 'object' ? '{' : '[')) return NONE;
+  if (nestingDepth(t) > MAX_DEPTH) return NONE;
   try {
     const v = JSON.parse(t) as unknown;
     return (kind === 'array' ? Array.isArray(v) : isPlainObject(v)) ? v : NONE;
   } catch {
     return NONE;
   }
+}
+
+/** What a value sent as JSON text too deep to read is told. */
+const TOO_DEEP = `JSON text nested more than ${MAX_DEPTH} levels deep`;
+
+/** JSON text of the kind that jsonText left unread for its depth. */
+function tooDeep(text: string, kind: 'object' | 'array'): boolean {
+  const t = text.trim();
+  return t.startsWith(kind === 'object' ? '{' : '[') && nestingDepth(t) > MAX_DEPTH;
 }
 
 /** The one reading of a text as a value of this schema's type, NONE when there is none. */
@@ -422,6 +437,7 @@ function readValue(s: z.ZodType, value: unknown, path: Path, ctx: ReadContext): 
       if (typeof v === 'string') {
         const parsed = jsonText(v, 'object');
         if (parsed !== NONE) v = parsedText(parsed, path, ctx);
+        else if (tooDeep(v, 'object')) ctx.problems.push({ path, rule: `must be ${want(s)}`, given: TOO_DEEP });
       }
       return isPlainObject(v) ? readObject(d.shape ?? {}, v, path, ctx) : v;
     }
@@ -430,6 +446,7 @@ function readValue(s: z.ZodType, value: unknown, path: Path, ctx: ReadContext): 
       if (typeof v === 'string') {
         const parsed = jsonText(v, 'object');
         if (parsed !== NONE) v = parsedText(parsed, path, ctx);
+        else if (tooDeep(v, 'object')) ctx.problems.push({ path, rule: `must be ${want(s)}`, given: TOO_DEEP });
       }
       const inner = d.valueType ? defOf(baseOf(d.valueType)).type : 'unknown';
       if (!isPlainObject(v) || !d.valueType || inner === 'unknown' || inner === 'any') return v;
@@ -446,6 +463,7 @@ function readValue(s: z.ZodType, value: unknown, path: Path, ctx: ReadContext): 
       if (typeof v === 'string') {
         const parsed = jsonText(v, 'array');
         if (parsed !== NONE) v = parsedText(parsed, path, ctx);
+        else if (tooDeep(v, 'array')) ctx.problems.push({ path, rule: `must be ${want(s)}`, given: TOO_DEEP });
       }
       if (!Array.isArray(v) || !d.element) return v;
       const element = d.element;
@@ -615,7 +633,10 @@ function topLevel(raw: unknown): { ok: true; value: Json } | { ok: false; proble
     const parsed = jsonText(value, 'object');
     if (parsed !== NONE) value = parsed;
   }
-  if (!isPlainObject(value)) return { ok: false, problems: [{ path: [], rule: 'must be an object of named arguments', given: preview(value) }] };
+  if (!isPlainObject(value)) {
+    const given = typeof value === 'string' && tooDeep(value, 'object') ? TOO_DEEP : preview(value);
+    return { ok: false, problems: [{ path: [], rule: 'must be an object of named arguments', given }] };
+  }
   const proto = prototypeKeys(value, []);
   return proto.length ? { ok: false, problems: proto } : { ok: true, value };
 }
@@ -709,5 +730,5 @@ export function readCallOperation<T extends z.ZodObject<{ operation: z.ZodType; 
 export function argumentsShapeError(raw: unknown): string | undefined {
   if (raw === undefined || raw === null || isPlainObject(raw)) return undefined;
   if (typeof raw === 'string' && jsonText(raw, 'object') !== NONE) return undefined;
-  return `tools/call arguments must be an object of named arguments; got ${preview(raw)}.`;
+  return `tools/call arguments must be an object of named arguments; got ${typeof raw === 'string' && tooDeep(raw, 'object') ? TOO_DEEP : preview(raw)}.`;
 }

@@ -81,7 +81,7 @@ interface LegacySession {
   transport: NodeStreamableHTTPServerTransport;
   server: Server;
   lastUsed: number;
-  /** Requests of this session being answered: a busy session is never evicted. */
+  /** Requests of this session being answered (its GET event stream aside): a busy session is never evicted. */
   busy: number;
 }
 
@@ -188,15 +188,24 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
     }
     const session = id !== undefined ? sessions.get(id) : undefined;
     if (session) {
-      session.busy++;
+      // A GET is the session's event stream, open for as long as the client listens (the SDK's client
+      // opens one after initialize and keeps it): it is no work in progress, so it neither keeps the
+      // session busy nor counts as use while it stays open. Counted, every connected client's session
+      // was busy for good, never expired nor evicted.
+      const working = req.method !== 'GET';
+      if (working) session.busy++;
       touch(session);
       try {
         await session.transport.handleRequest(Object.assign(req, authInfo ? { auth: authInfo } : {}), res, body);
       } finally {
-        session.busy--;
-        session.lastUsed = Date.now();
+        if (working) {
+          session.busy--;
+          session.lastUsed = Date.now();
+        }
       }
-      if (req.method === 'DELETE') await closeSession(session, 'deleted by the client');
+      if (req.method === 'DELETE') {
+        await closeSession(session, 'deleted by the client');
+      }
       return;
     }
     if (req.method === 'POST' && isInitializeRequest(body)) return openSession(req, res, body, authInfo);

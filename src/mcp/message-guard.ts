@@ -7,10 +7,31 @@
 // names them (src/mcp/prototype-keys.ts).
 
 import { argumentsShapeError } from './arguments.js';
+import { MAX_DEPTH, nestingDepth } from './json-depth.js';
 import { markPrototypeKeys } from './prototype-keys.js';
 
-/** Deeper than any real MCP message (tool arguments nest a handful of levels). */
-export const MAX_DEPTH = 64;
+export { MAX_DEPTH, nestingDepth };
+
+/**
+ * Longer than any name a client can mean (MCP tool names are at most 128 characters, this server's
+ * resource URIs under 200). A longer one is refused with its length: answers cut the names they
+ * repeat (shownName), but the SDK's own errors (an Mcp-Name header that disagrees with the body)
+ * repeat them whole, so a megabyte name must not get that far.
+ */
+export const MAX_NAME_CHARS = 1_024;
+
+/** The params field that names a request's target (as the Mcp-Name header mirrors it). */
+const TARGETS: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'resources/subscribe': 'uri',
+  'resources/unsubscribe': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+  'tasks/result': 'taskId',
+};
 
 export type JsonRpcId = string | number;
 
@@ -34,29 +55,6 @@ const INVALID_PARAMS = -32602;
 
 function answer(id: JsonRpcId | null, code: number, message: string): Guarded {
   return { kind: 'answer', answer: { jsonrpc: '2.0', id, error: { code, message } } };
-}
-
-/** How deep the text nests (brackets outside strings), stopping once it passes `limit`. */
-export function nestingDepth(text: string, limit = MAX_DEPTH): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-      continue;
-    }
-    if (c === 34) inString = true;
-    else if (c === 91 /* [ */ || c === 123 /* { */) {
-      if (++depth > max) {
-        max = depth;
-        if (max > limit) return max;
-      }
-    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
-  }
-  return max;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -121,6 +119,11 @@ export function guardMessage(value: unknown): Guarded {
       if (!isObject(params._meta)) return fail('params._meta must be an object');
       const token = params._meta.progressToken;
       if (token !== undefined && !isId(token)) return fail('params._meta.progressToken must be a string or a number');
+    }
+    const field = Object.hasOwn(TARGETS, method) ? TARGETS[method] : undefined;
+    const target = field === undefined ? undefined : params[field];
+    if (typeof target === 'string' && target.length > MAX_NAME_CHARS) {
+      return fail(`params.${field} is ${target.length} characters long; no ${field === 'uri' ? 'URI' : 'name'} here is longer than ${MAX_NAME_CHARS}`);
     }
     if (method === 'tools/call') {
       if (typeof params.name !== 'string' || params.name === '') return fail('params.name must be the name of a tool');

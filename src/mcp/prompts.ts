@@ -3,6 +3,7 @@
 // completion/complete (src/mcp/completions.ts).
 import type { GetPromptResult, Prompt } from '@modelcontextprotocol/server';
 import { DOCUMENT_KINDS } from '../../tools/shared.js';
+import { shownName } from './registry.js';
 import { resourceUri } from './resources.js';
 
 interface PromptSpec extends Prompt {
@@ -80,12 +81,12 @@ export class PromptError extends Error {}
 
 export function getPrompt(name: string, args: Record<string, string> = {}): GetPromptResult {
   const spec = PROMPTS.find((p) => p.name === name);
-  if (!spec) throw new PromptError(`Unknown prompt "${name}": see prompts/list.`);
+  if (!spec) throw new PromptError(`Unknown prompt "${shownName(name)}": see prompts/list.`);
   for (const a of spec.arguments ?? []) {
     if (a.required && !args[a.name]) throw new PromptError(`Prompt ${name} needs the argument ${a.name}.`);
   }
   if (args.kind !== undefined && !(DOCUMENT_KINDS as readonly string[]).includes(args.kind)) {
-    throw new PromptError(`Unknown document kind "${args.kind}": one of ${DOCUMENT_KINDS.join(', ')}.`);
+    throw new PromptError(`Unknown document kind "${shownName(args.kind)}": one of ${DOCUMENT_KINDS.join(', ')}.`);
   }
   return {
     description: spec.description,

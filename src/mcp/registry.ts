@@ -16,9 +16,9 @@ export interface SurfacePolicy {
 export type RefusalReason = 'unknown' | 'toolset' | 'read_only' | 'scope';
 export type Refusal = { reason: RefusalReason; message: string };
 
-/** Names are cut in messages: a tool name is whatever the client sent, possibly a megabyte. */
-export function shownName(name: string): string {
-  return name.length > 80 ? `${name.slice(0, 80)}... (${name.length} characters)` : name;
+/** Names are cut in messages: a tool name (a prompt's, a URI) is whatever the client sent, possibly a megabyte. */
+export function shownName(name: string, max = 80): string {
+  return name.length > max ? `${name.slice(0, max)}... (${name.length} characters)` : name;
 }
 
 /** Why a tool that changes data cannot run in this session, in words for the assistant. */

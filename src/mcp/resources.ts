@@ -6,7 +6,7 @@ import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelc
 import type { ApiClient } from '../api/client.js';
 import type { Operation, ResourceFacet } from '../operation.js';
 import { catalog } from '../../tools/index.js';
-import type { ToolRegistry } from './registry.js';
+import { shownName, type ToolRegistry } from './registry.js';
 import type { ResourceLink } from './render/index.js';
 
 export const SCHEME = 'workspace';
@@ -128,7 +128,7 @@ async function readBody(body: NodeJS.ReadableStream, max: number): Promise<Buffe
 
 export async function readResource(deps: ResourceDeps, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
   const m = matchUri(uri);
-  if (!m) throw new ResourceError(`Unknown resource ${uri.slice(0, 200)}: see resources/templates/list.`, true);
+  if (!m) throw new ResourceError(`Unknown resource ${shownName(uri, 200)}: see resources/templates/list.`, true);
   await deps.ready();
   const op = deps.registry.callable().find((o) => o === m.spec.op);
   if (!op) throw new ResourceError(`This workspace does not offer ${m.spec.title.toLowerCase()} resources.`, true);

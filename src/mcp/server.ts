@@ -24,6 +24,7 @@ import type { Logger } from '../log.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { complete } from './completions.js';
 import { getPrompt, listPrompts, PromptError, PROMPTS } from './prompts.js';
+import { shownName } from './registry.js';
 import { isLoggingLevel, type LogSink, type RequestLogRouter } from './request-log.js';
 import { listResources, readResource, ResourceError, resourceTemplates, TEMPLATES } from './resources.js';
 import type { Session } from './session.js';
@@ -213,9 +214,9 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
         const rd = await resourceDeps();
         return await logs.run(sinkFor(ctx), () => readResource(rd, req.params.uri, ctx.mcpReq.signal));
       } catch (err) {
-        if (err instanceof ResourceError && err.notFound) throw new ResourceNotFoundError(req.params.uri, err.message);
+        if (err instanceof ResourceError && err.notFound) throw new ResourceNotFoundError(shownName(req.params.uri, 200), err.message);
         if (err instanceof ResourceError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
-        if (err instanceof WorkspaceApiError && err.status === 404) throw new ResourceNotFoundError(req.params.uri, `HTTP 404 ${err.code}: ${err.message}`);
+        if (err instanceof WorkspaceApiError && err.status === 404) throw new ResourceNotFoundError(shownName(req.params.uri, 200), `HTTP 404 ${err.code}: ${err.message}`);
         if (err instanceof WorkspaceApiError) throw new ProtocolError(ProtocolErrorCode.InternalError, `HTTP ${err.status} ${err.code}: ${err.message}`);
         throw err;
       }

@@ -2,8 +2,10 @@
 // `--host 127.0.0.2` started a server that refused every request (403) for its own Host. Both now
 // read the names from src/loopback.ts; this checks the pair end to end, through the real CLI and a
 // real HTTP request addressed the way a client addresses the printed URL.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { refusal } from '../../src/http.js';
 import { loopbackHostNames, loopbackListenAddress } from '../../src/loopback.js';
 import { runCli } from '../first5/cli.js';
 import { spawnHttpServer } from '../http/spawn-http.js';
@@ -21,6 +23,34 @@ describe('--host of serve --http', () => {
       expect(() => loadConfig({}, ['--http', '--host', h]), h).toThrow(ConfigError);
       expect(() => loadConfig({}, ['--http', '--host', h]), h).toThrow(/^Invalid WORKSPACE_HTTP_HOST \(--host\): use 127\.0\.0\.1, localhost or ::1/);
     }
+  });
+
+  it('for any text, accepts it exactly when the Host check lets in the header a client sends for it', () => {
+    const port = 8765;
+    /** The Host header of a request to http://NAME:PORT, as written (IPv6 in brackets), before any normalising. */
+    const headerFor = (name: string) => `${name.includes(':') && !name.startsWith('[') ? `[${name}]` : name}:${port}`;
+    const hostLike = fc.oneof(
+      fc.constantFrom(...ACCEPTED, ...REFUSED, ' localhost ', 'LOCALHOST', '[::1]', '[::1]:80', '0:0:0:0:0:0:0:1', 'localhost.', '127.0.0.1.', '::ffff:127.0.0.1'),
+      fc.stringMatching(/^[\[\]:.0-9a-fA-F]{1,12}$/),
+      fc.stringMatching(/^[a-zA-Z0-9.-]{1,16}$/),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      // Empty text is no value (the default, 127.0.0.1, applies); text starting with - is another flag.
+      fc.property(hostLike.filter((h) => h.trim() !== '' && !h.startsWith('-')), (h) => {
+        let listen: string | undefined;
+        try {
+          listen = loadConfig({}, ['--http', '--host', h]).http?.host;
+        } catch (err) {
+          if (!(err instanceof ConfigError)) throw err;
+        }
+        const admitted = refusal({ host: headerFor(h.trim()) }, port) === undefined;
+        expect(listen !== undefined, JSON.stringify(h)).toBe(admitted);
+        // The server it starts answers the Host of its own printed URL.
+        if (listen !== undefined) expect(refusal({ host: headerFor(listen) }, port), JSON.stringify(h)).toBeUndefined();
+      }),
+      { numRuns: 2_000, seed: 17 },
+    );
   });
 
   it('a host it accepts serves the requests its clients send', { timeout: 120_000 }, async () => {

@@ -12,7 +12,7 @@ import { RateLimiter } from '../../src/api/limiter.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { startHttpServer } from '../../src/http.js';
 import { createLogger } from '../../src/log.js';
-import { createMcpHttp } from '../../src/mcp/http-serving.js';
+import { createMcpHttp, type McpHttp, type McpHttpOptions } from '../../src/mcp/http-serving.js';
 import { OperationSet } from '../../src/mcp/operations.js';
 import { RequestLogRouter } from '../../src/mcp/request-log.js';
 import { createServerFactory } from '../../src/mcp/server.js';
@@ -38,6 +38,8 @@ export interface StackOptions {
   liveOpenApi?: boolean;
   /** Return only once the live description has landed (so tests count their own requests). Default true. */
   waitForLive?: boolean;
+  /** Limits of the HTTP serving (2025 sessions held, idle expiry, heap pressure), as serve --http takes them. */
+  http?: Pick<McpHttpOptions, 'maxSessions' | 'sessionIdleMs' | 'heapPressure'>;
 }
 
 export interface Stack {
@@ -48,6 +50,8 @@ export interface Stack {
   logs: string[];
   /** The MCP endpoint the client is connected to. */
   url: string;
+  /** The MCP serving behind it (its sessions held, its requests in flight). */
+  mcp: McpHttp;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
   /** Another client of the same server, in the era given. */
   connect(era: Era, options?: ClientOptions): Promise<Client>;
@@ -88,7 +92,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const operations = new OperationSet({ catalog, logger, client: api, live, origin: sandbox.url });
   const session = new Session({ config, client: api, logger, operations, ...(opts.grantedScope ? { grantedScope: opts.grantedScope } : {}) });
   const factory = createServerFactory({ config, logger, logs: new RequestLogRouter(setTap), sessionFor: () => session });
-  const mcp = createMcpHttp({ factory, logger });
+  const mcp = createMcpHttp({ factory, logger, ...opts.http });
   operations.onChanged(() => mcp.toolsChanged());
   const http = await startHttpServer({ host: '127.0.0.1', port: 0, mcp, logger });
 
@@ -123,6 +127,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     config,
     logs,
     url: http.url,
+    mcp,
     call: (name, args = {}) => client.callTool({ name, arguments: args }),
     connect,
     async close() {

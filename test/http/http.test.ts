@@ -1,12 +1,11 @@
 // serve --http as a real child process against the sandbox: the SDK's Streamable HTTP client, raw
 // requests with hostile Host and Origin headers, the shared API client, and shutdown on a signal.
-import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { spawnHttpServer, type HttpChild } from './spawn-http.js';
+import { type HttpChild, rawPost, spawnHttpServer } from './spawn-http.js';
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
@@ -15,22 +14,8 @@ const INITIALIZE = JSON.stringify({
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'http-test', version: '1' } },
 });
 
-/** A raw POST with chosen headers (fetch would not let us forge Host). */
-function post(port: number, headers: Record<string, string>, body = INITIALIZE, path = '/mcp') {
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** A raw POST with chosen headers, an initialize unless told otherwise. */
+const post = (port: number, headers: Record<string, string>, body = INITIALIZE, path = '/mcp') => rawPost(port, headers, body, path);
 
 async function connect(url: string, headers: Record<string, string> = {}) {
   const client = new Client({ name: 'http-test', version: '1' });

@@ -32,7 +32,7 @@ const prose = readme
   .replace(/pat_[0-9a-f]{40}/g, blank);
 
 /** Numbers that name something rather than count or measure it. */
-const NAMES: RegExp[] = [/RFC \d+/g, /OAuth 2\.1/g, /127\.0\.0\.1/g, /::1/g, /version: '1\.0\.0'/g, /o200k/g];
+const NAMES: RegExp[] = [/RFC \d+/g, /OAuth 2\.1/g, /127\.0\.0\.1/g, /::1/g, /version: '1\.0\.0'/g, /o200k/g, /SDK v\d+/g, /(?:PR|issue) #\d+/g];
 
 interface Claim {
   /** What the README says, the number(s) captured; a space matches any run of spaces and line breaks. */
@@ -136,6 +136,7 @@ const CLAIMS: Claim[] = [
       expect(readFileSync(classificationFile(revision as (typeof REVISIONS)[number]), 'utf8')).toMatch(/^applicable:$/m);
     },
   },
+  { says: /`tasks\/\*` requests answer -(32601) \(method not found\)/g, check: provedBy('test/mcp/tasks.test.ts', "answers -32601', async (method)") },
   { says: /ids of one answer (404) in the other/g, check: provedBy('test/sandbox/content-interviews.test.ts', 'answers 404 for a session of another workspace') },
   {
     says: /artifact (\d+), external source (\d+); the spec gives/g,

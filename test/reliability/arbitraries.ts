@@ -322,3 +322,165 @@ export function brokenArguments(op: Operation, opts: BuildOptions = {}): fc.Arbi
 
 /** Path parameters of an operation (for the known-id pool and for reading the request log). */
 export const pathParamsOf = (op: Operation) => pathParams(op.path);
+
+// ---------------------------------------------------------------------------------------------
+// Whole messages a broken or hostile client may send (issue 17): each with what the server must do
+
+/** What the server must do with an abusive message. */
+export type Due =
+  /** A JSON-RPC error with this code, bearing the message's id (null when it has none to bear). */
+  | { error: number; id: string | null }
+  /** A tool result refusing the arguments, naming this field, with nothing sent. */
+  | { refused: string; id: string }
+  /** Nothing: JSON-RPC answers neither a notification nor a response (HTTP: 400 without an id). */
+  | { dropped: true };
+
+export interface Abuse {
+  kind:
+    | 'non_object_arguments'
+    | 'malformed_meta'
+    | 'bad_progress_token'
+    | 'deep_message'
+    | 'deep_text'
+    | 'prototype_key'
+    | 'method_and_result'
+    | 'not_an_object'
+    | 'not_json';
+  /** The message as written on the wire: one line, no newline. */
+  text: string;
+  due: Due;
+  /** How deep it nests, for the nesting kinds. */
+  depth?: number;
+}
+
+/** The deepest a generated message nests: 100,000 levels, as the probes sent. */
+export const MAX_FUZZ_DEPTH = 100_000;
+
+/** Text nested `depth` levels (arrays or objects) around a 1. */
+export function nestedJson(depth: number, shape: 'array' | 'object'): string {
+  return shape === 'array' ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+}
+
+/** Mostly just past the guard's limit, often thousands deep, and now and then the full 100,000. */
+const depths = fc.oneof(
+  { weight: 3, arbitrary: fc.integer({ min: 65, max: 3_000 }) },
+  { weight: 2, arbitrary: fc.integer({ min: 3_000, max: MAX_FUZZ_DEPTH }) },
+  { weight: 1, arbitrary: fc.constant(MAX_FUZZ_DEPTH) },
+);
+const shapes = fc.constantFrom<'array' | 'object'>('array', 'object');
+const ids = fc.uuid().map((u) => `fuzz-${u}`);
+
+/** A JSON value that is not an object (what `arguments`, `_meta` and a message must not be). */
+const notAnObject: fc.Arbitrary<unknown> = fc.oneof(
+  fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 4 }),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  // Text that is not an object's JSON text: such text is read as the object it holds.
+  fc.string({ maxLength: 20 }).filter((t) => !t.trim().startsWith('{') && t.trim() !== ''),
+);
+
+/**
+ * Messages a client of `era` may send that the server must answer (or drop) by JSON-RPC's rules
+ * and survive: non-object arguments, `_meta` that is no object, a progress token that is neither
+ * text nor a number, messages nested up to 100,000 levels (as a response, a notification, in
+ * `_meta`, in params, in arguments, in a value's JSON text), prototype keys in valid arguments,
+ * a request that is also a response, non-objects and text that is not JSON.
+ * `ops`: the tools to call (one per operation); `params` wraps params as the era sends them.
+ */
+export function abusiveMessages(
+  ops: readonly Operation[],
+  params: (p: Record<string, unknown>) => Record<string, unknown>,
+  opts: BuildOptions & { listTool: { name: string; args: Record<string, unknown> } },
+): fc.Arbitrary<Abuse> {
+  const line = (m: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', ...m });
+  const tool = fc.constantFrom(...ops.map((o) => o.name));
+  const call = (id: string, name: string, args: unknown) => line({ id, method: 'tools/call', params: params({ name, arguments: args }) });
+  const invalidParams = (id: string): Due => ({ error: -32602, id });
+
+  const nonObjectArguments = fc.tuple(ids, tool, notAnObject).map(([id, name, args]): Abuse => ({ kind: 'non_object_arguments', text: call(id, name, args), due: invalidParams(id) }));
+
+  const badMeta = fc.oneof(fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }), fc.string({ maxLength: 10 }), fc.integer(), fc.boolean(), fc.constant(null));
+  const malformedMeta = fc.tuple(ids, fc.constantFrom('tools/list', 'prompts/list', 'resources/list', 'tools/call', 'notification'), badMeta).map(([id, method, meta]): Abuse => {
+    // The envelope of a 2026 client lives in `_meta`: a `_meta` that is no object carries none.
+    if (method === 'notification') return { kind: 'malformed_meta', text: line({ method: 'notifications/roots/list_changed', params: { _meta: meta } }), due: { dropped: true } };
+    const p = method === 'tools/call' ? { name: opts.listTool.name, arguments: opts.listTool.args, _meta: meta } : { _meta: meta };
+    return { kind: 'malformed_meta', text: line({ id, method, params: p }), due: invalidParams(id) };
+  });
+
+  const badToken = fc.oneof(fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }), fc.array(fc.integer(), { maxLength: 2 }), fc.boolean(), fc.constant(null));
+  const badProgressToken = fc.tuple(ids, badToken).map(([id, token]): Abuse => {
+    const p = params({ name: opts.listTool.name, arguments: opts.listTool.args });
+    const text = line({ id, method: 'tools/call', params: { ...p, _meta: { ...(p._meta as object | undefined), progressToken: token } } });
+    return { kind: 'bad_progress_token', text, due: invalidParams(id) };
+  });
+
+  const deepMessage = fc.tuple(ids, depths, shapes, fc.constantFrom('response', 'notification', 'meta', 'params', 'arguments')).map(([id, depth, shape, where]): Abuse => {
+    const deep = nestedJson(depth, shape);
+    const tooDeep = { error: -32600, id };
+    const abuse = (text: string, due: Due): Abuse => ({ kind: 'deep_message', text, due, depth });
+    switch (where) {
+      case 'response':
+        // A response for an id this server never issued.
+        return abuse(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"x":${deep}}}`, { dropped: true });
+      case 'notification':
+        return abuse(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"x":${deep}}}`, { dropped: true });
+      case 'meta': {
+        const p = line({ id, method: 'tools/call', params: params({ name: opts.listTool.name, arguments: opts.listTool.args, _meta: { deep: '@' } }) });
+        return abuse(p.replace('"@"', deep), tooDeep);
+      }
+      case 'params':
+        return abuse(line({ id, method: 'tools/list', params: params({ x: '@' }) }).replace('"@"', deep), tooDeep);
+      default:
+        return abuse(call(id, opts.listTool.name, { ...opts.listTool.args, x: '@' }).replace('"@"', deep), tooDeep);
+    }
+  });
+
+  // Depth inside a value's JSON text: the message itself is shallow.
+  const deepText = fc.tuple(ids, depths, shapes, fc.boolean()).map(([id, depth, shape, whole]): Abuse => {
+    if (whole) return { kind: 'deep_text', text: call(id, opts.listTool.name, `{"x":${nestedJson(depth, shape)}}`), due: invalidParams(id), depth };
+    return { kind: 'deep_text', text: call(id, opts.listTool.name, { ...opts.listTool.args, fields: nestedJson(depth, 'array') }), due: { refused: 'fields', id }, depth };
+  });
+
+  const prototypeKey = fc
+    .tuple(ids, fc.constantFrom(...ops), fc.constantFrom(...PROTOTYPE_KEYS), json(1))
+    .chain(([id, op, key, value]) => validArguments(op, opts).map((args) => ({ id, op, key, value, args })))
+    .map(({ id, op, key, value, args }): Abuse => {
+      // As JSON text carries it: an own key, even `__proto__` (JSON.stringify of an object would drop it).
+      const text = call(id, op.name, { '@': 1, ...args }).replace('"@":1', `${JSON.stringify(key)}:${JSON.stringify(value ?? 1)}`);
+      return { kind: 'prototype_key', text, due: { refused: key, id } };
+    });
+
+  const methodAndResult = fc.tuple(ids, fc.constantFrom('result', 'error')).map(([id, which]): Abuse => {
+    const extra = which === 'result' ? { result: {} } : { error: { code: 1, message: 'x' } };
+    return { kind: 'method_and_result', text: line({ id, method: 'tools/list', params: params({}), ...extra }), due: { error: -32600, id } };
+  });
+
+  const notAnObjectMessage = fc.oneof(notAnObject, fc.constant(null)).map((v): Abuse => ({ kind: 'not_an_object', text: JSON.stringify(v), due: { error: -32600, id: null } }));
+
+  const notJson = fc
+    .string({ minLength: 1, maxLength: 30 })
+    .filter((t) => !/[\n\r]/.test(t) && t.trim() !== '' && !parses(t))
+    .map((text): Abuse => ({ kind: 'not_json', text, due: { error: -32700, id: null } }));
+
+  return fc.oneof(
+    nonObjectArguments,
+    malformedMeta,
+    badProgressToken,
+    { weight: 3, arbitrary: deepMessage },
+    { weight: 2, arbitrary: deepText },
+    { weight: 2, arbitrary: prototypeKey },
+    methodAndResult,
+    notAnObjectMessage,
+    notJson,
+  );
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -8,6 +8,23 @@ import type { LogScan } from './token-scan.js';
 
 export type Rpc = { jsonrpc?: string; id?: string | number | null; result?: unknown; error?: { code: number; message: string }; method?: string; params?: unknown };
 
+/** The protocol era a raw peer speaks: 2025-11-25 (initialize, then requests) or 2026-07-28 (no handshake). */
+export type Era = 'legacy' | 'modern';
+
+/** The `_meta` envelope every request of a 2026-07-28 client carries (as the SDK v2 client sends it). */
+export const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'abuse', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+} as const;
+
+/** A request's params as a client of the era sends them: a 2026 client's carry the `_meta` envelope. */
+export function eraParams(era: Era, params: Record<string, unknown> = {}): Record<string, unknown> {
+  if (era === 'legacy') return params;
+  const meta = params._meta;
+  return { ...params, _meta: { ...MODERN_META, ...(meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? meta : {}) } };
+}
+
 /** The built server, as an installed package or bundle runs it (npm run build). */
 export const BUILT_CLI = join(ROOT, 'dist/src/cli.js');
 export const builtServerExists = () => existsSync(BUILT_CLI);
@@ -64,6 +81,17 @@ export class StdioPeer {
 
   initialize(id: number | string = 'init'): void {
     this.send({ id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'abuse', version: '1' } } });
+  }
+
+  /**
+   * Opens the connection in an era: a 2025 client initializes and says so; a 2026 client has no
+   * handshake (its first request, carrying the envelope, chooses the era).
+   */
+  async open(era: Era): Promise<void> {
+    if (era === 'modern') return;
+    this.initialize('init');
+    await this.answer('init');
+    this.send({ method: 'notifications/initialized' });
   }
 
   async waitFor(match: (m: Rpc) => boolean, what: string, ms = 20_000): Promise<Rpc> {
