@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { refusal } from '../../src/http.js';
 import { loopbackHostNames, loopbackListenAddress } from '../../src/loopback.js';
-import { runCli } from '../first5/cli.js';
-import { spawnHttpServer } from '../http/spawn-http.js';
+import { runCli } from '../helpers/cli.js';
+import { spawnHttpServer } from '../helpers/spawn-http.js';
 
 const ACCEPTED = ['127.0.0.1', 'localhost', 'LocalHost', '::1', '[::1]'];
 const REFUSED = ['127.0.0.2', '127.1', 'acme.localhost', '0.0.0.0', '::', '192.168.1.10', 'example.com', '[::1', '::1]'];

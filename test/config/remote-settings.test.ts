@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, SETTINGS } from '../../src/config.js';
-import { runCli } from '../first5/cli.js';
+import { runCli } from '../helpers/cli.js';
 
 const KEY = randomBytes(32);
 const PUBLIC = 'https://mcp.acme.example';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/spawn.js';
-import { type HttpChild, spawnHttpServer } from '../http/spawn-http.js';
+import { type HttpChild, spawnHttpServer } from '../helpers/spawn-http.js';
 import { type Classification, type Entry, FAILURE_KINDS, REVISIONS, type Revision, readClassification, scenariosOf, UNCOUNTED_KINDS } from './classification.js';
 
 const CONFORMANCE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance');

@@ -11,7 +11,7 @@ import { Client, type ClientOptions, StreamableHTTPClientTransport, type Transpo
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { JSONRPCMessage, LoggingMessageNotification, Tool } from '@modelcontextprotocol/server';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { type HttpChild, spawnHttpServer } from '../http/spawn-http.js';
+import { type HttpChild, spawnHttpServer } from './spawn-http.js';
 import { ROOT } from './spawn.js';
 import { type Era, negotiation } from './stack.js';
 

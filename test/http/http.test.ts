@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { type HttpChild, rawPost, spawnHttpServer } from './spawn-http.js';
+import { type HttpChild, rawPost, spawnHttpServer } from '../helpers/spawn-http.js';
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',

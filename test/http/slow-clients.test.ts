@@ -10,7 +10,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { type HttpChild, HttpPeer, spawnHttpServer } from './spawn-http.js';
+import { type HttpChild, HttpPeer, spawnHttpServer } from '../helpers/spawn-http.js';
 
 /** src/http.ts: the connection cap and the header timeout of `serve --http`. */
 const MAX_CONNECTIONS = 256;

@@ -1,5 +1,5 @@
 // Every number the README states is generated or checked. Generated: the blocks and the
-// <!-- fact:NAME --> values `npm run docs` writes (test/docs.test.ts keeps them current). Checked: each
+// <!-- fact:NAME --> values `npm run docs` writes (test/scripts/generate-docs.test.ts keeps them current). Checked: each
 // other number is claimed below, against the code, the package or the test that proves it; and a sweep
 // fails on any number left unclaimed, so a number added tomorrow gets a check or a generator too.
 import { readFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ const readme = read('README.md');
 
 /**
  * The README without what is generated (blocks between `<!-- NAME:start` and `<!-- NAME:end -->`, and
- * fact values), nor the sandbox tokens (test/docs.test.ts checks them against the sandbox). Replaced by
+ * fact values), nor the sandbox tokens (test/scripts/generate-docs.test.ts checks them against the sandbox). Replaced by
  * spaces of the same length, so positions still point into the README.
  */
 const blank = (s: string) => s.replace(/[^\n]/g, ' ');
@@ -101,7 +101,7 @@ const CLAIMS: Claim[] = [
       }
     },
   },
-  { says: /the exit code is (0) only when nothing failed/g, check: provedBy('test/first5/doctor.test.ts', 'expect(r.code).toBe(0);') },
+  { says: /the exit code is (0) only when nothing failed/g, check: provedBy('test/doctor.test.ts', 'expect(r.code).toBe(0);') },
   { says: /one file per workspace, mode (0600)/g, check: provedBy('test/auth/store.test.ts', 'toBe(0o600)') },
   {
     // The snippet shows the default port, and the agent connects to the port the server was given.
@@ -137,7 +137,7 @@ const CLAIMS: Claim[] = [
     },
   },
   { says: /`tasks\/\*` requests answer -(32601) \(method not found\)/g, check: provedBy('test/mcp/tasks.test.ts', "answers -32601', async (method)") },
-  { says: /ids of one answer (404) in the other/g, check: provedBy('test/sandbox/content-interviews.test.ts', 'answers 404 for a session of another workspace') },
+  { says: /ids of one answer (404) in the other/g, check: provedBy('test/sandbox/handlers/interviews.test.ts', 'answers 404 for a session of another workspace') },
   {
     says: /artifact (\d+), external source (\d+); the spec gives/g,
     check: ([artifact, external]) => {

@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { builtClone, CLONE_PLACEHOLDER } from '../helpers/clone.js';
 import { ROOT } from '../helpers/spawn.js';
-import { spawnHttpServer } from '../http/spawn-http.js';
+import { spawnHttpServer } from '../helpers/spawn-http.js';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const setup = readme.slice(readme.indexOf('## Client set-up\n'), readme.indexOf('\n## ', readme.indexOf('## Client set-up\n') + 1));

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
 import { connectHttp, connectStdio, type EraClient, type ServerHome, serverHome, startHttpServer, until } from '../helpers/eras.js';
-import type { HttpChild } from '../http/spawn-http.js';
+import type { HttpChild } from '../helpers/spawn-http.js';
 
 /** An HTTP proxy to `target` that holds every request for the live description until `release()`. */
 async function descriptionGate(target: string): Promise<{ url: string; held(): number; release(): void; close(): Promise<void> }> {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { connectHttp, connectStdio, type EraClient, type ServerHome, serverHome, startHttpServer, WIRES, type Wire } from '../helpers/eras.js';
-import type { HttpChild } from '../http/spawn-http.js';
+import type { HttpChild } from '../helpers/spawn-http.js';
 
 type Json = Record<string, any>;
 

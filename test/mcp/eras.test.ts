@@ -12,7 +12,7 @@ import { CLIENT_BERTHIER, ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
 import { connectHttp, connectStdio, type Era, ERAS, type EraClient, type ServerHome, serverHome, startHttpServer, until, type Wire, WIRES } from '../helpers/eras.js';
-import type { HttpChild } from '../http/spawn-http.js';
+import type { HttpChild } from '../helpers/spawn-http.js';
 
 const TIME_SCALE = 0.03;
 const RUNS = '/engagements/{engagement}/analysis/runs';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { type HttpChild, spawnHttpServer } from '../http/spawn-http.js';
+import { type HttpChild, spawnHttpServer } from '../helpers/spawn-http.js';
 import { httpConnection, type RawConnection, stdioConnection, type Transport } from '../reliability/raw-connection.js';
 import { type Era, eraParams, MODERN_META, type Rpc } from '../reliability/stdio-peer.js';
 

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DEPTH } from '../../src/mcp/message-guard.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { type HttpChild, HttpPeer, spawnHttpServer } from '../http/spawn-http.js';
+import { type HttpChild, HttpPeer, spawnHttpServer } from '../helpers/spawn-http.js';
 import { type Era, eraParams, MODERN_META, StdioPeer } from './stdio-peer.js';
 import { LogScan } from './token-scan.js';
 

@@ -13,7 +13,7 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import type { Operation } from '../../src/operation.js';
 import { catalog } from '../../tools/index.js';
 import { startStack, textOf, type Stack } from '../helpers/stack.js';
-import { HttpPeer } from '../http/spawn-http.js';
+import { HttpPeer } from '../helpers/spawn-http.js';
 import { type Abuse, abusiveMessages, brokenArguments, validArguments } from './arbitraries.js';
 import { type Era, eraParams, type Rpc, StdioPeer } from './stdio-peer.js';
 import { LogScan } from './token-scan.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_NAME_CHARS } from '../../src/mcp/message-guard.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { type HttpChild, spawnHttpServer } from '../http/spawn-http.js';
+import { type HttpChild, spawnHttpServer } from '../helpers/spawn-http.js';
 import { httpConnection, type RawConnection, stdioConnection, type Transport } from './raw-connection.js';
 import { type Era, eraParams, type Rpc } from './stdio-peer.js';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { type HttpChild, HttpPeer, spawnHttpServer } from '../http/spawn-http.js';
+import { type HttpChild, HttpPeer, spawnHttpServer } from '../helpers/spawn-http.js';
 import { type Era, eraParams, MODERN_META, type Rpc, StdioPeer } from './stdio-peer.js';
 import { LogScan } from './token-scan.js';
 

@@ -1,7 +1,7 @@
 // One raw MCP connection over either transport, for tests that send whole messages and read their
 // answers the same way over stdio (a spawned server) and over HTTP (a `serve --http` child): each
 // message gets the answer bearing its id.
-import { HttpPeer } from '../http/spawn-http.js';
+import { HttpPeer } from '../helpers/spawn-http.js';
 import { type Era, type Rpc, StdioPeer } from './stdio-peer.js';
 
 export type Transport = 'stdio' | 'HTTP';
