@@ -772,8 +772,9 @@ function report(r: {
     'sdk floor: the same behind the MCP SDK v2 (a low-level Server served by serveStdio): what the SDK adds\n' +
     "sdk v1 floor: the same behind before's SDK v1, tools/call registered past its parsing as before did: sdk floor minus this is the SDK's share of ours minus before\n" +
     'complete tools/list: spawn, initialize, tools/list, then on each list_changed tools/list again until every tool is listed';
+  const perfLine = c.ours.instructionsMPerCall === undefined ? 'instructions per call: not counted (perf stat cannot count instructions on this machine)\n' : '';
   const loadLine = `load average (1, 5, 15 min) at start ${r.load.start.map((x) => x.toFixed(2)).join(' ')}, at end ${r.load.end.map((x) => x.toFixed(2)).join(' ')} on ${cpus().length} CPUs`;
-  process.stdout.write(`${header}\n${lines.join('\n')}\n${sandboxLine}\n${loadLine}\n`);
+  process.stdout.write(`${header}\n${lines.join('\n')}\n${sandboxLine}\n${perfLine}${loadLine}\n`);
 
   const results = {
     date: new Date().toISOString(),
