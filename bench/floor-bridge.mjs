@@ -2,11 +2,17 @@
 // read, the same HTTP request made with undici, the page answered as structuredContent plus its JSON
 // text copy (the shape the MCP spec recommends and this server returns), one line written. No
 // validation, no rate limiter, no error handling: not a server anyone should run, a yardstick.
-// Two of them:
+// Three of them:
 // - plain (default): JSON-RPC by hand, no SDK: what the machine charges any bridge;
-// - FLOOR_WITH_SDK=1: the same handler behind the MCP SDK's Server and StdioServerTransport, as this
-//   server is built: what the SDK adds on its own.
+// - FLOOR_WITH_SDK=1: the same handler behind the MCP SDK v2 as this server is built on it: a
+//   low-level Server from a factory served by serveStdio over its StdioServerTransport, tools/call
+//   registered with setRequestHandler and its result projected by the SDK: what the SDK adds.
+// - FLOOR_WITH_SDK=v1: the same behind the SDK v1 package at FLOOR_SDK_V1 (the one the server before
+//   the rebuild was built on, from its install), tools/call registered past the SDK's request and
+//   result parsing as that server did: the yardstick it was measured against, for the SDK's share.
 // Reads WORKSPACE_API (origin + /api/v1) and WORKSPACE_TOKEN.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
 
 const api = process.env.WORKSPACE_API;
@@ -24,15 +30,21 @@ async function callTool(args) {
 }
 
 if (process.env.FLOOR_WITH_SDK === '1') {
-  const [{ Server }, { StdioServerTransport }, { Protocol }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/index.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
-    import('@modelcontextprotocol/sdk/shared/protocol.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-  ]);
-  const server = new Server({ name: 'floor-bridge-sdk', version: '0' }, { capabilities: { tools: {} } });
+  const [{ Server }, { serveStdio }] = await Promise.all([import('@modelcontextprotocol/server'), import('@modelcontextprotocol/server/stdio')]);
+  serveStdio(() => {
+    const server = new Server({ name: 'floor-bridge-sdk', version: '0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler('tools/list', () => ({ tools: [tool] }));
+    // As src/mcp/server.ts registers it: the SDK's handler, the result through the SDK's projection.
+    server.setRequestHandler('tools/call', async (req) => server.projectCallToolResult(await callTool(req.params.arguments), undefined));
+    return server;
+  });
+} else if (process.env.FLOOR_WITH_SDK === 'v1') {
+  const sdk = process.env.FLOOR_SDK_V1;
+  const [{ Server }, { StdioServerTransport }, { Protocol }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all(
+    ['server/index.js', 'server/stdio.js', 'shared/protocol.js', 'types.js'].map((m) => import(pathToFileURL(join(sdk, 'dist/esm', m)).href)),
+  );
+  const server = new Server({ name: 'floor-bridge-sdk-v1', version: '0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [tool] }));
-  // As src/mcp/server.ts registers it (no second parse of the request, no parse of the result).
   Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, (req) => callTool(req.params.arguments));
   await server.connect(new StdioServerTransport());
 } else {

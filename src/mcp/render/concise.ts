@@ -55,11 +55,16 @@ export function isAuditField(key: string, rec: Record<string, unknown>): boolean
   return key.endsWith('_at') && `${key.slice(0, -3)}_by` in rec;
 }
 
-/** `process_id`, `owner_id`: a reference to something no operation reads, so no use to a reader. */
+/**
+ * `process_id`, `owner_id`: a reference to something no operation reads, so no use to a reader.
+ * Asked of every key of every record rendered: string tests, no regular expression (whose match
+ * arrays were half of what rendering a page allocated).
+ */
 export function isDeadReference(key: string): boolean {
-  const m = /^(.+)_ids?$/.exec(key);
-  if (!m) return false;
-  const kind = m[1]!.slice(m[1]!.lastIndexOf('_') + 1);
+  // The kind is the last word before `_id` or `_ids` (`analysis_run_id`: run).
+  const end = key.endsWith('_id') ? key.length - 3 : key.endsWith('_ids') ? key.length - 4 : 0;
+  if (end <= 0) return false;
+  const kind = key.slice(key.lastIndexOf('_', end - 1) + 1, end);
   return !addressableKinds().has(kind);
 }
 
@@ -77,7 +82,8 @@ export function concise(value: unknown, opts: ConciseOptions = {}): Concise {
   const counted = new Set<string>();
   const requested = opts.requested ?? [];
   // Asked for: named, or on the way to a named field (`evidences` for `evidences.excerpt`).
-  const asked = (path: string) => requested.some((r) => r === path || r.startsWith(`${path}.`));
+  // Asked of every key: with nothing requested (the usual call), no closure is made for `some`.
+  const asked = (path: string) => requested.length > 0 && requested.some((r) => r === path || r.startsWith(`${path}.`));
 
   // `row`: the record is an item of the answer's own list, whose nested record lists are counted.
   // `top`: the answer's own record (a get), which keeps its updated_at.

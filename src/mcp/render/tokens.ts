@@ -43,7 +43,24 @@ function isLetter(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 0xc0 && c !== 0xd7 && c !== 0xf7 && (c < 0x2000 || c > 0x206f));
 }
 
-/** Estimated o200k tokens of `text`. */
+/** `total` with a finished run of one kind added (in the order the weights were fitted with). */
+function addRun(total: number, kind: Kind, run: number, caps: number, lower: boolean, afterDigit: boolean): number {
+  if (kind === Kind.Letter) {
+    total += W.word + W.longLetter * Math.max(0, run - 5);
+    if (caps > 0 && !lower && (run > 1 || afterDigit)) total += W.capital * caps;
+    else if (caps > 0 && lower && caps < run) total += caps > 1 ? W.capital : 0;
+  } else if (kind === Kind.Digit) {
+    total += W.digits * Math.ceil(run / 3);
+  } else if (kind === Kind.Punct) {
+    total += W.punctuationRun + W.punctuation * run;
+  }
+  return total;
+}
+
+/**
+ * Estimated o200k tokens of `text`. Run on every answer's text: the state lives in locals and a run
+ * is added by a plain function (a closure over the state made each character's step slower).
+ */
 export function estimateTokens(text: string): number {
   let total = 0;
   let kind = Kind.None;
@@ -52,35 +69,23 @@ export function estimateTokens(text: string): number {
   let lower = false; // the current letter run has a lower-case letter
   let afterDigit = false; // the current letter run follows a digit with no space
   let spaceRun = 0;
-  const endRun = () => {
-    if (kind === Kind.Letter) {
-      total += W.word + W.longLetter * Math.max(0, run - 5);
-      if (caps > 0 && !lower && (run > 1 || afterDigit)) total += W.capital * caps;
-      else if (caps > 0 && lower && caps < run) total += caps > 1 ? W.capital : 0;
-    } else if (kind === Kind.Digit) {
-      total += W.digits * Math.ceil(run / 3);
-    } else if (kind === Kind.Punct) {
-      total += W.punctuationRun + W.punctuation * run;
-    }
-    kind = Kind.None;
-    run = 0;
-    caps = 0;
-    lower = false;
-  };
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 10) {
-      endRun();
-      if (spaceRun > 1) total += W.spaces;
-      spaceRun = 0;
-      total += W.newline;
+    if (c === 10 || c === 32 || c === 9 || c === 13) {
+      // A run ends at any space.
+      total = addRun(total, kind, run, caps, lower, afterDigit);
+      kind = Kind.None;
+      run = 0;
+      caps = 0;
+      lower = false;
       afterDigit = false;
-      continue;
-    }
-    if (c === 32 || c === 9 || c === 13) {
-      endRun();
-      spaceRun++;
-      afterDigit = false;
+      if (c === 10) {
+        if (spaceRun > 1) total += W.spaces;
+        spaceRun = 0;
+        total += W.newline;
+      } else {
+        spaceRun++;
+      }
       continue;
     }
     if (spaceRun > 1) total += W.spaces;
@@ -88,8 +93,11 @@ export function estimateTokens(text: string): number {
     if (isLetter(c)) {
       if (kind !== Kind.Letter) {
         afterDigit = kind === Kind.Digit;
-        endRun();
+        total = addRun(total, kind, run, caps, lower, afterDigit);
         kind = Kind.Letter;
+        run = 0;
+        caps = 0;
+        lower = false;
       }
       run++;
       if (c >= 65 && c <= 90) caps++;
@@ -99,17 +107,27 @@ export function estimateTokens(text: string): number {
         total += W.accented;
       }
     } else if (c >= 48 && c <= 57) {
-      if (kind !== Kind.Digit) endRun();
+      if (kind !== Kind.Digit) {
+        total = addRun(total, kind, run, caps, lower, afterDigit);
+        run = 0;
+        caps = 0;
+        lower = false;
+      }
       kind = Kind.Digit;
       run++;
     } else {
-      if (kind !== Kind.Punct) endRun();
+      if (kind !== Kind.Punct) {
+        total = addRun(total, kind, run, caps, lower, afterDigit);
+        run = 0;
+        caps = 0;
+        lower = false;
+      }
       kind = Kind.Punct;
       run++;
       afterDigit = false;
     }
   }
-  endRun();
+  total = addRun(total, kind, run, caps, lower, afterDigit);
   if (spaceRun > 1) total += W.spaces;
   return Math.ceil(total);
 }
