@@ -308,11 +308,11 @@ export class RateLimiter {
         taken = await store.takeSlot(this.#key, limits);
       }
     } catch (err) {
-      this.#inFlight--;
+      this.#takeUndone();
       throw err;
     }
     if (!taken.taken) {
-      this.#inFlight--;
+      this.#takeUndone();
       // Another participant was refused and shared its Retry-After.
       if (taken.paused) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + taken.waitMs);
       return { waitMs: taken.waitMs };
@@ -325,6 +325,17 @@ export class RateLimiter {
     }
     this.#local.push(local);
     return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, local } };
+  }
+
+  /**
+   * A take that did not end in a request: it no longer counts in flight. An admission asleep until
+   * an answer comes (a slow start counted this take among the requests out) would wait for an answer
+   * that never comes: it looks again. (A full window at start-up, every take of a burst refused, left
+   * every request of the process waiting for good.)
+   */
+  #takeUndone(): void {
+    this.#inFlight--;
+    if (this.#headWaitsForAnswer) this.#wake();
   }
 
   /**

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { WorkspaceApiError } from '../../src/api/errors.js';
 import { limiterFor, RateLimiter } from '../../src/api/limiter.js';
+import { MemoryStore } from '../../src/store/memory.js';
 import { fakeWorkspace, sendJson, type FakeWorkspace } from './fake-workspace.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -292,6 +293,26 @@ describe('RateLimiter', () => {
     const reports: number[] = [];
     await api.request({ method: 'GET', path: '/workspace', onRateWait: (waitMs) => reports.push(waitMs) });
     expect(reports).toEqual([]);
+  });
+
+  it('a burst that finds the shared window full waits for it to empty, and then goes out (it used to wait for good)', async () => {
+    // Another participant of the store holds the whole window: every take of the burst is refused.
+    // The requests past the slow start had gone to sleep until an answer came, and no request was
+    // out to answer: the process hung (seen as an unsettled await in test/store/budget-exact.test.ts).
+    const store = new MemoryStore();
+    const limits = { limit: 4, windowMs: 200, holdMs: 210, leaseMs: 60_000 };
+    for (let i = 0; i < limits.limit; i++) {
+      const taken = await store.takeSlot('budget:full', limits);
+      if (!taken.taken) throw new Error('the window should have room');
+      await store.settleSlot('budget:full', taken.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    }
+    const limiter = new RateLimiter({ limit: limits.limit, windowMs: limits.windowMs, store, key: 'budget:full' });
+    const sent: number[] = [];
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: 8 }, (_, i) => limiter.schedule(async () => void sent.push(i))));
+    expect(sent).toHaveLength(8);
+    // None went before the other participant's slots left the window.
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(limits.windowMs);
   });
 
   it('is shared by every client of one token in the process', () => {
