@@ -2,15 +2,16 @@
 // with its own stdio server) share it through a folder in the configuration directory, so their rate
 // budget is exact across them without running anything. One file per key, named by a hash of the key;
 // every change is made under that key's lock file (src/auth/lock.ts, which survives a holder that
-// died) and written whole by rename (src/auth/atomic.ts), so a reader never sees half a file. The
+// died). Values are written whole by rename (src/auth/atomic.ts), so a reader never sees half a file;
+// windows, rewritten on every request, in place under their lock (writeWindowSync says why). The
 // folder is the owner's only (0700), every file 0600. Values are written as given: callers seal what
 // is secret before storing it (src/store/store.ts).
-import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../auth/atomic.js';
-import { withFileLock, withFileLockSync } from '../auth/lock.js';
+import { lockTokenOwner, processAlive, withFileLock, withFileLockSync } from '../auth/lock.js';
 import type { SetOptions, StateStore } from './store.js';
 import {
   emptyWindow,
@@ -53,7 +54,7 @@ interface WindowBatch {
  */
 const SETTLE_GRACE_MS = 5;
 
-/** Held for a read and a rename (well under a millisecond): waiters poll often. */
+/** Held for a read and a write (well under a millisecond): waiters poll often. */
 const LOCK_OPTIONS = { pollMs: 2, staleMs: 10_000, timeoutMs: 30_000 };
 
 /** Expired files and leftovers of killed writers are removed just after open and then this often. */
@@ -186,8 +187,9 @@ export class FileStore implements StateStore, SlidingWindowStore {
         b.due = undefined;
         b.done = this.#commit(key, b);
       };
-      // A process that exits meanwhile leaves the slot to its lease: safe, so the timer holds nothing up.
-      b.due = opts.soon ? { timer: setImmediate(start), soon: true } : { timer: setTimeout(start, SETTLE_GRACE_MS).unref(), soon: false };
+      // Not unref'd: a caller may be waiting for this settle (a limiter admits the next request when an
+      // answer's settle lands), and an event loop with nothing else to do would exit under it.
+      b.due = opts.soon ? { timer: setImmediate(start), soon: true } : { timer: setTimeout(start, SETTLE_GRACE_MS), soon: false };
     });
   }
 
@@ -209,31 +211,27 @@ export class FileStore implements StateStore, SlidingWindowStore {
         const ops = batch.ops.splice(0);
         let results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>;
         try {
-          // A read, a few changes and a rename, rewritten on every request: synchronous calls, each a
+          // A read, a few changes and a write in place, on every request: synchronous calls, each a
           // few microseconds, where the thread pool would cost tens per step and a millisecond a round.
           results = await withFileLockSync(
             `${file}.lock`,
             () => {
-              const w = readWindowSync(file, key);
-              const now = this.#now();
-              const out = ops.map((op) => {
-                try {
-                  return { ok: true as const, value: op.change(w, now) };
-                } catch (error) {
-                  return { ok: false as const, error };
-                }
-              });
-              // Not flushed to disk (a budget lost in a power cut costs nothing, the server's own
-              // counters still hold), but never seen half-written: a new file renamed over the old.
-              const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-              writeFileSync(temp, JSON.stringify({ key, window: w } satisfies WindowRecord), { mode: 0o600, flag: 'wx' });
+              const fd = openWindowSync(file);
               try {
-                renameSync(temp, file);
-              } catch (err) {
-                rmSync(temp, { force: true });
-                throw err;
+                const { window: w, size } = readWindowSync(fd, key);
+                const now = this.#now();
+                const out = ops.map((op) => {
+                  try {
+                    return { ok: true as const, value: op.change(w, now) };
+                  } catch (error) {
+                    return { ok: false as const, error };
+                  }
+                });
+                writeWindowSync(fd, JSON.stringify({ key, window: w } satisfies WindowRecord), size);
+                return out;
+              } finally {
+                closeSync(fd);
               }
-              return out;
             },
             LOCK_OPTIONS,
           );
@@ -269,6 +267,12 @@ export class FileStore implements StateStore, SlidingWindowStore {
     const names = await readdir(this.dir).catch(() => [] as string[]);
     for (const name of names) {
       const file = join(this.dir, name);
+      const owner = lockTokenOwner(name);
+      if (owner !== undefined) {
+        // The lock token of a process that died without its exit handler (killed).
+        if (!processAlive(owner)) await unlinkIfThere(file);
+        continue;
+      }
       if (name.endsWith('.tmp')) {
         const st = await stat(file).catch(() => undefined);
         if (st && this.#now() - st.mtimeMs > STALE_TEMP_MS) await unlinkIfThere(file);
@@ -291,21 +295,44 @@ export class FileStore implements StateStore, SlidingWindowStore {
   }
 }
 
-function readWindowSync(file: string, key: string): WindowState {
-  let text: string;
+/** The window's file, opened for reading and writing; created (owner-only) if missing. Called under its lock. */
+function openWindowSync(file: string): number {
   try {
-    text = readFileSync(file, 'utf8');
+    return openSync(file, 'r+');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyWindow();
-    throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    return openSync(file, 'w+', 0o600);
   }
+}
+
+function readWindowSync(fd: number, key: string): { window: WindowState; size: number } {
+  const size = fstatSync(fd).size;
+  if (size === 0) return { window: emptyWindow(), size };
+  const buf = Buffer.allocUnsafe(size);
+  const got = readSync(fd, buf, 0, size, 0);
   try {
-    const r = JSON.parse(text) as unknown;
-    if (isWindowRecord(r) && r.key === key) return r.window;
+    const r = JSON.parse(buf.toString('utf8', 0, got)) as unknown;
+    if (isWindowRecord(r) && r.key === key) return { window: r.window, size };
   } catch {
-    // written whole by rename: only a hand edit gets here
+    // Only a hand edit, or a power cut that lost the page (the writes below are never half-seen by a
+    // process): the window starts again empty. The workspace still counts what it counted; at worst
+    // a refusal's Retry-After paces the first minute.
   }
-  return emptyWindow();
+  return { window: emptyWindow(), size };
+}
+
+/**
+ * Rewrite the window in place. Not by renaming a new file over it: on ext4 a rename that replaces a
+ * file starts writing the new one to disk (its auto_da_alloc heuristic), a third of a millisecond a
+ * round; in place, a round is a few microseconds. A file with its old length holds at every moment
+ * one JSON document and spaces: the text is padded to the old length, then the spaces are cut.
+ * Nothing is flushed to disk: a budget lost in a power cut costs a slow first minute, no more.
+ */
+function writeWindowSync(fd: number, text: string, oldSize: number): void {
+  const body = Buffer.from(text, 'utf8');
+  const out = body.length < oldSize ? Buffer.concat([body, Buffer.alloc(oldSize - body.length, 0x20)]) : body;
+  writeSync(fd, out, 0, out.length, 0);
+  if (out.length > body.length) ftruncateSync(fd, body.length);
 }
 
 async function readJson(file: string): Promise<unknown> {
@@ -319,7 +346,8 @@ async function readJson(file: string): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    // Written whole by rename, so only a hand edit gets here: treated as absent, and rewritten.
+    // A hand edit, or a window read without its lock (the sweep) as it was rewritten: treated as
+    // absent (the sweep reads it again under the lock before deleting anything).
     return undefined;
   }
 }

@@ -1,7 +1,8 @@
 // One contract for every backend of the state store (memory, file, Redis): what the OAuth server, the
 // job handles and the rate budgets rely on, including the atomic steps under concurrency. The file
 // and Redis backends are also opened twice on the same place, as two processes would.
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -225,6 +226,25 @@ describe('the file store on disk', () => {
     await s.close();
   });
 
+  it('rewrites a window in place: one JSON document whatever it shrinks to, 0600, no temporary file left', async () => {
+    const dir = join(tmp, 'in-place');
+    const s = await FileStore.open(dir);
+    const short = { limit: 50, windowMs: 10, holdMs: 20, leaseMs: 40 };
+    await Promise.all(Array.from({ length: 30 }, () => s.takeSlot('grows', short)));
+    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
+    const big = (await readFile(join(dir, file as string), 'utf8')).length;
+    // Every slot's lease has run out: the next take writes a much shorter window over the long one.
+    await new Promise((r) => setTimeout(r, 60));
+    await s.takeSlot('grows', short);
+    const text = await readFile(join(dir, file as string), 'utf8');
+    expect(text.length).toBeLessThan(big / 5);
+    expect(JSON.parse(text)).toMatchObject({ key: 'grows', window: { seq: 31 } });
+    expect(text).toBe(text.trimEnd());
+    expect((await stat(join(dir, file as string))).mode & 0o777).toBe(0o600);
+    expect((await readdir(dir)).filter((f) => f.endsWith('.tmp') || f.endsWith('.lock'))).toEqual([]);
+    await s.close();
+  });
+
   it('sweeps expired values and spent windows from the folder', async () => {
     const dir = join(tmp, 'sweep');
     const s = await FileStore.open(dir);
@@ -232,9 +252,14 @@ describe('the file store on disk', () => {
     await s.set('long', 'y');
     const t = await s.takeSlot('w', { limit: 1, windowMs: 10, holdMs: 20, leaseMs: 40 });
     if (t.taken) await s.settleSlot('w', t.slot, { refused: false, holdMs: 20, leaseMs: 40 });
+    // A lock token left by a process killed before its exit handler ran (that pid has exited).
+    const dead = spawnSync(process.execPath, ['-e', '']).pid as number;
+    await writeFile(join(dir, `.lock-owner-${dead}-0123456789abcdef`), `${dead} 0123456789abcdef`);
     await new Promise((r) => setTimeout(r, 60));
     await s.sweep();
-    expect(await readdir(dir)).toHaveLength(1);
+    // What is left: the live value, and this process's own lock token (removed when it exits).
+    expect(await readdir(dir)).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^\\.lock-owner-${process.pid}-`))]));
+    expect(await readdir(dir)).toHaveLength(2);
     expect(await s.get('long')).toBe('y');
     await s.close();
   });
