@@ -62,8 +62,7 @@ let partial = '';
 child.stdout.setEncoding('utf8');
 child.stdout.on('data', (d: string) => {
   partial += d;
-  let nl: number;
-  while ((nl = partial.indexOf('\n')) >= 0) {
+  for (let nl = partial.indexOf('\n'); nl >= 0; nl = partial.indexOf('\n')) {
     const line = partial.slice(0, nl);
     partial = partial.slice(nl + 1);
     if (!line) continue;

@@ -78,7 +78,7 @@ if (process.argv.includes('--json')) {
 } else {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   process.stdout.write(
-    [
+    `${[
       `token counting for the response budget: ${texts.length} demo answers (concise and detailed, ${Math.round(meanChars)} characters on average); errors on the ${big.length} over 500 tokens`,
       '| counter | import ms | resident MB | ms per answer | mean error | worst error |',
       '|---|---|---|---|---|---|',
@@ -86,6 +86,6 @@ if (process.argv.includes('--json')) {
       `| estimate (render/tokens.ts) | ~0 | ~0 | ${result.estimate.msPerAnswer.toFixed(3)} | ${pct(estimate.mean)} | ${pct(estimate.worst)} |`,
       `| characters / 4 | ~0 | ~0 | ~0 | ${pct(chars.mean)} | ${pct(chars.worst)} |`,
       `estimate over all answers: ${totalEst} tokens for ${totalReal} real (${pct(totalEst / totalReal - 1)})`,
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
 }

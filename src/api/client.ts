@@ -14,7 +14,6 @@ import {
   OutcomeUnknownError,
   RateLimitWaitTooLongError,
   RequestTimeoutError,
-  WorkspaceApiError,
 } from './errors.js';
 import { limiterFor, type RateLimiter } from './limiter.js';
 import { loopbackLookup, parseApiRoot } from './lookup.js';
@@ -192,7 +191,8 @@ export class ApiClient {
         if (hit !== undefined) return { ...hit, fromCache: true, rateLimitRetries, attempts };
       }
       // The budget is the member's: an OAuth refresh changes the token, not the limiter.
-      const limiter = (this.#limiter ??= limiterFor(fingerprint));
+      this.#limiter ??= limiterFor(fingerprint);
+      const limiter = this.#limiter;
       // The server asked this token to stay away longer than a tool call may block: say so at once
       // rather than queue behind the pause.
       const pausedMs = limiter.pausedForMs();
@@ -327,7 +327,8 @@ export class ApiClient {
       if (names.includes(key)) {
         if (value !== undefined && value !== null) params[key] = String(value);
       } else {
-        (rest ??= {})[key] = value;
+        rest ??= {};
+        rest[key] = value;
       }
     }
     const call: ApiCall = {

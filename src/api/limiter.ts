@@ -12,8 +12,7 @@
 //   every participant, and the next request goes alone until its answer says how much is left.
 import PQueue from 'p-queue';
 import { MemoryStore } from '../store/memory.js';
-import type { SlidingWindowStore } from '../store/windows.js';
-import { sleep } from './retry.js';
+import type { SlidingWindowStore, WindowTake } from '../store/windows.js';
 
 /** Requests sent before the first answer of a window tells how much of the budget is left. */
 const SLOW_START = 4;
@@ -147,7 +146,8 @@ export class RateLimiter {
         (opened) => (this.#shared = opened),
         (err: unknown) => {
           this.#onStoreError(err);
-          return (this.#shared = this.#fallback);
+          this.#shared = this.#fallback;
+          return this.#fallback;
         },
       );
     } else {
@@ -282,7 +282,8 @@ export class RateLimiter {
 
   /** Slots the window may hold: the limit, less what others outside the store spent in the last window and a slack. */
   #cap(now: number): number {
-    if (this.#others.length > 0 && this.#others[0]!.at <= now - this.#windowMs) {
+    const oldest = this.#others[0];
+    if (oldest !== undefined && oldest.at <= now - this.#windowMs) {
       this.#others = this.#others.filter((o) => o.at > now - this.#windowMs);
     }
     let others = 0;
@@ -297,7 +298,7 @@ export class RateLimiter {
     // Counted in flight before the take resolves, so concurrent fast paths see each other.
     this.#inFlight++;
     let store = this.#now() < this.#storeDownUntil ? this.#fallback : (this.#shared ?? (await this.#opening) ?? this.#fallback);
-    let taken;
+    let taken: WindowTake;
     try {
       try {
         taken = await store.takeSlot(this.#key, limits);

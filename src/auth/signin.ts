@@ -5,10 +5,10 @@ import type { Logger } from 'pino';
 import { authorizationRequest } from './authorize.js';
 import { discover } from './discovery.js';
 import { SignInError } from './errors.js';
-import { startLoopbackListener } from './loopback.js';
+import { type Callback, startLoopbackListener } from './loopback.js';
 import { fetchMember } from './member.js';
 import { registerClient } from './registration.js';
-import type { GrantedScope, StoredMember, StoredSignIn, TokenStore } from './store.js';
+import type { GrantedScope, StoredMember, StoredSignIn, StoredTokens, TokenStore } from './store.js';
 import { exchangeCode, revokeToken } from './tokens.js';
 
 export interface SignInOptions {
@@ -47,13 +47,13 @@ export async function signIn(opts: SignInOptions): Promise<SignInResult> {
     const request = await authorizationRequest(as, clientId, listener.redirectUri, opts.scope);
     await opts.present(request.url.href);
 
-    let callback;
+    let callback: Callback;
     try {
       callback = await listener.callback;
     } catch (err) {
       throw new SignInError(`Sign-in not completed: ${err instanceof Error ? err.message : String(err)}.`);
     }
-    let tokens;
+    let tokens: StoredTokens;
     try {
       tokens = await exchangeCode(as, client, callback.params, { ...request, scope: opts.scope });
     } catch (err) {

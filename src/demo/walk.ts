@@ -7,7 +7,27 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { clip, type Transcript } from './transcript.js';
 
-type Json = Record<string, any>;
+/** A record of an answer: the walk prints its fields with String() or compares them, so they stay unknown. */
+type Fields = Readonly<Record<string, unknown>>;
+/** The nested parts of the answers the walk reads, each optional as a workspace may leave it out. */
+type Part<T> = T | null | undefined;
+interface Engagement extends Fields {
+  client_company?: Part<{ name?: unknown }>;
+}
+interface Overview extends Fields {
+  coverage?: Part<{ interviews?: Part<Fields[]> }>;
+  findings?: Part<{ total?: unknown; by_review_status?: Part<Fields> }>;
+  contradictions?: Part<{ open?: unknown }>;
+  latest_analysis_run?: Part<{ status?: unknown }>;
+  deliverable?: Part<{ stage?: unknown }>;
+}
+interface Finding extends Fields {
+  evidences?: Part<Fields[]>;
+}
+interface Job extends Fields {
+  job?: Part<{ id?: unknown; status?: unknown }>;
+  file?: Part<{ path?: unknown; name?: unknown; size?: unknown }>;
+}
 
 export interface WalkOptions {
   client: Client;
@@ -20,7 +40,7 @@ export class DemoStepError extends Error {}
 
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).filter(Boolean).join('\n');
 
-async function call(o: WalkOptions, tool: string, args: Json, progress = false): Promise<CallToolResult> {
+async function call(o: WalkOptions, tool: string, args: Fields, progress = false): Promise<CallToolResult> {
   o.out.call(tool, args);
   const r = (await o.client.callTool(
     { name: tool, arguments: args },
@@ -37,10 +57,12 @@ async function call(o: WalkOptions, tool: string, args: Json, progress = false):
 /** What the walk reads of a result: its structured content (either SDK's CallToolResult has it). */
 type Structured = { structuredContent?: unknown };
 
-const data = (r: Structured): Json => (r.structuredContent ?? {}) as Json;
-const items = (r: Structured): Json[] => {
+// The shape is the one this server's own tools answer with; every part the walk reads is optional and
+// reached with ?. or String(), so one left out prints as undefined or '?' instead of failing.
+const data = <T extends Fields = Fields>(r: Structured): T => (r.structuredContent ?? {}) as T;
+const items = <T extends Fields>(r: Structured): T[] => {
   const d = data(r);
-  return (Array.isArray(d.items) ? d.items : Array.isArray(d.data) ? d.data : []) as Json[];
+  return (Array.isArray(d.items) ? d.items : Array.isArray(d.data) ? d.data : []) as T[];
 };
 
 /**
@@ -49,9 +71,9 @@ const items = (r: Structured): Json[] => {
  * pages follow (`next_cursor`); each time with the call that gets the rest. A count alone would read
  * as the whole list.
  */
-export function page(r: Structured, tool: string): { items: Json[]; count: string; rest?: string } {
+export function page<T extends Fields = Fields>(r: Structured, tool: string): { items: T[]; count: string; rest?: string } {
   const d = data(r);
-  const list = items(r);
+  const list = items<T>(r);
   const cut = d.truncated as { shown: number; omitted: number; retry_with_limit: number } | undefined;
   if (cut && cut.omitted > 0) {
     // The server gives the cursor right after the last record shown, when it could ask for it.
@@ -67,7 +89,7 @@ export function page(r: Structured, tool: string): { items: Json[]; count: strin
   if (next) return { items: list, count: `${list.length} (first page)`, rest: `more on the next page: call ${tool} again with cursor "${next}".` };
   return { items: list, count: String(list.length) };
 }
-const tally = (counts: Json | undefined) =>
+const tally = (counts: Part<Fields>) =>
   Object.entries(counts ?? {})
     .map(([k, v]) => `${String(v)} ${k}`)
     .join(', ');
@@ -77,7 +99,7 @@ export async function walk(o: WalkOptions): Promise<void> {
 
   // 1. Brief me on the engagement.
   out.job(1, 'Brief me on the engagement');
-  const listed = page(await call(o, 'list_engagements', { limit: 10 }), 'list_engagements');
+  const listed = page<Engagement>(await call(o, 'list_engagements', { limit: 10 }), 'list_engagements');
   const engagements = listed.items;
   const chosen = engagements.find((e) => e.status === 'active') ?? engagements[0];
   if (!chosen) throw new DemoStepError('the workspace has no engagement to walk through');
@@ -85,8 +107,8 @@ export async function walk(o: WalkOptions): Promise<void> {
   if (listed.rest) out.note(listed.rest);
   const engagement = String(chosen.id);
 
-  const ov = data(await call(o, 'engagement_overview', { engagement }));
-  const interviews = (ov.coverage?.interviews ?? []) as Json[];
+  const ov = data<Overview>(await call(o, 'engagement_overview', { engagement }));
+  const interviews = ov.coverage?.interviews ?? [];
   out.ok(`${interviews.length} interview(s): ${clip(interviews.map((i) => `${String(i.interviewee_name ?? '?')} (${String(i.status ?? '?')})`).join(', '), 110)}`);
   out.ok(`${String(ov.findings?.total ?? 0)} findings: ${tally(ov.findings?.by_review_status)}`);
   out.ok(`${String(ov.contradictions?.open ?? 0)} open contradiction(s); latest analysis run ${String(ov.latest_analysis_run?.status ?? 'none')}; deliverable stage ${String(ov.deliverable?.stage ?? '?')}`);
@@ -101,8 +123,8 @@ export async function walk(o: WalkOptions): Promise<void> {
   if (findings.rest) out.note(findings.rest);
   const picked = proposed.slice(0, 2);
   for (const f of picked) {
-    const finding = data(await call(o, 'get_finding', { engagement, finding: String(f.id) }));
-    const evidences = (finding.evidences ?? []) as Json[];
+    const finding = data<Finding>(await call(o, 'get_finding', { engagement, finding: String(f.id) }));
+    const evidences = finding.evidences ?? [];
     out.ok(`[${String(finding.type)}] ${clip(String(finding.statement), 90)} (${evidences.length} evidence(s))`);
     const first = evidences[0];
     if (first) {
@@ -128,9 +150,9 @@ export async function walk(o: WalkOptions): Promise<void> {
     out.skipped('read-only: would call generate_deliverable_document (executive_summary) and create_export (document_pdf), following both jobs');
     return;
   }
-  const gen = data(await call(o, 'generate_deliverable_document', { engagement, kind: 'executive_summary', mode: 'keep_edits' }, true));
+  const gen = data<Job>(await call(o, 'generate_deliverable_document', { engagement, kind: 'executive_summary', mode: 'keep_edits' }, true));
   out.ok(`generation ${String(gen.state ?? gen.job?.status ?? 'started')}${gen.waited_seconds !== undefined ? ` in ${String(gen.waited_seconds)} s` : ''}`);
-  const exp = data(await call(o, 'create_export', { engagement, kind: 'document_pdf', document_kind: 'executive_summary' }, true));
+  const exp = data<Job>(await call(o, 'create_export', { engagement, kind: 'document_pdf', document_kind: 'executive_summary' }, true));
   if (exp.file?.path) out.ok(`export ${String(exp.state ?? 'succeeded')}: ${String(exp.file.name)} (${String(exp.file.size)} bytes) saved to ${String(exp.file.path)}`);
   else {
     // The job outlived the follow time: its id and how to check again are in the answer.

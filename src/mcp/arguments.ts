@@ -26,7 +26,7 @@
 // Every refusal, for every kind of tool (catalog operation, workflow, gateway), is built by
 // `refusal()`: each field on a line of its own, what it must be, what was given (cut to a short
 // preview), and that nothing was sent.
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Operation } from '../operation.js';
 import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras, toolInput } from './extras.js';
 import { MAX_DEPTH, nestingDepth } from './json-depth.js';

@@ -45,7 +45,10 @@ const shapes = new WeakMap<Operation, z.ZodRawShape>();
 /** The extras an operation's tool takes. An operation that has an argument of the same name keeps its own. */
 export function extrasShape(op: Operation): z.ZodRawShape {
   let known = shapes.get(op);
-  if (!known) shapes.set(op, (known = buildExtras(op)));
+  if (!known) {
+    known = buildExtras(op);
+    shapes.set(op, known);
+  }
   return known;
 }
 

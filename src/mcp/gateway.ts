@@ -35,7 +35,9 @@ function requiredArgs(op: Operation): string[] {
 
 /** What an operation is for, in one line: the first sentence of its description. */
 export function purposeOf(op: Pick<Operation, 'description'>): string {
-  return op.description.split(/(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+/)[0]!.replace(/\s+\(generated\)$/, '');
+  // split() always gives at least one part: the default is never taken.
+  const [first = ''] = op.description.split(/(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+/);
+  return first.replace(/\s+\(generated\)$/, '');
 }
 
 /** A required argument as find_operations shows it: its name, and its values when a few words say them all. */

@@ -53,7 +53,10 @@ export class RequestLogRouter {
   }
 
   #apply(): void {
-    if (this.#active.size === 0) return this.setTap(undefined, 'info');
+    if (this.#active.size === 0) {
+      this.setTap(undefined, 'info');
+      return;
+    }
     const lowest = Math.min(...this.#active.values());
     const name = (Object.keys(PINO_RANK).find((k) => PINO_RANK[k] === lowest) ?? 'info') as LevelWithSilent;
     this.setTap((level, entry) => {

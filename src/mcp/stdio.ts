@@ -68,7 +68,10 @@ export class LineGuard extends Transform {
     const text = bytes.toString('utf8').replace(/\r$/, '');
     if (text.trim() === '') return;
     const g = guardText(text);
-    if (g.kind === 'answer') return this.reply(g.answer);
+    if (g.kind === 'answer') {
+      this.reply(g.answer);
+      return;
+    }
     if (g.kind === 'drop') {
       this.logger.debug({ why: g.why }, 'dropped a malformed message');
       return;

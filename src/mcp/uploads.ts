@@ -46,7 +46,9 @@ const SIGNATURES: Array<{ type: RegExp; magic: Buffer; what: string }> = [
 
 /** Refuse content that is not what its type says: the workspace would store a file nobody can open. */
 export function checkContentType(field: string, contentType: string, head: Buffer): void {
-  const base = contentType.split(';')[0]!.trim();
+  // split() always gives at least one part: the default is never taken.
+  const [type = ''] = contentType.split(';');
+  const base = type.trim();
   const sig = SIGNATURES.find((s) => s.type.test(base));
   if (sig && !head.subarray(0, sig.magic.length).equals(sig.magic)) {
     throw new InvalidArgumentError(field, `the content is declared ${base} but is not ${sig.what}; give the right content_type (or filename extension) or the right file`);

@@ -3,7 +3,6 @@
 // retries as a direct call), reads in parallel, writes one after another, and every part that failed
 // is reported, never silently left out. The pipeline validates their own arguments and marks their
 // results as workspace content.
-import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { WorkspaceApiError } from '../api/errors.js';
 import { DOCUMENT_KINDS, REVIEW_STATUSES, id } from '../../tools/shared.js';
@@ -154,7 +153,13 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
     async run(args, extra) {
       const { engagement, reviews } = args as z.infer<typeof reviewInput>;
       const seen = new Set<string>();
-      const twice = reviews.map((r) => r.finding).filter((f) => (seen.has(f) ? true : (seen.add(f), false)));
+      const twice = reviews
+        .map((r) => r.finding)
+        .filter((f) => {
+          if (seen.has(f)) return true;
+          seen.add(f);
+          return false;
+        });
       if (twice.length) {
         return refusalResult(refusal('review_findings', [{ path: ['reviews'], rule: `give one decision per finding: ${twice.join(', ')} appears more than once` }]));
       }

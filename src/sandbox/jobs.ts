@@ -11,7 +11,7 @@ export interface JobPlan {
   /** Fail at the end instead of succeeding. */
   failWith?: { code: string; message: Localized };
   /** Runs once, when the job is first seen finished: apply side effects, return fields to merge. */
-  onSucceeded?: (ws: WorkspaceState, job: Rec) => Record<string, unknown> | void;
+  onSucceeded?: (ws: WorkspaceState, job: Rec) => Record<string, unknown> | undefined;
 }
 
 interface Running {

@@ -391,10 +391,14 @@ export class SandboxOAuth implements SandboxOAuthControl {
     const client = this.client(ws, q.get('client_id'));
     const redirectUri = q.get('redirect_uri') ?? '';
     // Until client and redirect are known good, errors are shown here: never redirect to an unknown URI.
-    if (!client) return sendHtml(res, 400, page('Unknown application', '<p>The client_id is missing or not registered with this workspace.</p>'));
+    if (!client) {
+      sendHtml(res, 400, page('Unknown application', '<p>The client_id is missing or not registered with this workspace.</p>'));
+      return;
+    }
     const registered = client.redirect_uris as string[];
     if (!registered.some((r) => redirectMatches(r, redirectUri))) {
-      return sendHtml(res, 400, page('Unknown redirect', '<p>The redirect_uri is missing or was not registered by this application.</p>'));
+      sendHtml(res, 400, page('Unknown redirect', '<p>The redirect_uri is missing or was not registered by this application.</p>'));
+      return;
     }
     const state = q.get('state');
     const back = (params: Record<string, string>) => {
@@ -405,14 +409,19 @@ export class SandboxOAuth implements SandboxOAuthControl {
       return redirect(res, 302, u.href);
     };
     if (q.get('response_type') !== 'code') {
-      return back({ error: 'unsupported_response_type', error_description: 'Only response_type=code is supported.' });
+      back({ error: 'unsupported_response_type', error_description: 'Only response_type=code is supported.' });
+      return;
     }
     const challenge = q.get('code_challenge');
     if (!challenge || q.get('code_challenge_method') !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
-      return back({ error: 'invalid_request', error_description: 'PKCE is mandatory: send code_challenge with code_challenge_method=S256.' });
+      back({ error: 'invalid_request', error_description: 'PKCE is mandatory: send code_challenge with code_challenge_method=S256.' });
+      return;
     }
     const scope = requestedScope(q.get('scope'));
-    if (!scope) return back({ error: 'invalid_scope', error_description: 'The scope may be read, write, or "read write".' });
+    if (!scope) {
+      back({ error: 'invalid_scope', error_description: 'The scope may be read, write, or "read write".' });
+      return;
+    }
 
     const pending = ws.c(C_PENDING).insert({
       txn: randomBytes(24).toString('base64url'),
@@ -430,7 +439,10 @@ export class SandboxOAuth implements SandboxOAuthControl {
     const auto = q.get('sandbox_consent') ?? this.#autoConsent;
     if (auto === 'read' || auto === 'write') {
       const member = demoMember(ws);
-      if (member) return this.finish(res, ws, issuer, pending, member, narrower(scope, auto), 302);
+      if (member) {
+        this.finish(res, ws, issuer, pending, member, narrower(scope, auto), 302);
+        return;
+      }
     }
     sendHtml(res, 200, this.stepPage(ws, pending));
   }

@@ -93,7 +93,11 @@ function operationObject(op: SandboxOperation): Json {
 export function buildOpenApi(ops: readonly SandboxOperation[]): Json {
   const paths: Record<string, Json> = {};
   for (const op of ops) {
-    const item = (paths[op.path] ??= {});
+    let item = paths[op.path];
+    if (item === undefined) {
+      item = {};
+      paths[op.path] = item;
+    }
     item[op.method.toLowerCase()] = operationObject(op);
   }
   return {

@@ -23,7 +23,10 @@ export class RateLimiter {
   /** Count one request of `key` at `now`; refused requests are not counted against the window. */
   take(key: string, now: number): RateDecision {
     let list = this.hits.get(key);
-    if (!list) this.hits.set(key, (list = []));
+    if (!list) {
+      list = [];
+      this.hits.set(key, list);
+    }
     const from = now - this.windowMs;
     let drop = 0;
     while (drop < list.length && (list[drop] as number) <= from) drop++;

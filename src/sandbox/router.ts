@@ -45,7 +45,10 @@ export class Router<T> {
         node = node.param.node;
       } else {
         let next = node.literals.get(seg);
-        if (!next) node.literals.set(seg, (next = newNode()));
+        if (!next) {
+          next = newNode();
+          node.literals.set(seg, next);
+        }
         node = next;
       }
     });
@@ -74,7 +77,7 @@ export class Router<T> {
     }
     const route = found.routes.get(want) as Route<T>;
     const params: Record<string, string> = {};
-    found.names.forEach((n, i) => (params[n] = found.values[i] as string));
+    for (const [i, n] of found.names.entries()) params[n] = found.values[i] as string;
     return { kind: 'found', route, params };
   }
 

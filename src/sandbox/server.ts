@@ -479,7 +479,9 @@ async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<B
 }
 
 function mediaType(req: IncomingMessage): string {
-  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  // split() always gives at least one part: the default is never taken.
+  const [type = ''] = (req.headers['content-type'] ?? '').split(';');
+  return type.trim().toLowerCase();
 }
 
 const unsupported = (expected: string) =>

@@ -77,7 +77,7 @@ export interface HandlerContext {
   /** Path parameters, already percent-decoded. */
   params: Record<string, string>;
   /** Validated query (GET, DELETE) or JSON/multipart fields (others). */
-  input: Record<string, any>;
+  input: Record<string, unknown>;
   files: Record<string, UploadedFile>;
   member: Rec;
   /** What authenticated the request: a personal token or an OAuth grant, with its scope. */
@@ -92,6 +92,15 @@ export interface HandlerContext {
 }
 
 export type Handler = (ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>;
+
+/**
+ * `ctx.input` as its operation declares it. The server validated it against that operation's schema
+ * in the catalog (validateInput) before the handler ran, so T, naming the fields the handler reads
+ * with the types the catalog gives them, holds.
+ */
+export function inputOf<T extends object>(ctx: HandlerContext): T {
+  return ctx.input as T;
+}
 
 /** Handlers keyed by `"METHOD /path/{template}"`, the template exactly as in the catalog. */
 export type HandlerTable = Record<string, Handler>;

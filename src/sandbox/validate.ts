@@ -78,15 +78,18 @@ const frLocale = z.locales.fr();
 const enLocale = z.locales.en();
 
 /** Parse `data`, or throw 422 with every problem under its dotted field path. */
-export function validateInput(v: InputValidator, data: unknown, locale: Locale): Record<string, any> {
+export function validateInput(v: InputValidator, data: unknown, locale: Locale): Record<string, unknown> {
   const r = v.schema.safeParse(data, { error: (locale === 'fr' ? frLocale : enLocale).localeError });
-  if (r.success) return r.data as Record<string, any>;
+  if (r.success) return r.data;
   throw validationFailed(issueFields(r.error.issues));
 }
 
 export function issueFields(issues: readonly z.core.$ZodIssue[]): Record<string, string[]> {
   const fields: Record<string, string[]> = {};
-  const add = (path: string, msg: string) => (fields[path] ??= []).push(msg);
+  const add = (path: string, msg: string) => {
+    fields[path] ??= [];
+    fields[path].push(msg);
+  };
   for (const issue of issues) {
     const base = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {

@@ -174,7 +174,10 @@ export class FileStore implements StateStore, SlidingWindowStore {
   #inWindow<T>(key: string, change: (w: WindowState, now: number) => T, opts: { soon: boolean } = { soon: true }): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let batch = this.#batches.get(key);
-      if (batch === undefined) this.#batches.set(key, (batch = { ops: [], done: undefined, due: undefined }));
+      if (batch === undefined) {
+        batch = { ops: [], done: undefined, due: undefined };
+        this.#batches.set(key, batch);
+      }
       batch.ops.push({ change, resolve: resolve as (v: unknown) => void, reject });
       // A round under way takes what was added meanwhile in its next pass.
       if (batch.done !== undefined) return;
@@ -209,11 +212,12 @@ export class FileStore implements StateStore, SlidingWindowStore {
     try {
       while (batch.ops.length > 0) {
         const ops = batch.ops.splice(0);
-        let results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>;
+        // How to answer each caller, once the round is written: its value, or the error its change threw.
+        let settles: Array<() => void>;
         try {
           // A read, a few changes and a write in place, on every request: synchronous calls, each a
           // few microseconds, where the thread pool would cost tens per step and a millisecond a round.
-          results = await withFileLockSync(
+          settles = await withFileLockSync(
             `${file}.lock`,
             () => {
               const fd = openWindowSync(file);
@@ -222,9 +226,10 @@ export class FileStore implements StateStore, SlidingWindowStore {
                 const now = this.#now();
                 const out = ops.map((op) => {
                   try {
-                    return { ok: true as const, value: op.change(w, now) };
+                    const value = op.change(w, now);
+                    return () => op.resolve(value);
                   } catch (error) {
-                    return { ok: false as const, error };
+                    return () => op.reject(error);
                   }
                 });
                 writeWindowSync(fd, JSON.stringify({ key, window: w } satisfies WindowRecord), size);
@@ -239,7 +244,7 @@ export class FileStore implements StateStore, SlidingWindowStore {
           for (const op of ops) op.reject(error);
           continue;
         }
-        results.forEach((res, i) => (res.ok ? ops[i]!.resolve(res.value) : ops[i]!.reject(res.error)));
+        for (const settle of settles) settle();
       }
     } finally {
       this.#batches.delete(key);

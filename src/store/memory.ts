@@ -57,7 +57,10 @@ export class MemoryStore implements StateStore, SlidingWindowStore {
 
   #window(key: string): WindowState {
     let w = this.#windows.get(key);
-    if (w === undefined) this.#windows.set(key, (w = emptyWindow()));
+    if (w === undefined) {
+      w = emptyWindow();
+      this.#windows.set(key, w);
+    }
     return w;
   }
 

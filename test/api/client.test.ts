@@ -276,7 +276,12 @@ describe('ApiClient: 401 and token refresh', () => {
     let refreshes = 0;
     const { ws, client } = await setup(
       (_, res) => sendJson(res, 401, { code: 'auth.unauthenticated', message: 'Unauthenticated.', details: {} }),
-      { onUnauthorized: async () => (refreshes++, true) },
+      {
+        onUnauthorized: async () => {
+          refreshes++;
+          return true;
+        },
+      },
     );
     const err = await client.request({ method: 'GET', path: '/me' }).catch((e: unknown) => e);
     expect((err as WorkspaceApiError).status).toBe(401);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { WorkspaceApiError } from '../../src/api/errors.js';
+import type { WorkspaceApiError } from '../../src/api/errors.js';
 import { limiterFor, RateLimiter } from '../../src/api/limiter.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { fakeWorkspace, sendJson, type FakeWorkspace } from './fake-workspace.js';

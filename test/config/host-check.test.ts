@@ -31,7 +31,7 @@ describe('--host of serve --http', () => {
     const headerFor = (name: string) => `${name.includes(':') && !name.startsWith('[') ? `[${name}]` : name}:${port}`;
     const hostLike = fc.oneof(
       fc.constantFrom(...ACCEPTED, ...REFUSED, ' localhost ', 'LOCALHOST', '[::1]', '[::1]:80', '0:0:0:0:0:0:0:1', 'localhost.', '127.0.0.1.', '::ffff:127.0.0.1'),
-      fc.stringMatching(/^[\[\]:.0-9a-fA-F]{1,12}$/),
+      fc.stringMatching(/^[[\]:.0-9a-fA-F]{1,12}$/),
       fc.stringMatching(/^[a-zA-Z0-9.-]{1,16}$/),
       fc.string({ maxLength: 12 }),
     );

@@ -2,7 +2,6 @@
 // node@22.12.0 from the npm registry, kept in .ci/.node-22.12 (ignored by git) so it is downloaded
 // once per checkout. .ci/run installs it before the tests; a test run without it installs it here.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './spawn.js';
 

@@ -143,7 +143,9 @@ describe('serve --http bounds slow and idle connections', () => {
       const listed = await served.send({ id: 'again', method: 'tools/list', params: {} });
       expect(listed.reusedSocket).toBe(true);
       expect(listed.status).toBe(200);
-      expect((listed.messages.find((m) => m.id === 'again')?.result as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
+      const again = listed.messages.find((m) => m.id === 'again');
+      expect(again, 'no answer to the second tools/list').toBeDefined();
+      expect((again!.result as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
       // Once those connections go, new clients are taken again (as soon as the server has seen them go).
       for (const c of conns) c.socket.destroy();
       await Promise.all(conns.map((c) => c.closed));

@@ -109,7 +109,9 @@ describe('the MCP Bundle', () => {
     const fill = (s: string) =>
       s
         .replace(/\$\{user_config\.([a-z_]+)\}/g, (_, key: string) => settings[key] ?? String(manifest.user_config[key]?.default ?? ''))
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's own placeholder, filled here as the desktop app fills it
         .replaceAll('${__dirname}', unpacked)
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's own placeholder, filled here as the desktop app fills it
         .replaceAll('${DOWNLOADS}', join(work, 'Downloads'));
     const { command, args, env } = manifest.server.mcp_config;
     const filledEnv = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, fill(v)]));

@@ -169,8 +169,9 @@ describe('argument shapes, through every kind of tool, over stdio', () => {
     if ('refused' in o) {
       expect(r.isError, text).toBe(true);
       expect(text.split('\n')[0]).toMatch(/^Invalid arguments for \w+; nothing was sent\.$/);
-      const fields = (r.structuredContent?.error as { code: string; fields: Record<string, string> }).fields;
-      expect((r.structuredContent?.error as { code: string }).code).toBe('invalid_arguments');
+      expect(r.structuredContent, text).toBeDefined();
+      const { code, fields } = r.structuredContent!.error as { code: string; fields: Record<string, string> };
+      expect(code).toBe('invalid_arguments');
       expect(Object.keys(fields).sort()).toEqual([...o.refused].sort());
       for (const f of o.refused) expect(text).toContain(`\n- ${f}: `);
       if (o.says) expect(text).toMatch(o.says);

@@ -113,7 +113,7 @@ for (const { wire, era, label } of CELLS) {
       expect(prompts.map((p) => p.name)).toContain('brief_engagement');
       const p = await c.client.getPrompt({ name: 'brief_engagement', arguments: { engagement: ENGAGEMENT_AP } });
       expect(p.messages[0]?.content).toMatchObject({ type: 'text' });
-      expect((p.messages[0]?.content as { text: string }).text).toContain(ENGAGEMENT_AP);
+      expect((p.messages[0]!.content as { text: string }).text).toContain(ENGAGEMENT_AP);
     });
   });
 }

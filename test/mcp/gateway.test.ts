@@ -72,7 +72,7 @@ function argumentsFor(op: Operation): Json {
 
 let sandbox: SandboxHandle;
 let stack: Stack;
-let live: { method: string; path: string; name: string; title: string }[] = [];
+const live: { method: string; path: string; name: string; title: string }[] = [];
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false });

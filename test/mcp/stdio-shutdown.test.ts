@@ -24,8 +24,7 @@ describe('serve over stdio, on SIGTERM', () => {
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d: string) => {
       out += d;
-      let nl: number;
-      while ((nl = out.indexOf('\n')) >= 0) {
+      for (let nl = out.indexOf('\n'); nl >= 0; nl = out.indexOf('\n')) {
         const line = out.slice(0, nl);
         out = out.slice(nl + 1);
         const msg = JSON.parse(line) as Answer;

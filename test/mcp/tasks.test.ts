@@ -104,7 +104,8 @@ describe.each(ERAS)('%s era', (era) => {
 
     it('no tool declares task support, and the capabilities offer no tasks', async () => {
       const list = await exchange({ id: 'list', method: 'tools/list', params: eraParams(era) });
-      const tools = (list?.result as { tools: Array<{ name: string; execution?: { taskSupport?: string } }> }).tools;
+      expect(list, 'no answer to tools/list').toBeDefined();
+      const tools = (list!.result as { tools: Array<{ name: string; execution?: { taskSupport?: string } }> }).tools;
       expect(tools.length).toBeGreaterThan(0);
       expect(tools.filter((t) => t.execution?.taskSupport !== undefined).map((t) => t.name)).toEqual([]);
       // 2025: the capabilities came with initialize; 2026: server/discover says them.

@@ -86,7 +86,7 @@ describe.each(['legacy', 'modern'] as Era[])('%s era', (era) => {
       expect(whole.length).toBeLessThan(3_000);
       expect(whole).not.toMatch(/x{201}/);
       expect(said(answer)).toMatch(c.says);
-      expect(answer?.error === undefined ? (answer?.result as { isError?: boolean }).isError : true).toBe(true);
+      expect(answer!.error === undefined ? (answer!.result as { isError?: boolean }).isError : true).toBe(true);
     });
   });
 });

@@ -152,7 +152,9 @@ describe.each(ERAS)('over HTTP (serve --http), %s era', (era) => {
     }
     const listed = await peer.send(next(era, 'next'));
     expect(listed.status).toBe(200);
-    expect((listed.messages.find((m) => m.id === 'next')?.result as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
+    const answer = listed.messages.find((m) => m.id === 'next');
+    expect(answer, 'no answer to the next tools/list').toBeDefined();
+    expect((answer!.result as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
     expect(http.child.exitCode).toBeNull();
   });
 });

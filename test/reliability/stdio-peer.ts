@@ -53,8 +53,7 @@ export class StdioPeer {
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (d: string) => {
       this.#partial += d;
-      let nl: number;
-      while ((nl = this.#partial.indexOf('\n')) >= 0) {
+      for (let nl = this.#partial.indexOf('\n'); nl >= 0; nl = this.#partial.indexOf('\n')) {
         const line = this.#partial.slice(0, nl);
         this.#partial = this.#partial.slice(nl + 1);
         if (!line) continue;

@@ -209,7 +209,7 @@ describe('uploads', () => {
     // 4 base64 characters carry 3 bytes: this decodes to 10 MiB + 2 bytes (10 MiB + 2 is a multiple of 3).
     const b64 = 'A'.repeat(((tenMiB + 2) / 3) * 4);
     expect(Buffer.from(b64, 'base64').length).toBe(tenMiB + 2);
-    expect(accepts('upload_external_source', { ...eng, name: 'CRM export', file: { base64: b64.slice(4) + 'AA==' } })).toBe(true);
+    expect(accepts('upload_external_source', { ...eng, name: 'CRM export', file: { base64: `${b64.slice(4)}AA==` } })).toBe(true);
     expect(accepts('upload_external_source', { ...eng, name: 'CRM export', file: { base64: b64 } })).toBe(false);
     expect(accepts('upload_artifact', { ...eng, file: { base64: b64 } })).toBe(true);
     expect(accepts('upload_artifact', { ...eng, file: { base64: 'not base64!' } })).toBe(false);

@@ -23,14 +23,22 @@ export function boundList(items: readonly unknown[], budget: number, form: TextF
   if (estimateTokens(whole) <= budget) return { shown: items.slice(), text: whole, omitted: 0, omittedTokens: 0, ...left };
   const costs = t.pieces.map((p) => estimateTokens(p) + 1);
   let used = estimateTokens(t.first(0));
+  // One cost per item (a ListText has one piece per item): the first always, then while they fit.
   let n = 0;
-  while (n < items.length && (n === 0 || used + costs[n]! <= budget)) used += costs[n++]!;
+  for (const cost of costs) {
+    if (n > 0 && used + cost > budget) break;
+    used += cost;
+    n++;
+  }
   let omittedTokens = 0;
-  for (let j = n; j < costs.length; j++) omittedTokens += costs[j]!;
+  for (const cost of costs.slice(n)) omittedTokens += cost;
   let text = t.first(n);
-  // The re-framed head may name fewer columns; a last check keeps the bound exact.
-  while (n > 1 && estimateTokens(text) > budget) {
-    omittedTokens += costs[--n]!;
+  // The re-framed head may name fewer columns; a last check keeps the bound exact, dropping the
+  // shown items from the last down to the second.
+  for (const cost of costs.slice(1, n).reverse()) {
+    if (estimateTokens(text) <= budget) break;
+    omittedTokens += cost;
+    n--;
     text = t.first(n);
   }
   if (n === 1 && estimateTokens(text) > budget) text = cutText(text, budget);

@@ -31,7 +31,9 @@ export async function renderFile(
     },
   ];
   if (saved.head && /^image\//i.test(saved.contentType)) {
-    content.push({ type: 'image', data: saved.head.toString('base64'), mimeType: saved.contentType.split(';')[0]!.trim() });
+    // split() always gives at least one part: the default is never taken.
+    const [mimeType = ''] = saved.contentType.split(';');
+    content.push({ type: 'image', data: saved.head.toString('base64'), mimeType: mimeType.trim() });
   } else if (saved.head) {
     const t = saved.head.toString('utf8').replace(/^\uFEFF/, '');
     const shown = estimateTokens(t) > budget ? cutText(t, budget) : t;

@@ -82,7 +82,8 @@ export function renderJob(r: JobReport, budget: number): ToolResult {
     Object.assign(structured, r.file.structuredContent ?? {});
     content.push(...r.file.content);
   } else {
-    const note = conciseNote(bounded, r.checkAgain && ((extra) => hintText(withArguments(r.checkAgain!, extra))));
+    const checkAgain = r.checkAgain;
+    const note = conciseNote(bounded, checkAgain && ((extra) => hintText(withArguments(checkAgain, extra))));
     content.push({ type: 'text', text: note ? `${bounded.text}\n${note}` : bounded.text });
   }
   content.push(...(r.links ?? []));

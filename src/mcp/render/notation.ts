@@ -72,11 +72,12 @@ export function isTabular(items: readonly unknown[]): items is Record<string, un
 /**
  * Columns holding the same plain value in every row of a table of three rows or more (a transcript's
  * engagement_id and locale): written once in the head (`all with locale=fr`) instead of in each row.
+ * Each comes with its value.
  */
-function sharedColumns(rows: readonly Record<string, unknown>[], cols: readonly string[]): string[] {
-  if (rows.length < 3) return [];
-  const first = rows[0]!;
-  return cols.filter((c) => c !== 'id' && isPlain(first[c]) && rows.every((r) => r[c] === first[c]));
+function sharedColumns(rows: readonly Record<string, unknown>[], cols: readonly string[]): [column: string, value: unknown][] {
+  const first = rows[0];
+  if (rows.length < 3 || first === undefined) return [];
+  return cols.filter((c) => c !== 'id' && isPlain(first[c]) && rows.every((r) => r[c] === first[c])).map((c) => [c, first[c]]);
 }
 
 /** A list in parts: its head line and one part per item (a row, or a record's lines), for cutting. */
@@ -94,8 +95,9 @@ export function listParts(name: string, items: readonly unknown[], indent = '', 
   if (isTabular(items)) {
     const all = columnsOf(items);
     const same = sharedColumns(items, all);
-    const cols = same.length ? all.filter((c) => !same.includes(c)) : all;
-    const shared = same.length ? ` all with ${same.map((c) => `${c}=${inline(items[0]![c])}`).join(', ')}` : '';
+    const sameNames = same.map(([c]) => c);
+    const cols = same.length ? all.filter((c) => !sameNames.includes(c)) : all;
+    const shared = same.length ? ` all with ${same.map(([c, v]) => `${c}=${inline(v)}`).join(', ')}` : '';
     return {
       head: `${indent}${name}[${items.length}]{${cols.join(DELIMITER)}}${shared}:`,
       parts: items.map((r) => rowIndent + cols.map((c) => cell(r[c])).join(DELIMITER)),

@@ -416,7 +416,7 @@ export function seedAnalysis(ws: WorkspaceState): void {
     created_at: at(5, 10),
     updated_at: at(5, 10),
   });
-  ['Demande de création (formulaire Excel)', 'Création dans SAP', 'Modification des coordonnées bancaires'].forEach((name, i) =>
+  for (const [i, name] of ['Demande de création (formulaire Excel)', 'Création dans SAP', 'Modification des coordonnées bancaires'].entries()) {
     ws.c('process_steps').insert({
       engagement_id: ENGAGEMENT_AP,
       process_id: vendorProcess.id,
@@ -426,8 +426,8 @@ export function seedAnalysis(ws: WorkspaceState): void {
       tool: i === 0 ? 'Excel, e-mail' : 'SAP (XK02)',
       created_at: at(5, 10),
       updated_at: at(5, 10),
-    }),
-  );
+    });
+  }
 
   // Run history: a full run, an incremental one that failed, and the incremental one that followed it.
   const runFull = ws.c('analysis_runs').insert({

@@ -90,7 +90,7 @@ export function storeArtifact(
     media: { disk: 'artifacts', path: `engagements/${fields.engagement_id}/artifacts/${id}/preview.png` },
     ...dates,
   });
-  chunks.forEach((text, i) =>
+  for (const [i, text] of chunks.entries()) {
     ws.c('artifact_chunks').insert({
       engagement_id: fields.engagement_id,
       artifact_id: artifact.id,
@@ -98,8 +98,8 @@ export function storeArtifact(
       position: i + 1,
       text,
       ...dates,
-    }),
-  );
+    });
+  }
   return artifact;
 }
 
@@ -145,7 +145,7 @@ export function seedSources(ws: WorkspaceState): void {
     created_at: at(3, 10),
     updated_at: at(3, 10),
   });
-  EXTERNAL_ITEMS.forEach((item, i) =>
+  for (const [i, item] of EXTERNAL_ITEMS.entries()) {
     ws.c('external_source_items').insert({
       engagement_id: ENGAGEMENT_AP,
       source_id: source.id,
@@ -153,6 +153,6 @@ export function seedSources(ws: WorkspaceState): void {
       ...item,
       created_at: at(3, 10),
       updated_at: at(3, 10),
-    }),
-  );
+    });
+  }
 }

@@ -31,8 +31,9 @@ export const USAGE_ENTRY_COUNT = 40;
 export function seedUsage(ws: WorkspaceState): void {
   const members = [MEMBER_CLAIRE, MEMBER_MARC, MEMBER_SOPHIE];
   for (let i = 0; i < USAGE_ENTRY_COUNT; i++) {
-    const p = PATTERNS[i % PATTERNS.length]!;
-    const v = VARIATION[(i * 3) % VARIATION.length]!;
+    const p = PATTERNS[i % PATTERNS.length];
+    const v = VARIATION[(i * 3) % VARIATION.length];
+    if (p === undefined || v === undefined) throw new Error('The usage seed needs its patterns and variations.');
     // Work intensifies as the audit moves on: days 0 to 39, busier in October.
     const day = Math.floor((i * 39) / (USAGE_ENTRY_COUNT - 1));
     const when = at(day, 9 + (i % 8));

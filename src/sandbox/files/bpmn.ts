@@ -16,7 +16,11 @@ export function bpmn(process: { id: string; name: string; description?: string |
     ...steps.map((s) => ({ id: `Task_${s.id}`, tag: 'task', name: s.name, doc: s.actor ?? null })),
     { id: 'EndEvent_1', tag: 'endEvent', name: 'Fin', doc: null },
   ];
-  const flows = nodes.slice(1).map((n, i) => ({ id: `Flow_${i + 1}`, from: nodes[i]!.id, to: n.id }));
+  // A flow from each node to the next; the last has none.
+  const flows = nodes.flatMap((n, i) => {
+    const next = nodes[i + 1];
+    return next ? [{ id: `Flow_${i + 1}`, from: n.id, to: next.id }] : [];
+  });
   const incoming = new Map(flows.map((f) => [f.to, f.id]));
   const outgoing = new Map(flows.map((f) => [f.from, f.id]));
 

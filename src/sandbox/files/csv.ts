@@ -12,5 +12,5 @@ function field(value: unknown): string {
 /** A CSV file: the header row, then one row per record (values picked by `header` order). */
 export function csv(header: string[], rows: unknown[][]): Buffer {
   const lines = [header, ...rows].map((r) => r.map(field).join(','));
-  return Buffer.from(BOM + lines.join('\r\n') + '\r\n', 'utf8');
+  return Buffer.from(`${BOM}${lines.join('\r\n')}\r\n`, 'utf8');
 }

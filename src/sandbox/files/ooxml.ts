@@ -110,7 +110,7 @@ export function pptx(doc: Rendered): Buffer {
     '/ppt/slideLayouts/slideLayout1.xml': `${T}.slideLayout+xml`,
     '/ppt/theme/theme1.xml': 'application/vnd.openxmlformats-officedocument.theme+xml',
   };
-  slides.forEach((_, i) => (types[`/ppt/slides/slide${i + 1}.xml`] = `${T}.slide+xml`));
+  for (const i of slides.keys()) types[`/ppt/slides/slide${i + 1}.xml`] = `${T}.slide+xml`;
   const sldIds = slides.map((_, i) => `<p:sldId id="${256 + i}" r:id="rId${i + 2}"/>`).join('');
   const presentation = `${XML_DECL}<p:presentation xmlns:a="${NS_A}" xmlns:r="${NS_R}" xmlns:p="${NS_P}"><p:sldMasterIdLst><p:sldMasterId id="2147483648" r:id="rId1"/></p:sldMasterIdLst><p:sldIdLst>${sldIds}</p:sldIdLst><p:sldSz cx="${SLIDE_W}" cy="${SLIDE_H}"/><p:notesSz cx="6858000" cy="9144000"/></p:presentation>`;
   const relType = (t: string) => `${NS_R}/${t}`;

@@ -60,7 +60,7 @@ function layout(page: Page): Line[][] {
       const prefix = p.style === 'bullet' ? '- ' : p.style === 'quote' ? '« ' : '';
       const suffix = p.style === 'quote' ? ' »' : '';
       const wrapped = wrap(prefix + p.text + suffix, WRAP - 4);
-      wrapped.forEach((t, i) => lines.push({ font: 'F1', size: 10, indent: i > 0 && prefix ? 12 : 0, text: t }));
+      for (const [i, t] of wrapped.entries()) lines.push({ font: 'F1', size: 10, indent: i > 0 && prefix ? 12 : 0, text: t });
     }
   }
   const chunks: Line[][] = [];
@@ -82,7 +82,7 @@ export function pdf(doc: Rendered): Buffer {
   // Object numbers: 1 catalog, 2 pages, 3 regular font, 4 bold font, 5 info, then page/content pairs.
   const pages: { title: string; lines: Line[] }[] = [];
   for (const p of doc.pages.length ? doc.pages : [{ title: doc.title, paragraphs: [] }]) {
-    layout(p).forEach((lines, i) => pages.push({ title: i === 0 ? p.title : `${p.title} (suite)`, lines }));
+    for (const [i, lines] of layout(p).entries()) pages.push({ title: i === 0 ? p.title : `${p.title} (suite)`, lines });
   }
   const objects: string[] = [];
   const kids = pages.map((_, i) => `${6 + 2 * i} 0 R`).join(' ');

@@ -2,7 +2,28 @@
 // keys needs the web session), the model catalog and prices, voices, enums and voice lab trials.
 import { AI_DRIVERS, AI_USAGES, VOICE_ARCHITECTURES } from '../../../tools/shared.js';
 import { CATALOG, DRIVER_LABELS, USAGE_LABELS, VOICE_ARCHITECTURE_LABELS } from '../data/ai.js';
-import { ApiError, notFound, validationFailed, type HandlerContext, type HandlerTable, type Rec } from '../types.js';
+import { ApiError, inputOf, notFound, validationFailed, type HandlerContext, type HandlerTable, type Rec } from '../types.js';
+
+/** set_ai_profile's input (tools/ai.ts). */
+type ProfileInput = {
+  scope_type: string;
+  scope_id?: string | null;
+  usage: (typeof AI_USAGES)[number];
+  driver: (typeof AI_DRIVERS)[number];
+  model: string;
+  voice_architecture?: (typeof VOICE_ARCHITECTURES)[number];
+  settings?: { base_url?: string | null; capabilities?: boolean[] };
+  credential_source: string;
+  credential_id?: string | null;
+  label?: string | null;
+  is_enabled?: boolean;
+};
+
+/** The scope of test_ai_usage's input (tools/ai.ts). */
+type TestScopeInput = { scope_type?: string; scope_id?: string | null };
+
+/** The references of create_voice_trial's input (tools/ai.ts). */
+type TrialInput = { engagement_id?: string | null; voice_profile_id?: string | null };
 
 /** Unscaled duration of a test call to a provider. */
 const TEST_CALL_MS = 3_000;
@@ -108,7 +129,7 @@ export const aiHandlers: HandlerTable = {
   },
 
   'PUT /ai/profiles': (ctx) => {
-    const input = ctx.input as Record<string, any>;
+    const input = inputOf<ProfileInput>(ctx);
     const scopeId = checkScope(ctx, input.scope_type, input.scope_id);
     // An openai_compatible endpoint serves whatever models it has; the other drivers have a known list.
     if (input.driver !== 'openai_compatible') {
@@ -153,8 +174,9 @@ export const aiHandlers: HandlerTable = {
   'POST /ai/usages/{usage}/test': async (ctx) => {
     const usage = ctx.params.usage ?? '';
     if (!(AI_USAGES as readonly string[]).includes(usage)) throw notFound('AI usage');
-    const scopeType = String(ctx.input.scope_type ?? 'workspace');
-    const scopeId = checkScope(ctx, scopeType, ctx.input.scope_id);
+    const input = inputOf<TestScopeInput>(ctx);
+    const scopeType = String(input.scope_type ?? 'workspace');
+    const scopeId = checkScope(ctx, scopeType, input.scope_id);
     const p = servingProfile(ctx, usage, scopeType, scopeId);
     if (!p) {
       throw new ApiError(
@@ -170,7 +192,7 @@ export const aiHandlers: HandlerTable = {
   'GET /ai/voice-lab/trials': (ctx) => ctx.page(ctx.ws.c('voice_lab_trials').all().reverse()),
 
   'POST /ai/voice-lab/trials': (ctx) => {
-    const input = ctx.input as Record<string, any>;
+    const input = inputOf<TrialInput>(ctx);
     if (input.engagement_id && !ctx.ws.c('engagements').get(input.engagement_id)) {
       throw validationFailed({ engagement_id: ['No engagement has this id.'] });
     }

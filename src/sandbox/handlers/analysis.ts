@@ -13,6 +13,7 @@ import { ENGAGEMENT_AP } from '../data/ids.js';
 import { cancelJob, refreshAll, startJob, TERMINAL } from '../jobs.js';
 import {
   conflict,
+  inputOf,
   notFound,
   validationFailed,
   type HandlerContext,
@@ -217,7 +218,8 @@ function createFinding(ws: WorkspaceState, engagementId: string, fields: Record<
 
 /** What a finished run adds: two findings with evidences and two proposals, from the material at hand. */
 function runOutput(ws: WorkspaceState, run: Rec, finishedAt: string): Record<string, unknown> {
-  const turn = (ws.counters.analysis_runs_succeeded = (ws.counters.analysis_runs_succeeded ?? 0) + 1) - 1;
+  const turn = ws.counters.analysis_runs_succeeded ?? 0;
+  ws.counters.analysis_runs_succeeded = turn + 1;
   if (run.engagement_id === ENGAGEMENT_AP) {
     const out = demoRunOutput(ws, run, turn, finishedAt);
     return { stats: { findings_proposed: out.findings, change_proposals: out.proposals } };
@@ -540,7 +542,7 @@ export const analysisHandlers: HandlerTable = {
 
   'POST /engagements/{engagement}/findings/{finding}/evidences': (ctx) => {
     const { e, f } = findingOf(ctx);
-    const input = ctx.input as EvidenceInput;
+    const input = inputOf<EvidenceInput>(ctx);
     const errors = evidenceErrors(ctx, e.id, [input], () => '');
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
     return { status: 201, data: insertEvidence(ctx.ws, f, input) };

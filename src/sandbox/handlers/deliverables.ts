@@ -19,6 +19,7 @@ import { documentPage, speakerOf } from '../files/render.js';
 import { refreshAll, refreshJob, startJob } from '../jobs.js';
 import {
   conflict,
+  inputOf,
   notFound,
   validationFailed,
   type FileBody,
@@ -124,7 +125,7 @@ function exportView(ws: WorkspaceState, job: Rec, now: Date): Rec {
 
 /** Check an export request against the engagement's records; returns it with defaults filled in. */
 function checkExport(ctx: HandlerContext, eid: string): ExportRequest {
-  const { kind, document_kind, process_id, deliverable_version_id } = ctx.input as ExportRequest;
+  const { kind, document_kind, process_id, deliverable_version_id } = inputOf<ExportRequest>(ctx);
   const req: ExportRequest = { kind, document_kind: document_kind ?? null, process_id: process_id ?? null, deliverable_version_id: deliverable_version_id ?? null };
   if (kind.startsWith('document_') && !document_kind) {
     throw validationFailed({ document_kind: [`document_kind is required for a ${kind} export.`] });
@@ -198,7 +199,9 @@ export const deliverablesHandlers: HandlerTable = {
       { engagement_id: e.id, kind, kinds: [kind], mode, process_id: processId, ai: Boolean(ctx.input.ai) },
       {
         durationMs: GENERATION_MS,
-        onSucceeded: (ws) => regenerate(ws, documentOf(ws, e.id, kind), mode, processId, new Date()),
+        onSucceeded: (ws) => {
+          regenerate(ws, documentOf(ws, e.id, kind), mode, processId, new Date());
+        },
       },
     );
     return { status: 202, data: job };

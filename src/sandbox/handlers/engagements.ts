@@ -1,7 +1,17 @@
 // Client companies and engagements (the listed operations and the assumed ones), the job polling
 // reads, and the audit-chat question, answered from the engagement's transcripts.
 import { refreshJob } from '../jobs.js';
-import { validationFailed, type HandlerContext, type HandlerTable, type Rec } from '../types.js';
+import { inputOf, validationFailed, type HandlerContext, type HandlerTable, type Rec } from '../types.js';
+
+/** create_engagement's input (tools/engagements.ts). */
+type EngagementInput = {
+  client_company_id: string;
+  name: string;
+  method_id?: string | null;
+  locale?: string;
+  starts_on?: string | null;
+  ends_on?: string | null;
+};
 
 /** The engagement of the path, or 404: every engagement-scoped handler starts here. */
 export function engagementOf(ctx: HandlerContext): Rec {
@@ -64,7 +74,7 @@ export const engagementsHandlers: HandlerTable = {
   'GET /engagements/{engagement}': (ctx) => ({ data: engagementView(ctx, engagementOf(ctx)) }),
 
   'POST /engagements': (ctx) => {
-    const i = ctx.input;
+    const i = inputOf<EngagementInput>(ctx);
     if (!ctx.ws.c('client_companies').get(i.client_company_id)) {
       throw fieldProblem(ctx, 'client_company_id', 'No client company with this id in the workspace.', "Aucune entreprise cliente avec cet identifiant dans l'espace de travail.");
     }

@@ -34,7 +34,7 @@ function inheritedTopics(ws: WorkspaceState, ownerType: string, owner: Rec): Rec
 
 /** Positions 0..n-1 in the given order: positions stay dense whatever was inserted or removed. */
 function renumber(topics: Rec[]): void {
-  topics.forEach((t, i) => (t.position = i));
+  for (const [i, t] of topics.entries()) t.position = i;
 }
 
 function effectiveGuide(ws: WorkspaceState, ownerType: string, owner: Rec) {
@@ -277,7 +277,9 @@ export const methodsHandlers: HandlerTable = {
     const taken = new Set(effectiveGuide(ctx.ws, ownerType, owner).topics.map((t) => String(t.title).toLowerCase()));
     const pool = PROPOSAL_POOL.filter(([title]) => !taken.has(title.toLowerCase()));
     const topics = Array.from({ length: count }, (_, i) => {
-      const [title, description] = pool[i % pool.length] ?? PROPOSAL_POOL[i % PROPOSAL_POOL.length]!;
+      const proposal = pool[i % pool.length] ?? PROPOSAL_POOL[i % PROPOSAL_POOL.length];
+      if (proposal === undefined) throw new Error('The proposal pool is empty.');
+      const [title, description] = proposal;
       return {
         key: `p${i + 1}`,
         title: i >= pool.length ? `${title} (${Math.floor(i / pool.length) + 1})` : title,

@@ -61,7 +61,7 @@ export function findEvidenceSource(ws: WorkspaceState, engagementId: string, typ
   const record = spec ? ws.c(spec.collection).get(id) : undefined;
   if (!spec || !record || record.engagement_id !== engagementId) return undefined;
   let interviewId = (record.interview_id as string | undefined) ?? null;
-  let sessionId = (record.session_id as string | undefined) ?? null;
+  const sessionId = (record.session_id as string | undefined) ?? null;
   if (!interviewId && sessionId) interviewId = (ws.c('sessions').get(sessionId)?.interview_id as string | undefined) ?? null;
   return { type, record, text: String(spec.text(record) ?? ''), engagement_id: engagementId, interview_id: interviewId, session_id: sessionId };
 }
@@ -135,7 +135,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function externalSourceMismatches(doc: unknown): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
-  const add = (path: string, msg: string) => (errors[path] ??= []).push(msg);
+  const add = (path: string, msg: string) => {
+    errors[path] ??= [];
+    errors[path].push(msg);
+  };
   const str = (v: unknown, path: string, max: number, required: boolean, min = 0) => {
     if (v === undefined) return required ? add(path, 'required') : undefined;
     if (typeof v !== 'string') return add(path, 'must be a string');
@@ -168,7 +171,10 @@ export function externalSourceMismatches(doc: unknown): Record<string, string[]>
     const seen = new Set<string>();
     doc.items.forEach((item: unknown, i: number) => {
       const p = `items.${i}`;
-      if (!isObject(item)) return add(p, 'must be an object');
+      if (!isObject(item)) {
+        add(p, 'must be an object');
+        return;
+      }
       extra(item, ['external_id', 'title', 'body', 'occurred_at', 'attributes'], p);
       str(item.external_id, `${p}.external_id`, 255, true, 1);
       if (typeof item.external_id === 'string') {
@@ -265,7 +271,7 @@ export const sourcesHandlers: HandlerTable = {
       item_count: d.items.length,
       uploaded_by: ctx.member.id,
     });
-    d.items.forEach((item, i) =>
+    for (const [i, item] of d.items.entries()) {
       ctx.ws.c('external_source_items').insert({
         engagement_id: e.id,
         source_id: source.id,
@@ -275,8 +281,8 @@ export const sourcesHandlers: HandlerTable = {
         body: item.body,
         occurred_at: item.occurred_at ?? null,
         attributes: item.attributes ?? {},
-      }),
-    );
+      });
+    }
     return { status: 201, data: source };
   },
 

@@ -1,7 +1,7 @@
 // Usage and cost, computed from the usage entries when asked: summaries, the dashboard against the
 // monthly budget, one engagement's costs, and a CSV export for accounting.
 import { csv } from '../files/csv.js';
-import { type HandlerContext, type HandlerTable, type Rec, type WorkspaceState } from '../types.js';
+import type { HandlerContext, HandlerTable, Rec, WorkspaceState } from '../types.js';
 
 const cents = (n: number) => Math.round(n * 100) / 100;
 const monthOf = (iso: unknown) => String(iso).slice(0, 7);

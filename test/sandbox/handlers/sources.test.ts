@@ -66,7 +66,7 @@ describe('artifacts', () => {
     const xref = Number(/startxref\n(\d+)/.exec(text)?.[1]);
     expect(text.slice(xref, xref + 4)).toBe('xref');
     const offsets = [...text.slice(xref).matchAll(/^(\d{10}) 00000 n $/gm)].map((m) => Number(m[1]));
-    offsets.forEach((o, i) => expect(text.slice(o).startsWith(`${i + 1} 0 obj`)).toBe(true));
+    for (const [i, o] of offsets.entries()) expect(text.slice(o).startsWith(`${i + 1} 0 obj`)).toBe(true);
   });
 
   it('stores an upload with its size, hash and type, serves it back and makes its text citable', async () => {
