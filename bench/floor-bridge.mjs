@@ -59,8 +59,7 @@ if (process.env.FLOOR_WITH_SDK === '1') {
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', (chunk) => {
     buffer += chunk;
-    let nl;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
       const msg = JSON.parse(buffer.slice(0, nl));
       buffer = buffer.slice(nl + 1);
       if (msg.id === undefined) continue;

@@ -31,12 +31,12 @@ const W = {
   spaces: 1.87,
 } as const;
 
-const enum Kind {
-  None,
-  Letter,
-  Digit,
-  Punct,
-}
+/** What run of characters the estimate is in. Plain numbers (not an enum): a comparison, no lookup. */
+const NONE = 0;
+const LETTER = 1;
+const DIGIT = 2;
+const PUNCT = 3;
+type Kind = typeof NONE | typeof LETTER | typeof DIGIT | typeof PUNCT;
 
 function isLetter(c: number): boolean {
   // Latin-1 punctuation (NBSP, «, ») and general punctuation (’, –, …) are not letters.
@@ -45,13 +45,13 @@ function isLetter(c: number): boolean {
 
 /** `total` with a finished run of one kind added (in the order the weights were fitted with). */
 function addRun(total: number, kind: Kind, run: number, caps: number, lower: boolean, afterDigit: boolean): number {
-  if (kind === Kind.Letter) {
+  if (kind === LETTER) {
     total += W.word + W.longLetter * Math.max(0, run - 5);
     if (caps > 0 && !lower && (run > 1 || afterDigit)) total += W.capital * caps;
     else if (caps > 0 && lower && caps < run) total += caps > 1 ? W.capital : 0;
-  } else if (kind === Kind.Digit) {
+  } else if (kind === DIGIT) {
     total += W.digits * Math.ceil(run / 3);
-  } else if (kind === Kind.Punct) {
+  } else if (kind === PUNCT) {
     total += W.punctuationRun + W.punctuation * run;
   }
   return total;
@@ -63,7 +63,7 @@ function addRun(total: number, kind: Kind, run: number, caps: number, lower: boo
  */
 export function estimateTokens(text: string): number {
   let total = 0;
-  let kind = Kind.None;
+  let kind: Kind = NONE;
   let run = 0; // length of the current run
   let caps = 0; // capitals in the current letter run
   let lower = false; // the current letter run has a lower-case letter
@@ -74,7 +74,7 @@ export function estimateTokens(text: string): number {
     if (c === 10 || c === 32 || c === 9 || c === 13) {
       // A run ends at any space.
       total = addRun(total, kind, run, caps, lower, afterDigit);
-      kind = Kind.None;
+      kind = NONE;
       run = 0;
       caps = 0;
       lower = false;
@@ -91,10 +91,10 @@ export function estimateTokens(text: string): number {
     if (spaceRun > 1) total += W.spaces;
     spaceRun = 0;
     if (isLetter(c)) {
-      if (kind !== Kind.Letter) {
-        afterDigit = kind === Kind.Digit;
+      if (kind !== LETTER) {
+        afterDigit = kind === DIGIT;
         total = addRun(total, kind, run, caps, lower, afterDigit);
-        kind = Kind.Letter;
+        kind = LETTER;
         run = 0;
         caps = 0;
         lower = false;
@@ -107,22 +107,22 @@ export function estimateTokens(text: string): number {
         total += W.accented;
       }
     } else if (c >= 48 && c <= 57) {
-      if (kind !== Kind.Digit) {
+      if (kind !== DIGIT) {
         total = addRun(total, kind, run, caps, lower, afterDigit);
         run = 0;
         caps = 0;
         lower = false;
       }
-      kind = Kind.Digit;
+      kind = DIGIT;
       run++;
     } else {
-      if (kind !== Kind.Punct) {
+      if (kind !== PUNCT) {
         total = addRun(total, kind, run, caps, lower, afterDigit);
         run = 0;
         caps = 0;
         lower = false;
       }
-      kind = Kind.Punct;
+      kind = PUNCT;
       run++;
       afterDigit = false;
     }
