@@ -2,10 +2,13 @@
 // port serving a small real MCP server (SDK v2 createMcpHandler + toNodeHandler) whose `whoami` tool
 // calls the workspace with the member's token, a store that records every value written to it, a
 // logger whose lines are kept, an OAuth client provider for the SDK client, and a "browser" made of
-// plain HTTP requests that follows redirects, keeps cookies and presses the approval button.
+// plain HTTP requests that follows redirects, keeps cookies and presses the approval button; and
+// replicas of the real CLI's `serve --remote`, spawned as a deployment runs them.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -22,6 +25,7 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { SANDBOX_PASSWORD, SANDBOX_TWO_FACTOR_CODE } from '../../src/sandbox/oauth.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { SetOptions, StateStore } from '../../src/store/store.js';
+import { ROOT } from '../helpers/spawn.js';
 
 export const STATE_KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -335,6 +339,63 @@ export async function startBalancer(targets: string[] = []) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A replica of the real CLI's `serve --remote`, started by spawnServeRemote. */
+export interface ServeRemote {
+  child: ChildProcessWithoutNullStreams;
+  /** Where it listens: `http://127.0.0.1:PORT` (its public URL is the balancer's). */
+  origin: string;
+  stderr(): string;
+  /** SIGTERM, and the exit awaited; nothing when it has already exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * One replica of `serve --remote` (node --import tsx src/cli.ts) on 127.0.0.1 and a port of its own,
+ * on the workspace `workspaceUrl`, the store `redisUrl`, answering for `publicUrl`; `extra` adds to
+ * its environment. Resolves once it says where it serves.
+ */
+export async function spawnServeRemote(opts: { workspaceUrl: string; publicUrl: string; redisUrl: string; extra?: Record<string, string> }): Promise<ServeRemote> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve', '--remote', '--host', '127.0.0.1', '--port', '0'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      WORKSPACE_URL: opts.workspaceUrl,
+      WORKSPACE_PUBLIC_URL: opts.publicUrl,
+      REDIS_URL: opts.redisUrl,
+      WORKSPACE_STATE_KEY: STATE_KEY,
+      LOG_LEVEL: 'info',
+      ...opts.extra,
+    },
+  });
+  let stderr = '';
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`a replica did not start: ${stderr}`));
+      void stop();
+    }, 30_000);
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const m = /serving MCP \(remote mode\) at (http:\/\/[^/\s]+)\/mcp/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] as string);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`a replica exited with ${code}: ${stderr}`));
+    });
+  });
+  return { child, origin, stderr: () => stderr, stop };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -6,17 +6,14 @@
 //   a grant revoked at the workspace ends the session cleanly.
 // - Three replicas on one member's token at ten times the allowed rate: the sandbox never counts more
 //   than 120 requests in a rolling minute, answers no 429, and they use at least 95% of the budget.
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
-import { ROOT } from '../helpers/spawn.js';
 import { type Era, negotiation } from '../helpers/stack.js';
 import { budgetUse, busiestWindow } from '../helpers/windows.js';
-import { browse, STATE_KEY, startBalancer, TestOAuthProvider } from './helpers.js';
+import { browse, type ServeRemote, spawnServeRemote, startBalancer, TestOAuthProvider } from './helpers.js';
 
 const LIMIT = 120;
 let redis: RedisHandle;
@@ -32,47 +29,11 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c().catch(() => {});
 });
 
-interface Replica {
-  child: ChildProcessWithoutNullStreams;
-  origin: string;
-  stderr(): string;
-}
-
 /** One replica of `serve --remote` on the shared Redis, its public URL the balancer's. */
-async function startReplica(sandbox: SandboxHandle, publicUrl: string, extra: Record<string, string> = {}): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve', '--remote', '--host', '127.0.0.1', '--port', '0'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      WORKSPACE_URL: sandbox.url,
-      WORKSPACE_PUBLIC_URL: publicUrl,
-      REDIS_URL: redis.url,
-      WORKSPACE_STATE_KEY: STATE_KEY,
-      LOG_LEVEL: 'info',
-      ...extra,
-    },
-  });
-  let stderr = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`a replica did not start: ${stderr}`)), 30_000);
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const m = /serving MCP \(remote mode\) at (http:\/\/[^/\s]+)\/mcp/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1] as string);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`a replica exited with ${code}: ${stderr}`)));
-  });
-  closers.push(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  });
-  return { child, origin, stderr: () => stderr };
+async function startReplica(sandbox: SandboxHandle, publicUrl: string, extra: Record<string, string> = {}): Promise<ServeRemote> {
+  const r = await spawnServeRemote({ workspaceUrl: sandbox.url, publicUrl, redisUrl: redis.url, extra });
+  closers.push(r.stop);
+  return r;
 }
 
 async function deployment(replicas: number, sandboxOpts: Parameters<typeof startSandbox>[0] = {}, env: Record<string, string> = {}) {
@@ -80,7 +41,7 @@ async function deployment(replicas: number, sandboxOpts: Parameters<typeof start
   closers.push(() => sandbox.close());
   const lb = await startBalancer();
   closers.push(() => lb.close());
-  const started: Replica[] = [];
+  const started: ServeRemote[] = [];
   for (let i = 0; i < replicas; i++) {
     const r = await startReplica(sandbox, lb.url, env);
     started.push(r);
