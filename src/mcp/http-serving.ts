@@ -216,8 +216,18 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
       res.writeHead(200).end();
       return;
     }
+    if (req.method === 'GET' && issued) {
+      // The event stream of a session this process does not hold (held by another replica, or expired
+      // here): there is no stream for it here, as for a server that offers none (405), and its client
+      // goes on without one while its requests are answered on their own. A 404 would tell the client
+      // its session is gone: the SDK's client reports an error, others start a new session.
+      res.writeHead(405, { allow: 'POST, DELETE', 'content-type': 'application/json' }).end(
+        JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'No event stream for this session here: its requests are answered without one.' } }),
+      );
+      return;
+    }
     if (req.method !== 'POST' || (id !== undefined && !issued)) {
-      // A session never issued here, or the GET stream of one this process does not hold.
+      // A session never issued here.
       notFound(res);
       return;
     }

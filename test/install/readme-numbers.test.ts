@@ -32,7 +32,7 @@ const prose = readme
   .replace(/pat_[0-9a-f]{40}/g, blank);
 
 /** Numbers that name something rather than count or measure it. */
-const NAMES: RegExp[] = [/RFC \d+/g, /OAuth 2\.1/g, /127\.0\.0\.1/g, /::1/g, /version: '1\.0\.0'/g, /o200k/g, /SDK v\d+/g, /(?:PR|issue) #\d+/g];
+const NAMES: RegExp[] = [/RFC \d+/g, /base64/g, /OAuth 2\.1/g, /127\.0\.0\.1/g, /::1/g, /version: '1\.0\.0'/g, /o200k/g, /SDK v\d+/g, /(?:PR|issue) #\d+/g];
 
 interface Claim {
   /** What the README says, the number(s) captured; a space matches any run of spaces and line breaks. */
@@ -137,6 +137,30 @@ const CLAIMS: Claim[] = [
     },
   },
   { says: /`tasks\/\*` requests answer -(32601) \(method not found\)/g, check: provedBy('test/mcp/tasks.test.ts', "answers -32601', async (method)") },
+  // The deployment section.
+  {
+    // The remote front's answer to a request without a token, which starts a client's sign-in.
+    says: /first call is answered `(401)`/g,
+    check: ([n]) => expect(read('src/remote/gate.ts')).toContain(`refusal(ctx, ${n}, 'unauthorized'`),
+  },
+  {
+    says: /`openssl rand -base64 (32)`/g,
+    check: ([n]) => expect(read('src/config.ts')).toContain(`if (key.length !== ${n}) return refuse(ctx, 'config.fix.state_key')`),
+  },
+  {
+    // test/remote/replicas-serve.test.ts: no 429 and at least 95% of the budget used.
+    says: /draw no `(429)`, and use at least (\d+)% of the budget/g,
+    check: ([status, pct]) => {
+      const test = read('test/remote/replicas-serve.test.ts');
+      expect(test).toContain(`refused = reqs.filter((r) => r.status === ${status})`);
+      expect(test).toContain('expect(refused).toHaveLength(0)');
+      expect(test).toContain(`expect(use).toBeGreaterThanOrEqual(${num(pct as string) / 100})`);
+    },
+  },
+  {
+    says: /calls per second and latency for (\d+) concurrent sessions/g,
+    check: ([n]) => expect(sourceNumber('bench/remote.ts', /BENCH_REMOTE_SESSIONS \?\? (\d+)/)).toBe(num(n as string)),
+  },
   { says: /ids of one answer (404) in the other/g, check: provedBy('test/sandbox/handlers/interviews.test.ts', 'answers 404 for a session of another workspace') },
   {
     says: /artifact (\d+), external source (\d+); the spec gives/g,

@@ -113,6 +113,23 @@ describe('2025 sessions ended by their client', () => {
     expect(replicas[0]!.mcp.sessions).toBe(held - 1);
   });
 
+  it('a session held by one replica gets no event stream from another (405, the client goes on without), and its calls are answered there', async () => {
+    const id = await initialize(0);
+    const stream = async (at: number) => {
+      const controller = new AbortController();
+      const res = await fetch(replicas[at]!.http.url, { method: 'GET', headers: { ...headers(id), accept: 'text/event-stream' }, signal: controller.signal });
+      const status = res.status;
+      const allow = res.headers.get('allow');
+      controller.abort();
+      return { status, allow };
+    };
+    // The replica holding the session opens its stream.
+    expect((await stream(0)).status).toBe(200);
+    // The other answers as a server without one: not 404, which would tell the client its session ended.
+    expect(await stream(1)).toEqual({ status: 405, allow: 'POST, DELETE' });
+    expect((await ping(1, id)).status).toBe(200);
+  });
+
   it('still answer 404 to an id never issued, DELETE included', async () => {
     const forged = '00000000-0000-4000-8000-000000000000.AAAAAAAAAAAAAAAAAAAAAA';
     expect((await ping(0, forged)).status).toBe(404);
