@@ -161,6 +161,19 @@ const CLAIMS: Claim[] = [
     says: /calls per second and latency for (\d+) concurrent sessions/g,
     check: ([n]) => expect(sourceNumber('bench/remote.ts', /BENCH_REMOTE_SESSIONS \?\? (\d+)/)).toBe(num(n as string)),
   },
+  {
+    // test/remote/caddy.test.ts runs the kill-mid-session case from this version on, and shows the 502 before it.
+    says: /Caddy must be (\d+)\.(\d+)\.(\d+) or later \(the compose file's image is\)/g,
+    check: ([major, minor, patch]) => {
+      expect(read('test/remote/caddy.test.ts')).toContain(`atLeast(version, [${major}, ${minor}, ${patch}])`);
+      expect(read('deploy/compose.yaml')).toContain(`image: caddy:${major}.${minor}-alpine`);
+    },
+  },
+  {
+    // The legacy protocol revision, whose clients hold sessions (src/mcp/http-serving.ts).
+    says: /Clients of the (\d{4}-\d{2}-\d{2}) protocol keep an event stream/g,
+    check: ([revision]) => expect(REVISIONS as readonly string[]).toContain(revision),
+  },
   { says: /ids of one answer (404) in the other/g, check: provedBy('test/sandbox/handlers/interviews.test.ts', 'answers 404 for a session of another workspace') },
   {
     says: /artifact (\d+), external source (\d+); the spec gives/g,
