@@ -50,7 +50,8 @@ if (worker) {
   process.exit(0);
 }
 
-const fmt = (r: { p50: number; p99: number; perSecond: number }) => `p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms, ${r.perSecond.toFixed(0)} requests/s`;
+const fmt = (r: { p50: number; p99: number; perSecond: number }) =>
+  `p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms, ${r.perSecond.toFixed(0)} requests/s`;
 const redis = await startRedis();
 const dir = await mkdtemp(join(tmpdir(), 'wcm-bench-budget-'));
 try {

@@ -27,7 +27,10 @@ async function procKb(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<number> {
 }
 
 async function startSandbox(): Promise<{ url: string; token: string; stop(): void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'sandbox', '--port', '0', '--no-rate-limit'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'sandbox', '--port', '0', '--no-rate-limit'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
@@ -60,7 +63,7 @@ async function main(): Promise<void> {
     const pid = transport.pid;
     if (!pid) throw new Error('no server pid');
     const session = (await client.callTool({ name: 'get_session', arguments: { session: SESSION_BUYER } })) as CallToolResult;
-    const recording = ((session.structuredContent as { recording_ids: string[] }).recording_ids)[0]!;
+    const recording = (session.structuredContent as { recording_ids: string[] }).recording_ids[0]!;
 
     // Settle, then take the baseline and reset the peak counter (writing 5 to clear_refs resets VmHWM).
     await new Promise((r) => setTimeout(r, 500));
@@ -81,10 +84,13 @@ async function main(): Promise<void> {
       }
     })();
     const started = performance.now();
-    const r = (await client.callTool({ name: 'get_session_recording', arguments: { session: SESSION_BUYER, recording } }, {
-      onprogress: () => progressEvents++,
-      timeout: 300_000,
-    })) as CallToolResult;
+    const r = (await client.callTool(
+      { name: 'get_session_recording', arguments: { session: SESSION_BUYER, recording } },
+      {
+        onprogress: () => progressEvents++,
+        timeout: 300_000,
+      },
+    )) as CallToolResult;
     const ms = performance.now() - started;
     sampling = false;
     await sampler;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENGAGEMENT_AP } from '../src/sandbox/data/ids.js';
 import { startSandbox } from '../src/sandbox/index.js';
-import { costOf, jobCostTable, rawTokens, resultTokens, runJobs, startRecordingProxy, type Call, type JobRun } from './jobs.js';
+import { type Call, costOf, type JobRun, jobCostTable, rawTokens, resultTokens, runJobs, startRecordingProxy } from './jobs.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, '.bench-out');
@@ -39,21 +39,31 @@ async function main(): Promise<void> {
         job: 'page of 50 findings, concise',
         async run(call: Call, ctx: { engagement?: string }) {
           // The demo engagement has 22 findings: copies of them (with their evidences) make 50.
-          const seeded = (await call('list_findings', { engagement: ctx.engagement, response_format: 'detailed', limit: 50 })).structuredContent?.items as Rec[];
+          const seeded = (await call('list_findings', { engagement: ctx.engagement, response_format: 'detailed', limit: 50 })).structuredContent
+            ?.items as Rec[];
           for (let i = 0; seeded.length + i < 50; i++) {
             const f = seeded[i % seeded.length]!;
             const body: Rec = { type: f.type, statement: `${String(f.statement)} (${i + 1})` };
             for (const k of ['details', 'quantity', 'process_id', 'step_id', 'deliverable_category']) if (f[k] !== null && f[k] !== undefined) body[k] = f[k];
-            body.evidences = (f.evidences as Rec[]).map((e) => ({ source_type: e.source_type, source_id: e.source_id, locator: e.locator ?? null, excerpt: e.excerpt }));
+            body.evidences = (f.evidences as Rec[]).map((e) => ({
+              source_type: e.source_type,
+              source_id: e.source_id,
+              locator: e.locator ?? null,
+              excerpt: e.excerpt,
+            }));
             await post(`/engagements/${ENGAGEMENT_AP}/findings`, body);
           }
           await call('list_findings', { engagement: ctx.engagement, limit: 50 });
         },
       },
-      { job: 'engagement_overview', run: async (call: Call, ctx: { engagement?: string }) => void (await call('engagement_overview', { engagement: ctx.engagement })) },
+      {
+        job: 'engagement_overview',
+        run: async (call: Call, ctx: { engagement?: string }) => void (await call('engagement_overview', { engagement: ctx.engagement })),
+      },
       {
         job: 'document_context',
-        run: async (call: Call, ctx: { engagement?: string }) => void (await call('document_context', { engagement: ctx.engagement, kind: 'executive_summary' })),
+        run: async (call: Call, ctx: { engagement?: string }) =>
+          void (await call('document_context', { engagement: ctx.engagement, kind: 'executive_summary' })),
       },
     ];
     process.stderr.write('job cost: three jobs at real speed on a rate-limited sandbox (about a minute)\n');
@@ -73,9 +83,18 @@ async function main(): Promise<void> {
     // read before it fetched the findings to copy).
     const single = (answer: string, run: JobRun, lastRequestOnly = false) => {
       const requests = lastRequestOnly ? run.requests.slice(-1) : run.requests;
-      return { answer, apiRequests: requests.length, resultTokens: resultTokens(run.calls.at(-1)!.answer), bridgeTokens: requests.reduce((n, q) => n + rawTokens(q), 0) };
+      return {
+        answer,
+        apiRequests: requests.length,
+        resultTokens: resultTokens(run.calls.at(-1)!.answer),
+        bridgeTokens: requests.reduce((n, q) => n + rawTokens(q), 0),
+      };
     };
-    const singles = [single('list_findings, 50 findings, concise', page!, true), single('engagement_overview', overview!), single('document_context', context!)];
+    const singles = [
+      single('list_findings, 50 findings, concise', page!, true),
+      single('engagement_overview', overview!),
+      single('document_context', context!),
+    ];
     const lines = [
       'job cost: tool calls, API requests and o200k tokens of the results the model reads; bridge = one tool per operation answering raw API JSON for the same requests',
       jobCostTable(jobs),

@@ -263,7 +263,13 @@ export function jobCostTable(costs: readonly JobCost[]): string {
       String(total((c) => c.bridge.toolCalls)),
       String(total((c) => c.bridge.resultTokens)),
       total((c) => c.bridge.apiSeconds).toFixed(2),
-      `${((100 * total((c) => c.resultTokens)) / Math.max(1, total((c) => c.bridge.resultTokens))).toFixed(0)}%`,
+      `${(
+        (100 * total((c) => c.resultTokens)) /
+          Math.max(
+            1,
+            total((c) => c.bridge.resultTokens),
+          )
+      ).toFixed(0)}%`,
     ],
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

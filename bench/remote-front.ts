@@ -8,11 +8,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { Sealer } from '../src/remote/sealing.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { MemoryStore } from '../src/store/memory.js';
-import { STATE_KEY, TestOAuthProvider, browse, captureLogs, startReplica } from '../test/remote/helpers.js';
+import { browse, captureLogs, STATE_KEY, startReplica, TestOAuthProvider } from '../test/remote/helpers.js';
 
 const CALLS = Math.max(200, Number(process.env.BENCH_CALLS ?? 1000));
 const WARMUP = 50;
@@ -80,7 +80,11 @@ async function main(): Promise<void> {
   await sandbox.close();
 
   const sealer = new Sealer(Buffer.from(STATE_KEY, 'base64'));
-  const grant = JSON.stringify({ memberId: 'm'.repeat(26), workspace: { access_token: `wco_at_${'a'.repeat(43)}`, refresh_token: `wco_rt_${'b'.repeat(43)}`, scope: 'write', issued_at: 0, expires_at: 0 }, replacedRefresh: Array(10).fill('f'.repeat(64)) });
+  const grant = JSON.stringify({
+    memberId: 'm'.repeat(26),
+    workspace: { access_token: `wco_at_${'a'.repeat(43)}`, refresh_token: `wco_rt_${'b'.repeat(43)}`, scope: 'write', issued_at: 0, expires_at: 0 },
+    replacedRefresh: Array(10).fill('f'.repeat(64)),
+  });
   const N = 20_000;
   let t = performance.now();
   let sealed = '';

@@ -48,11 +48,9 @@ async function replica(env: Record<string, string>): Promise<{ child: ChildProce
 
 async function session(mcpUrl: URL): Promise<Client> {
   const provider = new TestOAuthProvider();
-  await new Client({ name: 'bench', version: '1' })
-    .connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))
-    .catch((e: unknown) => {
-      if (!(e instanceof UnauthorizedError)) throw e;
-    });
+  await new Client({ name: 'bench', version: '1' }).connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })).catch((e: unknown) => {
+    if (!(e instanceof UnauthorizedError)) throw e;
+  });
   const back = await browse((provider.authorizationUrl as URL).href, provider.redirectUrl);
   await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(back.searchParams);
   const client = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
@@ -96,7 +94,14 @@ async function measure(replicas: number, redisUrl: string): Promise<Figures> {
     );
     const elapsed = (performance.now() - started) / 1000;
     latencies.sort((a, b) => a - b);
-    return { replicas, calls: latencies.length, callsPerSecond: latencies.length / elapsed, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), errors };
+    return {
+      replicas,
+      calls: latencies.length,
+      callsPerSecond: latencies.length / elapsed,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      errors,
+    };
   } finally {
     for (const c of clients) await c.close().catch(() => {});
     for (const child of children) child.kill('SIGTERM');
@@ -111,7 +116,15 @@ try {
   const two = await measure(2, redis.url);
   const rows = [
     ['replicas', 'sessions', 'calls', 'calls/s', 'p50 ms', 'p99 ms', 'errors'],
-    ...[one, two].map((f) => [String(f.replicas), String(SESSIONS), String(f.calls), f.callsPerSecond.toFixed(0), f.p50Ms.toFixed(1), f.p99Ms.toFixed(1), String(f.errors)]),
+    ...[one, two].map((f) => [
+      String(f.replicas),
+      String(SESSIONS),
+      String(f.calls),
+      f.callsPerSecond.toFixed(0),
+      f.p50Ms.toFixed(1),
+      f.p99Ms.toFixed(1),
+      String(f.errors),
+    ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   process.stdout.write(`remote mode: ${SESSIONS} concurrent sessions for ${SECONDS} s, list_findings through a round-robin balancer, state on one Redis\n`);

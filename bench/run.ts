@@ -6,7 +6,7 @@
 // and writes .bench-out/results.json.
 // Plain Node (types stripped): erasable TypeScript only, and one file, since Node needs `.ts` import
 // specifiers that the shared tsconfig does not allow.
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -477,7 +477,15 @@ async function measureCalls(servers: ServerUnderTest[], sb: SandboxInfo, engagem
     const body = (await res.body.json()) as { data?: unknown[] };
     if (res.statusCode !== 200 || !Array.isArray(body.data)) throw new Error(`direct request answered ${res.statusCode}`);
   };
-  const sessions = servers.map((s) => ({ s, peer: spawnServer(s), call: { name: '', arguments: {} as Record<string, unknown> }, directMs: [] as number[], mcpMs: [] as number[], diffs: [] as number[], cpuBefore: 0 }));
+  const sessions = servers.map((s) => ({
+    s,
+    peer: spawnServer(s),
+    call: { name: '', arguments: {} as Record<string, unknown> },
+    directMs: [] as number[],
+    mcpMs: [] as number[],
+    diffs: [] as number[],
+    cpuBefore: 0,
+  }));
   try {
     for (const x of sessions) {
       await x.peer.initialize();
@@ -572,7 +580,8 @@ function npmIn(dir: string, args: string[]): void {
 function ensureBefore(): void {
   if (existsSync(BEFORE_BIN) && existsSync(BEFORE_MARK) && readFileSync(BEFORE_MARK, 'utf8').trim() === BEFORE_COMMIT) return;
   const has = spawnSync('git', ['-C', ROOT, 'cat-file', '-e', `${BEFORE_COMMIT}^{commit}`]);
-  if (has.status !== 0) throw new Error(`commit ${BEFORE_COMMIT.slice(0, 7)} (the server before the rebuild) is not in this clone: fetch the full history (git fetch --unshallow)`);
+  if (has.status !== 0)
+    throw new Error(`commit ${BEFORE_COMMIT.slice(0, 7)} (the server before the rebuild) is not in this clone: fetch the full history (git fetch --unshallow)`);
   process.stderr.write(`preparing the server before the rebuild (${BEFORE_COMMIT.slice(0, 7)}) in .bench-out/before (first run only)\n`);
   rmSync(BEFORE_DIR, { recursive: true, force: true });
   mkdirSync(BEFORE_DIR, { recursive: true });
@@ -594,7 +603,8 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   ensureBaseline();
   ensureBefore();
-  const baselineVersion = (JSON.parse(readFileSync(join(BASELINE_DIR, 'node_modules', BASELINE_PACKAGE, 'package.json'), 'utf8')) as { version: string }).version;
+  const baselineVersion = (JSON.parse(readFileSync(join(BASELINE_DIR, 'node_modules', BASELINE_PACKAGE, 'package.json'), 'utf8')) as { version: string })
+    .version;
   const loadAtStart = loadavg();
 
   const sandbox = await startSandbox();
@@ -716,11 +726,39 @@ function report(r: {
       target: `< ${TARGETS.completeListMs}`,
       met: oursDefault.medianMs < TARGETS.completeListMs,
     },
-    { metric: 'spawn to first tools/list (all), median ms', values: { ours: oursAll.firstMedianMs, before: beforeAll.firstMedianMs, baseline: baseAll.firstMedianMs }, target: '', met: undefined },
-    { metric: 'spawn to first tools/list (default), median ms', values: { ours: oursDefault.firstMedianMs, before: beforeDefault.firstMedianMs }, target: '', met: undefined },
-    { metric: 'tools in first list (all)', values: { ours: oursAll.firstTools, before: beforeAll.firstTools, baseline: baseAll.firstTools }, target: '', met: undefined, count: true },
-    { metric: 'tools in complete list (all)', values: { ours: oursAll.tools, before: beforeAll.tools, baseline: baseAll.tools }, target: '', met: undefined, count: true },
-    { metric: 'tools in first list (default)', values: { ours: oursDefault.firstTools, before: beforeDefault.firstTools }, target: '', met: undefined, count: true },
+    {
+      metric: 'spawn to first tools/list (all), median ms',
+      values: { ours: oursAll.firstMedianMs, before: beforeAll.firstMedianMs, baseline: baseAll.firstMedianMs },
+      target: '',
+      met: undefined,
+    },
+    {
+      metric: 'spawn to first tools/list (default), median ms',
+      values: { ours: oursDefault.firstMedianMs, before: beforeDefault.firstMedianMs },
+      target: '',
+      met: undefined,
+    },
+    {
+      metric: 'tools in first list (all)',
+      values: { ours: oursAll.firstTools, before: beforeAll.firstTools, baseline: baseAll.firstTools },
+      target: '',
+      met: undefined,
+      count: true,
+    },
+    {
+      metric: 'tools in complete list (all)',
+      values: { ours: oursAll.tools, before: beforeAll.tools, baseline: baseAll.tools },
+      target: '',
+      met: undefined,
+      count: true,
+    },
+    {
+      metric: 'tools in first list (default)',
+      values: { ours: oursDefault.firstTools, before: beforeDefault.firstTools },
+      target: '',
+      met: undefined,
+      count: true,
+    },
     { metric: 'tools in complete list (default)', values: { ours: oursDefault.tools, before: beforeDefault.tools }, target: '', met: undefined, count: true },
     {
       metric: 'tool call overhead, median ms',
@@ -749,7 +787,9 @@ function report(r: {
       target: '',
       met: undefined,
     },
-    ...(c.ours.instructionsMPerCall !== undefined ? [{ metric: 'server instructions per call, M', values: each((f) => f.instructionsMPerCall), target: '', met: undefined }] : []),
+    ...(c.ours.instructionsMPerCall !== undefined
+      ? [{ metric: 'server instructions per call, M', values: each((f) => f.instructionsMPerCall), target: '', met: undefined }]
+      : []),
     { metric: 'tool call, median ms', values: each((f) => f.mcpMedianMs), target: '', met: undefined },
     { metric: 'direct request, median ms', values: each((f) => f.directMedianMs), target: '', met: undefined },
   ];
@@ -771,7 +811,8 @@ function report(r: {
     'sdk floor: the same behind the MCP SDK v2 (a low-level Server served by serveStdio): what the SDK adds\n' +
     "sdk v1 floor: the same behind before's SDK v1, tools/call registered past its parsing as before did: sdk floor minus this is the SDK's share of ours minus before\n" +
     'complete tools/list: spawn, initialize, tools/list, then on each list_changed tools/list again until every tool is listed';
-  const perfLine = c.ours.instructionsMPerCall === undefined ? 'instructions per call: not counted (perf stat cannot count instructions on this machine)\n' : '';
+  const perfLine =
+    c.ours.instructionsMPerCall === undefined ? 'instructions per call: not counted (perf stat cannot count instructions on this machine)\n' : '';
   const loadLine = `load average (1, 5, 15 min) at start ${r.load.start.map((x) => x.toFixed(2)).join(' ')}, at end ${r.load.end.map((x) => x.toFixed(2)).join(' ')} on ${cpus().length} CPUs`;
   process.stdout.write(`${header}\n${lines.join('\n')}\n${sandboxLine}\n${perfLine}${loadLine}\n`);
 

@@ -5,9 +5,7 @@
 import { Agent, request } from 'undici';
 
 type SandboxModule = typeof import('../src/sandbox/index.js');
-const { startSandbox } = (await import('../dist/src/sandbox/index.js' as string).catch(
-  () => import('../src/sandbox/index.js'),
-)) as SandboxModule;
+const { startSandbox } = (await import('../dist/src/sandbox/index.js' as string).catch(() => import('../src/sandbox/index.js'))) as SandboxModule;
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -33,13 +31,17 @@ async function worker(i: number): Promise<void> {
 }
 
 // Warm-up: JIT and connection set-up are not what is measured.
-await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => request(`${sandbox.api}${PATHS[i % PATHS.length]}`, { headers, dispatcher: agent }).then((r) => r.body.text())));
+await Promise.all(
+  Array.from({ length: CONCURRENCY }, (_, i) => request(`${sandbox.api}${PATHS[i % PATHS.length]}`, { headers, dispatcher: agent }).then((r) => r.body.text())),
+);
 sandbox.clearRequests();
 const started = performance.now();
 await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => worker(i)));
 const seconds = (performance.now() - started) / 1000;
 const rps = Math.round(done / seconds);
-process.stdout.write(`${JSON.stringify({ bench: 'sandbox simple GETs', concurrency: CONCURRENCY, seconds: Number(seconds.toFixed(2)), requests: done, failed, requests_per_second: rps })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ bench: 'sandbox simple GETs', concurrency: CONCURRENCY, seconds: Number(seconds.toFixed(2)), requests: done, failed, requests_per_second: rps })}\n`,
+);
 await agent.close();
 await sandbox.close();
 if (failed > 0) process.exitCode = 1;

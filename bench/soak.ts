@@ -133,7 +133,15 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
 };
 
-interface Sample { t: number; calls: number; errors: number; p50: number; p99: number; rssMb: number; fds: number }
+interface Sample {
+  t: number;
+  calls: number;
+  errors: number;
+  p50: number;
+  p99: number;
+  rssMb: number;
+  fds: number;
+}
 const samples: Sample[] = [];
 let latencies: number[] = [];
 let calls = 0;
@@ -158,7 +166,9 @@ const sampler = setInterval(() => {
     fds: openFds(pid),
   };
   samples.push(s);
-  process.stdout.write(`${String(s.t).padStart(6)} s  calls ${String(s.calls).padStart(5)}  errors ${s.errors}  p50 ${s.p50} ms  p99 ${s.p99} ms  RSS ${s.rssMb} MB  fds ${s.fds}\n`);
+  process.stdout.write(
+    `${String(s.t).padStart(6)} s  calls ${String(s.calls).padStart(5)}  errors ${s.errors}  p50 ${s.p50} ms  p99 ${s.p99} ms  RSS ${s.rssMb} MB  fds ${s.fds}\n`,
+  );
   calls = 0;
   errors = 0;
   latencies = [];

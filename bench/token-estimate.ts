@@ -6,8 +6,8 @@
 // Run: npx tsx bench/token-estimate.ts (`--json` for machine output).
 import { spawnSync } from 'node:child_process';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { estimateTokens } from '../src/mcp/render/tokens.js';
 import { listText, recordText } from '../src/mcp/render/text.js';
+import { estimateTokens } from '../src/mcp/render/tokens.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { demoAnswers, sandboxGetter } from './corpus.js';
 
@@ -21,7 +21,10 @@ function tokenizerLoadCost(): { importMs: number; rssMb: number } {
     const ms = performance.now() - t;
     globalThis.gc?.();
     process.stdout.write(JSON.stringify({ importMs: ms, rssMb: (process.memoryUsage().rss - before) / 1048576 }));`;
-  const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8', cwd: new URL('..', import.meta.url).pathname });
+  const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    cwd: new URL('..', import.meta.url).pathname,
+  });
   if (r.status !== 0) throw new Error(`tokenizer load: ${r.stderr}`);
   return JSON.parse(r.stdout) as { importMs: number; rssMb: number };
 }
@@ -68,7 +71,14 @@ const result = {
   answers: texts.length,
   answersOver500Tokens: big.length,
   tokenizer: { importMs: load.importMs, rssMb: load.rssMb, msPerAnswer: timePerCall(sample, (t) => encode(t).length) },
-  estimate: { importMs: 0, rssMb: 0, msPerAnswer: timePerCall(sample, estimateTokens), meanError: estimate.mean, worstError: estimate.worst, totalRatio: totalEst / totalReal },
+  estimate: {
+    importMs: 0,
+    rssMb: 0,
+    msPerAnswer: timePerCall(sample, estimateTokens),
+    meanError: estimate.mean,
+    worstError: estimate.worst,
+    totalRatio: totalEst / totalReal,
+  },
   charsOver4: { meanError: chars.mean, worstError: chars.worst },
   meanAnswerChars: meanChars,
 };

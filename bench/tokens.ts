@@ -7,7 +7,7 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { liveOperations } from '../src/mcp/live-openapi.js';
 import type { SurfacePolicy } from '../src/mcp/registry.js';
 import { toolListFor as listedTools } from '../src/mcp/session.js';
-import { TOOLSETS, type Operation } from '../src/operation.js';
+import { type Operation, TOOLSETS } from '../src/operation.js';
 import { assumedOperations } from '../src/sandbox/assumed.js';
 import { buildOpenApi } from '../src/sandbox/openapi.js';
 import { catalog } from '../tools/index.js';

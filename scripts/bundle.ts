@@ -27,7 +27,8 @@ export interface BundleOptions {
 const STAGED = ['dist/src', 'dist/tools', 'manifest.json', 'icon.png', 'README.md', 'LICENSE', 'package-lock.json'];
 
 export function buildBundle(opts: BundleOptions = {}): string {
-  const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32' });
+  const run = (cmd: string, args: string[], cwd: string) =>
+    execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32' });
   const root = opts.root ?? ROOT;
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
   const out = resolve(opts.out ?? join(root, `${String(pkg.name)}-${String(pkg.version)}.mcpb`));

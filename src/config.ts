@@ -11,7 +11,7 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { detectLocale, t, type Locale, type MessageKey } from './i18n.js';
+import { detectLocale, type Locale, type MessageKey, t } from './i18n.js';
 import { isLoopbackHost, loopbackListenAddress } from './loopback.js';
 import { TOOLSETS, type Toolset } from './operation.js';
 
@@ -93,29 +93,88 @@ export class ConfigError extends Error {
  * README). `bare`: a boolean flag given without a value means true.
  */
 export const SETTINGS = [
-  { env: 'WORKSPACE_URL', flag: '--workspace-url', help: 'Workspace origin, e.g. https://acme.workspace-consulting.com (https; http only on loopback). Unset: the embedded sandbox.' },
+  {
+    env: 'WORKSPACE_URL',
+    flag: '--workspace-url',
+    help: 'Workspace origin, e.g. https://acme.workspace-consulting.com (https; http only on loopback). Unset: the embedded sandbox.',
+  },
   { env: 'WORKSPACE_TOKEN', flag: '--token', help: 'Personal access token (pat_...). Not with --remote, where each client signs in as its member.' },
   { env: 'WORKSPACE_LOCALE', flag: '--locale', help: 'en or fr: language of API messages. Default en.' },
-  { env: 'WORKSPACE_TOOLSETS', flag: '--toolsets', help: `Unset: the default surface (25 tools for the three main jobs, and a gateway to every operation). Or a comma list of areas (${TOOLSETS.join(', ')}), or all (one tool per operation).` },
+  {
+    env: 'WORKSPACE_TOOLSETS',
+    flag: '--toolsets',
+    help: `Unset: the default surface (25 tools for the three main jobs, and a gateway to every operation). Or a comma list of areas (${TOOLSETS.join(', ')}), or all (one tool per operation).`,
+  },
   { env: 'WORKSPACE_READ_ONLY', flag: '--read-only', bare: true, help: 'true: write tools are neither listed nor callable.' },
   { env: 'LOG_LEVEL', flag: '--log-level', help: 'trace, debug, info, warn, error, fatal or silent. Default info (on stderr).' },
   { env: 'WORKSPACE_TIMEOUT_MS', flag: '--timeout-ms', help: 'Per-request timeout in milliseconds. Default 30000.' },
   { env: 'WORKSPACE_RATE_LIMIT', flag: '--rate-limit', help: 'Client-side budget as REQUESTS/SECONDS. Default 120/60 (the API limit).' },
   { env: 'WORKSPACE_MAX_RETRY_AFTER', flag: '--max-retry-after', help: 'Longest Retry-After (seconds) waited before giving up. Default 120.' },
   { env: 'WORKSPACE_DOWNLOAD_DIR', flag: '--download-dir', help: 'Folder for downloaded files. Default ~/Downloads/workspace-consulting.' },
-  { env: 'WORKSPACE_RESPONSE_BUDGET', flag: '--response-budget', help: 'Most o200k tokens (estimated) of text in one tool result; longer results are cut at a record boundary with a note on how many records were left out and the exact call that gets them. Default 6000.' },
-  { env: 'WORKSPACE_CONFIG_DIR', flag: '--config-dir', help: 'Folder for state kept between runs (cached API description). Default ~/.config/workspace-consulting-mcp.' },
-  { env: 'WORKSPACE_JOB_WAIT_SECONDS', flag: '--job-wait-seconds', help: 'How long a tool that starts a job (analysis run, export, generation) follows it before answering with the job id and how to check again; 0 answers at once. Default 45.' },
-  { env: 'WORKSPACE_UPLOAD_DIRS', flag: '--upload-dirs', help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots." },
-  { env: 'WORKSPACE_HTTP', flag: '--http', bare: true, help: 'true: serve MCP over Streamable HTTP at /mcp instead of stdio (for agents that speak HTTP). Default false.' },
+  {
+    env: 'WORKSPACE_RESPONSE_BUDGET',
+    flag: '--response-budget',
+    help: 'Most o200k tokens (estimated) of text in one tool result; longer results are cut at a record boundary with a note on how many records were left out and the exact call that gets them. Default 6000.',
+  },
+  {
+    env: 'WORKSPACE_CONFIG_DIR',
+    flag: '--config-dir',
+    help: 'Folder for state kept between runs (cached API description). Default ~/.config/workspace-consulting-mcp.',
+  },
+  {
+    env: 'WORKSPACE_JOB_WAIT_SECONDS',
+    flag: '--job-wait-seconds',
+    help: 'How long a tool that starts a job (analysis run, export, generation) follows it before answering with the job id and how to check again; 0 answers at once. Default 45.',
+  },
+  {
+    env: 'WORKSPACE_UPLOAD_DIRS',
+    flag: '--upload-dirs',
+    help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots.",
+  },
+  {
+    env: 'WORKSPACE_HTTP',
+    flag: '--http',
+    bare: true,
+    help: 'true: serve MCP over Streamable HTTP at /mcp instead of stdio (for agents that speak HTTP). Default false.',
+  },
   { env: 'WORKSPACE_HTTP_PORT', flag: '--port', help: 'Port of the HTTP endpoint (with --http or --remote); 0 picks a free one. Default 8765.' },
-  { env: 'WORKSPACE_HTTP_HOST', flag: '--host', help: 'Address the HTTP endpoint listens on. With --http: 127.0.0.1, localhost or ::1 only, since it holds your workspace credentials and asks no client for any. With --remote: any address (e.g. 0.0.0.0), since each client signs in. Default 127.0.0.1.' },
-  { env: 'WORKSPACE_REMOTE', flag: '--remote', bare: true, help: 'true: the remote mode, for a shared deployment: MCP over HTTP at /mcp, each client signing in as its member with OAuth (no WORKSPACE_TOKEN). Default false.' },
-  { env: 'WORKSPACE_PUBLIC_URL', flag: '--public-url', help: 'With --remote: the origin clients reach the server at, e.g. https://mcp.acme.example (https; http only on loopback); every published link starts with it. Needed unless --host is loopback.' },
-  { env: 'WORKSPACE_ALLOW_PERSONAL_TOKENS', flag: '--allow-personal-tokens', bare: true, help: "With --remote: true also accepts a member's personal token (pat_...) in a header, for unattended agents. Default false." },
-  { env: 'REDIS_URL', flag: '--redis-url', help: 'redis:// or rediss:// URL of a Redis shared by every process and replica (rate budgets, job handles, sign-ins). Unset: state in memory, one process. Its password is a secret: prefer the variable to the flag, which other users can see in the process list.' },
-  { env: 'WORKSPACE_STATE_KEY', flag: '--state-key', help: 'With --remote and REDIS_URL: 32 random bytes in base64 (openssl rand -base64 32) that encrypt stored tokens; the same on every replica. A secret: prefer the variable to the flag.' },
-  { env: 'WORKSPACE_STATE_KEY_PREVIOUS', flag: '--state-key-previous', help: 'With --remote, during a key rotation: the former WORKSPACE_STATE_KEY (a comma list for several), still read, never used to encrypt. A secret: prefer the variable to the flag.' },
+  {
+    env: 'WORKSPACE_HTTP_HOST',
+    flag: '--host',
+    help: 'Address the HTTP endpoint listens on. With --http: 127.0.0.1, localhost or ::1 only, since it holds your workspace credentials and asks no client for any. With --remote: any address (e.g. 0.0.0.0), since each client signs in. Default 127.0.0.1.',
+  },
+  {
+    env: 'WORKSPACE_REMOTE',
+    flag: '--remote',
+    bare: true,
+    help: 'true: the remote mode, for a shared deployment: MCP over HTTP at /mcp, each client signing in as its member with OAuth (no WORKSPACE_TOKEN). Default false.',
+  },
+  {
+    env: 'WORKSPACE_PUBLIC_URL',
+    flag: '--public-url',
+    help: 'With --remote: the origin clients reach the server at, e.g. https://mcp.acme.example (https; http only on loopback); every published link starts with it. Needed unless --host is loopback.',
+  },
+  {
+    env: 'WORKSPACE_ALLOW_PERSONAL_TOKENS',
+    flag: '--allow-personal-tokens',
+    bare: true,
+    help: "With --remote: true also accepts a member's personal token (pat_...) in a header, for unattended agents. Default false.",
+  },
+  {
+    env: 'REDIS_URL',
+    flag: '--redis-url',
+    help: 'redis:// or rediss:// URL of a Redis shared by every process and replica (rate budgets, job handles, sign-ins). Unset: state in memory, one process. Its password is a secret: prefer the variable to the flag, which other users can see in the process list.',
+  },
+  {
+    env: 'WORKSPACE_STATE_KEY',
+    flag: '--state-key',
+    help: 'With --remote and REDIS_URL: 32 random bytes in base64 (openssl rand -base64 32) that encrypt stored tokens; the same on every replica. A secret: prefer the variable to the flag.',
+  },
+  {
+    env: 'WORKSPACE_STATE_KEY_PREVIOUS',
+    flag: '--state-key-previous',
+    help: 'With --remote, during a key rotation: the former WORKSPACE_STATE_KEY (a comma list for several), still read, never used to encrypt. A secret: prefer the variable to the flag.',
+  },
 ] as const;
 
 type Setting = (typeof SETTINGS)[number];
@@ -169,7 +228,12 @@ const boolean = z
   .pipe(z.enum(BOOLEAN_WORDS))
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const wholeNumber = (min: number, max: number) => z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(min).max(max));
-const decimal = (min: number, max: number) => z.string().regex(/^\d+(\.\d+)?$/).transform(Number).pipe(z.number().min(min).max(max));
+const decimal = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?$/)
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
 const absoluteFolder = z.string().refine((d) => isAbsolute(d));
 
 /** A URL, or undefined (the text is never quoted: it may be a token pasted by mistake). */
@@ -186,7 +250,7 @@ const secureOrLoopback = (u: URL) => u.protocol === 'https:' || (u.protocol === 
 
 const workspaceUrl = z.string().transform((raw, ctx) => {
   const u = parseUrl(raw);
-  if (!u || u.protocol !== 'https:' && u.protocol !== 'http:') return refuse(ctx, 'config.fix.url_format');
+  if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:')) return refuse(ctx, 'config.fix.url_format');
   if (u.username || u.password) return refuse(ctx, 'config.fix.url_credentials');
   if (!secureOrLoopback(u)) return refuse(ctx, 'config.fix.url_https');
   // The API root is origin + /api/v1: accept a pasted API root or trailing slash, keep the origin.
@@ -197,7 +261,7 @@ const workspaceUrl = z.string().transform((raw, ctx) => {
 
 const publicUrl = z.string().transform((raw, ctx) => {
   const u = parseUrl(raw);
-  if (!u || u.protocol !== 'https:' && u.protocol !== 'http:') return refuse(ctx, 'config.fix.public_url');
+  if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:')) return refuse(ctx, 'config.fix.public_url');
   if (u.username || u.password) return refuse(ctx, 'config.fix.url_credentials');
   if (!secureOrLoopback(u)) return refuse(ctx, 'config.fix.url_https');
   if ((u.pathname !== '' && u.pathname !== '/') || u.search || u.hash) return refuse(ctx, 'config.fix.public_url');
@@ -206,7 +270,7 @@ const publicUrl = z.string().transform((raw, ctx) => {
 
 const redisUrl = z.string().transform((raw, ctx) => {
   const u = parseUrl(raw);
-  if (!u || u.protocol !== 'redis:' && u.protocol !== 'rediss:') return refuse(ctx, 'config.fix.redis_url');
+  if (!u || (u.protocol !== 'redis:' && u.protocol !== 'rediss:')) return refuse(ctx, 'config.fix.redis_url');
   // The optional path is the database number; node-redis reads nothing else from the URL.
   if (u.hostname === '' || !/^(\/\d*)?$/.test(u.pathname) || u.search || u.hash) return refuse(ctx, 'config.fix.redis_url');
   return raw;
@@ -225,7 +289,10 @@ const stateKey = z
 /** Keys of a rotation in progress: a comma list of keys in the form of WORKSPACE_STATE_KEY. */
 const previousStateKeys = z.string().transform((raw, ctx) => {
   const keys: Uint8Array[] = [];
-  for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const parsed = stateKey.safeParse(part);
     if (!parsed.success) return refuse(ctx, 'config.fix.state_key');
     keys.push(parsed.data);
@@ -245,7 +312,12 @@ const toolsets = z.string().transform((raw, ctx): Config['toolsets'] => {
     if ((TOOLSETS as readonly string[]).includes(name)) continue;
     // The name is never quoted, but a near miss of an area is almost surely a typo of it.
     const near = TOOLSETS.find((area) => name.length >= 3 && editDistance(name, area) <= 2);
-    return refuse(ctx, near ? 'config.fix.toolsets_typo' : 'config.fix.toolsets', { position: i + 1, count: given.length, area: near ?? '', choices: TOOLSETS.join(', ') });
+    return refuse(ctx, near ? 'config.fix.toolsets_typo' : 'config.fix.toolsets', {
+      position: i + 1,
+      count: given.length,
+      area: near ?? '',
+      choices: TOOLSETS.join(', '),
+    });
   }
   return [...new Set(given)] as Toolset[];
 });
@@ -259,7 +331,10 @@ const rateLimit = z.string().transform((raw, ctx) => {
 });
 
 const uploadDirs = z.string().transform((raw, ctx) => {
-  const dirs = raw.split(delimiter).map((d) => d.trim()).filter(Boolean);
+  const dirs = raw
+    .split(delimiter)
+    .map((d) => d.trim())
+    .filter(Boolean);
   const bad = dirs.findIndex((d) => !isAbsolute(d));
   if (bad >= 0) return refuse(ctx, 'config.fix.absolute_folders', { position: bad + 1, count: dirs.length });
   return dirs;
@@ -276,14 +351,21 @@ function listenableHost(host: string): string | undefined {
 const SETTINGS_SCHEMA = z.object({
   WORKSPACE_URL: workspaceUrl.optional(),
   WORKSPACE_TOKEN: token.optional(),
-  WORKSPACE_LOCALE: z.string().toLowerCase().pipe(z.enum(['en', 'fr'])).default('en'),
+  WORKSPACE_LOCALE: z
+    .string()
+    .toLowerCase()
+    .pipe(z.enum(['en', 'fr']))
+    .default('en'),
   WORKSPACE_TOOLSETS: toolsets.default('default'),
   WORKSPACE_READ_ONLY: boolean.default(false),
   LOG_LEVEL: z.string().toLowerCase().pipe(z.enum(LOG_LEVELS)).default('info'),
   WORKSPACE_TIMEOUT_MS: wholeNumber(100, 600_000).default(30_000),
   WORKSPACE_RATE_LIMIT: rateLimit.default({ limit: 120, windowMs: 60_000 }),
   WORKSPACE_MAX_RETRY_AFTER: decimal(0, 3600).default(120),
-  WORKSPACE_DOWNLOAD_DIR: z.string().transform((d) => resolve(d)).optional(),
+  WORKSPACE_DOWNLOAD_DIR: z
+    .string()
+    .transform((d) => resolve(d))
+    .optional(),
   WORKSPACE_RESPONSE_BUDGET: wholeNumber(500, 250_000).default(6_000),
   WORKSPACE_CONFIG_DIR: absoluteFolder.optional(),
   WORKSPACE_JOB_WAIT_SECONDS: decimal(0, 600).default(45),
@@ -372,7 +454,9 @@ export function flagsToEnv(argv: string[], locale: Locale = detectLocale()): Rec
     const [name, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
     const setting: Setting | undefined = SETTINGS.find((s) => s.flag === name);
     if (!setting) {
-      throw new ConfigError(OPTION_NAME.test(name) ? t(locale, 'config.unknown_option', { name }) : t(locale, 'config.unknown_option_unnamed', { position: i + 1 }));
+      throw new ConfigError(
+        OPTION_NAME.test(name) ? t(locale, 'config.unknown_option', { name }) : t(locale, 'config.unknown_option_unnamed', { position: i + 1 }),
+      );
     }
     if ('bare' in setting && inline === undefined) {
       out[setting.env] = 'true';

@@ -10,9 +10,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
-import { commandLine, launchCommand, shellWord } from './launcher.js';
-import { DemoStepError, walk } from './demo/walk.js';
 import { Transcript, wantsColor } from './demo/transcript.js';
+import { DemoStepError, walk } from './demo/walk.js';
+import { commandLine, launchCommand, shellWord } from './launcher.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
 
 interface DemoArgs {
@@ -72,18 +72,27 @@ export async function runDemo(argv: string[], env: NodeJS.ProcessEnv = process.e
       ...(downloads ? { WORKSPACE_DOWNLOAD_DIR: downloads } : {}),
     });
 
-    const [{ ApiClient }, { RateLimiter }, { createServerFactory }, { OperationSet }, { Session }, { RequestLogRouter }, { catalog }, { createLogger }, { Client, InMemoryTransport }] =
-      await Promise.all([
-        import('./api/client.js'),
-        import('./api/limiter.js'),
-        import('./mcp/server.js'),
-        import('./mcp/operations.js'),
-        import('./mcp/session.js'),
-        import('./mcp/request-log.js'),
-        import('../tools/index.js'),
-        import('./log.js'),
-        import('@modelcontextprotocol/client'),
-      ]);
+    const [
+      { ApiClient },
+      { RateLimiter },
+      { createServerFactory },
+      { OperationSet },
+      { Session },
+      { RequestLogRouter },
+      { catalog },
+      { createLogger },
+      { Client, InMemoryTransport },
+    ] = await Promise.all([
+      import('./api/client.js'),
+      import('./api/limiter.js'),
+      import('./mcp/server.js'),
+      import('./mcp/operations.js'),
+      import('./mcp/session.js'),
+      import('./mcp/request-log.js'),
+      import('../tools/index.js'),
+      import('./log.js'),
+      import('@modelcontextprotocol/client'),
+    ]);
     let tokenFor: () => Promise<string> | string;
     let who = 'the sandbox write token';
     if (config.token) {
@@ -118,7 +127,10 @@ export async function runDemo(argv: string[], env: NodeJS.ProcessEnv = process.e
     // The demo's client and server share this process: an in-memory pair (both halves from one package).
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-    closers.unshift(() => server.close(), () => client.close());
+    closers.unshift(
+      () => server.close(),
+      () => client.close(),
+    );
 
     const { tools } = await client.listTools();
     out.title(`${SERVER_NAME} ${SERVER_VERSION}: guided demo`);

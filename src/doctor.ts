@@ -2,8 +2,8 @@
 // checks of src/doctor/checks.ts and prints one line per check with a fix for each failure, in the
 // member's language; `--json` prints the same as one JSON document for machines. Exit code 0 only
 // when nothing failed (a check that cannot be observed, such as a personal token's scope, warns).
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { runChecks, type CheckResult, type CheckStatus, type TokenSource } from './doctor/checks.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { type CheckResult, type CheckStatus, runChecks, type TokenSource } from './doctor/checks.js';
 import { DoctorHttp } from './doctor/http.js';
 import { detectLocale, t } from './i18n.js';
 
@@ -47,7 +47,10 @@ export function renderReport(results: CheckResult[], locale: 'en' | 'fr', color:
     return r.fix ? `${head}\n${' '.repeat(6 + width + 2)}${t(locale, 'doctor.fix', { fix: r.fix })}` : head;
   });
   const failed = results.filter((r) => r.status === 'fail').length;
-  lines.push('', failed === 0 ? t(locale, 'doctor.summary.ok', { count: results.length }) : t(locale, 'doctor.summary.failed', { failed, count: results.length }));
+  lines.push(
+    '',
+    failed === 0 ? t(locale, 'doctor.summary.ok', { count: results.length }) : t(locale, 'doctor.summary.failed', { failed, count: results.length }),
+  );
   return `${lines.join('\n')}\n`;
 }
 

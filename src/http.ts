@@ -6,7 +6,7 @@
 // resolving to 127.0.0.1), so both Host and Origin are checked against the loopback names of the
 // bound port before anything else happens. Slow and idle connections are bounded (header and request
 // timeouts, a connection cap), bodies are capped and checked like stdio lines (src/mcp/message-guard.ts).
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from './log.js';
 import { allowedHosts, allowedOrigins } from './loopback.js';
@@ -96,7 +96,10 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpServe
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const why = refusal(req.headers, port);
     if (why) {
-      logger.warn({ host: req.headers.host?.slice(0, 100), origin: req.headers.origin?.slice(0, 100) }, "refused an HTTP request from outside this machine's loopback names");
+      logger.warn(
+        { host: req.headers.host?.slice(0, 100), origin: req.headers.origin?.slice(0, 100) },
+        "refused an HTTP request from outside this machine's loopback names",
+      );
       return sendError(res, 403, -32000, `Forbidden: ${why}.`);
     }
     const path = new URL(req.url ?? '/', 'http://x').pathname;

@@ -21,8 +21,10 @@ const text = <P extends Params = Record<never, never>>(t: Text<P>): Text<P> => t
 const MESSAGES = {
   // The Node.js floor (src/node-floor.ts): one line, printed before any command runs.
   'node.too_old': text<{ version: string; floor: string }>({
-    en: (p) => `workspace-consulting-mcp needs Node.js ${p.floor} or later, and this is Node.js ${p.version}: install a newer one (https://nodejs.org, or nvm install 22).`,
-    fr: (p) => `workspace-consulting-mcp demande Node.js ${p.floor} ou plus récent, et celui-ci est Node.js ${p.version} : installez-en un plus récent (https://nodejs.org, ou nvm install 22).`,
+    en: (p) =>
+      `workspace-consulting-mcp needs Node.js ${p.floor} or later, and this is Node.js ${p.version}: install a newer one (https://nodejs.org, or nvm install 22).`,
+    fr: (p) =>
+      `workspace-consulting-mcp demande Node.js ${p.floor} ou plus récent, et celui-ci est Node.js ${p.version} : installez-en un plus récent (https://nodejs.org, ou nvm install 22).`,
   }),
 
   // Configuration (src/config.ts). The English text is what the configuration tests expect. No
@@ -65,7 +67,8 @@ const MESSAGES = {
   }),
   'config.fix.url_path': text({
     en: () => 'give the origin only (https://, the host and an optional port, e.g. https://acme.workspace-consulting.com), without a path, query or fragment',
-    fr: () => "donnez seulement l'origine (https://, l'hôte et un port facultatif, par exemple https://acme.workspace-consulting.com), sans chemin, requête ni fragment",
+    fr: () =>
+      "donnez seulement l'origine (https://, l'hôte et un port facultatif, par exemple https://acme.workspace-consulting.com), sans chemin, requête ni fragment",
   }),
   'config.fix.locale': text({ en: () => 'use en or fr', fr: () => 'utilisez en ou fr' }),
   'config.fix.toolsets': text<{ position: number; count: number; choices: string }>({
@@ -74,7 +77,8 @@ const MESSAGES = {
   }),
   'config.fix.toolsets_typo': text<{ position: number; count: number; area: string; choices: string }>({
     en: (p) => `name ${p.position} of ${p.count} is not an area (did you mean ${p.area}?); give a comma list of areas from ${p.choices}, or all`,
-    fr: (p) => `le nom ${p.position} sur ${p.count} n'est pas un domaine (vouliez-vous dire ${p.area} ?) ; donnez une liste de domaines séparés par des virgules parmi ${p.choices}, ou all`,
+    fr: (p) =>
+      `le nom ${p.position} sur ${p.count} n'est pas un domaine (vouliez-vous dire ${p.area} ?) ; donnez une liste de domaines séparés par des virgules parmi ${p.choices}, ou all`,
   }),
   'config.fix.toolsets_empty': text<{ choices: string }>({
     en: (p) => `give a comma list of areas from ${p.choices}, or all`,
@@ -115,8 +119,10 @@ const MESSAGES = {
     fr: () => 'utilisez un numéro de port entre 0 et 65535',
   }),
   'config.fix.http_host': text({
-    en: () => 'use 127.0.0.1, localhost or ::1, the names the endpoint answers to: it acts with your workspace credentials and has no client authentication (a shared server is serve --remote)',
-    fr: () => "utilisez 127.0.0.1, localhost ou ::1, les noms auxquels le point d'accès répond : il agit avec vos identifiants et n'authentifie pas ses clients (un serveur partagé, c'est serve --remote)",
+    en: () =>
+      'use 127.0.0.1, localhost or ::1, the names the endpoint answers to: it acts with your workspace credentials and has no client authentication (a shared server is serve --remote)',
+    fr: () =>
+      "utilisez 127.0.0.1, localhost ou ::1, les noms auxquels le point d'accès répond : il agit avec vos identifiants et n'authentifie pas ses clients (un serveur partagé, c'est serve --remote)",
   }),
   'config.fix.remote_host': text({
     en: () => 'use an IP address (e.g. 0.0.0.0, 127.0.0.1 or ::) or a host name of this machine',
@@ -124,27 +130,34 @@ const MESSAGES = {
   }),
   'config.fix.token_in_remote': text({
     en: () => 'leave it unset with --remote: every client signs in as its own member, and a personal token would let each of them act as you',
-    fr: () => "laissez-le vide avec --remote : chaque client se connecte comme son propre membre, et un jeton personnel permettrait à chacun d'agir en votre nom",
+    fr: () =>
+      "laissez-le vide avec --remote : chaque client se connecte comme son propre membre, et un jeton personnel permettrait à chacun d'agir en votre nom",
   }),
   'config.fix.public_url': text({
     en: () => 'give the origin clients reach the server at, e.g. https://mcp.acme.example (https; http only on loopback), without a path, query or fragment',
-    fr: () => "donnez l'origine à laquelle les clients joignent le serveur, par exemple https://mcp.acme.example (https ; http seulement en local), sans chemin, requête ni fragment",
+    fr: () =>
+      "donnez l'origine à laquelle les clients joignent le serveur, par exemple https://mcp.acme.example (https ; http seulement en local), sans chemin, requête ni fragment",
   }),
   'config.fix.public_url_required': text({
-    en: () => 'set it with --remote on an address other than loopback: the origin clients reach the server at, e.g. https://mcp.acme.example; every link the server publishes starts with it',
-    fr: () => "réglez-le avec --remote sur une adresse non locale : l'origine à laquelle les clients joignent le serveur, par exemple https://mcp.acme.example ; chaque lien publié par le serveur commence par elle",
+    en: () =>
+      'set it with --remote on an address other than loopback: the origin clients reach the server at, e.g. https://mcp.acme.example; every link the server publishes starts with it',
+    fr: () =>
+      "réglez-le avec --remote sur une adresse non locale : l'origine à laquelle les clients joignent le serveur, par exemple https://mcp.acme.example ; chaque lien publié par le serveur commence par elle",
   }),
   'config.fix.redis_url': text({
     en: () => 'give a redis:// or rediss:// URL with a host, an optional port and database number, e.g. rediss://:PASSWORD@redis.internal:6380/0',
-    fr: () => 'donnez une URL redis:// ou rediss:// avec un hôte, un port et un numéro de base facultatifs, par exemple rediss://:MOT_DE_PASSE@redis.internal:6380/0',
+    fr: () =>
+      'donnez une URL redis:// ou rediss:// avec un hôte, un port et un numéro de base facultatifs, par exemple rediss://:MOT_DE_PASSE@redis.internal:6380/0',
   }),
   'config.fix.state_key': text({
     en: () => 'give 32 random bytes in base64 (44 characters), e.g. the output of openssl rand -base64 32',
     fr: () => 'donnez 32 octets aléatoires en base64 (44 caractères), par exemple la sortie de openssl rand -base64 32',
   }),
   'config.fix.state_key_required': text({
-    en: () => 'set it with --remote and REDIS_URL: 32 random bytes in base64 (openssl rand -base64 32), the same on every replica, to encrypt the tokens kept in Redis',
-    fr: () => 'réglez-la avec --remote et REDIS_URL : 32 octets aléatoires en base64 (openssl rand -base64 32), les mêmes sur chaque réplique, pour chiffrer les jetons gardés dans Redis',
+    en: () =>
+      'set it with --remote and REDIS_URL: 32 random bytes in base64 (openssl rand -base64 32), the same on every replica, to encrypt the tokens kept in Redis',
+    fr: () =>
+      'réglez-la avec --remote et REDIS_URL : 32 octets aléatoires en base64 (openssl rand -base64 32), les mêmes sur chaque réplique, pour chiffrer les jetons gardés dans Redis',
   }),
 
   // Sign-in (src/auth).
@@ -189,8 +202,10 @@ const MESSAGES = {
     fr: (p) => `Attente de la connexion (${p.minutes} min au plus)...`,
   }),
   'login.signed_in': text<{ workspace: string; member: string; access: string; until: string; file: string }>({
-    en: (p) => `Signed in to ${p.workspace} as ${p.member} with ${p.access} access. The access token is valid until ${p.until} and is refreshed automatically. Sign-in stored in ${p.file}.`,
-    fr: (p) => `Connecté à ${p.workspace} en tant que ${p.member}, accès ${p.access}. Le jeton d'accès est valable jusqu'au ${p.until} et se renouvelle automatiquement. Connexion enregistrée dans ${p.file}.`,
+    en: (p) =>
+      `Signed in to ${p.workspace} as ${p.member} with ${p.access} access. The access token is valid until ${p.until} and is refreshed automatically. Sign-in stored in ${p.file}.`,
+    fr: (p) =>
+      `Connecté à ${p.workspace} en tant que ${p.member}, accès ${p.access}. Le jeton d'accès est valable jusqu'au ${p.until} et se renouvelle automatiquement. Connexion enregistrée dans ${p.file}.`,
   }),
   'login.read_only_note': text({
     en: () => 'Note: you granted read-only access; write tools will not be offered.',
@@ -207,8 +222,10 @@ const MESSAGES = {
     fr: (p) => `Déconnecté de ${p.workspace} : l'autorisation a été révoquée par l'espace de travail et les jetons enregistrés supprimés.`,
   }),
   'logout.not_revoked': text<{ workspace: string }>({
-    en: (p) => `Signed out of ${p.workspace}: the stored tokens were deleted, but the workspace could not be reached to revoke them; revoke the application under API and integrations > Connected apps.`,
-    fr: (p) => `Déconnecté de ${p.workspace} : les jetons enregistrés ont été supprimés, mais l'espace de travail n'a pas pu être joint pour les révoquer ; révoquez l'application dans API et intégrations > Applications connectées.`,
+    en: (p) =>
+      `Signed out of ${p.workspace}: the stored tokens were deleted, but the workspace could not be reached to revoke them; revoke the application under API and integrations > Connected apps.`,
+    fr: (p) =>
+      `Déconnecté de ${p.workspace} : les jetons enregistrés ont été supprimés, mais l'espace de travail n'a pas pu être joint pour les révoquer ; révoquez l'application dans API et intégrations > Applications connectées.`,
   }),
   'status.not_signed_in': text<{ workspace: string; command: string }>({
     en: (p) => `${p.workspace}: not signed in (run ${p.command}).`,
@@ -293,8 +310,10 @@ const MESSAGES = {
     fr: (p) => `${p.url} répond par une page web (${p.type}), pas par l'API Workspace Consulting`,
   }),
   'doctor.host.html.fix': text({
-    en: () => 'set WORKSPACE_URL to your workspace origin, the address you open the web application at (e.g. https://acme.workspace-consulting.com), not a marketing or sign-in page',
-    fr: () => "réglez WORKSPACE_URL sur l'origine de votre espace, l'adresse où vous ouvrez l'application web (par exemple https://acme.workspace-consulting.com), pas une page de présentation ou de connexion",
+    en: () =>
+      'set WORKSPACE_URL to your workspace origin, the address you open the web application at (e.g. https://acme.workspace-consulting.com), not a marketing or sign-in page',
+    fr: () =>
+      "réglez WORKSPACE_URL sur l'origine de votre espace, l'adresse où vous ouvrez l'application web (par exemple https://acme.workspace-consulting.com), pas une page de présentation ou de connexion",
   }),
   'doctor.host.not_api': text<{ url: string; status: number; type: string }>({
     en: (p) => `${p.url} answers HTTP ${p.status} (${p.type}), not an API error body`,
@@ -311,7 +330,8 @@ const MESSAGES = {
   }),
   'doctor.oauth.fix': text({
     en: () => 'every workspace host serves this document: check WORKSPACE_URL is the workspace origin; until then use a personal token (WORKSPACE_TOKEN)',
-    fr: () => "chaque hôte d'espace sert ce document : vérifiez que WORKSPACE_URL est l'origine de l'espace ; en attendant, utilisez un jeton personnel (WORKSPACE_TOKEN)",
+    fr: () =>
+      "chaque hôte d'espace sert ce document : vérifiez que WORKSPACE_URL est l'origine de l'espace ; en attendant, utilisez un jeton personnel (WORKSPACE_TOKEN)",
   }),
 
   'doctor.token.none': text({
@@ -343,7 +363,8 @@ const MESSAGES = {
   }),
   'doctor.token.refused.pat.fix': text({
     en: () => 'the token is revoked, expired or unknown here: create a new one in API and integrations > API keys (in this workspace) and set WORKSPACE_TOKEN',
-    fr: () => "le jeton est révoqué, expiré ou inconnu ici : créez-en un nouveau dans API et intégrations > Clés d'API (dans cet espace) et réglez WORKSPACE_TOKEN",
+    fr: () =>
+      "le jeton est révoqué, expiré ou inconnu ici : créez-en un nouveau dans API et intégrations > Clés d'API (dans cet espace) et réglez WORKSPACE_TOKEN",
   }),
   'doctor.token.refused.oauth.fix': text<{ login: string }>({
     en: (p) => `the stored sign-in no longer works (revoked, or the member was removed): sign in again: ${p.login}`,
@@ -368,16 +389,20 @@ const MESSAGES = {
     fr: (p) => `lecture seule (${p.source}), mais l'écriture était voulue : les outils d'écriture seraient refusés`,
   }),
   'doctor.scope.read_not_write.pat.fix': text({
-    en: () => 'create a token with the write scope in API and integrations > API keys, or, if reading is enough, set WORKSPACE_READ_ONLY=true (or run doctor --want read)',
-    fr: () => "créez un jeton avec la portée écriture dans API et intégrations > Clés d'API, ou, si la lecture suffit, réglez WORKSPACE_READ_ONLY=true (ou lancez doctor --want read)",
+    en: () =>
+      'create a token with the write scope in API and integrations > API keys, or, if reading is enough, set WORKSPACE_READ_ONLY=true (or run doctor --want read)',
+    fr: () =>
+      "créez un jeton avec la portée écriture dans API et intégrations > Clés d'API, ou, si la lecture suffit, réglez WORKSPACE_READ_ONLY=true (ou lancez doctor --want read)",
   }),
   'doctor.scope.read_not_write.oauth.fix': text<{ login: string }>({
     en: (p) => `sign in again and choose read and write at consent: ${p.login}; or, if reading is enough, set WORKSPACE_READ_ONLY=true`,
     fr: (p) => `reconnectez-vous et choisissez lecture et écriture au consentement : ${p.login} ; ou, si la lecture suffit, réglez WORKSPACE_READ_ONLY=true`,
   }),
   'doctor.scope.unknown': text<{ wanted: string }>({
-    en: (p) => `unknown: GET /me does not state this token's scope, and doctor sends no write request to find out (${p.wanted} wanted; a read token would be refused on writes with auth.insufficient_scope)`,
-    fr: (p) => `inconnue : GET /me n'indique pas la portée de ce jeton, et doctor n'envoie aucune requête d'écriture pour la découvrir (${p.wanted} voulu ; un jeton de lecture serait refusé sur les écritures avec auth.insufficient_scope)`,
+    en: (p) =>
+      `unknown: GET /me does not state this token's scope, and doctor sends no write request to find out (${p.wanted} wanted; a read token would be refused on writes with auth.insufficient_scope)`,
+    fr: (p) =>
+      `inconnue : GET /me n'indique pas la portée de ce jeton, et doctor n'envoie aucune requête d'écriture pour la découvrir (${p.wanted} voulu ; un jeton de lecture serait refusé sur les écritures avec auth.insufficient_scope)`,
   }),
   'doctor.scope.source.oauth': text({ en: () => 'granted at OAuth consent', fr: () => 'accordée au consentement OAuth' }),
   'doctor.scope.source.api': text({ en: () => 'shown by GET /me', fr: () => 'montrée par GET /me' }),
@@ -385,13 +410,16 @@ const MESSAGES = {
   'doctor.scope.word.write': text({ en: () => 'read and write', fr: () => 'lecture et écriture' }),
 
   'doctor.openapi.ok': text<{ operations: number; version: string; added: number }>({
-    en: (p) => `${p.operations} operations (version ${p.version}); ${p.added} beyond the built-in catalog, reachable through find_operations and call_operation`,
+    en: (p) =>
+      `${p.operations} operations (version ${p.version}); ${p.added} beyond the built-in catalog, reachable through find_operations and call_operation`,
     fr: (p) => `${p.operations} opérations (version ${p.version}) ; ${p.added} en plus du catalogue intégré, accessibles par find_operations et call_operation`,
   }),
   'doctor.openapi.failed': text<{ why: string }>({ en: (p) => `not readable: ${p.why}`, fr: (p) => `illisible : ${p.why}` }),
   'doctor.openapi.fix': text({
-    en: () => 'the built-in catalog still works; the operations only the live description knows are unavailable until it can be read (check the token and WORKSPACE_URL)',
-    fr: () => "le catalogue intégré fonctionne ; les opérations connues seulement de la description en ligne restent indisponibles tant qu'elle est illisible (vérifiez le jeton et WORKSPACE_URL)",
+    en: () =>
+      'the built-in catalog still works; the operations only the live description knows are unavailable until it can be read (check the token and WORKSPACE_URL)',
+    fr: () =>
+      "le catalogue intégré fonctionne ; les opérations connues seulement de la description en ligne restent indisponibles tant qu'elle est illisible (vérifiez le jeton et WORKSPACE_URL)",
   }),
 
   'doctor.rate.ok': text<{ remaining: string; limit: string }>({

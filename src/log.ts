@@ -1,6 +1,6 @@
 // Logging: pino, to stderr only (stdout is the protocol channel in stdio mode), tokens scrubbed from
 // every line whatever field they hide in, and an optional tap that forwards lines to the MCP client.
-import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { type LevelWithSilent, type Logger, pino } from 'pino';
 
 export type { Logger };
 

@@ -16,7 +16,10 @@ export const NODE_FLOOR = '22.19.0';
 export const NODE_ENGINES_RANGE = `>=${NODE_FLOOR}`;
 
 function parts(version: string): [number, number, number] {
-  const [major = 0, minor = 0, patch = 0] = version.replace(/^v/, '').split(/[.-]/).map((n) => Number.parseInt(n, 10) || 0);
+  const [major = 0, minor = 0, patch = 0] = version
+    .replace(/^v/, '')
+    .split(/[.-]/)
+    .map((n) => Number.parseInt(n, 10) || 0);
   return [major, minor, patch];
 }
 

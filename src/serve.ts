@@ -4,18 +4,18 @@
 // stderr; exits 0 when the client closes stdin or on SIGINT/SIGTERM, after calls in flight finish
 // (or, past a grace period, are cancelled).
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
+import { catalog } from '../tools/index.js';
 import type { ApiClient } from './api/client.js';
 import { loginCommand } from './auth/errors.js';
 import type { OAuthSession } from './auth/session.js';
-import { ConfigError, type Config, isLoopbackHost, loadConfig } from './config.js';
+import { type Config, ConfigError, isLoopbackHost, loadConfig } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { OperationSet } from './mcp/operations.js';
 import { RequestLogRouter } from './mcp/request-log.js';
 import { announceToolsChanged, createServerFactory } from './mcp/server.js';
 import { Session } from './mcp/session.js';
-import { SignInGate, type SignInFlow } from './mcp/sign-in.js';
+import { type SignInFlow, SignInGate } from './mcp/sign-in.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
-import { catalog } from '../tools/index.js';
 
 export interface Workspace {
   url: string;
@@ -128,7 +128,8 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
     limiter: limiterFor(tokenFingerprint(`${workspace.url}\n${token ?? 'oauth'}`), {
       ...config.rateLimit,
       store,
-      onStoreError: (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: counting alone'),
+      onStoreError: (err: unknown) =>
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: counting alone'),
     }),
     logger,
     userAgent: `${SERVER_NAME}/${SERVER_VERSION} (node ${process.version})`,
@@ -218,7 +219,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     // On a signal the client may still read answers: let calls in flight finish first. Closing the
     // server then cancels what is left (their signals abort the HTTP calls; downloads are written to
     // a temp file and renamed, so nothing is left half-written).
-    if (drain && !(await stdio.inFlight.drained(SHUTDOWN_GRACE_MS))) logger.warn({ cancelled: stdio.inFlight.size }, 'shutdown: cancelling requests still in flight');
+    if (drain && !(await stdio.inFlight.drained(SHUTDOWN_GRACE_MS)))
+      logger.warn({ cancelled: stdio.inFlight.size }, 'shutdown: cancelling requests still in flight');
     await stdio.handle.close().catch(() => {});
     await backend.close();
     process.exit(0);

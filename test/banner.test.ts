@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderBanner, type BannerInfo } from '../src/banner.js';
-import { launchCommand, type LaunchFacts } from '../src/launcher.js';
-import { startSandbox, type SandboxHandle } from '../src/sandbox/index.js';
+import { type BannerInfo, renderBanner } from '../src/banner.js';
+import { type LaunchFacts, launchCommand } from '../src/launcher.js';
+import { type SandboxHandle, startSandbox } from '../src/sandbox/index.js';
+import { ROOT } from './helpers/cli.js';
 import { builtClone } from './helpers/clone.js';
 import { claudeEnv, claudeMcpList, newcomerPath, runShell } from './helpers/shell.js';
-import { ROOT } from './helpers/cli.js';
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
@@ -39,7 +39,9 @@ describe('the banner', () => {
       '  Inspector:    npx @modelcontextprotocol/inspector --cli -e WORKSPACE_URL=https://acme.workspace-consulting.com -e WORKSPACE_TOKEN="$WORKSPACE_TOKEN" node /opt/wcm/dist/src/cli.js --method tools/list\n',
     );
     expect(text).toContain('  Try it first: node /opt/wcm/dist/src/cli.js demo\n');
-    expect(text).toContain('  Diagnose:     WORKSPACE_URL=https://acme.workspace-consulting.com WORKSPACE_TOKEN="$WORKSPACE_TOKEN" node /opt/wcm/dist/src/cli.js doctor\n');
+    expect(text).toContain(
+      '  Diagnose:     WORKSPACE_URL=https://acme.workspace-consulting.com WORKSPACE_TOKEN="$WORKSPACE_TOKEN" node /opt/wcm/dist/src/cli.js doctor\n',
+    );
     expect(text).toContain('take the token from $WORKSPACE_TOKEN in your shell');
   });
 
@@ -51,13 +53,21 @@ describe('the banner', () => {
   });
 
   it('quotes a path a shell would split', () => {
-    expect(renderBanner({ ...INFO, launch: ['node', '/Users/Claire Dubois/wcm/dist/src/cli.js'] })).toContain("  Try it first: node '/Users/Claire Dubois/wcm/dist/src/cli.js' demo\n");
+    expect(renderBanner({ ...INFO, launch: ['node', '/Users/Claire Dubois/wcm/dist/src/cli.js'] })).toContain(
+      "  Try it first: node '/Users/Claire Dubois/wcm/dist/src/cli.js' demo\n",
+    );
   });
 });
 
 describe('the command that starts this program again', () => {
   let dir: string;
-  const facts = (over: Partial<LaunchFacts>): LaunchFacts => ({ invokedAs: undefined, execPath: process.execPath, path: dirname(process.execPath), platform: process.platform, ...over });
+  const facts = (over: Partial<LaunchFacts>): LaunchFacts => ({
+    invokedAs: undefined,
+    execPath: process.execPath,
+    path: dirname(process.execPath),
+    platform: process.platform,
+    ...over,
+  });
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'wcm-launch-'));
@@ -82,7 +92,9 @@ describe('the command that starts this program again', () => {
 
   it.skipIf(process.platform === 'win32')('is the bare name for an install whose bin is on PATH (global, npm link), else node on its entry', () => {
     const { entry, bin } = install(join(dir, 'global/lib'), join(dir, 'global/bin'));
-    expect(launchCommand(facts({ invokedAs: bin, path: [join(dir, 'global/bin'), dirname(process.execPath)].join(':') }))).toEqual(['workspace-consulting-mcp']);
+    expect(launchCommand(facts({ invokedAs: bin, path: [join(dir, 'global/bin'), dirname(process.execPath)].join(':') }))).toEqual([
+      'workspace-consulting-mcp',
+    ]);
     // A project's node_modules/.bin is not on PATH: its bin name would not be found.
     expect(launchCommand(facts({ invokedAs: bin }))).toEqual(['node', entry]);
   });
@@ -95,7 +107,7 @@ describe('the command that starts this program again', () => {
     expect(launchCommand(facts({ invokedAs: entry, path: dir }))).toEqual([process.execPath, entry]);
   });
 
-  it("loads tsx by its absolute path when run from the sources: `--import tsx` alone resolves from the current folder only", () => {
+  it('loads tsx by its absolute path when run from the sources: `--import tsx` alone resolves from the current folder only', () => {
     const entry = join(ROOT, 'src/cli.ts');
     const tsx = fileURLToPath(import.meta.resolve('tsx'));
     expect(launchCommand(facts({ invokedAs: entry }))).toEqual(['node', '--import', tsx, entry]);
@@ -176,7 +188,11 @@ describe.skipIf(!hasScript)('the banner of `npm start` in a clone, at a terminal
     // Claude Code registers it, and `claude mcp list` starts it and finds it connected.
     const add = await runShell(suggested('Claude Code'), { cwd: clone, env: shellEnv });
     expect(add.code, add.stdout + add.stderr).toBe(0);
-    const registered = (JSON.parse(readFileSync(join(home, '.claude.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).mcpServers['workspace-consulting'];
+    const registered = (
+      JSON.parse(readFileSync(join(home, '.claude.json'), 'utf8')) as {
+        mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }>;
+      }
+    ).mcpServers['workspace-consulting'];
     expect(registered).toMatchObject({ command: 'node', args: [entry], env: { WORKSPACE_URL: sb.url, WORKSPACE_TOKEN: sb.tokens.write } });
     const listed = await claudeMcpList(home);
     expect(listed.status['workspace-consulting'], listed.output).toMatch(/Connected/);

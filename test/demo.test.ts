@@ -6,9 +6,9 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { page } from '../src/demo/walk.js';
-import { startSandbox, type SandboxHandle } from '../src/sandbox/index.js';
-import { newcomerPath, runShell } from './helpers/shell.js';
+import { type SandboxHandle, startSandbox } from '../src/sandbox/index.js';
 import { ROOT, runCli } from './helpers/cli.js';
+import { newcomerPath, runShell } from './helpers/shell.js';
 
 describe('demo', () => {
   it('walks the three jobs on the embedded sandbox and exits 0', async () => {
@@ -17,7 +17,20 @@ describe('demo', () => {
     const out = r.stdout;
     // Piped: plain text, no colour codes, and each progress step on its own line.
     expect(out).not.toContain('\u001b[');
-    const order = ['1. Brief me on the engagement', '→ list_engagements', '→ engagement_overview', '2. Review the proposed findings', '→ list_findings', '→ get_finding', '→ call_operation {"operation":"preview_evidence"', '→ review_findings', '3. Regenerate the executive summary', '→ generate_deliverable_document', '→ create_export', 'Done: the three jobs walked end to end.'];
+    const order = [
+      '1. Brief me on the engagement',
+      '→ list_engagements',
+      '→ engagement_overview',
+      '2. Review the proposed findings',
+      '→ list_findings',
+      '→ get_finding',
+      '→ call_operation {"operation":"preview_evidence"',
+      '→ review_findings',
+      '3. Regenerate the executive summary',
+      '→ generate_deliverable_document',
+      '→ create_export',
+      'Done: the three jobs walked end to end.',
+    ];
     const at = order.map((s) => out.indexOf(s));
     for (const [i, p] of at.entries()) expect(p, `${order[i]} in\n${out}`).toBeGreaterThanOrEqual(0);
     expect(at).toEqual([...at].sort((a, b) => a - b));
@@ -39,7 +52,10 @@ describe('demo', () => {
     const r = await runCli(['demo', '--no-color'], { WORKSPACE_RESPONSE_BUDGET: '600' }, 120_000);
     expect(r.code, r.stderr).toBe(0);
     const total = /✓ (\d+) findings: /.exec(r.stdout)?.[1];
-    const listed = /✓ (\d+) of (\d+) finding\(s\) listed, \d+ of them proposed\n {4}! page cut to stay within the response budget \(WORKSPACE_RESPONSE_BUDGET\): (\d+) more left out\. For the rest, call list_findings again with cursor "([^"]+)", or ask for fewer fields\.\n/.exec(r.stdout);
+    const listed =
+      /✓ (\d+) of (\d+) finding\(s\) listed, \d+ of them proposed\n {4}! page cut to stay within the response budget \(WORKSPACE_RESPONSE_BUDGET\): (\d+) more left out\. For the rest, call list_findings again with cursor "([^"]+)", or ask for fewer fields\.\n/.exec(
+        r.stdout,
+      );
     expect(listed, r.stdout).not.toBeNull();
     const [shown, of, omitted] = (listed as RegExpExecArray).slice(1, 4).map(Number) as [number, number, number];
     expect(of).toBe(Number(total));
@@ -51,15 +67,21 @@ describe('demo', () => {
     const sb = await startSandbox({ port: 0, logger: () => {} });
     const client = new Client({ name: 'demo-page', version: '1' });
     try {
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', join(ROOT, 'src/cli.ts')], env: { PATH: process.env.PATH ?? '', WORKSPACE_URL: sb.url, WORKSPACE_TOKEN: sb.tokens.read, LOG_LEVEL: 'silent' } }));
-      const engagements = page((await client.callTool({ name: 'list_engagements', arguments: {} })), 'list_engagements');
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ['--import', 'tsx', join(ROOT, 'src/cli.ts')],
+          env: { PATH: process.env.PATH ?? '', WORKSPACE_URL: sb.url, WORKSPACE_TOKEN: sb.tokens.read, LOG_LEVEL: 'silent' },
+        }),
+      );
+      const engagements = page(await client.callTool({ name: 'list_engagements', arguments: {} }), 'list_engagements');
       const engagement = String(engagements.items[0]?.id);
-      const first = page((await client.callTool({ name: 'list_findings', arguments: { engagement, limit: 5, fields: ['id'] } })), 'list_findings');
+      const first = page(await client.callTool({ name: 'list_findings', arguments: { engagement, limit: 5, fields: ['id'] } }), 'list_findings');
       expect(first.items).toHaveLength(5);
       expect(first.count).toBe('5 (first page)');
       const cursor = /^more on the next page: call list_findings again with cursor "([^"]+)"\.$/.exec(first.rest ?? '')?.[1];
       expect(cursor, first.rest).toBeDefined();
-      const second = page((await client.callTool({ name: 'list_findings', arguments: { engagement, limit: 5, fields: ['id'], cursor } })), 'list_findings');
+      const second = page(await client.callTool({ name: 'list_findings', arguments: { engagement, limit: 5, fields: ['id'], cursor } }), 'list_findings');
       expect(second.items.map((f) => f.id)).not.toContain(first.items[0]?.id);
     } finally {
       await client.close();
@@ -94,7 +116,10 @@ describe('demo', () => {
       // The doctor it points at runs as printed, on the same workspace, and finds the refused token.
       const line = /^To see why, run: (.+)$/m.exec(r.stdout)?.[1];
       expect(line, r.stdout).toBeDefined();
-      const doctor = await runShell(line as string, { cwd: ROOT, env: { PATH: newcomerPath(), HOME: process.env.HOME ?? '', LANG: 'C', WORKSPACE_TOKEN: 'pat_0000000000000000000000000000000000000000' } });
+      const doctor = await runShell(line as string, {
+        cwd: ROOT,
+        env: { PATH: newcomerPath(), HOME: process.env.HOME ?? '', LANG: 'C', WORKSPACE_TOKEN: 'pat_0000000000000000000000000000000000000000' },
+      });
       expect(doctor.code, doctor.stdout).toBe(1);
       expect(doctor.stdout).toContain(`workspace ${sb.url}`);
       expect(doctor.stdout).toMatch(/^FAIL +Token +/m);

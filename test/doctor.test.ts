@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIn } from '../src/auth/signin.js';
 import { TokenStore } from '../src/auth/store.js';
-import { startSandbox, type SandboxHandle } from '../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../src/sandbox/index.js';
 import { runCli } from './helpers/cli.js';
 
 interface Report {
@@ -70,22 +70,25 @@ describe('doctor', () => {
     // sandbox answers /me without it, and passes everything else through as it is.
     const origin = new URL(sb.url);
     const proxy = createServer((req, res) => {
-      const upstream = httpRequest({ host: origin.hostname, port: origin.port, method: req.method, path: req.url, headers: { ...req.headers, host: origin.host } }, (up) => {
-        if (req.url !== '/api/v1/me' || up.statusCode !== 200) {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-          return;
-        }
-        const chunks: Buffer[] = [];
-        up.on('data', (c: Buffer) => chunks.push(c));
-        up.on('end', () => {
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { token: Record<string, unknown> } };
-          delete body.data.token.scope;
-          const out = JSON.stringify(body);
-          res.writeHead(200, { ...up.headers, 'content-length': Buffer.byteLength(out) });
-          res.end(out);
-        });
-      });
+      const upstream = httpRequest(
+        { host: origin.hostname, port: origin.port, method: req.method, path: req.url, headers: { ...req.headers, host: origin.host } },
+        (up) => {
+          if (req.url !== '/api/v1/me' || up.statusCode !== 200) {
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            up.pipe(res);
+            return;
+          }
+          const chunks: Buffer[] = [];
+          up.on('data', (c: Buffer) => chunks.push(c));
+          up.on('end', () => {
+            const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { token: Record<string, unknown> } };
+            delete body.data.token.scope;
+            const out = JSON.stringify(body);
+            res.writeHead(200, { ...up.headers, 'content-length': Buffer.byteLength(out) });
+            res.end(out);
+          });
+        },
+      );
       req.pipe(upstream);
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
@@ -94,7 +97,10 @@ describe('doctor', () => {
       const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
       const r = await doctor({ WORKSPACE_URL: url, WORKSPACE_TOKEN: sb.tokens.read });
       expect(r.check('token').status).toBe('pass');
-      expect(r.check('scope')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^unknown: GET \/me does not state this token's scope, and doctor sends no write request to find out/) });
+      expect(r.check('scope')).toMatchObject({
+        status: 'warn',
+        detail: expect.stringMatching(/^unknown: GET \/me does not state this token's scope, and doctor sends no write request to find out/),
+      });
       expect(r.code).toBe(0);
       expect(sb.requests().filter((q) => q.method !== 'GET')).toEqual([]);
     } finally {

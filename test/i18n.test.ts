@@ -23,10 +23,12 @@ describe('locale of messages', () => {
     const env = { WORKSPACE_URL: 'http://acme.example.com', LANG: 'fr_FR.UTF-8' };
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(
-      'WORKSPACE_URL (--workspace-url) invalide : utilisez https (http simple n\'est accepté que pour les adresses locales comme 127.0.0.1)',
+      "WORKSPACE_URL (--workspace-url) invalide : utilisez https (http simple n'est accepté que pour les adresses locales comme 127.0.0.1)",
     );
     expect(() => loadConfig({ WORKSPACE_LOCALE: 'fr' }, ['--nope'])).toThrow('Option inconnue --nope');
-    expect(() => loadConfig({}, ['--locale', 'fr', '--timeout-ms', '5'])).toThrow(/WORKSPACE_TIMEOUT_MS \(--timeout-ms\) invalide : utilisez un nombre entier de millisecondes/);
+    expect(() => loadConfig({}, ['--locale', 'fr', '--timeout-ms', '5'])).toThrow(
+      /WORKSPACE_TIMEOUT_MS \(--timeout-ms\) invalide : utilisez un nombre entier de millisecondes/,
+    );
   });
 
   it('keeps English for everyone else, word for word', () => {

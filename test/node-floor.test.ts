@@ -49,7 +49,9 @@ describe('the Node.js floor', () => {
     expect(nodeFloorRefusal('22.12.0', { LANG: 'C' })).toBe(
       'workspace-consulting-mcp needs Node.js 22.19 or later, and this is Node.js v22.12.0: install a newer one (https://nodejs.org, or nvm install 22).',
     );
-    expect(nodeFloorRefusal('20.11.1', { WORKSPACE_LOCALE: 'fr' })).toMatch(/^workspace-consulting-mcp demande Node\.js 22\.19 ou plus récent, et celui-ci est Node\.js v20\.11\.1/);
+    expect(nodeFloorRefusal('20.11.1', { WORKSPACE_LOCALE: 'fr' })).toMatch(
+      /^workspace-consulting-mcp demande Node\.js 22\.19 ou plus récent, et celui-ci est Node\.js v20\.11\.1/,
+    );
   });
 
   const commands = [[], ['serve'], ['serve', '--http'], ['sandbox'], ['login'], ['logout'], ['status'], ['demo'], ['doctor'], ['--help'], ['--version']];

@@ -3,16 +3,16 @@ import { z } from 'zod';
 import {
   AI_DRIVERS,
   AI_USAGES,
-  CREDENTIAL_SOURCES,
-  SCOPE_TYPES,
-  TRIAL_MODES,
-  VOICE_ARCHITECTURES,
   area,
+  CREDENTIAL_SOURCES,
   clientInfo,
   nstr,
   nullableId,
   op,
+  SCOPE_TYPES,
   str,
+  TRIAL_MODES,
+  VOICE_ARCHITECTURES,
 } from './shared.js';
 
 /** Body of the profile and usage tests: both optional, both the same shape in the spec. */
@@ -107,8 +107,7 @@ export const ai = area('ai', [
   op({
     name: 'set_ai_profile',
     title: 'Set AI profile',
-    description:
-      'Create or replace the profile serving one usage at one scope (scope_type + scope_id + usage). Returns the profile.',
+    description: 'Create or replace the profile serving one usage at one scope (scope_type + scope_id + usage). Returns the profile.',
     method: 'PUT',
     path: '/ai/profiles',
     // An upsert of configuration: the previous profile can be put back the same way; nothing is lost for good.
@@ -120,9 +119,7 @@ export const ai = area('ai', [
       driver: z.enum(AI_DRIVERS),
       model: str(128),
       voice_architecture: z.enum(VOICE_ARCHITECTURES).optional(),
-      settings: z
-        .strictObject({ base_url: nstr(512).optional(), capabilities: z.array(z.boolean()).optional() })
-        .optional(),
+      settings: z.strictObject({ base_url: nstr(512).optional(), capabilities: z.array(z.boolean()).optional() }).optional(),
       credential_source: z.enum(CREDENTIAL_SOURCES),
       credential_id: nullableId().optional(),
       label: nstr(255).optional(),
@@ -150,8 +147,7 @@ export const ai = area('ai', [
   op({
     name: 'test_ai_usage',
     title: 'Test AI usage',
-    description:
-      'Run a short sample through whatever profile serves a usage at a scope. Calls the AI provider and costs usage.',
+    description: 'Run a short sample through whatever profile serves a usage at a scope. Calls the AI provider and costs usage.',
     method: 'POST',
     path: '/ai/usages/{usage}/test',
     pathSchemas: { usage: z.enum(AI_USAGES) },

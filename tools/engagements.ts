@@ -2,7 +2,7 @@
 // operations; engagement listing, reading and creation are named by it and documented only by the
 // live description, yet every engagement-scoped job starts with them: curated here, undocumented.
 import { z } from 'zod';
-import { LOCALES, area, id, nstr, nullableId, op } from './shared.js';
+import { area, id, LOCALES, nstr, nullableId, op } from './shared.js';
 
 export const engagements = area('engagements', [
   op({
@@ -72,7 +72,11 @@ export const engagements = area('engagements', [
         .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in capitals, such as FR')
         .nullable()
         .optional(),
-      website: z.url({ protocol: /^https?$/ }).max(255).nullable().optional(),
+      website: z
+        .url({ protocol: /^https?$/ })
+        .max(255)
+        .nullable()
+        .optional(),
     },
   }),
 ]);

@@ -5,8 +5,7 @@ export const integrations = area('integrations', [
   op({
     name: 'get_openapi_description',
     title: 'Get OpenAPI description',
-    description:
-      'The OpenAPI description of the workspace API, including operations no tool covers. Large: fetch only to find such an operation.',
+    description: 'The OpenAPI description of the workspace API, including operations no tool covers. Large: fetch only to find such an operation.',
     method: 'GET',
     path: '/openapi.json',
     reference: true,

@@ -1,25 +1,12 @@
 // Methods and guides: reusable interview methods, and the guides (topics) interviews follow.
 // A guide belongs to an owner (a method or an engagement); an engagement's guide overrides its method's.
 import { z } from 'zod';
-import {
-  GUIDE_OWNER_TYPES,
-  LOCALES,
-  OVERRIDE_OPERATIONS,
-  TOPIC_DEPTHS,
-  TOPIC_REQUIREMENTS,
-  area,
-  id,
-  nstr,
-  op,
-  slug,
-  str,
-} from './shared.js';
+import { area, GUIDE_OWNER_TYPES, id, LOCALES, nstr, OVERRIDE_OPERATIONS, op, slug, str, TOPIC_DEPTHS, TOPIC_REQUIREMENTS } from './shared.js';
 
 const guideOwner = { ownerType: z.enum(GUIDE_OWNER_TYPES) };
 
 const upTo20 = () => z.array(z.string()).max(20);
-const informationTargets = () =>
-  z.array(z.strictObject({ key: z.string().min(1), label: z.string().min(1).max(255) })).max(20);
+const informationTargets = () => z.array(z.strictObject({ key: z.string().min(1), label: z.string().min(1).max(255) })).max(20);
 
 /** Writable topic fields, all optional: the update takes them as they are, the create requires `title`. */
 const topicFields = {
@@ -85,7 +72,7 @@ export const methods = area('methods', [
   op({
     name: 'create_method_from_template',
     title: 'Create method from template',
-    description: 'Create a method from a template, with its guide. name and locale default to the template\'s.',
+    description: "Create a method from a template, with its guide. name and locale default to the template's.",
     method: 'POST',
     path: '/methods/from-template',
     destructive: false,
@@ -145,7 +132,7 @@ export const methods = area('methods', [
   op({
     name: 'get_effective_guide',
     title: 'Get effective guide',
-    description: 'The guide an owner\'s interviews actually follow: its topics with the overrides applied.',
+    description: "The guide an owner's interviews actually follow: its topics with the overrides applied.",
     method: 'GET',
     path: '/guide/{ownerType}/{ownerId}/effective',
     pathSchemas: guideOwner,
@@ -153,8 +140,7 @@ export const methods = area('methods', [
   op({
     name: 'set_guide_override',
     title: 'Set guide override',
-    description:
-      'Override an inherited topic for this owner: modify it (patch), remove it, or make it optional or mandatory.',
+    description: 'Override an inherited topic for this owner: modify it (patch), remove it, or make it optional or mandatory.',
     method: 'PUT',
     path: '/guide/{ownerType}/{ownerId}/overrides/{topic}',
     pathSchemas: guideOwner,
@@ -180,7 +166,7 @@ export const methods = area('methods', [
   op({
     name: 'delete_guide_override',
     title: 'Delete guide override',
-    description: 'Drop this owner\'s override of a topic: the inherited topic applies again.',
+    description: "Drop this owner's override of a topic: the inherited topic applies again.",
     method: 'DELETE',
     path: '/guide/{ownerType}/{ownerId}/overrides/{topic}',
     pathSchemas: guideOwner,
@@ -232,7 +218,7 @@ export const methods = area('methods', [
   op({
     name: 'list_guide_topics',
     title: 'List guide topics',
-    description: 'Topics of an owner\'s guide, in order. For the guide as interviews apply it, use get_effective_guide.',
+    description: "Topics of an owner's guide, in order. For the guide as interviews apply it, use get_effective_guide.",
     method: 'GET',
     path: '/guide/{ownerType}/{ownerId}/topics',
     pathSchemas: guideOwner,
@@ -251,7 +237,7 @@ export const methods = area('methods', [
   op({
     name: 'reorder_guide_topics',
     title: 'Reorder guide topics',
-    description: 'Set the order of a guide\'s topics: ids in the new order.',
+    description: "Set the order of a guide's topics: ids in the new order.",
     method: 'POST',
     path: '/guide/{ownerType}/{ownerId}/topics/reorder',
     pathSchemas: guideOwner,
@@ -261,7 +247,7 @@ export const methods = area('methods', [
   op({
     name: 'update_guide_topic',
     title: 'Update guide topic',
-    description: 'Change fields of one of the owner\'s own topics; omitted fields stay as they are.',
+    description: "Change fields of one of the owner's own topics; omitted fields stay as they are.",
     method: 'PATCH',
     path: '/guide/{ownerType}/{ownerId}/topics/{topic}',
     pathSchemas: guideOwner,
@@ -271,7 +257,7 @@ export const methods = area('methods', [
   op({
     name: 'delete_guide_topic',
     title: 'Delete guide topic',
-    description: 'Delete one of the owner\'s own topics.',
+    description: "Delete one of the owner's own topics.",
     method: 'DELETE',
     path: '/guide/{ownerType}/{ownerId}/topics/{topic}',
     pathSchemas: guideOwner,

@@ -2,11 +2,11 @@
 // Kept terse on purpose: every `.describe()` here is paid in tokens in every tools/list that uses it.
 import { z } from 'zod';
 import {
-  pathParams,
   type BodyKind,
   type HttpMethod,
   type JobFacet,
   type Operation,
+  pathParams,
   type ResourceFacet,
   type ResponseKind,
   type Scope,
@@ -39,31 +39,51 @@ export const SCOPE_TYPES = ['workspace', 'method', 'engagement'] as const;
 export const VOICE_ARCHITECTURES = ['realtime', 'cascade'] as const;
 export const CREDENTIAL_SOURCES = ['workspace', 'platform'] as const;
 export const FINDING_TYPES = [
-  'irritant', 're_entry', 'volume', 'duration', 'business_rule', 'tool', 'key_person_dependency', 'risk', 'good_practice', 'other',
+  'irritant',
+  're_entry',
+  'volume',
+  'duration',
+  'business_rule',
+  'tool',
+  'key_person_dependency',
+  'risk',
+  'good_practice',
+  'other',
 ] as const;
 export const REVIEW_STATUSES = ['proposed', 'validated', 'rejected'] as const;
-export const EVIDENCE_SOURCE_TYPES = [
-  'transcript_segment', 'screen_frame', 'pin', 'artifact_chunk', 'external_source_item', 'recap_item',
-] as const;
+export const EVIDENCE_SOURCE_TYPES = ['transcript_segment', 'screen_frame', 'pin', 'artifact_chunk', 'external_source_item', 'recap_item'] as const;
 export const CONTRADICTION_STATUSES = ['resolved', 'kept_as_finding', 'dismissed'] as const;
 export const PROPOSAL_ENTITY_TYPES = ['process', 'process_step', 'process_flow', 'finding', 'opportunity'] as const;
 export const ANALYSIS_MODES = ['incremental', 'full'] as const;
 export const GENERATION_MODES = ['keep_edits', 'replace_all'] as const;
 export const STAGES = ['interim', 'final'] as const;
 export const EXPORT_KINDS = [
-  'bpmn', 'findings_csv', 'opportunities_csv', 'json_bundle', 'printable',
-  'document_pdf', 'document_pptx', 'document_docx', 'document_csv', 'deliverable_pdf',
+  'bpmn',
+  'findings_csv',
+  'opportunities_csv',
+  'json_bundle',
+  'printable',
+  'document_pdf',
+  'document_pptx',
+  'document_docx',
+  'document_csv',
+  'deliverable_pdf',
 ] as const;
 export const DOCUMENT_KINDS = [
-  'coverage', 'interim_insights', 'methodology', 'executive_summary', 'roadmap', 'process_sheets',
-  'tool_landscape', 'role_activity', 'pain_map', 'uncertainties', 'verbatims',
+  'coverage',
+  'interim_insights',
+  'methodology',
+  'executive_summary',
+  'roadmap',
+  'process_sheets',
+  'tool_landscape',
+  'role_activity',
+  'pain_map',
+  'uncertainties',
+  'verbatims',
 ] as const;
-export const BLOCK_TYPES = [
-  'heading', 'paragraph', 'message', 'key_figures', 'item_list', 'table', 'chart', 'process', 'quote', 'callout',
-] as const;
-export const REF_TYPES = [
-  'finding', 'opportunity', 'process', 'process_step', 'contradiction', 'evidence', 'tool', 'topic', 'follow_up',
-] as const;
+export const BLOCK_TYPES = ['heading', 'paragraph', 'message', 'key_figures', 'item_list', 'table', 'chart', 'process', 'quote', 'callout'] as const;
+export const REF_TYPES = ['finding', 'opportunity', 'process', 'process_step', 'contradiction', 'evidence', 'tool', 'topic', 'follow_up'] as const;
 export const CHARTS = ['gain_effort_matrix', 'pain_heatmap', 'coverage_bars', 'topic_coverage', 'roadmap_lanes'] as const;
 export const SESSION_MODES = ['voice_screen', 'voice_only', 'text_simulation'] as const;
 export const TRIAL_MODES = ['voice_only', 'voice_screen'] as const;
@@ -78,8 +98,7 @@ export const GUIDE_OWNER_TYPES = ['method', 'engagement'] as const;
 export const ARTIFACT_MAX_KIB = 25600;
 export const EXTERNAL_SOURCE_MAX_KIB = 10240;
 
-export const clientInfo = () =>
-  z.strictObject({ os: nstr(64).optional(), browser: nstr(64).optional(), device_class: nstr(64).optional() }).nullable();
+export const clientInfo = () => z.strictObject({ os: nstr(64).optional(), browser: nstr(64).optional(), device_class: nstr(64).optional() }).nullable();
 
 interface EntryInput {
   name: string;
@@ -144,7 +163,7 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
     method: e.method,
     path: e.path,
     scope: e.scope ?? (isGet ? 'read' : 'write'),
-    toolset: (undefined as unknown as Toolset), // set by area() below
+    toolset: undefined as unknown as Toolset, // set by area() below
     input: z.strictObject(shape),
     body,
     response: e.response ?? 'json',

@@ -1,7 +1,7 @@
 // Workspace and account: the current member, workspace settings and branding, members and invitations.
 // The /workspace/usage/* operations live in usage.ts.
 import { z } from 'zod';
-import { LOCALES, ROLES, area, op } from './shared.js';
+import { area, LOCALES, op, ROLES } from './shared.js';
 
 const name255 = () => z.string().min(1).max(255);
 const retentionDays = () => z.number().int().min(1).max(3650);
@@ -17,7 +17,7 @@ export const workspace = area('workspace', [
   op({
     name: 'update_current_member',
     title: 'Update current member',
-    description: 'Change the current member\'s display name or interface locale.',
+    description: "Change the current member's display name or interface locale.",
     method: 'PATCH',
     path: '/me',
     destructive: false,
@@ -79,7 +79,7 @@ export const workspace = area('workspace', [
   op({
     name: 'get_workspace_dashboard',
     title: 'Get workspace dashboard',
-    description: 'Overview of the workspace\'s activity across engagements.',
+    description: "Overview of the workspace's activity across engagements.",
     method: 'GET',
     path: '/workspace/dashboard',
   }),
@@ -119,7 +119,7 @@ export const workspace = area('workspace', [
   op({
     name: 'update_member_role',
     title: 'Update member role',
-    description: 'Change a member\'s role.',
+    description: "Change a member's role.",
     method: 'PATCH',
     path: '/workspace/members/{member}',
     // A role change can be made again the other way; nothing is deleted.

@@ -5,30 +5,15 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { Agent, FormData } from 'undici';
-import { pathParams, type HttpMethod, type Operation } from '../operation.js';
+import { type HttpMethod, type Operation, pathParams } from '../operation.js';
 import { ResponseCache } from './cache.js';
 import { decodeError, decodeSuccess, dispositionFilename, rateLimitHeaders } from './decode.js';
-import {
-  abortError,
-  NetworkError,
-  OutcomeUnknownError,
-  RateLimitWaitTooLongError,
-  RequestTimeoutError,
-} from './errors.js';
+import { abortError, NetworkError, OutcomeUnknownError, RateLimitWaitTooLongError, RequestTimeoutError } from './errors.js';
 import { limiterFor, type RateLimiter } from './limiter.js';
 import { loopbackLookup, parseApiRoot } from './lookup.js';
 import { buildPath } from './path.js';
 import { appendQuery } from './query.js';
-import {
-  backoffMs,
-  isIdempotent,
-  isNetworkFailure,
-  isTimeout,
-  isTransientStatus,
-  parseRetryAfter,
-  sleep,
-  wasNotSent,
-} from './retry.js';
+import { backoffMs, isIdempotent, isNetworkFailure, isTimeout, isTransientStatus, parseRetryAfter, sleep, wasNotSent } from './retry.js';
 
 export interface RetryOptions {
   /** 429 answers waited out before giving up. Default 5: processes sharing a token can draw several in a row. */
@@ -120,9 +105,7 @@ export interface ApiResponse {
 type Headers = Record<string, string | string[] | undefined>;
 
 /** One attempt's answer: a read body (envelopes, errors) or a file stream left to the caller. */
-type Answer =
-  | { status: number; headers: Headers; text: string; file?: undefined }
-  | { status: number; headers: Headers; text?: undefined; file: ApiFile };
+type Answer = { status: number; headers: Headers; text: string; file?: undefined } | { status: number; headers: Headers; text?: undefined; file: ApiFile };
 
 const DEFAULT_USER_AGENT = `workspace-consulting-mcp (node ${process.version})`;
 
@@ -297,10 +280,7 @@ export class ApiClient {
         mayHaveApplied = true;
         if (networkRetries < this.#maxNetwork) {
           const retryAfter = parseRetryAfter(headers['retry-after']);
-          const wait =
-            retryAfter !== undefined && retryAfter <= this.#maxRetryAfter
-              ? retryAfter * 1000
-              : backoffMs(networkRetries, this.#backoffBase);
+          const wait = retryAfter !== undefined && retryAfter <= this.#maxRetryAfter ? retryAfter * 1000 : backoffMs(networkRetries, this.#backoffBase);
           networkRetries++;
           this.#log?.warn({ method, path, status, retry: networkRetries, waitMs: wait }, 'workspace unavailable, retrying');
           await this.#wait(wait, signal);
@@ -362,14 +342,7 @@ export class ApiClient {
     await this.#agent.close();
   }
 
-  async #send(
-    method: HttpMethod,
-    path: string,
-    token: string,
-    body: EncodedBody,
-    response: 'json' | 'file',
-    signal: AbortSignal | undefined,
-  ): Promise<Answer> {
+  async #send(method: HttpMethod, path: string, token: string, body: EncodedBody, response: 'json' | 'file', signal: AbortSignal | undefined): Promise<Answer> {
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
       // Laravel renders errors as JSON only when JSON comes first, downloads included.
@@ -476,10 +449,7 @@ function multipartOf(rest: Record<string, unknown> | undefined, given: Multipart
     const value = rest[key];
     if (value === undefined || value === null || key in files) continue;
     fields[key] =
-      typeof value === 'string' ? value
-      : typeof value === 'boolean' ? (value ? '1' : '0')
-      : typeof value === 'object' ? JSON.stringify(value)
-      : String(value);
+      typeof value === 'string' ? value : typeof value === 'boolean' ? (value ? '1' : '0') : typeof value === 'object' ? JSON.stringify(value) : String(value);
   }
   Object.assign(fields, given?.fields);
   return { fields, files };

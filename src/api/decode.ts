@@ -39,11 +39,7 @@ export function decodeSuccess(status: number, headers: Headers, text: string): E
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new WorkspaceApiError(
-      status,
-      'http.malformed_json',
-      `The workspace answered HTTP ${status} with malformed JSON: "${textExcerpt(text)}"`,
-    );
+    throw new WorkspaceApiError(status, 'http.malformed_json', `The workspace answered HTTP ${status} with malformed JSON: "${textExcerpt(text)}"`);
   }
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && 'data' in parsed) {
     const env = parsed as { data: unknown; meta?: unknown };
@@ -59,10 +55,7 @@ export function decodeError(status: number, headers: Headers, text: string): Wor
   const retryAfter = parseRetryAfter(headers['retry-after']);
   const body = parseObject(text);
   if (body !== undefined && typeof body.code === 'string' && typeof body.message === 'string') {
-    const details =
-      body.details !== null && typeof body.details === 'object' && !Array.isArray(body.details)
-        ? (body.details as Record<string, unknown>)
-        : {};
+    const details = body.details !== null && typeof body.details === 'object' && !Array.isArray(body.details) ? (body.details as Record<string, unknown>) : {};
     return new WorkspaceApiError(status, body.code, body.message, details, retryAfter);
   }
   const reason = statusText(status) ?? 'Error';
@@ -88,9 +81,7 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 /** The readable words of an error page (its title, usually), short enough for a tool message. */
 function textExcerpt(text: string): string {
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
-  const plain = (title ?? text.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>|<[^>]+>/gi, ' '))
-    .replace(/\s+/g, ' ')
-    .trim();
+  const plain = (title ?? text.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>|<[^>]+>/gi, ' ')).replace(/\s+/g, ' ').trim();
   return plain.length > 160 ? `${plain.slice(0, 157)}...` : plain;
 }
 

@@ -11,13 +11,7 @@ export class WorkspaceApiError extends Error {
   /** How many 429 answers were waited out before this one ended the call. */
   rateLimitRetries = 0;
 
-  constructor(
-    status: number,
-    code: string,
-    message: string,
-    details: Record<string, unknown> = {},
-    retryAfterSeconds?: number,
-  ) {
+  constructor(status: number, code: string, message: string, details: Record<string, unknown> = {}, retryAfterSeconds?: number) {
     super(message);
     this.status = status;
     this.code = code;

@@ -450,7 +450,9 @@ export class RateLimiter {
 }
 
 function defaultStoreError(err: unknown): void {
-  process.emitWarning(`The shared rate budget is unavailable (${err instanceof Error ? err.message : String(err)}); counting this process's requests on its own for a few seconds.`);
+  process.emitWarning(
+    `The shared rate budget is unavailable (${err instanceof Error ? err.message : String(err)}); counting this process's requests on its own for a few seconds.`,
+  );
 }
 
 const byToken = new Map<string, RateLimiter>();

@@ -3,8 +3,9 @@
 // The sandbox serves several workspaces on one port, told apart by host name (acme.localhost:PORT).
 // RFC 6761 reserves `localhost` and every `*.localhost` name for loopback, but many system resolvers
 // only know the bare `localhost`, so the client answers those names itself and asks DNS for the rest.
-import dns from 'node:dns';
+
 import type { LookupAddress, LookupOptions } from 'node:dns';
+import dns from 'node:dns';
 import { InvalidArgumentError } from './errors.js';
 
 export function isLocalhostName(hostname: string): boolean {

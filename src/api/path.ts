@@ -15,7 +15,11 @@ export function buildPath(template: string, params: Record<string, string>, segm
       throw new InvalidArgumentError(name, `Missing path parameter "${name}" for ${template}.`);
     }
     const text = String(value);
-    if (name === segmented) return text.split('/').map((s) => encodeSegment(name, s)).join('/');
+    if (name === segmented)
+      return text
+        .split('/')
+        .map((s) => encodeSegment(name, s))
+        .join('/');
     return encodeSegment(name, text);
   });
 }
@@ -24,10 +28,7 @@ export function buildPath(template: string, params: Record<string, string>, segm
 // "parent"; an empty segment makes '//', which some routers collapse. None names a resource.
 function encodeSegment(field: string, segment: string): string {
   if (segment === '' || segment === '.' || segment === '..') {
-    throw new InvalidArgumentError(
-      field,
-      `"${field}" has an empty, "." or ".." segment, which cannot name a resource.`,
-    );
+    throw new InvalidArgumentError(field, `"${field}" has an empty, "." or ".." segment, which cannot name a resource.`);
   }
   try {
     return encodeURIComponent(segment);

@@ -53,14 +53,7 @@ export function isTransientStatus(status: number): boolean {
  * Failures where the request cannot have reached the server: no connection was made. Safe to retry
  * for any method, writes included.
  */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export function errorCode(err: unknown): string | undefined {
   // undici wraps socket errors; the system code may sit on the error or on its cause.

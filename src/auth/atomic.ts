@@ -26,5 +26,9 @@ export async function writeFileAtomic(path: string, data: string, mode = 0o600):
   }
   // Persist the rename itself; not every platform lets a directory be opened, so best effort.
   const dh = await open(dir, 'r').catch(() => undefined);
-  if (dh) await dh.sync().catch(() => {}).finally(() => dh.close());
+  if (dh)
+    await dh
+      .sync()
+      .catch(() => {})
+      .finally(() => dh.close());
 }

@@ -13,12 +13,7 @@ export interface AuthorizationRequest {
   redirectUri: string;
 }
 
-export async function authorizationRequest(
-  as: AuthorizationServer,
-  clientId: string,
-  redirectUri: string,
-  scope: GrantedScope,
-): Promise<AuthorizationRequest> {
+export async function authorizationRequest(as: AuthorizationServer, clientId: string, redirectUri: string, scope: GrantedScope): Promise<AuthorizationRequest> {
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const url = new URL(as.authorization_endpoint as string);

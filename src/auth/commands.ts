@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LogLevel } from '../config.js';
-import { detectLocale, t, type Locale } from '../i18n.js';
+import { detectLocale, type Locale, t } from '../i18n.js';
 import { createLogger } from '../log.js';
 import { openBrowser } from './browser.js';
 import { discover } from './discovery.js';
@@ -12,7 +12,7 @@ import { describeMember } from './member.js';
 import { configDir } from './paths.js';
 import { requireSecureUrl } from './secure.js';
 import { signIn } from './signin.js';
-import { TokenStore, type GrantedScope, type StoredSignIn } from './store.js';
+import { type GrantedScope, type StoredSignIn, TokenStore } from './store.js';
 import { revokeToken } from './tokens.js';
 
 const NAME = 'workspace-consulting-mcp';
@@ -71,11 +71,7 @@ function workspaceOrigin(raw: string | undefined, command: string, lc: Locale): 
 const scopeWords = (lc: Locale, s: GrantedScope) => t(lc, s === 'write' ? 'login.scope.write' : 'login.scope.read');
 const iso = (ms: number) => new Date(ms).toISOString();
 
-async function run(
-  command: string,
-  env: NodeJS.ProcessEnv,
-  body: (say: (line: string) => void, lc: Locale) => Promise<number>,
-): Promise<number> {
+async function run(command: string, env: NodeJS.ProcessEnv, body: (say: (line: string) => void, lc: Locale) => Promise<number>): Promise<number> {
   const say = (line: string) => void process.stderr.write(`${line}\n`);
   const lc = detectLocale(env);
   try {

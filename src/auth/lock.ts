@@ -3,8 +3,8 @@
 // by the lock's age, so a crash never blocks the others for long.
 import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 export interface LockOptions {
   /** A lock older than this is considered abandoned. Default 30 s. */

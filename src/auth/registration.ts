@@ -1,10 +1,10 @@
 // Dynamic client registration (RFC 7591) as a public client: no secret, a loopback redirect whose
 // port the server must ignore (RFC 8252 7.3), so one registration serves every later sign-in.
 import * as oauth from 'oauth4webapi';
+import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import type { AuthorizationServer } from './discovery.js';
 import { SignInError } from './errors.js';
 import { requestOptions } from './secure.js';
-import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 
 /** `clientName`: what the member sees under Connected apps (default: this program's name and version). */
 export async function registerClient(as: AuthorizationServer, redirectUri: string, clientName = `${SERVER_NAME} ${SERVER_VERSION}`): Promise<oauth.Client> {

@@ -19,9 +19,7 @@ export function requireSecureUrl(raw: string, what: string): URL {
   }
   if (u.protocol === 'https:') return u;
   if (u.protocol === 'http:' && isLoopbackUrl(u)) return u;
-  throw new SignInError(
-    `Refusing the ${what} ${u.origin}: OAuth needs https (plain http is accepted only on loopback addresses such as 127.0.0.1).`,
-  );
+  throw new SignInError(`Refusing the ${what} ${u.origin}: OAuth needs https (plain http is accepted only on loopback addresses such as 127.0.0.1).`);
 }
 
 /** Options for oauth4webapi calls to `url`: insecure requests allowed for a loopback origin only. */

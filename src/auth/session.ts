@@ -2,11 +2,12 @@
 // it expires and after a 401. Several processes share the store, so a refresh runs under the
 // store's lock and re-reads the file first: if another process already refreshed, its tokens are
 // used, and a refresh token refused because another process rotated it is replaced, not dropped.
-import type { Logger } from 'pino';
+
 import type { Client } from 'oauth4webapi';
-import { discover, type AuthorizationServer } from './discovery.js';
+import type { Logger } from 'pino';
+import { type AuthorizationServer, discover } from './discovery.js';
 import { NotSignedInError } from './errors.js';
-import { TokenStore, type GrantedScope, type StoredMember, type StoredTokens } from './store.js';
+import { type GrantedScope, type StoredMember, type StoredTokens, TokenStore } from './store.js';
 import { RefreshRejectedError, refreshTokens } from './tokens.js';
 
 export interface OAuthSessionOptions {
@@ -87,7 +88,10 @@ export class OAuthSession {
       const t = await this.refresh(this.#handedOut);
       return t.access_token !== this.#handedOut;
     } catch (err) {
-      this.#log?.warn({ workspace: this.workspaceUrl, err: err instanceof Error ? err.message : String(err) }, 'could not refresh the access token after a 401');
+      this.#log?.warn(
+        { workspace: this.workspaceUrl, err: err instanceof Error ? err.message : String(err) },
+        'could not refresh the access token after a 401',
+      );
       return false;
     }
   }

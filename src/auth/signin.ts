@@ -79,7 +79,10 @@ export async function signIn(opts: SignInOptions): Promise<SignInResult> {
     // Signing in again replaces an authorization: end the old one at the workspace (best effort).
     // Processes still holding its tokens get a 401 and read the new ones from the store.
     if (replaced) await revokeToken(as, client, replaced, 'refresh_token');
-    callback.reply(true, `Signed in to ${workspaceUrl} with ${tokens.scope === 'write' ? 'read and write' : 'read-only'} access. You can close this tab and return to your assistant.`);
+    callback.reply(
+      true,
+      `Signed in to ${workspaceUrl} with ${tokens.scope === 'write' ? 'read and write' : 'read-only'} access. You can close this tab and return to your assistant.`,
+    );
     logger?.info({ workspace: workspaceUrl, scope: tokens.scope, expires_at: new Date(tokens.expires_at).toISOString() }, 'signed in');
     return { workspace: workspaceUrl, scope: tokens.scope, ...(member ? { member } : {}), expiresAt: tokens.expires_at };
   } finally {

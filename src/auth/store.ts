@@ -4,7 +4,7 @@
 import { chmod, mkdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
-import { withFileLock, type LockOptions } from './lock.js';
+import { type LockOptions, withFileLock } from './lock.js';
 import { configDir, storeFileName } from './paths.js';
 
 export type GrantedScope = 'read' | 'write';

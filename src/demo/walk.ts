@@ -38,14 +38,24 @@ export interface WalkOptions {
 /** A tool call failed: the walk stops, the demo exits 1 with the tool's own message. */
 export class DemoStepError extends Error {}
 
-const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).filter(Boolean).join('\n');
+const textOf = (r: CallToolResult) =>
+  r.content
+    .map((c) => (c.type === 'text' ? c.text : ''))
+    .filter(Boolean)
+    .join('\n');
 
 async function call(o: WalkOptions, tool: string, args: Fields, progress = false): Promise<CallToolResult> {
   o.out.call(tool, args);
   const r = (await o.client.callTool(
     { name: tool, arguments: args },
     // Asking for progress makes the job tools follow the job and report it (notifications/progress).
-    progress ? { onprogress: (p: { progress: number; total?: number; message?: string }) => o.out.progress(p.progress, p.total, p.message), resetTimeoutOnProgress: true, timeout: 300_000 } : { timeout: 120_000 },
+    progress
+      ? {
+          onprogress: (p: { progress: number; total?: number; message?: string }) => o.out.progress(p.progress, p.total, p.message),
+          resetTimeoutOnProgress: true,
+          timeout: 300_000,
+        }
+      : { timeout: 120_000 },
   )) as CallToolResult;
   if (r.isError) {
     o.out.error(clip(textOf(r), 300));
@@ -103,15 +113,21 @@ export async function walk(o: WalkOptions): Promise<void> {
   const engagements = listed.items;
   const chosen = engagements.find((e) => e.status === 'active') ?? engagements[0];
   if (!chosen) throw new DemoStepError('the workspace has no engagement to walk through');
-  out.ok(`${listed.count} engagement(s); taking "${clip(String(chosen.name), 70)}"${chosen.client_company?.name ? ` for ${String(chosen.client_company.name)}` : ''}`);
+  out.ok(
+    `${listed.count} engagement(s); taking "${clip(String(chosen.name), 70)}"${chosen.client_company?.name ? ` for ${String(chosen.client_company.name)}` : ''}`,
+  );
   if (listed.rest) out.note(listed.rest);
   const engagement = String(chosen.id);
 
   const ov = data<Overview>(await call(o, 'engagement_overview', { engagement }));
   const interviews = ov.coverage?.interviews ?? [];
-  out.ok(`${interviews.length} interview(s): ${clip(interviews.map((i) => `${String(i.interviewee_name ?? '?')} (${String(i.status ?? '?')})`).join(', '), 110)}`);
+  out.ok(
+    `${interviews.length} interview(s): ${clip(interviews.map((i) => `${String(i.interviewee_name ?? '?')} (${String(i.status ?? '?')})`).join(', '), 110)}`,
+  );
   out.ok(`${String(ov.findings?.total ?? 0)} findings: ${tally(ov.findings?.by_review_status)}`);
-  out.ok(`${String(ov.contradictions?.open ?? 0)} open contradiction(s); latest analysis run ${String(ov.latest_analysis_run?.status ?? 'none')}; deliverable stage ${String(ov.deliverable?.stage ?? '?')}`);
+  out.ok(
+    `${String(ov.contradictions?.open ?? 0)} open contradiction(s); latest analysis run ${String(ov.latest_analysis_run?.status ?? 'none')}; deliverable stage ${String(ov.deliverable?.stage ?? '?')}`,
+  );
 
   // 2. Review the proposed findings with their evidence, validate two.
   out.job(2, 'Review the proposed findings with their evidence, and validate two');
@@ -136,7 +152,9 @@ export async function walk(o: WalkOptions): Promise<void> {
   if (picked.length === 0) out.skipped('no proposed finding left to review');
   else if (o.readOnly) out.skipped(`read-only: would call review_findings to validate ${picked.map((f) => String(f.id)).join(' and ')}`);
   else {
-    const reviewed = data(await call(o, 'review_findings', { engagement, reviews: picked.map((f) => ({ finding: String(f.id), review_status: 'validated' })) }));
+    const reviewed = data(
+      await call(o, 'review_findings', { engagement, reviews: picked.map((f) => ({ finding: String(f.id), review_status: 'validated' })) }),
+    );
     out.ok(`${String(reviewed.applied)} validated, ${String(reviewed.failed)} failed`);
   }
 
@@ -145,7 +163,9 @@ export async function walk(o: WalkOptions): Promise<void> {
   if (o.readOnly) {
     const docs = page(await call(o, 'list_deliverable_documents', { engagement }), 'list_deliverable_documents');
     const summary = docs.items.find((d) => d.kind === 'executive_summary');
-    out.ok(`${docs.count} document(s); executive summary ${summary ? `last updated ${String(summary.updated_at ?? '?')}` : docs.rest ? 'not on this page' : 'not generated yet'}`);
+    out.ok(
+      `${docs.count} document(s); executive summary ${summary ? `last updated ${String(summary.updated_at ?? '?')}` : docs.rest ? 'not on this page' : 'not generated yet'}`,
+    );
     if (docs.rest) out.note(docs.rest);
     out.skipped('read-only: would call generate_deliverable_document (executive_summary) and create_export (document_pdf), following both jobs');
     return;
@@ -153,7 +173,8 @@ export async function walk(o: WalkOptions): Promise<void> {
   const gen = data<Job>(await call(o, 'generate_deliverable_document', { engagement, kind: 'executive_summary', mode: 'keep_edits' }, true));
   out.ok(`generation ${String(gen.state ?? gen.job?.status ?? 'started')}${gen.waited_seconds !== undefined ? ` in ${String(gen.waited_seconds)} s` : ''}`);
   const exp = data<Job>(await call(o, 'create_export', { engagement, kind: 'document_pdf', document_kind: 'executive_summary' }, true));
-  if (exp.file?.path) out.ok(`export ${String(exp.state ?? 'succeeded')}: ${String(exp.file.name)} (${String(exp.file.size)} bytes) saved to ${String(exp.file.path)}`);
+  if (exp.file?.path)
+    out.ok(`export ${String(exp.state ?? 'succeeded')}: ${String(exp.file.name)} (${String(exp.file.size)} bytes) saved to ${String(exp.file.path)}`);
   else {
     // The job outlived the follow time: its id and how to check again are in the answer.
     const ref = exp.job?.id ?? exp.id;

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { isLocalhostName } from '../api/lookup.js';
 import { loginCommand } from '../auth/errors.js';
 import type { Config } from '../config.js';
-import { t, type Locale, type MessageKey } from '../i18n.js';
+import { type Locale, type MessageKey, t } from '../i18n.js';
 import { meetsNodeFloor, NODE_FLOOR } from '../node-floor.js';
-import { isHtml, isJson, parseJson, Unreachable, type Answer, type DoctorHttp } from './http.js';
+import { type Answer, type DoctorHttp, isHtml, isJson, parseJson, Unreachable } from './http.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';
 export type CheckId = 'config' | 'node' | 'host' | 'oauth' | 'token' | 'scope' | 'openapi' | 'rate' | 'clock' | 'downloads';
@@ -79,7 +79,8 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
   // 1. Configuration.
   const config = 'error' in input.config ? undefined : input.config;
   if (!config) add('config', 'fail', (input.config as { error: string }).error, m('doctor.config.fix'));
-  else add('config', 'pass', m('doctor.config.ok', { target: input.embedded ? m('doctor.config.embedded', { url: input.origin ?? '' }) : (input.origin ?? '') }));
+  else
+    add('config', 'pass', m('doctor.config.ok', { target: input.embedded ? m('doctor.config.embedded', { url: input.origin ?? '' }) : (input.origin ?? '') }));
 
   // 2. Node.js.
   // The CLI refuses an older Node before doctor loads (src/node-floor.ts); this line reports the one
@@ -111,7 +112,8 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
       try {
         const a = await input.http.get(probe);
         if (isHtml(a)) add('host', 'fail', m('doctor.host.html', { url: origin, type: a.contentType }), m('doctor.host.html.fix'));
-        else if (!isJson(a) || a.status >= 300 && a.status < 400) add('host', 'fail', m('doctor.host.not_api', { url: probe, status: a.status, type: a.contentType }), m('doctor.host.html.fix'));
+        else if (!isJson(a) || (a.status >= 300 && a.status < 400))
+          add('host', 'fail', m('doctor.host.not_api', { url: probe, status: a.status, type: a.contentType }), m('doctor.host.html.fix'));
         else {
           hostAnswer = a;
           add('host', 'pass', m('doctor.host.ok', { host, ip, status: a.status }));
@@ -129,7 +131,8 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
     try {
       const a = await input.http.get(url);
       const doc = isJson(a) ? parseJson(a) : undefined;
-      if (a.status === 200 && typeof doc?.issuer === 'string' && typeof doc.token_endpoint === 'string') add('oauth', 'pass', m('doctor.oauth.ok', { issuer: doc.issuer }));
+      if (a.status === 200 && typeof doc?.issuer === 'string' && typeof doc.token_endpoint === 'string')
+        add('oauth', 'pass', m('doctor.oauth.ok', { issuer: doc.issuer }));
       else add('oauth', 'fail', m('doctor.oauth.missing', { url, why: `HTTP ${a.status}, ${a.contentType}` }), m('doctor.oauth.fix'));
     } catch (err) {
       add('oauth', 'fail', m('doctor.oauth.missing', { url, why: String((err as Error).message) }), m('doctor.oauth.fix'));
@@ -143,7 +146,12 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
   if (!skipUnless('token', 'host')) {
     source = await input.token();
     if (!source.value) {
-      add('token', 'fail', source.why ? m('doctor.token.not_signed_in', { message: source.why }) : m('doctor.token.none'), m('doctor.token.none.fix', { login }));
+      add(
+        'token',
+        'fail',
+        source.why ? m('doctor.token.not_signed_in', { message: source.why }) : m('doctor.token.none'),
+        m('doctor.token.none.fix', { login }),
+      );
     } else {
       try {
         const a = await input.http.get(`${origin}/api/v1/me`, source.value);
@@ -172,7 +180,12 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
     const word = (s: 'read' | 'write') => m(`doctor.scope.word.${s}`);
     if (!scope) add('scope', 'warn', m('doctor.scope.unknown', { wanted: word(input.want) }));
     else if (scope === 'read' && input.want === 'write') {
-      add('scope', 'fail', m('doctor.scope.read_not_write', { source: from }), source.kind === 'oauth' ? m('doctor.scope.read_not_write.oauth.fix', { login }) : m('doctor.scope.read_not_write.pat.fix'));
+      add(
+        'scope',
+        'fail',
+        m('doctor.scope.read_not_write', { source: from }),
+        source.kind === 'oauth' ? m('doctor.scope.read_not_write.oauth.fix', { login }) : m('doctor.scope.read_not_write.pat.fix'),
+      );
     } else add('scope', 'pass', m('doctor.scope.ok', { scope: word(scope), source: from, wanted: word(input.want) }));
   }
 
@@ -247,7 +260,8 @@ function scopeShownByApi(data: Record<string, unknown>): 'read' | 'write' | unde
 function describeToken(m: Msg, source: TokenSource, data: unknown): string {
   const d = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
   const ws = (typeof d.workspace === 'object' && d.workspace !== null ? d.workspace : {}) as Record<string, unknown>;
-  const who = [d.name, d.email ? `<${String(d.email)}>` : undefined, d.role ? `(${String(d.role)})` : undefined].filter(Boolean).join(' ') || String(d.id ?? '?');
+  const who =
+    [d.name, d.email ? `<${String(d.email)}>` : undefined, d.role ? `(${String(d.role)})` : undefined].filter(Boolean).join(' ') || String(d.id ?? '?');
   const member = ws.name ? `${who}, ${String(ws.name)}` : who;
   const token = (typeof d.token === 'object' && d.token !== null ? d.token : {}) as Record<string, unknown>;
   let expiry: string;

@@ -17,7 +17,10 @@ export interface Answer {
 
 /** Why nothing usable came back: the connection's error code when there is one. */
 export class Unreachable extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }

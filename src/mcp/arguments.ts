@@ -105,7 +105,12 @@ export function preview(v: unknown): string {
   if (Array.isArray(v)) return `an array of ${v.length} items`;
   if (typeof v === 'object' && v !== null) {
     const keys = Object.keys(v);
-    return `an object with ${plural(keys.length, 'key')} (${cut(keys.slice(0, 5).map((k) => cut(k, 20)).join(', '))})`;
+    return `an object with ${plural(keys.length, 'key')} (${cut(
+      keys
+        .slice(0, 5)
+        .map((k) => cut(k, 20))
+        .join(', '),
+    )})`;
   }
   return typeof v;
 }
@@ -280,7 +285,10 @@ export function want(s: z.ZodType, depth = 0): string {
       break;
     case 'enum': {
       const values = Object.values(d.entries ?? {});
-      w = `one of ${values.slice(0, 20).map((v) => JSON.stringify(v)).join(', ')}${values.length > 20 ? ', …' : ''}`;
+      w = `one of ${values
+        .slice(0, 20)
+        .map((v) => JSON.stringify(v))
+        .join(', ')}${values.length > 20 ? ', …' : ''}`;
       break;
     }
     case 'literal':
@@ -288,7 +296,16 @@ export function want(s: z.ZodType, depth = 0): string {
       break;
     case 'array': {
       const { min, max } = arrayBounds(base);
-      const count = min !== undefined && max !== undefined ? (min === max ? ` of ${plural(min, 'item')}` : ` of ${min} to ${max} items`) : min !== undefined ? ` of at least ${plural(min, 'item')}` : max !== undefined ? ` of at most ${plural(max, 'item')}` : '';
+      const count =
+        min !== undefined && max !== undefined
+          ? min === max
+            ? ` of ${plural(min, 'item')}`
+            : ` of ${min} to ${max} items`
+          : min !== undefined
+            ? ` of at least ${plural(min, 'item')}`
+            : max !== undefined
+              ? ` of at most ${plural(max, 'item')}`
+              : '';
       w = `an array${count}${d.element && depth < 2 ? `, each ${want(d.element, depth + 1)}` : ''}`;
       break;
     }
@@ -490,7 +507,8 @@ function readValue(s: z.ZodType, value: unknown, path: Path, ctx: ReadContext): 
     case 'enum': {
       if (typeof value !== 'string' || accepts(base, value)) return value;
       const hits = Object.values(d.entries ?? {}).filter((e) => typeof e === 'string' && e.toLowerCase() === value.toLowerCase());
-      if (hits.length > 1) ctx.problems.push({ path, rule: `must be ${want(s)}`, given: `${preview(value)}, which matches ${hits.length} of them once case is ignored` });
+      if (hits.length > 1)
+        ctx.problems.push({ path, rule: `must be ${want(s)}`, given: `${preview(value)}, which matches ${hits.length} of them once case is ignored` });
       return hits.length === 1 ? hits[0] : value;
     }
     case 'union':
@@ -511,7 +529,11 @@ function readUnion(union: z.ZodType, options: z.ZodType[], value: unknown, path:
         return r !== NONE && accepts(o, r);
       });
       if (structured) {
-        ctx.problems.push({ path, rule: `must be ${want(union)}`, given: `${preview(value)}, which reads both as text and as the JSON it holds: send the structure itself, not its text` });
+        ctx.problems.push({
+          path,
+          rule: `must be ${want(union)}`,
+          given: `${preview(value)}, which reads both as text and as the JSON it holds: send the structure itself, not its text`,
+        });
       }
     }
     return value;
@@ -526,7 +548,12 @@ function readUnion(union: z.ZodType, options: z.ZodType[], value: unknown, path:
       const [only] = readings.values();
       return typeof only === 'object' && only !== null ? parsedText(only, path, ctx) : only;
     }
-    if (readings.size > 1) ctx.problems.push({ path, rule: `must be ${want(union)}`, given: `${preview(value)}, which reads as ${readings.size} different values: send the one you mean` });
+    if (readings.size > 1)
+      ctx.problems.push({
+        path,
+        rule: `must be ${want(union)}`,
+        given: `${preview(value)}, which reads as ${readings.size} different values: send the one you mean`,
+      });
     return value;
   }
   // Structures: read against the one option they fit once read (several fits: left as sent).

@@ -1,9 +1,10 @@
 // completion/complete for prompt arguments and resource template variables. An id is what the
 // argument takes, but a person types a name: engagements match on their name as well as their id,
 // findings on their statement. Enumerations complete from the catalog's own lists.
+
+import { CONTRADICTION_STATUSES, DOCUMENT_KINDS, EXPORT_KINDS, FINDING_TYPES, REVIEW_STATUSES } from '../../tools/shared.js';
 import type { ApiClient } from '../api/client.js';
 import type { Operation } from '../operation.js';
-import { CONTRADICTION_STATUSES, DOCUMENT_KINDS, EXPORT_KINDS, FINDING_TYPES, REVIEW_STATUSES } from '../../tools/shared.js';
 import type { ToolRegistry } from './registry.js';
 import { terms } from './search.js';
 
@@ -47,7 +48,12 @@ function rank(records: Record<string, unknown>[], value: string, label: string):
   return scored.map((s) => s.id);
 }
 
-async function records(deps: CompletionDeps, op: Operation | undefined, args: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+async function records(
+  deps: CompletionDeps,
+  op: Operation | undefined,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>[]> {
   if (!op) return [];
   try {
     const res = await deps.client.callOperation(op, { ...args, limit: 200 }, signal ? { signal } : undefined);
@@ -75,10 +81,14 @@ export async function complete(
     await deps.ready();
     const engagement = context.engagement;
     if (name === 'engagement') values = rank(await records(deps, at(deps, 'GET', '/engagements'), {}), value, 'name');
-    else if (name === 'finding' && engagement) values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/findings'), { engagement }), value, 'statement');
-    else if (name === 'export' && engagement) values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/exports'), { engagement }), value, 'kind');
-    else if (name === 'interview' && engagement) values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/interviews'), { engagement }), value, 'title');
-    else if (name === 'chapter' && context.interview) values = rank(await records(deps, at(deps, 'GET', '/interviews/{interview}/chapters'), { interview: context.interview }), value, 'title');
+    else if (name === 'finding' && engagement)
+      values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/findings'), { engagement }), value, 'statement');
+    else if (name === 'export' && engagement)
+      values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/exports'), { engagement }), value, 'kind');
+    else if (name === 'interview' && engagement)
+      values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/interviews'), { engagement }), value, 'title');
+    else if (name === 'chapter' && context.interview)
+      values = rank(await records(deps, at(deps, 'GET', '/interviews/{interview}/chapters'), { interview: context.interview }), value, 'title');
   }
   return { values: values.slice(0, MAX), total: values.length, hasMore: values.length > MAX };
 }

@@ -22,7 +22,10 @@ const TEXT_TYPES = /^(text\/|application\/(json|xml|csv|x-bpmn|bpmn\+xml|[a-z.+-
  */
 export function safeFileName(name: string | undefined, fallback: string): string {
   let n = basename(String(name ?? '').replace(/\\/g, '/'));
-  n = n.replace(/[\u0000-\u001f\u007f<>:"/\\|?*]/g, '_').replace(/^[.\s]+/, '').trim();
+  n = n
+    .replace(/[\u0000-\u001f\u007f<>:"/\\|?*]/g, '_')
+    .replace(/^[.\s]+/, '')
+    .trim();
   if (n.length > 180) {
     const ext = extname(n).slice(0, 16);
     n = n.slice(0, 180 - ext.length) + ext;

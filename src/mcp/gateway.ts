@@ -3,7 +3,7 @@
 // them, describe_operation shows one in full, call_operation runs one exactly as its own tool would
 // (the pipeline's same validation, limiter, read-only and consent checks, results and budget).
 import { z } from 'zod';
-import { TOOLSETS, type Operation } from '../operation.js';
+import { type Operation, TOOLSETS } from '../operation.js';
 import { readCallOperation } from './arguments.js';
 import { isGenerated } from './live-openapi.js';
 import { type Pipeline, refusalResult } from './pipeline.js';
@@ -43,7 +43,8 @@ export function purposeOf(op: Pick<Operation, 'description'>): string {
 /** A required argument as find_operations shows it: its name, and its values when a few words say them all. */
 function argumentHint(op: Operation, name: string): string {
   let s: unknown = op.input.shape[name];
-  for (let i = 0; i < 3 && s && typeof s === 'object' && 'unwrap' in s && typeof (s as { unwrap: unknown }).unwrap === 'function'; i++) s = (s as { unwrap: () => unknown }).unwrap();
+  for (let i = 0; i < 3 && s && typeof s === 'object' && 'unwrap' in s && typeof (s as { unwrap: unknown }).unwrap === 'function'; i++)
+    s = (s as { unwrap: () => unknown }).unwrap();
   const options = (s as { options?: unknown } | undefined)?.options;
   return Array.isArray(options) && options.length <= 6 && options.every((o) => typeof o === 'string') ? `${name} (${options.join('|')})` : name;
 }
@@ -54,7 +55,13 @@ function argumentHint(op: Operation, name: string): string {
  */
 function summaryLine(op: Operation): string {
   const req = requiredArgs(op).map((a) => argumentHint(op, a));
-  const flags = [op.scope, op.paginated ? 'list' : '', op.response === 'file' ? 'file' : '', op.annotations.destructiveHint ? 'destructive' : '', isGenerated(op) ? 'generated' : '']
+  const flags = [
+    op.scope,
+    op.paginated ? 'list' : '',
+    op.response === 'file' ? 'file' : '',
+    op.annotations.destructiveHint ? 'destructive' : '',
+    isGenerated(op) ? 'generated' : '',
+  ]
     .filter(Boolean)
     .join(', ');
   return `${op.name}: ${purposeOf(op)} Needs ${req.length ? req.join(', ') : 'nothing'}. [${flags}]`;
@@ -86,7 +93,10 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         filter: (op) => registry.permitted(op) && (!area || op.toolset === area) && registry.get(op.name) === op,
       });
       if (!matches.length) {
-        return { content: [{ type: 'text', text: `No operation matches "${query}". Try other words, or an area: ${TOOLSETS.join(', ')}.` }], structuredContent: { operations: [] } };
+        return {
+          content: [{ type: 'text', text: `No operation matches "${query}". Try other words, or an area: ${TOOLSETS.join(', ')}.` }],
+          structuredContent: { operations: [] },
+        };
       }
       return {
         content: [{ type: 'text', text: matches.map((m) => summaryLine(m.op)).join('\n') }],
@@ -122,7 +132,8 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
       await registry.operations.ready();
       const { operation } = args as z.infer<typeof describeInput>;
       const op = registry.get(operation);
-      if (!op) return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
+      if (!op)
+        return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
       // The full schema (id patterns included): this is where the assistant reads the exact rules.
       // A generated operation shows its description's own schema (with the extras).
       const schema = isGenerated(op)

@@ -12,6 +12,7 @@
 // Callers check Host/Origin and authentication first, read the body and hand it over parsed.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getHeapStatistics } from 'node:v8';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import {
   type AuthInfo,
@@ -22,9 +23,8 @@ import {
   type McpRequestContext,
   type Server,
 } from '@modelcontextprotocol/server';
-import { getHeapStatistics } from 'node:v8';
-import type { Logger } from '../log.js';
 import { InFlight } from '../in-flight.js';
+import type { Logger } from '../log.js';
 import { MemoryStore } from '../store/memory.js';
 import type { StateStore } from '../store/store.js';
 import { announceToolsChanged } from './server.js';
@@ -222,7 +222,11 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
       // goes on without one while its requests are answered on their own. A 404 would tell the client
       // its session is gone: the SDK's client reports an error, others start a new session.
       res.writeHead(405, { allow: 'POST, DELETE', 'content-type': 'application/json' }).end(
-        JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'No event stream for this session here: its requests are answered without one.' } }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32000, message: 'No event stream for this session here: its requests are answered without one.' },
+        }),
       );
       return;
     }
@@ -239,7 +243,9 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
   return {
     async handle(req, res, body, authInfo) {
       if (closing) {
-        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'The server is shutting down.' } }));
+        res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'The server is shutting down.' } }));
         return;
       }
       // A request (not a notification, nor a stream held open for events) counts until answered.
@@ -270,7 +276,9 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
 }
 
 function notFound(res: ServerResponse): void {
-  res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found.' } }));
+  res
+    .writeHead(404, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found.' } }));
 }
 
 function isRequest(body: unknown): body is { method: string; id: unknown } {

@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { ARTIFACT_MAX_KIB, ULID_PATTERN } from '../../tools/shared.js';
+import { uploadFile } from '../../tools/sources.js';
 import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../log.js';
-import { TOOLSETS, pathParams, type HttpMethod, type Operation, type Toolset } from '../operation.js';
-import { uploadFile } from '../../tools/sources.js';
-import { ARTIFACT_MAX_KIB, ULID_PATTERN } from '../../tools/shared.js';
+import { type HttpMethod, type Operation, pathParams, TOOLSETS, type Toolset } from '../operation.js';
 
 type Json = Record<string, unknown>;
 
@@ -96,9 +96,10 @@ export async function loadLiveDescription(opts: LoadOptions): Promise<LiveDescri
     const info = (doc as Json).info as Json | undefined;
     const d: LiveDescription = { version: String(info?.version ?? 'unknown'), fetchedAt: now(), source: 'network', document: doc as Json };
     if (origin) memory.set(origin, d);
-    if (file && origin) await writeCache(file, { origin, version: d.version, fetched_at: d.fetchedAt, document: d.document }).catch((err: unknown) =>
-      opts.logger.warn({ err: String(err) }, 'could not keep the API description on disk; it will be fetched again next start'),
-    );
+    if (file && origin)
+      await writeCache(file, { origin, version: d.version, fetched_at: d.fetchedAt, document: d.document }).catch((err: unknown) =>
+        opts.logger.warn({ err: String(err) }, 'could not keep the API description on disk; it will be fetched again next start'),
+      );
     return d;
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);

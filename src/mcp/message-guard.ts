@@ -85,13 +85,19 @@ export function guardText(text: string): Guarded {
 /** Checks one parsed message and normalises what clients are known to send loosely. */
 export function guardMessage(value: unknown): Guarded {
   if (!isObject(value)) {
-    return answer(null, INVALID_REQUEST, Array.isArray(value) ? 'Invalid Request: batches are not supported; send one message at a time.' : 'Invalid Request: a message is a JSON object.');
+    return answer(
+      null,
+      INVALID_REQUEST,
+      Array.isArray(value) ? 'Invalid Request: batches are not supported; send one message at a time.' : 'Invalid Request: a message is a JSON object.',
+    );
   }
   const { id, method } = value;
   const hasId = 'id' in value;
   if (hasId && !isId(id)) {
     // A response to an unusable id cannot be answered; a request with one cannot be answered either.
-    return method === undefined ? { kind: 'drop', why: 'a response with an invalid id' } : answer(null, INVALID_REQUEST, 'Invalid Request: id must be a string or a number.');
+    return method === undefined
+      ? { kind: 'drop', why: 'a response with an invalid id' }
+      : answer(null, INVALID_REQUEST, 'Invalid Request: id must be a string or a number.');
   }
   const isResponse = 'result' in value || 'error' in value;
   if (value.jsonrpc !== '2.0') {
@@ -109,11 +115,13 @@ export function guardMessage(value: unknown): Guarded {
     return answer(hasId ? (id as JsonRpcId) : null, INVALID_REQUEST, `Invalid Request: ${why}.`);
   }
   // A request (id) or a notification (no id).
-  const fail = (why: string): Guarded => (hasId ? answer(id as JsonRpcId, INVALID_PARAMS, `Invalid params: ${why.replace(/\.$/, '')}.`) : { kind: 'drop', why });
+  const fail = (why: string): Guarded =>
+    hasId ? answer(id as JsonRpcId, INVALID_PARAMS, `Invalid params: ${why.replace(/\.$/, '')}.`) : { kind: 'drop', why };
   if ('params' in value && value.params !== undefined) {
     const params = value.params;
     // JSON-RPC's params are structured (an object or an array); MCP's are always an object.
-    if (!isObject(params) && !Array.isArray(params)) return hasId ? answer(id as JsonRpcId, INVALID_REQUEST, 'Invalid Request: params must be an object.') : { kind: 'drop', why: 'params not structured' };
+    if (!isObject(params) && !Array.isArray(params))
+      return hasId ? answer(id as JsonRpcId, INVALID_REQUEST, 'Invalid Request: params must be an object.') : { kind: 'drop', why: 'params not structured' };
     if (!isObject(params)) return fail('params must be an object');
     if ('_meta' in params && params._meta !== undefined) {
       if (!isObject(params._meta)) return fail('params._meta must be an object');
@@ -143,7 +151,6 @@ export function guardMessage(value: unknown): Guarded {
 }
 
 const INVALID = Symbol('invalid');
-
 
 /** Tool arguments as clients send them: absent or null is none; JSON text of an object is the object. */
 function readArguments(args: unknown): Record<string, unknown> | undefined | typeof INVALID {

@@ -10,14 +10,14 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ApiClient, ApiResponse } from '../api/client.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { pathParams, type Operation } from '../operation.js';
-import { type ReadResult, readArguments, refusalResult as argumentsRefusal } from './arguments.js';
+import { type Operation, pathParams } from '../operation.js';
+import { refusalResult as argumentsRefusal, type ReadResult, readArguments } from './arguments.js';
 import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras } from './extras.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './jobs.js';
 import { isRefusal, type Refusal, type ToolRegistry, writeRefusal } from './registry.js';
-import { linksFor } from './resources.js';
 import { callHint, type JobReport, markWorkspaceContent, renderError, renderFile, renderJob, renderSuccess, toolError } from './render/index.js';
-import { operationInput, type CallContext, type ToolSpec, toolDefinition } from './tools.js';
+import { linksFor } from './resources.js';
+import { type CallContext, operationInput, type ToolSpec, toolDefinition } from './tools.js';
 import { toMultipart, type UploadChecks } from './uploads.js';
 
 export interface PipelineDeps {
@@ -132,7 +132,10 @@ export class Pipeline {
     if (isRefusal(op)) throw new InvocationRefused(refusalResult(op));
     const checked = readArguments(op.input, args, op.name);
     if (!checked.ok) throw new InvocationRefused(argumentsRefusal(checked));
-    return this.#deps.client.callOperation(op, checked.args as Record<string, unknown>, { signal: ctx.signal, ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}) });
+    return this.#deps.client.callOperation(op, checked.args as Record<string, unknown>, {
+      signal: ctx.signal,
+      ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}),
+    });
   }
 
   /** How to make a call again: the operation's own tool when listed here, else call_operation. */
@@ -146,9 +149,18 @@ export class Pipeline {
     const started = performance.now();
     try {
       const multipart =
-        op.body === 'multipart' ? await toMultipart(op, api, ctx.uploadDirs ? await ctx.uploadDirs() : config.uploadDirs, this.#uploadChecks, ctx.signal) : undefined;
-      const res = await client.callOperation(op, api, { signal: ctx.signal, ...(multipart ? { multipart } : {}), ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}) });
-      logger.debug({ tool: ctx.via ?? op.name, op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache }, 'tool call');
+        op.body === 'multipart'
+          ? await toMultipart(op, api, ctx.uploadDirs ? await ctx.uploadDirs() : config.uploadDirs, this.#uploadChecks, ctx.signal)
+          : undefined;
+      const res = await client.callOperation(op, api, {
+        signal: ctx.signal,
+        ...(multipart ? { multipart } : {}),
+        ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}),
+      });
+      logger.debug(
+        { tool: ctx.via ?? op.name, op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache },
+        'tool call',
+      );
       if (res.file) return await renderFile(op, res.file, config.downloadDir, ctx.signal, ctx.progress, config.responseBudget);
       const kind = jobKindOf(op);
       const ref = kind && res.data !== undefined ? jobFromStart(kind, res.data, api) : undefined;

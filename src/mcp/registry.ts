@@ -24,7 +24,10 @@ export function shownName(name: string, max = 80): string {
 /** Why a tool that changes data cannot run in this session, in words for the assistant. */
 export function writeRefusal(policy: SurfacePolicy, name: string): Refusal | undefined {
   if (policy.readOnly) {
-    return { reason: 'read_only', message: `Tool "${shownName(name)}" changes data and this server runs read-only (WORKSPACE_READ_ONLY=true). Nothing was sent.` };
+    return {
+      reason: 'read_only',
+      message: `Tool "${shownName(name)}" changes data and this server runs read-only (WORKSPACE_READ_ONLY=true). Nothing was sent.`,
+    };
   }
   if (policy.grantedScope === 'read') {
     return {

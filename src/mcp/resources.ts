@@ -3,9 +3,9 @@
 // URI templates, linked from tool results, and read in full (the response budget is for tool results;
 // a client reads a resource when it decides to).
 import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
+import { catalog } from '../../tools/index.js';
 import type { ApiClient } from '../api/client.js';
 import type { Operation, ResourceFacet } from '../operation.js';
-import { catalog } from '../../tools/index.js';
 import { shownName, type ToolRegistry } from './registry.js';
 import type { ResourceLink } from './render/index.js';
 

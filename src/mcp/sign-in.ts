@@ -102,7 +102,10 @@ export class SignInGate {
       if (flow) {
         // The member is on the page: give the browser a moment before asking the client again.
         const finished = await Promise.race([
-          flow.done.then(() => true, () => false),
+          flow.done.then(
+            () => true,
+            () => false,
+          ),
           new Promise<false>((r) => setTimeout(() => r(false), ROUND_WAIT_MS).unref()),
         ]);
         if (this.#deps.signedIn()) return undefined;

@@ -4,10 +4,10 @@
 // answers a malformed one itself; the messages it passes reach the SDK's transport unchanged.
 import { PassThrough, Transform, type TransformCallback } from 'node:stream';
 import type { JSONRPCMessage, McpRequestContext, Server } from '@modelcontextprotocol/server';
-import { type ServeStdioOptions, StdioServerTransport, serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
+import { type ServeStdioOptions, type StdioServerHandle, StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { InFlight } from '../in-flight.js';
 import type { Logger } from '../log.js';
 import { type ErrorAnswer, guardText } from './message-guard.js';
-import { InFlight } from '../in-flight.js';
 
 /**
  * The longest line read, in bytes. The largest message a client needs is an artifact upload sent
@@ -53,7 +53,11 @@ export class LineGuard extends Transform {
       if (this.#discarding) {
         this.#discarding = false;
         this.logger.warn({ maxBytes: this.maxLineBytes }, 'dropped a stdin line over the size cap');
-        this.reply({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: a line over ${Math.round(this.maxLineBytes / 1024 / 1024)} MiB was dropped unread.` } });
+        this.reply({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: `Invalid Request: a line over ${Math.round(this.maxLineBytes / 1024 / 1024)} MiB was dropped unread.` },
+        });
       } else {
         this.#line(Buffer.concat(this.#parts, this.#size));
       }

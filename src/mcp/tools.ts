@@ -3,7 +3,7 @@
 // are all ToolSpecs, so they list, validate, run and render through the same four steps.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
-import { OPERATION_META_KEY, operationMeta, type Operation, type Scope, type ToolAnnotations } from '../operation.js';
+import { OPERATION_META_KEY, type Operation, operationMeta, type Scope, type ToolAnnotations } from '../operation.js';
 import type { ReadResult } from './arguments.js';
 import { toolInput } from './extras.js';
 import { operationSchema } from './schema.js';

@@ -9,7 +9,7 @@ import { basename, isAbsolute, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { MultipartBody } from '../api/client.js';
 import { InvalidArgumentError, WorkspaceApiError } from '../api/errors.js';
-import { pathParams, type Operation } from '../operation.js';
+import { type Operation, pathParams } from '../operation.js';
 
 /** What an upload may ask the workspace before it is sent. */
 export interface UploadChecks {
@@ -26,9 +26,18 @@ export interface UploadArg {
 }
 
 const BY_EXTENSION: Record<string, string> = {
-  pdf: 'application/pdf', csv: 'text/csv', json: 'application/json', txt: 'text/plain', md: 'text/markdown',
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', xml: 'application/xml', bpmn: 'application/xml',
+  pdf: 'application/pdf',
+  csv: 'text/csv',
+  json: 'application/json',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xml: 'application/xml',
+  bpmn: 'application/xml',
 };
 
 function guessType(name: string, fallback: string): string {
@@ -51,7 +60,10 @@ export function checkContentType(field: string, contentType: string, head: Buffe
   const base = type.trim();
   const sig = SIGNATURES.find((s) => s.type.test(base));
   if (sig && !head.subarray(0, sig.magic.length).equals(sig.magic)) {
-    throw new InvalidArgumentError(field, `the content is declared ${base} but is not ${sig.what}; give the right content_type (or filename extension) or the right file`);
+    throw new InvalidArgumentError(
+      field,
+      `the content is declared ${base} but is not ${sig.what}; give the right content_type (or filename extension) or the right file`,
+    );
   }
   if (/^(text\/|application\/(json|xml|csv))/i.test(base) && head.includes(0)) {
     throw new InvalidArgumentError(field, `the content is declared ${base} but holds binary data (NUL bytes); give the right content_type`);
@@ -104,7 +116,10 @@ async function checkExternalSource(content: Buffer | string, checks: UploadCheck
     schema = await checks.externalSourceSchema(version, signal);
   } catch (err) {
     if (err instanceof WorkspaceApiError && err.status === 404) {
-      throw new InvalidArgumentError('file', `format_version ${JSON.stringify(version)} is not a format this workspace knows (GET /sources/schema/external-source/${version} answered 404)`);
+      throw new InvalidArgumentError(
+        'file',
+        `format_version ${JSON.stringify(version)} is not a format this workspace knows (GET /sources/schema/external-source/${version} answered 404)`,
+      );
     }
     // The workspace validates the upload anyway: a schema we could not fetch only loses the early check.
     return;
@@ -112,7 +127,10 @@ async function checkExternalSource(content: Buffer | string, checks: UploadCheck
   if (!schema || typeof schema !== 'object') return;
   const lines = schemaMismatches(schema, doc);
   if (lines.length) {
-    throw new InvalidArgumentError('file', `does not match the external-source format ${version} (get_external_source_schema shows it):\n- ${lines.join('\n- ')}`);
+    throw new InvalidArgumentError(
+      'file',
+      `does not match the external-source format ${version} (get_external_source_schema shows it):\n- ${lines.join('\n- ')}`,
+    );
   }
 }
 

@@ -4,14 +4,14 @@
 // is reported, never silently left out. The pipeline validates their own arguments and marks their
 // results as workspace content.
 import { z } from 'zod';
+import { DOCUMENT_KINDS, id, REVIEW_STATUSES } from '../../tools/shared.js';
 import { WorkspaceApiError } from '../api/errors.js';
-import { DOCUMENT_KINDS, REVIEW_STATUSES, id } from '../../tools/shared.js';
+import { refusal, refusalResult } from './arguments.js';
 import type { Pipeline } from './pipeline.js';
 import { renderWorkflow, toolError } from './render/index.js';
 import { resourceUri } from './resources.js';
 import { shownSchema } from './schema.js';
 import { annotations, type CallContext, type ToolSpec } from './tools.js';
-import { refusal, refusalResult } from './arguments.js';
 
 export interface WorkflowDeps {
   pipeline: Pipeline;
@@ -110,7 +110,9 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
               const { items, complete } = await allPages(pipeline, 'list_findings', { engagement }, s);
               return { total: items.length, complete, by_type: countBy(items, 'type'), by_review_status: countBy(items, 'review_status') };
             }),
-        told('last_run') ? summaryData.last_run : section(() => get('list_analysis_runs', { limit: 1 })).then((runs) => (Array.isArray(runs) ? (runs[0] ?? null) : runs)),
+        told('last_run')
+          ? summaryData.last_run
+          : section(() => get('list_analysis_runs', { limit: 1 })).then((runs) => (Array.isArray(runs) ? (runs[0] ?? null) : runs)),
       ]);
       // A 404 on everything is an unknown engagement, not several failures.
       const sections = [eng, summary, contradictions, draft];
@@ -119,7 +121,14 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
       }
       const draftData = draft as Json;
       // The rest of the summary, without what the sections above already say.
-      const { engagement_id: _e, findings: _f, contradictions: _c, coverage: _v, last_run: _r, ...otherCounts } = 'error' in summaryData ? ({} as Json) : summaryData;
+      const {
+        engagement_id: _e,
+        findings: _f,
+        contradictions: _c,
+        coverage: _v,
+        last_run: _r,
+        ...otherCounts
+      } = 'error' in summaryData ? ({} as Json) : summaryData;
       const value: Json = {
         engagement: eng,
         coverage: 'error' in summaryData ? summaryData : (summaryData.coverage ?? null),
@@ -161,7 +170,9 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
           return false;
         });
       if (twice.length) {
-        return refusalResult(refusal('review_findings', [{ path: ['reviews'], rule: `give one decision per finding: ${twice.join(', ')} appears more than once` }]));
+        return refusalResult(
+          refusal('review_findings', [{ path: ['reviews'], rule: `give one decision per finding: ${twice.join(', ')} appears more than once` }]),
+        );
       }
       const results: Json[] = [];
       for (const [i, r] of reviews.entries()) {
@@ -212,7 +223,9 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         section(() => pipeline.invoke('get_deliverable_document', { engagement, kind }, extra).then((r) => r.data)),
         section(async () => {
           const { items, complete } = await allPages(pipeline, 'list_findings', { engagement }, s);
-          const validated = items.filter((f) => f.review_status === 'validated').map((f) => ({ id: f.id, type: f.type, statement: f.statement, deliverable_category: f.deliverable_category }));
+          const validated = items
+            .filter((f) => f.review_status === 'validated')
+            .map((f) => ({ id: f.id, type: f.type, statement: f.statement, deliverable_category: f.deliverable_category }));
           return { validated, proposed: items.filter((f) => f.review_status === 'proposed').length, complete };
         }),
         section(async () => {
@@ -222,7 +235,13 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         section(() => pipeline.invoke('get_deliverable_draft', { engagement }, extra).then((r) => r.data)),
       ]);
       const d = draft as Json;
-      const value = { kind, document, findings, open_contradictions: contradictions, draft: 'error' in d ? d : { stage: d.stage, attribution: d.attribution, include_proposed: d.include_proposed } };
+      const value = {
+        kind,
+        document,
+        findings,
+        open_contradictions: contradictions,
+        draft: 'error' in d ? d : { stage: d.stage, attribution: d.attribution, include_proposed: d.include_proposed },
+      };
       // The document's updated_at is what update_deliverable_document echoes: kept in the concise form.
       return renderWorkflow(value, deps.budget, {
         keep: ['document.updated_at'],

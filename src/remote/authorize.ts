@@ -3,7 +3,7 @@
 // and sends the browser on to the workspace's own sign-in and consent, with this server's PKCE and state.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { backToClient, bindingCookie, readBinding, type RemoteContext } from './context.js';
+import { backToClient, bindingCookie, type RemoteContext, readBinding } from './context.js';
 import { readForm, redirect, sendHtml } from './io.js';
 import { canonicalResource, type RemoteScope } from './metadata.js';
 import { approvalPage, errorPage } from './pages.js';
@@ -105,9 +105,14 @@ export async function decideAuthorization(ctx: RemoteContext, req: IncomingMessa
   if (!pending) return sendHtml(res, 400, errorPage('Sign-in expired', 'This sign-in is unknown, expired or already used. Start again from your assistant.'));
   const binding = readBinding(req, ctx.ep);
   if (!binding || hashOf(binding) !== pending.browser) {
-    return sendHtml(res, 400, errorPage('Sign-in refused', 'This approval was not made in the browser that opened the sign-in. Start again from your assistant.'));
+    return sendHtml(
+      res,
+      400,
+      errorPage('Sign-in refused', 'This approval was not made in the browser that opened the sign-in. Start again from your assistant.'),
+    );
   }
-  const back = (error: string, description: string) => backToClient(res, 303, ctx.ep, pending.redirectUri, { error, error_description: description }, pending.state);
+  const back = (error: string, description: string) =>
+    backToClient(res, 303, ctx.ep, pending.redirectUri, { error, error_description: description }, pending.state);
   if (form.get('decision') !== 'allow') return back('access_denied', 'The member cancelled.');
   let start: Awaited<ReturnType<typeof ctx.upstream.start>>;
   try {

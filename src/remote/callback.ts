@@ -5,10 +5,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StoredTokens } from '../auth/store.js';
 import type { FlowRecord } from './authorize.js';
-import { backToClient, readBinding, type RemoteContext } from './context.js';
+import { backToClient, type RemoteContext, readBinding } from './context.js';
 import { sendHtml } from './io.js';
 import { errorPage } from './pages.js';
-import { CODE_PREFIX, hashOf, newSecret, narrower } from './tokens.js';
+import { CODE_PREFIX, hashOf, narrower, newSecret } from './tokens.js';
 import { UpstreamDenied, UpstreamFailure } from './upstream.js';
 
 /** One of our authorization codes, kept by hash. */
@@ -59,7 +59,15 @@ export async function handleCallback(ctx: RemoteContext, req: IncomingMessage, r
   const scope = narrower(flow.scope, tokens.scope);
   // Until the client redeems the code the grant is kept only as long as the code.
   const grantId = await ctx.grants.create(
-    { memberId: member.id, upstreamClientId: flow.upstreamClientId, clientId: flow.clientId, scope, resource: flow.resource, workspace: tokens, createdAt: now },
+    {
+      memberId: member.id,
+      upstreamClientId: flow.upstreamClientId,
+      clientId: flow.clientId,
+      scope,
+      resource: flow.resource,
+      workspace: tokens,
+      createdAt: now,
+    },
     ctx.lifetimes.codeMs + 60_000,
   );
   const code = newSecret(CODE_PREFIX);

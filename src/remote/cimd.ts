@@ -5,7 +5,7 @@
 // connects, so a DNS answer cannot change between check and use); no redirects; 5 s; 64 KiB.
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { isLoopbackUrl } from '../auth/secure.js';
 import { refuseRedirect } from './redirects.js';
 
@@ -20,14 +20,32 @@ export class ClientMetadataError extends Error {
 const NON_PUBLIC = (() => {
   const b = new BlockList();
   for (const [net, bits] of [
-    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-    ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-    ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.0.2.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
   ] as const) {
     b.addSubnet(net, bits, 'ipv4');
   }
   for (const [net, bits] of [
-    ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+    ['::', 128],
+    ['::1', 128],
+    ['64:ff9b::', 96],
+    ['100::', 64],
+    ['2001:db8::', 32],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
   ] as const) {
     b.addSubnet(net, bits, 'ipv6');
   }
@@ -164,7 +182,7 @@ export function createMetadataFetcher(opts: { allowLoopback?: boolean; now?: () 
 export function checkDocument(clientId: string, doc: unknown): ClientMetadata {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new ClientMetadataError('the client metadata document is not a JSON object');
   const d = doc as Record<string, unknown>;
-  if (d.client_id !== clientId) throw new ClientMetadataError('the document\'s client_id differs from its URL');
+  if (d.client_id !== clientId) throw new ClientMetadataError("the document's client_id differs from its URL");
   if (typeof d.client_name !== 'string' || d.client_name.trim() === '') throw new ClientMetadataError('the document has no client_name');
   const uris = d.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0 || uris.length > 20) throw new ClientMetadataError('the document must list 1 to 20 redirect_uris');

@@ -25,7 +25,13 @@ const GRANT_TYPES = new Set(['authorization_code', 'refresh_token']);
 
 /** Names are shown on the approval page: printable, one line, bounded. */
 function cleanName(value: unknown): string {
-  const text = typeof value === 'string' ? value.replace(/[\p{Cc}\p{Cf}]+/gu, ' ').trim().slice(0, 200) : '';
+  const text =
+    typeof value === 'string'
+      ? value
+          .replace(/[\p{Cc}\p{Cf}]+/gu, ' ')
+          .trim()
+          .slice(0, 200)
+      : '';
   return text || 'An MCP client';
 }
 

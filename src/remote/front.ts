@@ -15,19 +15,12 @@ import type { RemoteContext } from './context.js';
 import { authenticate } from './gate.js';
 import { GrantEndedError, Grants } from './grants.js';
 import { OAuthHttpError, sendError, sendJson } from './io.js';
-import {
-  RemoteConfigError,
-  authorizationServerMetadata,
-  bearerChallenge,
-  endpointsFor,
-  protectedResourceMetadata,
-  type Endpoints,
-} from './metadata.js';
+import { authorizationServerMetadata, bearerChallenge, type Endpoints, endpointsFor, protectedResourceMetadata, RemoteConfigError } from './metadata.js';
 import { PersonalTokens } from './personal.js';
 import type { RemotePrincipal } from './principal.js';
-import { SealedRecords, type RecordKind } from './records.js';
+import { type RecordKind, SealedRecords } from './records.js';
 import { handleRevoke } from './revoke.js';
-import { Sealer, parseStateKey } from './sealing.js';
+import { parseStateKey, Sealer } from './sealing.js';
 import { handleToken } from './token.js';
 import { Upstream } from './upstream.js';
 
@@ -70,7 +63,14 @@ export interface RemoteFront {
 }
 
 /** Routes any site may call from a browser: nothing there depends on a cookie or ambient credential. */
-const CORS_ROUTES = new Set(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/oauth/register', '/oauth/token', '/oauth/revoke']);
+const CORS_ROUTES = new Set([
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/mcp',
+  '/.well-known/oauth-authorization-server',
+  '/oauth/register',
+  '/oauth/token',
+  '/oauth/revoke',
+]);
 const CORS = { 'Access-Control-Allow-Origin': '*' };
 /** Methods of the fixed routes (/mcp takes whatever the MCP transport does). */
 const METHODS: Record<string, string[]> = {
@@ -101,13 +101,19 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
   } catch (e) {
     throw new RemoteConfigError(e instanceof Error ? e.message : String(e));
   }
-  const sealer = new Sealer(parseStateKey(opts.stateKey), (opts.previousStateKeys ?? []).map((k, i) => parseStateKey(k, `previous state key #${i + 1}`)));
+  const sealer = new Sealer(
+    parseStateKey(opts.stateKey),
+    (opts.previousStateKeys ?? []).map((k, i) => parseStateKey(k, `previous state key #${i + 1}`)),
+  );
   const logger = opts.logger;
   const warned = new Set<RecordKind>();
   const records = new SealedRecords(opts.store, sealer, (kind) => {
     if (warned.has(kind)) return;
     warned.add(kind);
-    logger.warn({ event: 'remote.unreadable_record', kind }, 'a stored record does not open with the state key (rotated without keeping the old key?): treated as absent');
+    logger.warn(
+      { event: 'remote.unreadable_record', kind },
+      'a stored record does not open with the state key (rotated without keeping the old key?): treated as absent',
+    );
   });
   const now = opts.now ?? Date.now;
   const lifetimes = {
@@ -151,7 +157,12 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
       await opts.mcp(req, res, who);
     } catch (e) {
       if (e instanceof GrantEndedError && !res.headersSent) {
-        return sendJson(res, 401, { error: 'invalid_token', error_description: e.message }, { 'WWW-Authenticate': bearerChallenge(ep, { code: 'invalid_token', description: e.message }) });
+        return sendJson(
+          res,
+          401,
+          { error: 'invalid_token', error_description: e.message },
+          { 'WWW-Authenticate': bearerChallenge(ep, { code: 'invalid_token', description: e.message }) },
+        );
       }
       throw e;
     }
@@ -165,11 +176,19 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz') return (await ready()) ? sendJson(res, 200, { status: 'ready' }) : sendJson(res, 503, { status: 'store unreachable' });
     if (!hostMatches(ep, req.headers.host)) {
-      return sendJson(res, 421, { error: 'invalid_request', error_description: `This server answers for ${ep.host} only (check that the proxy forwards the Host header).` });
+      return sendJson(res, 421, {
+        error: 'invalid_request',
+        error_description: `This server answers for ${ep.host} only (check that the proxy forwards the Host header).`,
+      });
     }
     const cors = CORS_ROUTES.has(path);
     if (cors && method === 'OPTIONS') {
-      res.writeHead(204, { ...CORS, 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type, Authorization, MCP-Protocol-Version', 'Access-Control-Max-Age': '600' });
+      res.writeHead(204, {
+        ...CORS,
+        'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+        'Access-Control-Allow-Headers': 'Content-Type, Authorization, MCP-Protocol-Version',
+        'Access-Control-Max-Age': '600',
+      });
       res.end();
       return;
     }

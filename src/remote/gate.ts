@@ -16,18 +16,11 @@ export interface Refusal {
 }
 
 function refusal(ctx: RemoteContext, status: 400 | 401 | 503, error: string, description: string, extra: Record<string, string> = {}): Refusal {
-  const challenge =
-    error === 'invalid_token' || error === 'invalid_request'
-      ? bearerChallenge(ctx.ep, { code: error, description })
-      : bearerChallenge(ctx.ep);
+  const challenge = error === 'invalid_token' || error === 'invalid_request' ? bearerChallenge(ctx.ep, { code: error, description }) : bearerChallenge(ctx.ep);
   return { status, headers: { 'WWW-Authenticate': challenge, ...extra }, body: { error, error_description: description } };
 }
 
-export async function authenticate(
-  ctx: RemoteContext,
-  personal: PersonalTokens | undefined,
-  req: IncomingMessage,
-): Promise<RemotePrincipal | Refusal> {
+export async function authenticate(ctx: RemoteContext, personal: PersonalTokens | undefined, req: IncomingMessage): Promise<RemotePrincipal | Refusal> {
   const authorization = req.headers.authorization;
   const pat = req.headers[PERSONAL_TOKEN_HEADER];
   if (pat !== undefined) {
@@ -68,7 +61,11 @@ async function personalPrincipal(ctx: RemoteContext, personal: PersonalTokens, t
   if (checked === 'malformed') return refusal(ctx, 401, 'invalid_token', 'X-Workspace-Token must hold one personal token (pat_...).');
   if (checked === 'refused') return refusal(ctx, 401, 'invalid_token', 'The workspace refused this personal token (unknown, revoked or expired).');
   if (checked === 'unavailable') {
-    return { status: 503, headers: { 'Retry-After': '5' }, body: { error: 'temporarily_unavailable', error_description: 'The workspace could not check the personal token. Try again shortly.' } };
+    return {
+      status: 503,
+      headers: { 'Retry-After': '5' },
+      body: { error: 'temporarily_unavailable', error_description: 'The workspace could not check the personal token. Try again shortly.' },
+    };
   }
   return {
     kind: 'personal',

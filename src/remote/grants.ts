@@ -131,7 +131,9 @@ export class Grants {
   }
 
   async #refreshAcrossReplicas(id: string, snapshot: Read<GrantRecord>, force: boolean): Promise<Read<GrantRecord>> {
-    const replaced = (cur: Read<GrantRecord>) => cur.value.workspace.refresh_token !== snapshot.value.workspace.refresh_token || cur.value.workspace.access_token !== snapshot.value.workspace.access_token;
+    const replaced = (cur: Read<GrantRecord>) =>
+      cur.value.workspace.refresh_token !== snapshot.value.workspace.refresh_token ||
+      cur.value.workspace.access_token !== snapshot.value.workspace.access_token;
     const owner = randomBytes(12).toString('base64url');
     const deadline = Date.now() + LEASE_MS;
     let lease: string | undefined;
@@ -171,7 +173,10 @@ export class Grants {
         if (!again) throw new GrantEndedError();
         if (again.value.workspace.refresh_token !== failed) return again;
         if (await this.o.records.remove('grant', id, again.raw)) {
-          this.o.logger.warn({ event: 'remote.grant_ended', grant: shortId(id), reason: 'workspace refused the refresh', cause: e.message }, "a member's authorization ended at the workspace");
+          this.o.logger.warn(
+            { event: 'remote.grant_ended', grant: shortId(id), reason: 'workspace refused the refresh', cause: e.message },
+            "a member's authorization ended at the workspace",
+          );
           throw new GrantEndedError();
         }
       }

@@ -68,7 +68,11 @@ export async function readBody(req: IncomingMessage, limit = 64 * 1024): Promise
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const mediaType = (req: IncomingMessage) => String(req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+const mediaType = (req: IncomingMessage) =>
+  String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    ?.trim()
+    .toLowerCase();
 
 export async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   if (mediaType(req) !== 'application/x-www-form-urlencoded') {

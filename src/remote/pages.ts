@@ -20,9 +20,15 @@ function destination(redirectUri: string): { where: string; warning?: string } {
   const u = new URL(redirectUri);
   if (u.protocol === 'https:') return { where: u.host };
   if (u.protocol === 'http:') {
-    return { where: `${u.hostname} (this computer)`, warning: 'The answer goes to a program on this computer. Continue only if you started this connection yourself, just now.' };
+    return {
+      where: `${u.hostname} (this computer)`,
+      warning: 'The answer goes to a program on this computer. Continue only if you started this connection yourself, just now.',
+    };
   }
-  return { where: `the ${u.protocol.slice(0, -1)}: application`, warning: 'The answer goes to an application installed on this computer. Continue only if you started this connection yourself, just now.' };
+  return {
+    where: `the ${u.protocol.slice(0, -1)}: application`,
+    warning: 'The answer goes to an application installed on this computer. Continue only if you started this connection yourself, just now.',
+  };
 }
 
 export interface ApprovalView {

@@ -4,7 +4,21 @@
 import { isLoopbackUrl } from '../auth/secure.js';
 
 /** Schemes that would run code, read files or leave the member somewhere no application listens. */
-const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'about:', 'blob:', 'ftp:', 'ws:', 'wss:', 'mailto:', 'tel:', 'sms:', 'view-source:']);
+const REFUSED_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'file:',
+  'vbscript:',
+  'about:',
+  'blob:',
+  'ftp:',
+  'ws:',
+  'wss:',
+  'mailto:',
+  'tel:',
+  'sms:',
+  'view-source:',
+]);
 const MAX_LENGTH = 2000;
 
 function isLoopbackRedirect(u: URL): boolean {

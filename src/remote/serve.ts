@@ -3,10 +3,11 @@
 // with that member's session: their consent as the ceiling of what is listed and run, their
 // workspace token, their rate budget. Both protocol eras over Streamable HTTP (src/mcp/http-serving.ts);
 // every replica sharing the store (Redis) answers any request alike.
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpRequestContext } from '@modelcontextprotocol/server';
 import { LRUCache } from 'lru-cache';
+import { catalog } from '../../tools/index.js';
 import { ApiClient } from '../api/client.js';
 import { WorkspaceApiError } from '../api/errors.js';
 import { limiterFor } from '../api/limiter.js';
@@ -20,7 +21,6 @@ import { createServerFactory } from '../mcp/server.js';
 import { Session } from '../mcp/session.js';
 import type { Store } from '../store/open.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
-import { catalog } from '../../tools/index.js';
 import { createRemoteFront, GrantEndedError, principalOf, type RemotePrincipal } from './index.js';
 import { authInfoFor } from './principal.js';
 
@@ -95,7 +95,8 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
         try {
           return await holder.principal.workspaceToken();
         } catch (err) {
-          if (err instanceof GrantEndedError) throw new WorkspaceApiError(401, 'auth.grant_ended', 'The member\'s sign-in has ended: the client must sign in again.');
+          if (err instanceof GrantEndedError)
+            throw new WorkspaceApiError(401, 'auth.grant_ended', "The member's sign-in has ended: the client must sign in again.");
           throw err;
         }
       },
@@ -107,7 +108,8 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       limiter: limiterFor(principal.budgetKey, {
         ...config.rateLimit,
         store,
-        onStoreError: (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: counting alone'),
+        onStoreError: (err: unknown) =>
+          logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: counting alone'),
       }),
       logger,
       userAgent: `${SERVER_NAME}/${SERVER_VERSION} remote (node ${process.version})`,

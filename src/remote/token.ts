@@ -6,9 +6,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CodeRecord } from './callback.js';
 import type { ClientRecord } from './clients.js';
 import type { RemoteContext } from './context.js';
+import type { GrantRecord } from './grants.js';
 import { OAuthHttpError, readForm, sendJson, single } from './io.js';
 import { canonicalResource } from './metadata.js';
-import type { GrantRecord } from './grants.js';
 import { CODE_PREFIX, hashOf, issueAccessToken, looksLikeOurs, narrower, newRefreshToken, parseScope, refreshTokenGrant, tokenAnswer } from './tokens.js';
 
 /** How many replaced refresh tokens a grant remembers, to recognise one used again. */
@@ -80,7 +80,12 @@ async function redeemCode(ctx: RemoteContext, client: ClientRecord, form: URLSea
   );
   if (!('written' in set)) throw invalidGrant('The sign-in behind this code has ended; sign in again.');
   await ctx.clients.renew(client);
-  const access = await issueAccessToken(ctx.records, { grantId: rec.grantId, clientId: client.client_id, scope: rec.scope, resource: rec.resource }, ctx.lifetimes, now);
+  const access = await issueAccessToken(
+    ctx.records,
+    { grantId: rec.grantId, clientId: client.client_id, scope: rec.scope, resource: rec.resource },
+    ctx.lifetimes,
+    now,
+  );
   return tokenAnswer(access, refresh.token, rec.scope, ctx.lifetimes);
 }
 
@@ -88,7 +93,8 @@ async function rotate(ctx: RemoteContext, client: ClientRecord, form: URLSearchP
   const token = single(form, 'refresh_token') ?? '';
   const grantId = refreshTokenGrant(token);
   const found = grantId ? await ctx.grants.read(grantId) : undefined;
-  if (!grantId || !found || found.value.clientId !== client.client_id || !found.value.refresh) throw invalidGrant('The refresh token is unknown, or the authorization ended; sign in again.');
+  if (!grantId || !found || found.value.clientId !== client.client_id || !found.value.refresh)
+    throw invalidGrant('The refresh token is unknown, or the authorization ended; sign in again.');
   const hash = hashOf(token);
   const reused = async () => {
     ctx.logger.warn({ event: 'remote.refresh_reuse', client_id: client.client_id }, 'a replaced refresh token was used again: the grant is revoked');
@@ -104,13 +110,18 @@ async function rotate(ctx: RemoteContext, client: ClientRecord, form: URLSearchP
   if (current.expiresAt <= now) throw invalidGrant('The refresh token expired; sign in again.');
   checkResource(form, found.value.resource);
   const asked = parseScope(single(form, 'scope'));
-  if (asked === undefined || (asked === 'write' && current.scope !== 'write')) throw new OAuthHttpError(400, 'invalid_scope', 'A refresh cannot widen the granted scope.');
+  if (asked === undefined || (asked === 'write' && current.scope !== 'write'))
+    throw new OAuthHttpError(400, 'invalid_scope', 'A refresh cannot widen the granted scope.');
   const scope = asked === 'default' ? current.scope : narrower(asked, current.scope);
   const next = newRefreshToken(grantId);
   // Compare-and-set on the grant: of two uses of this token racing, exactly one replaces it.
   const outcome = await ctx.grants.update(grantId, (g: GrantRecord) =>
     g.refresh?.hash === hash
-      ? { ...g, refresh: { hash: next.hash, scope, expiresAt: now + ctx.lifetimes.refreshMs }, replacedRefresh: [hash, ...(g.replacedRefresh ?? [])].slice(0, REMEMBERED_REFRESH) }
+      ? {
+          ...g,
+          refresh: { hash: next.hash, scope, expiresAt: now + ctx.lifetimes.refreshMs },
+          replacedRefresh: [hash, ...(g.replacedRefresh ?? [])].slice(0, REMEMBERED_REFRESH),
+        }
       : undefined,
   );
   if ('absent' in outcome) throw invalidGrant("The member's authorization ended; sign in again.");

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import type { Logger } from 'pino';
 import { authorizationRequest } from '../auth/authorize.js';
-import { discover, type AuthorizationServer } from '../auth/discovery.js';
+import { type AuthorizationServer, discover } from '../auth/discovery.js';
 import { SignInError } from '../auth/errors.js';
 import { fetchMember } from '../auth/member.js';
 import { registerClient } from '../auth/registration.js';

@@ -1,10 +1,11 @@
 // The sandbox's own control surface (outside /api/v1): inject faults, read the request log, make jobs
 // fail, revoke a token, re-seed. Offered in process on the handle, and over HTTP under /__sandbox/
 // when the sandbox was started with an admin token.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { timingSafeEqual } from 'node:crypto';
-import { FAIL_NEXT_JOBS } from './jobs.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkFaultSpec, type FaultSpec } from './faults.js';
+import { FAIL_NEXT_JOBS } from './jobs.js';
 import type { Pipeline, RequestLogEntry } from './server.js';
 import type { WorkspaceRegistry } from './state.js';
 
@@ -84,13 +85,7 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** Answer a request under /__sandbox/. Without an admin token configured the whole area is 404. */
-export async function handleAdmin(
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-  adminToken: string | undefined,
-  admin: SandboxAdmin,
-): Promise<void> {
+export async function handleAdmin(req: IncomingMessage, res: ServerResponse, path: string, adminToken: string | undefined, admin: SandboxAdmin): Promise<void> {
   if (!adminToken) return send(res, 404, problem('route.not_found', 'Not found.'));
   const auth = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   if (!auth || !sameSecret(auth[1] as string, adminToken)) {

@@ -4,18 +4,18 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdmin, handleAdmin, type SandboxAdmin } from './admin.js';
-import { seedAtelier, seedGlobex } from './data/index.js';
 import { WS_ATELIER, WS_GLOBEX } from './data/ids.js';
+import { seedAtelier, seedGlobex } from './data/index.js';
 import { demoToken } from './data/workspace.js';
 import { handlers } from './handlers/index.js';
-import { SandboxOAuth, isOAuthPath, type OAuthScope, type SandboxOAuthControl } from './oauth.js';
-import { API_ROOT, Pipeline, envelope, hostName, type RequestLogEntry } from './server.js';
+import { isOAuthPath, type OAuthScope, SandboxOAuth, type SandboxOAuthControl } from './oauth.js';
+import { API_ROOT, envelope, hostName, Pipeline, type RequestLogEntry } from './server.js';
 import { WorkspaceRegistry } from './state.js';
 import { ApiError } from './types.js';
 
-export type { RequestLogEntry } from './server.js';
 export type { SandboxAdmin } from './admin.js';
 export type { FaultSpec } from './faults.js';
+export type { RequestLogEntry } from './server.js';
 
 export interface SandboxOptions {
   port?: number;

@@ -1,10 +1,9 @@
 // `workspace-consulting-mcp sandbox`: run the sandbox in the foreground. Prints exactly one JSON line
 // on stdout once listening (scripts and tests read it to find the port and tokens); everything else
 // goes to stderr.
-import { startSandbox, type SandboxOptions } from './index.js';
+import { type SandboxOptions, startSandbox } from './index.js';
 
-const USAGE =
-  'usage: workspace-consulting-mcp sandbox [--port N] [--host H] [--time-scale X] [--no-rate-limit] [--admin-token T] [--auto-consent read|write]';
+const USAGE = 'usage: workspace-consulting-mcp sandbox [--port N] [--host H] [--time-scale X] [--no-rate-limit] [--admin-token T] [--auto-consent read|write]';
 
 export function parseSandboxArgs(argv: string[]): SandboxOptions {
   const opts: SandboxOptions = { port: 0 };

@@ -200,7 +200,10 @@ async function readBody(req: IncomingMessage, limit = 64 * 1024): Promise<string
 }
 
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    ?.trim()
+    .toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
     throw new OAuthError(400, 'invalid_request', 'Send the parameters as application/x-www-form-urlencoded.');
   }

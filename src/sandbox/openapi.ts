@@ -1,8 +1,7 @@
 // openapi.json, generated from the catalog and the assumed operations (never kept by hand), built
 // once per process: the schemas are the very ones the pipeline validates with.
 import { z } from 'zod';
-import { pathParams } from '../operation.js';
-import { TOOLSETS } from '../operation.js';
+import { pathParams, TOOLSETS } from '../operation.js';
 import type { SandboxOperation } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -105,7 +104,8 @@ export function buildOpenApi(ops: readonly SandboxOperation[]): Json {
     info: {
       title: 'Workspace Consulting API',
       version: '1.0.0',
-      description: 'API of one Workspace Consulting workspace, as served by the embedded sandbox. Operations marked x-sandbox-assumed are named but not listed by the specification.',
+      description:
+        'API of one Workspace Consulting workspace, as served by the embedded sandbox. Operations marked x-sandbox-assumed are named but not listed by the specification.',
     },
     servers: [{ url: '/api/v1' }],
     tags: TOOLSETS.map((t) => ({ name: t })),

@@ -1,8 +1,9 @@
 // Cursor pagination. A cursor is opaque to clients: base64url of the offset and a fingerprint of the
 // list it was issued for, so a cursor of another list, or one edited by hand, is refused (422 on the
 // field `cursor`) instead of silently paging something else.
-import { fieldError } from './validate.js';
+
 import type { HandlerResult, Locale } from './types.js';
+import { fieldError } from './validate.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;

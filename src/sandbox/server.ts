@@ -1,26 +1,19 @@
 // The request pipeline of /api/v1: route -> auth -> scope -> rate limit -> body -> faults ->
 // validation -> handler -> answer. Every failure on the way is an error envelope; nothing a client
 // sends (bad JSON, odd paths, huge bodies) may crash the process or earn a 500.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { catalog } from '../../tools/index.js';
 import { assumedOperations } from './assumed.js';
-import { authenticate, credentialView, insufficientScope, sessionRequired, type Principal } from './auth.js';
-import { FaultQueue, injectedFault, type FaultRecord, type PendingFault } from './faults.js';
+import { authenticate, credentialView, insufficientScope, type Principal, sessionRequired } from './auth.js';
+import { FaultQueue, type FaultRecord, injectedFault, type PendingFault } from './faults.js';
 import { paginate } from './pagination.js';
-import { RATE_LIMIT, RATE_WINDOW_MS, RateLimiter, formatRetryAfter, rateLimited } from './ratelimit.js';
-import { Router, type Route } from './router.js';
+import { formatRetryAfter, RATE_LIMIT, RATE_WINDOW_MS, RateLimiter, rateLimited } from './ratelimit.js';
+import { type Route, Router } from './router.js';
 import type { MemoryWorkspace, WorkspaceRegistry } from './state.js';
-import {
-  ApiError,
-  type Handler,
-  type HandlerContext,
-  type HandlerResult,
-  type Locale,
-  type SandboxOperation,
-  type UploadedFile,
-} from './types.js';
-import { coerceStrings, compileInput, fieldError, validateInput, type InputValidator } from './validate.js';
+import { ApiError, type Handler, type HandlerContext, type HandlerResult, type Locale, type SandboxOperation, type UploadedFile } from './types.js';
+import { coerceStrings, compileInput, fieldError, type InputValidator, validateInput } from './validate.js';
 
 export const API_ROOT = '/api/v1';
 /** Largest request body read at all; larger ones are refused before (or while) reading. */
@@ -78,9 +71,7 @@ export interface PipelineConfig {
   logger: (line: string) => void;
 }
 
-type Target =
-  | { kind: 'op'; op: SandboxOperation; validator: InputValidator; handler: Handler | undefined; uploadLimitKib?: number }
-  | { kind: 'session_only' };
+type Target = { kind: 'op'; op: SandboxOperation; validator: InputValidator; handler: Handler | undefined; uploadLimitKib?: number } | { kind: 'session_only' };
 
 /** Every operation the sandbox serves: the catalog's (documented and curated) and the assumed ones. */
 export const sandboxOperations: readonly SandboxOperation[] = [...catalog, ...assumedOperations];
@@ -216,7 +207,12 @@ export class Pipeline {
   ): Promise<void> {
     const m = this.router.match(method, rawPath || '/');
     if (m.kind === 'bad_path') {
-      throw err(400, 'request.malformed_path', 'The request path is not valid percent-encoding.', "Le chemin de la requête n'est pas un encodage pour cent valide.");
+      throw err(
+        400,
+        'request.malformed_path',
+        'The request path is not valid percent-encoding.',
+        "Le chemin de la requête n'est pas un encodage pour cent valide.",
+      );
     }
     if (m.kind === 'not_found') {
       throw err(404, 'route.not_found', `No API operation at ${method} ${rawPath}.`, `Aucune opération de l'API pour ${method} ${rawPath}.`);
@@ -290,7 +286,12 @@ export class Pipeline {
 
     const input = validateInput(validator, raw, x.locale);
     if (!target.handler) {
-      throw err(501, 'sandbox.not_implemented', `The sandbox does not implement ${op.method} ${op.path} yet.`, `Le bac à sable ne met pas encore en œuvre ${op.method} ${op.path}.`);
+      throw err(
+        501,
+        'sandbox.not_implemented',
+        `The sandbox does not implement ${op.method} ${op.path} yet.`,
+        `Le bac à sable ne met pas encore en œuvre ${op.method} ${op.path}.`,
+      );
     }
     const listKey = `${op.name}:${Object.values(m.params).join('/')}`;
     const ctx: HandlerContext = {
@@ -355,7 +356,8 @@ export class Pipeline {
     if ('file' in result) {
       const f = result.file;
       const headers: Record<string, string> = { ...x.headers, 'Content-Type': f.contentType };
-      if (f.filename) headers['Content-Disposition'] = `attachment; filename="${f.filename.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(f.filename)}`;
+      if (f.filename)
+        headers['Content-Disposition'] = `attachment; filename="${f.filename.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(f.filename)}`;
       if (typeof f.body === 'function') {
         if (f.size !== undefined) headers['Content-Length'] = String(f.size);
         res.writeHead(result.status ?? 200, headers);
@@ -431,13 +433,9 @@ export function envelope(e: ApiError, locale: Locale) {
 }
 
 const tooLarge = (limitBytes: number) =>
-  err(
-    413,
-    'request.too_large',
-    `The request body is larger than ${limitBytes} bytes.`,
-    `Le corps de la requête dépasse ${limitBytes} octets.`,
-    { max_bytes: limitBytes },
-  );
+  err(413, 'request.too_large', `The request body is larger than ${limitBytes} bytes.`, `Le corps de la requête dépasse ${limitBytes} octets.`, {
+    max_bytes: limitBytes,
+  });
 
 /** Read the whole body, refusing (and no longer reading) anything past `limit` bytes. */
 async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
@@ -485,13 +483,7 @@ function mediaType(req: IncomingMessage): string {
 }
 
 const unsupported = (expected: string) =>
-  err(
-    415,
-    'request.unsupported_media_type',
-    `Send the body as ${expected}.`,
-    `Envoyez le corps au format ${expected}.`,
-    { expected },
-  );
+  err(415, 'request.unsupported_media_type', `Send the body as ${expected}.`, `Envoyez le corps au format ${expected}.`, { expected });
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;

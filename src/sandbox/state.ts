@@ -3,7 +3,7 @@
 // from `get`/`all` changes the stored one, as `update` does.
 import { randomBytes } from 'node:crypto';
 import { SEED_BASE } from './data/ids.js';
-import { notFound, type Collection, type Rec, type WorkspaceState } from './types.js';
+import { type Collection, notFound, type Rec, type WorkspaceState } from './types.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 

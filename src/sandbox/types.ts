@@ -27,15 +27,9 @@ export const notFound = (what = 'resource') =>
 
 /** 422 validation.failed; `fields` maps a dotted field path to its messages. */
 export const validationFailed = (fields: Record<string, string[]>) =>
-  new ApiError(
-    422,
-    'validation.failed',
-    { en: 'The given data was invalid.', fr: 'Les données fournies sont invalides.' },
-    { fields },
-  );
+  new ApiError(422, 'validation.failed', { en: 'The given data was invalid.', fr: 'Les données fournies sont invalides.' }, { fields });
 
-export const conflict = (code: string, text: Localized, details: Record<string, unknown> = {}) =>
-  new ApiError(409, code, text, details);
+export const conflict = (code: string, text: Localized, details: Record<string, unknown> = {}) => new ApiError(409, code, text, details);
 
 export const forbidden = (code: string, text: Localized) => new ApiError(403, code, text);
 
@@ -56,10 +50,7 @@ export interface FileBody {
   size?: number;
 }
 
-export type HandlerResult =
-  | { status?: number; data: unknown; meta?: Record<string, unknown> }
-  | { status?: number; file: FileBody }
-  | { status: 204 };
+export type HandlerResult = { status?: number; data: unknown; meta?: Record<string, unknown> } | { status?: number; file: FileBody } | { status: 204 };
 
 export interface UploadedFile {
   filename: string;

@@ -2,7 +2,7 @@
 // `details.fields` mapping each dotted field path to its messages, in the caller's locale.
 import { z } from 'zod';
 import { pathParams } from '../operation.js';
-import { validationFailed, type Locale, type SandboxOperation } from './types.js';
+import { type Locale, type SandboxOperation, validationFailed } from './types.js';
 
 type Base = 'number' | 'boolean' | 'array' | 'other';
 

@@ -16,15 +16,15 @@ import type { SetOptions, StateStore } from './store.js';
 import {
   emptyWindow,
   pauseIn,
+  type SettleOptions,
+  type SlidingWindowStore,
   settleIn,
   slotNamer,
   takeFrom,
-  windowExpires,
-  type SettleOptions,
-  type SlidingWindowStore,
   type WindowLimits,
   type WindowState,
   type WindowTake,
+  windowExpires,
 } from './windows.js';
 
 interface ValueRecord {
@@ -367,7 +367,9 @@ async function unlinkIfThere(file: string): Promise<void> {
 
 function isValueRecord(r: unknown): r is ValueRecord {
   const o = r as ValueRecord | undefined;
-  return typeof o === 'object' && o !== null && typeof o.key === 'string' && typeof o.value === 'string' && (o.expires === null || typeof o.expires === 'number');
+  return (
+    typeof o === 'object' && o !== null && typeof o.key === 'string' && typeof o.value === 'string' && (o.expires === null || typeof o.expires === 'number')
+  );
 }
 
 function isWindowRecord(r: unknown): r is WindowRecord {

@@ -5,15 +5,15 @@ import type { SetOptions, StateStore } from './store.js';
 import {
   emptyWindow,
   pauseIn,
+  type SettleOptions,
+  type SlidingWindowStore,
   settleIn,
   slotNamer,
   takeFrom,
-  windowExpires,
-  type SettleOptions,
-  type SlidingWindowStore,
   type WindowLimits,
   type WindowState,
   type WindowTake,
+  windowExpires,
 } from './windows.js';
 
 interface Entry {

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
 import type { SetOptions, StateStore } from './store.js';
-import { slotNamer, type SettleOptions, type SlidingWindowStore, type WindowLimits, type WindowTake } from './windows.js';
+import { type SettleOptions, type SlidingWindowStore, slotNamer, type WindowLimits, type WindowTake } from './windows.js';
 
 export interface RedisStoreOptions {
   /** Put before every key. Default `wcm:`. */
@@ -195,7 +195,11 @@ export class RedisStore implements StateStore, SlidingWindowStore {
 
   async compareAndSet(key: string, expected: string | undefined, value: string | undefined, opts?: SetOptions): Promise<boolean> {
     const ttl = opts?.ttlMs !== undefined ? Math.max(1, Math.ceil(opts.ttlMs)) : 0;
-    const r = await this.#eval(COMPARE_AND_SET, [this.#key(key)], [expected === undefined ? 0 : 1, expected ?? '', value === undefined ? 0 : 1, value ?? '', ttl]);
+    const r = await this.#eval(
+      COMPARE_AND_SET,
+      [this.#key(key)],
+      [expected === undefined ? 0 : 1, expected ?? '', value === undefined ? 0 : 1, value ?? '', ttl],
+    );
     return Number(r) === 1;
   }
 

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { InvalidArgumentError, WorkspaceApiError } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { op } from '../../tools/shared.js';
-import { z } from 'zod';
-import { fakeWorkspace, sendJson, type FakeWorkspace, type Handler } from './fake-workspace.js';
+import { type FakeWorkspace, fakeWorkspace, type Handler, sendJson } from './fake-workspace.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -14,7 +14,10 @@ afterEach(async () => {
 async function setup(handler: Handler, opts: Partial<ApiClientOptions> = {}): Promise<{ ws: FakeWorkspace; client: ApiClient }> {
   const ws = await fakeWorkspace(handler);
   const client = new ApiClient({ baseUrl: ws.api, token: () => 'pat_test', limiter: new RateLimiter(), ...opts });
-  cleanups.push(() => ws.close(), () => client.close());
+  cleanups.push(
+    () => ws.close(),
+    () => client.close(),
+  );
   return { ws, client };
 }
 
@@ -77,10 +80,13 @@ describe('ApiClient: envelopes and headers', () => {
   });
 
   it('turns an HTML 502 page from a proxy into a typed error with a readable message', async () => {
-    const { client } = await setup((_, res) => {
-      res.writeHead(502, { 'content-type': 'text/html' });
-      res.end('<html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>');
-    }, { retry: { maxNetworkRetries: 0 } });
+    const { client } = await setup(
+      (_, res) => {
+        res.writeHead(502, { 'content-type': 'text/html' });
+        res.end('<html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>');
+      },
+      { retry: { maxNetworkRetries: 0 } },
+    );
     const err = await client.request({ method: 'GET', path: '/workspace' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkspaceApiError);
     const e = err as WorkspaceApiError;
@@ -112,9 +118,7 @@ describe('ApiClient: envelopes and headers', () => {
       path: '/workspace/usage/entries',
       query: { cursor: undefined, period: null, usage: ['chat', 'stt'], filter: { a: 1 }, include_tests: false, q: 'a b&c' },
     });
-    expect(ws.hits[0]!.url).toBe(
-      '/api/v1/workspace/usage/entries?usage=chat&usage=stt&filter=%7B%22a%22%3A1%7D&include_tests=0&q=a%20b%26c',
-    );
+    expect(ws.hits[0]!.url).toBe('/api/v1/workspace/usage/entries?usage=chat&usage=stt&filter=%7B%22a%22%3A1%7D&include_tests=0&q=a%20b%26c');
   });
 
   it('uploads multipart fields and files', async () => {
@@ -180,7 +184,14 @@ describe('ApiClient: callOperation', () => {
     fields: { review_status: z.string() },
     destructive: false,
   });
-  const cancel = op({ name: 'cancel_run', title: 'Cancel', description: 'x', method: 'POST', path: '/engagements/{engagement}/analysis/runs/{run}/cancel', destructive: true });
+  const cancel = op({
+    name: 'cancel_run',
+    title: 'Cancel',
+    description: 'x',
+    method: 'POST',
+    path: '/engagements/{engagement}/analysis/runs/{run}/cancel',
+    destructive: true,
+  });
 
   it('puts path parameters in the path, and the rest in the query of a GET', async () => {
     const { ws, client } = await setup((_, res) => sendJson(res, 200, { data: [] }));
@@ -218,16 +229,9 @@ describe('ApiClient: callOperation', () => {
 describe('ApiClient: path parameters over the wire', () => {
   it('a traversal in a path parameter stays inside its segment and never reaches /workspace', async () => {
     const { ws, client } = await setup((_, res) => sendJson(res, 404, { code: 'resource.not_found', message: 'Not found', details: {} }));
-    await client
-      .request({ method: 'GET', path: '/engagements/{engagement}/findings', pathParams: { engagement: '../../workspace' } })
-      .catch(() => undefined);
-    await client
-      .request({ method: 'GET', path: '/engagements/{engagement}/findings', pathParams: { engagement: 'x?admin=1#frag' } })
-      .catch(() => undefined);
-    expect(ws.hits.map((h) => h.url)).toEqual([
-      '/api/v1/engagements/..%2F..%2Fworkspace/findings',
-      '/api/v1/engagements/x%3Fadmin%3D1%23frag/findings',
-    ]);
+    await client.request({ method: 'GET', path: '/engagements/{engagement}/findings', pathParams: { engagement: '../../workspace' } }).catch(() => undefined);
+    await client.request({ method: 'GET', path: '/engagements/{engagement}/findings', pathParams: { engagement: 'x?admin=1#frag' } }).catch(() => undefined);
+    expect(ws.hits.map((h) => h.url)).toEqual(['/api/v1/engagements/..%2F..%2Fworkspace/findings', '/api/v1/engagements/x%3Fadmin%3D1%23frag/findings']);
   });
 
   it('a media path keeps its slashes, each segment encoded', async () => {
@@ -274,15 +278,12 @@ describe('ApiClient: 401 and token refresh', () => {
 
   it('a second 401 after a refresh is an error, not a loop', async () => {
     let refreshes = 0;
-    const { ws, client } = await setup(
-      (_, res) => sendJson(res, 401, { code: 'auth.unauthenticated', message: 'Unauthenticated.', details: {} }),
-      {
-        onUnauthorized: async () => {
-          refreshes++;
-          return true;
-        },
+    const { ws, client } = await setup((_, res) => sendJson(res, 401, { code: 'auth.unauthenticated', message: 'Unauthenticated.', details: {} }), {
+      onUnauthorized: async () => {
+        refreshes++;
+        return true;
       },
-    );
+    });
     const err = await client.request({ method: 'GET', path: '/me' }).catch((e: unknown) => e);
     expect((err as WorkspaceApiError).status).toBe(401);
     expect(refreshes).toBe(1);
@@ -290,10 +291,9 @@ describe('ApiClient: 401 and token refresh', () => {
   });
 
   it('when the refresh fails, the 401 is returned after one request', async () => {
-    const { ws, client } = await setup(
-      (_, res) => sendJson(res, 401, { code: 'auth.unauthenticated', message: 'Unauthenticated.', details: {} }),
-      { onUnauthorized: async () => false },
-    );
+    const { ws, client } = await setup((_, res) => sendJson(res, 401, { code: 'auth.unauthenticated', message: 'Unauthenticated.', details: {} }), {
+      onUnauthorized: async () => false,
+    });
     const err = await client.request({ method: 'GET', path: '/me' }).catch((e: unknown) => e);
     expect((err as WorkspaceApiError).code).toBe('auth.unauthenticated');
     expect(ws.hits).toHaveLength(1);
@@ -335,11 +335,7 @@ describe('ApiClient: reference cache', () => {
     await client.request({ method: 'GET', path: '/ai/catalog', cacheable: true });
     await client.request({ method: 'PUT', path: '/ai/profiles', json: {} });
     await client.request({ method: 'GET', path: '/ai/catalog', cacheable: true });
-    expect(ws.hits.map((h) => `${h.method} ${h.url}`)).toEqual([
-      'GET /api/v1/ai/catalog',
-      'PUT /api/v1/ai/profiles',
-      'GET /api/v1/ai/catalog',
-    ]);
+    expect(ws.hits.map((h) => `${h.method} ${h.url}`)).toEqual(['GET /api/v1/ai/catalog', 'PUT /api/v1/ai/profiles', 'GET /api/v1/ai/catalog']);
   });
 });
 
@@ -347,7 +343,10 @@ describe('ApiClient: origins', () => {
   it('reaches a *.localhost workspace on 127.0.0.1 and sends its host name', async () => {
     const ws = await fakeWorkspace((_, res) => sendJson(res, 200, { data: { name: 'Acme' } }));
     const client = new ApiClient({ baseUrl: `http://acme.localhost:${ws.port}/api/v1`, token: () => 'pat_test', limiter: new RateLimiter() });
-    cleanups.push(() => ws.close(), () => client.close());
+    cleanups.push(
+      () => ws.close(),
+      () => client.close(),
+    );
     const r = await client.request({ method: 'GET', path: '/workspace' });
     expect(r.data).toEqual({ name: 'Acme' });
     expect(ws.hits[0]!.headers.host).toBe(`acme.localhost:${ws.port}`);

@@ -7,7 +7,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { WorkspaceApiError } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type FaultSpec, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type FaultSpec, type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 
 const FINDING = '/engagements/{engagement}/findings/{finding}';
 
@@ -58,7 +58,11 @@ async function exists(finding: string): Promise<boolean> {
 }
 
 /** The DELETE attempts that reached the sandbox: their status (0 when no answer was written) and whether the deletion ran. */
-const deletes = () => sandbox.requests().filter((q) => q.method === 'DELETE' && q.template === FINDING).map((q) => ({ status: q.status, ran: q.handler_ran }));
+const deletes = () =>
+  sandbox
+    .requests()
+    .filter((q) => q.method === 'DELETE' && q.template === FINDING)
+    .map((q) => ({ status: q.status, ran: q.handler_ran }));
 
 describe('a DELETE sent again after a lost answer', () => {
   it.each<[string, Omit<FaultSpec, 'count' | 'match'>]>([

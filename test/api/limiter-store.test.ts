@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { RedisStore } from '../../src/store/redis.js';
-import { startRedis, type RedisHandle } from '../helpers/redis.js';
+import { type RedisHandle, startRedis } from '../helpers/redis.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

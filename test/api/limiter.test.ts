@@ -3,7 +3,7 @@ import { ApiClient } from '../../src/api/client.js';
 import type { WorkspaceApiError } from '../../src/api/errors.js';
 import { limiterFor, RateLimiter } from '../../src/api/limiter.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import { fakeWorkspace, sendJson, type FakeWorkspace } from './fake-workspace.js';
+import { type FakeWorkspace, fakeWorkspace, sendJson } from './fake-workspace.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -85,7 +85,12 @@ async function countingWorkspace(limit: number, windowMs: number) {
       refusedAt.push(hit.at);
       // Whole seconds, rounded up (less a float's noise: a slot freeing in exactly 1 s says 1).
       const retryAfter = Math.max(1, Math.ceil(((inWindow[0] as number) + windowMs - hit.at) / 1000 - 1e-9));
-      sendJson(res, 429, { code: 'rate.limited', message: 'Too many requests.', details: {} }, { ...headers, 'x-ratelimit-remaining': '0', 'retry-after': String(retryAfter) });
+      sendJson(
+        res,
+        429,
+        { code: 'rate.limited', message: 'Too many requests.', details: {} },
+        { ...headers, 'x-ratelimit-remaining': '0', 'retry-after': String(retryAfter) },
+      );
       return;
     }
     ours.push(hit.at);
@@ -152,7 +157,10 @@ describe('RateLimiter after a refusal (issue 17: one 429 held a lone process at 
     const until = async (what: string, cond: () => boolean) => {
       const deadline = performance.now() + 10 * windowMs;
       while (!cond()) {
-        if (performance.now() > deadline || failures.length > 0) throw new Error(`${what}: not within 10 windows (${failures.map(String).join('; ')}) ${JSON.stringify({ refused: server.refusedAt, ours: server.ours.slice(-30) })}`);
+        if (performance.now() > deadline || failures.length > 0)
+          throw new Error(
+            `${what}: not within 10 windows (${failures.map(String).join('; ')}) ${JSON.stringify({ refused: server.refusedAt, ours: server.ours.slice(-30) })}`,
+          );
         await new Promise((r) => setTimeout(r, 5));
       }
     };
@@ -189,14 +197,17 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter({ limit, windowMs });
     const api = client(server.ws, limiter, 0);
 
-    const results = await Promise.all(
-      Array.from({ length: limit * 10 }, () => api.request({ method: 'GET', path: '/workspace' })),
-    );
+    const results = await Promise.all(Array.from({ length: limit * 10 }, () => api.request({ method: 'GET', path: '/workspace' })));
 
     expect(results.every((r) => r.status === 200 && r.rateLimitRetries === 0)).toBe(true);
     expect(server.refused).toHaveLength(0);
     expect(server.ws.hits).toHaveLength(100);
-    expect(busiestWindow(server.ws.hits.map((h) => h.at), windowMs)).toBeLessThanOrEqual(limit);
+    expect(
+      busiestWindow(
+        server.ws.hits.map((h) => h.at),
+        windowMs,
+      ),
+    ).toBeLessThanOrEqual(limit);
     // And it is a limiter, not a brake: 100 requests at 10 per 400 ms need nine more windows, not many more.
     const span = server.ws.hits.at(-1)!.at - server.ws.hits[0]!.at;
     expect(span).toBeGreaterThanOrEqual(9 * windowMs);
@@ -207,9 +218,7 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter({ limit: 3, windowMs: 300 });
     const sentAt: number[] = [];
     const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: 4 }, () => limiter.schedule(async () => void sentAt.push(performance.now() - t0))),
-    );
+    await Promise.all(Array.from({ length: 4 }, () => limiter.schedule(async () => void sentAt.push(performance.now() - t0))));
     expect(sentAt.slice(0, 3).every((t) => t < 50)).toBe(true);
     expect(sentAt[3]).toBeGreaterThanOrEqual(300);
     expect(limiter.stats()).toEqual({ sentInWindow: 1, queued: 0 });

@@ -60,9 +60,7 @@ describe('buildPath', () => {
     expect(media.segmentedParam).toBe('path');
     expect(thumbnail.segmentedParam).toBe('path');
     expect(buildPath(media.path, { disk: 'a/b', path: 'c' }, media.segmentedParam)).toBe('/media/a%2Fb/c');
-    expect(buildPath('/interviews/{interview}/sources/{type}/{source}', { interview: 'I', type: 'a/b', source: 'S' })).toBe(
-      '/interviews/I/sources/a%2Fb/S',
-    );
+    expect(buildPath('/interviews/{interview}/sources/{type}/{source}', { interview: 'I', type: 'a/b', source: 'S' })).toBe('/interviews/I/sources/a%2Fb/S');
   });
 });
 
@@ -73,9 +71,7 @@ describe('appendQuery', () => {
   });
 
   it('repeats arrays, encodes objects as JSON and booleans as 1/0', () => {
-    expect(appendQuery('/x', { ids: ['a', 'b'], f: { k: 'v' }, on: true, off: false, n: 5 })).toBe(
-      '/x?ids=a&ids=b&f=%7B%22k%22%3A%22v%22%7D&on=1&off=0&n=5',
-    );
+    expect(appendQuery('/x', { ids: ['a', 'b'], f: { k: 'v' }, on: true, off: false, n: 5 })).toBe('/x?ids=a&ids=b&f=%7B%22k%22%3A%22v%22%7D&on=1&off=0&n=5');
   });
 
   it('encodes keys and values so no argument can add a parameter', () => {

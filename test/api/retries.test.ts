@@ -1,18 +1,12 @@
+import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
-import {
-  NetworkError,
-  OutcomeUnknownError,
-  RateLimitWaitTooLongError,
-  RequestTimeoutError,
-  WorkspaceApiError,
-} from '../../src/api/errors.js';
+import { NetworkError, OutcomeUnknownError, RateLimitWaitTooLongError, RequestTimeoutError, WorkspaceApiError } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/limiter.js';
-import { fakeWorkspace, sendJson, type FakeWorkspace, type Handler } from './fake-workspace.js';
+import { type FakeWorkspace, fakeWorkspace, type Handler, sendJson } from './fake-workspace.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -30,7 +24,10 @@ async function setup(handler: Handler, opts: Partial<ApiClientOptions> = {}): Pr
     ...opts,
     retry: { backoffBaseMs: 10, ...opts.retry },
   });
-  cleanups.push(() => ws.close(), () => client.close());
+  cleanups.push(
+    () => ws.close(),
+    () => client.close(),
+  );
   return { ws, client };
 }
 
@@ -47,12 +44,19 @@ const reset: Handler = (_, res) => {
   res.socket?.destroy();
 };
 const hang: Handler = () => undefined;
-const rateLimited = (retryAfter: string): Handler => (_, res) =>
-  sendJson(res, 429, { code: 'rate.limited', message: 'Too many requests.', details: {} }, {
-    'retry-after': retryAfter,
-    'x-ratelimit-limit': '120',
-    'x-ratelimit-remaining': '0',
-  });
+const rateLimited =
+  (retryAfter: string): Handler =>
+  (_, res) =>
+    sendJson(
+      res,
+      429,
+      { code: 'rate.limited', message: 'Too many requests.', details: {} },
+      {
+        'retry-after': retryAfter,
+        'x-ratelimit-limit': '120',
+        'x-ratelimit-remaining': '0',
+      },
+    );
 
 function isAbortError(e: unknown): boolean {
   return e instanceof Error && e.name === 'AbortError';
@@ -193,7 +197,13 @@ describe('network failures and gateway errors', () => {
       res.end('{"data":{"id":"inv"}}');
     });
     await new Promise<void>((r) => late.listen(port, '127.0.0.1', r));
-    cleanups.push(() => new Promise<void>((r) => { late.closeAllConnections(); late.close(() => r()); }));
+    cleanups.push(
+      () =>
+        new Promise<void>((r) => {
+          late.closeAllConnections();
+          late.close(() => r());
+        }),
+    );
 
     const r = await pending;
     expect(r.status).toBe(201);

@@ -1,6 +1,6 @@
 // Shared by the OAuth tests: the CLI as a child process, and a "browser" made of plain HTTP
 // requests that follows the sandbox's sign-in page to the loopback redirect.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

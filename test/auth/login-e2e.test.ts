@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { Client, type ClientOptions } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { type Era, negotiation } from '../helpers/stack.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeFileName } from '../../src/auth/paths.js';
 import type { StoredSignIn } from '../../src/auth/store.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { type Era, negotiation } from '../helpers/stack.js';
 import { autoConsent, cleanEnv, consentOnPage, deliver, root, runCli, SIGN_IN_LINE, tempConfigDir } from './helpers.js';
 
 let sb: SandboxHandle;

@@ -21,7 +21,9 @@ describe('login, logout and status speak the member’s language', () => {
     const dir = await mkdtemp(join(tmpdir(), 'wcm-i18n-'));
     const fr = await run(['status', '--workspace', 'https://acme.example.com'], { WORKSPACE_CONFIG_DIR: dir, LANG: 'fr_FR.UTF-8' });
     expect(fr.code).toBe(1);
-    expect(fr.stderr).toMatch(/https:\/\/acme\.example\.com : pas de connexion \(lancez workspace-consulting-mcp login --workspace https:\/\/acme\.example\.com\)/);
+    expect(fr.stderr).toMatch(
+      /https:\/\/acme\.example\.com : pas de connexion \(lancez workspace-consulting-mcp login --workspace https:\/\/acme\.example\.com\)/,
+    );
     expect(fr.stdout).toBe('');
     const en = await run(['status', '--workspace', 'https://acme.example.com'], { WORKSPACE_CONFIG_DIR: dir, LANG: 'C' });
     expect(en.stderr).toMatch(/not signed in \(run workspace-consulting-mcp login/);

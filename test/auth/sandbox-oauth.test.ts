@@ -3,7 +3,7 @@
 // revocation, and OAuth access tokens accepted by the API with their scope and expiry.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { consentOnPage } from './helpers.js';
 
 let sb: SandboxHandle;
@@ -105,7 +105,13 @@ describe('sandbox authorization server', () => {
     expect(location.searchParams.get('iss')).toBe(sb.url);
     const code = location.searchParams.get('code') as string;
     const tokens = await json(
-      await form('/oauth/token', { grant_type: 'authorization_code', client_id: flow.clientId, code, redirect_uri: 'http://127.0.0.1:61999/callback', code_verifier: flow.verifier }),
+      await form('/oauth/token', {
+        grant_type: 'authorization_code',
+        client_id: flow.clientId,
+        code,
+        redirect_uri: 'http://127.0.0.1:61999/callback',
+        code_verifier: flow.verifier,
+      }),
     );
     expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'read', expires_in: 3600 });
   });
@@ -190,16 +196,39 @@ describe('sandbox authorization server', () => {
   it('scales token lifetimes with the time scale', async () => {
     const fast = await startSandbox({ port: 0, timeScale: 0.001, oauth: { autoConsent: 'read' }, logger: () => {} });
     try {
-      const clientId = String((await json(await fetch(`${fast.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) }))).client_id);
+      const clientId = String(
+        (
+          await json(
+            await fetch(`${fast.url}/oauth/register`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+            }),
+          )
+        ).client_id,
+      );
       const verifier = randomBytes(32).toString('base64url');
       const u = new URL(`${fast.url}/oauth/authorize`);
-      u.search = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'write', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' }).toString();
+      u.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        scope: 'write',
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+      }).toString();
       const loc = new URL((await fetch(u, { redirect: 'manual' })).headers.get('location') as string);
       const t = await json(
         await fetch(`${fast.url}/oauth/token`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'authorization_code', client_id: clientId, code: loc.searchParams.get('code') as string, redirect_uri: REDIRECT, code_verifier: verifier }).toString(),
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            client_id: clientId,
+            code: loc.searchParams.get('code') as string,
+            redirect_uri: REDIRECT,
+            code_verifier: verifier,
+          }).toString(),
         }),
       );
       // 60 minutes at 0.001 is 3.6 s; automatic consent 'read' narrows the 'write' asked for.

@@ -10,9 +10,9 @@ import { NotSignedInError, SignInError } from '../../src/auth/errors.js';
 import { registerClient } from '../../src/auth/registration.js';
 import { OAuthSession } from '../../src/auth/session.js';
 import { signIn } from '../../src/auth/signin.js';
-import { TokenStore, type StoredSignIn } from '../../src/auth/store.js';
+import { type StoredSignIn, TokenStore } from '../../src/auth/store.js';
 import { exchangeCode } from '../../src/auth/tokens.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { autoConsent, deliver, tempConfigDir } from './helpers.js';
 
 let sb: SandboxHandle;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/auth/lock.js';
 import { configDir, storeFileName } from '../../src/auth/paths.js';
-import { TokenStore, type StoredSignIn } from '../../src/auth/store.js';
+import { type StoredSignIn, TokenStore } from '../../src/auth/store.js';
 import { root, tempConfigDir } from './helpers.js';
 
 const tsx = (script: string, args: string[]) =>

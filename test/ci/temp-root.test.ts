@@ -42,7 +42,11 @@ describe('the run temp root', () => {
   it("is the temp directory of a server the MCP SDK's stdio transport starts with its default environment", async () => {
     // The transport builds the child's environment itself (HOME, PATH, ...: no TMPDIR) and starts it
     // through cross-spawn; the child here reports its temp directory on stderr and exits.
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', `process.stderr.write(require("node:os").tmpdir())`], stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['-e', `process.stderr.write(require("node:os").tmpdir())`],
+      stderr: 'pipe',
+    });
     let said = '';
     transport.stderr?.on('data', (d: Buffer) => (said += d.toString()));
     const closed = new Promise<void>((resolve) => (transport.onclose = resolve));

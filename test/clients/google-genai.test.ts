@@ -4,14 +4,14 @@
 // returns them. The declarations carry each tool's input schema as parametersJsonSchema: Gemini's
 // subset refuses multi-type unions and objects without properties, which the portability check
 // covers. No model is called.
-import { mcpToTool, type FunctionDeclaration } from '@google/genai';
+import { type FunctionDeclaration, mcpToTool } from '@google/genai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { expectedToolNames, THREE_JOBS } from '../helpers/client-libraries.js';
 import { portabilityProblems } from '../helpers/portable-schema.js';
-import { stdioServer, type StdioServer } from '../helpers/stdio-server.js';
+import { type StdioServer, stdioServer } from '../helpers/stdio-server.js';
 
 let sandbox: SandboxHandle;
 const open: Array<{ client: Client; server: StdioServer }> = [];
@@ -40,7 +40,9 @@ describe('Google Gen AI SDK (mcpToTool)', () => {
     const tool = await (await callable(toolsets)).tool();
     const declarations: FunctionDeclaration[] = tool.functionDeclarations ?? [];
     expect(declarations.map((d) => d.name)).toEqual(expectedToolNames(toolsets));
-    const problems = declarations.flatMap((d) => (d.parametersJsonSchema === undefined ? [`${d.name}: no parameters`] : portabilityProblems(d.parametersJsonSchema).map((p) => `${d.name}: ${p}`)));
+    const problems = declarations.flatMap((d) =>
+      d.parametersJsonSchema === undefined ? [`${d.name}: no parameters`] : portabilityProblems(d.parametersJsonSchema).map((p) => `${d.name}: ${p}`),
+    );
     expect(problems).toEqual([]);
   });
 

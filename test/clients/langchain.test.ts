@@ -8,10 +8,10 @@ import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { expectedToolNames, THREE_JOBS } from '../helpers/client-libraries.js';
 import { portabilityProblems } from '../helpers/portable-schema.js';
-import { apiRequests, stdioServer, type StdioServer } from '../helpers/stdio-server.js';
+import { apiRequests, type StdioServer, stdioServer } from '../helpers/stdio-server.js';
 
 let sandbox: SandboxHandle;
 const open: Array<{ client: MultiServerMCPClient; server: StdioServer }> = [];

@@ -4,11 +4,11 @@
 // produces (every property present, null where it has nothing to say). A tool whose schema cannot be
 // made strict falls back to non-strict silently (a warning in the debug log): `strict` on each
 // converted tool says which way it went. No model is called.
-import { Agent, getAllMcpTools, invokeFunctionTool, MCPServerStdio, RunContext, type FunctionTool } from '@openai/agents';
+import { Agent, type FunctionTool, getAllMcpTools, invokeFunctionTool, MCPServerStdio, RunContext } from '@openai/agents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { expectedToolNames, THREE_JOBS } from '../helpers/client-libraries.js';
-import { stdioServer, type StdioServer } from '../helpers/stdio-server.js';
+import { type StdioServer, stdioServer } from '../helpers/stdio-server.js';
 
 let sandbox: SandboxHandle;
 const open: Array<{ mcp: MCPServerStdio; server: StdioServer }> = [];
@@ -37,7 +37,14 @@ async function strictTools(toolsets: 'default' | 'all'): Promise<FunctionTool[]>
 /** Where a converted schema is not what OpenAI's strict mode accepts: an open object, an optional property. */
 function notStrict(node: unknown, path: string): string[] {
   if (typeof node !== 'object' || node === null) return [];
-  const n = node as { type?: unknown; properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown; items?: unknown; anyOf?: unknown[] };
+  const n = node as {
+    type?: unknown;
+    properties?: Record<string, unknown>;
+    required?: string[];
+    additionalProperties?: unknown;
+    items?: unknown;
+    anyOf?: unknown[];
+  };
   const out: string[] = [];
   const types = Array.isArray(n.type) ? n.type : [n.type];
   if (types.includes('object')) {

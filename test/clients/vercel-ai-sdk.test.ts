@@ -6,10 +6,10 @@ import { createMCPClient, type MCPClient } from '@ai-sdk/mcp';
 import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { asSchema } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { expectedToolNames, THREE_JOBS } from '../helpers/client-libraries.js';
 import { portabilityProblems } from '../helpers/portable-schema.js';
-import { stdioServer, type StdioServer } from '../helpers/stdio-server.js';
+import { type StdioServer, stdioServer } from '../helpers/stdio-server.js';
 
 let sandbox: SandboxHandle;
 const open: Array<{ client: MCPClient; server: StdioServer }> = [];
@@ -27,7 +27,9 @@ afterAll(async () => {
 
 async function connect(toolsets: 'default' | 'all') {
   const server = await stdioServer(sandbox, { WORKSPACE_TOOLSETS: toolsets });
-  const client = await createMCPClient({ transport: new StdioMCPTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' }) });
+  const client = await createMCPClient({
+    transport: new StdioMCPTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' }),
+  });
   open.push({ client, server });
   return client;
 }

@@ -30,25 +30,39 @@ describe('--host of serve --http', () => {
     /** The Host header of a request to http://NAME:PORT, as written (IPv6 in brackets), before any normalising. */
     const headerFor = (name: string) => `${name.includes(':') && !name.startsWith('[') ? `[${name}]` : name}:${port}`;
     const hostLike = fc.oneof(
-      fc.constantFrom(...ACCEPTED, ...REFUSED, ' localhost ', 'LOCALHOST', '[::1]', '[::1]:80', '0:0:0:0:0:0:0:1', 'localhost.', '127.0.0.1.', '::ffff:127.0.0.1'),
+      fc.constantFrom(
+        ...ACCEPTED,
+        ...REFUSED,
+        ' localhost ',
+        'LOCALHOST',
+        '[::1]',
+        '[::1]:80',
+        '0:0:0:0:0:0:0:1',
+        'localhost.',
+        '127.0.0.1.',
+        '::ffff:127.0.0.1',
+      ),
       fc.stringMatching(/^[[\]:.0-9a-fA-F]{1,12}$/),
       fc.stringMatching(/^[a-zA-Z0-9.-]{1,16}$/),
       fc.string({ maxLength: 12 }),
     );
     fc.assert(
       // Empty text is no value (the default, 127.0.0.1, applies); text starting with - is another flag.
-      fc.property(hostLike.filter((h) => h.trim() !== '' && !h.startsWith('-')), (h) => {
-        let listen: string | undefined;
-        try {
-          listen = loadConfig({}, ['--http', '--host', h]).http?.host;
-        } catch (err) {
-          if (!(err instanceof ConfigError)) throw err;
-        }
-        const admitted = refusal({ host: headerFor(h.trim()) }, port) === undefined;
-        expect(listen !== undefined, JSON.stringify(h)).toBe(admitted);
-        // The server it starts answers the Host of its own printed URL.
-        if (listen !== undefined) expect(refusal({ host: headerFor(listen) }, port), JSON.stringify(h)).toBeUndefined();
-      }),
+      fc.property(
+        hostLike.filter((h) => h.trim() !== '' && !h.startsWith('-')),
+        (h) => {
+          let listen: string | undefined;
+          try {
+            listen = loadConfig({}, ['--http', '--host', h]).http?.host;
+          } catch (err) {
+            if (!(err instanceof ConfigError)) throw err;
+          }
+          const admitted = refusal({ host: headerFor(h.trim()) }, port) === undefined;
+          expect(listen !== undefined, JSON.stringify(h)).toBe(admitted);
+          // The server it starts answers the Host of its own printed URL.
+          if (listen !== undefined) expect(refusal({ host: headerFor(listen) }, port), JSON.stringify(h)).toBeUndefined();
+        },
+      ),
       { numRuns: 2_000, seed: 17 },
     );
   });

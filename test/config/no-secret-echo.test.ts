@@ -34,12 +34,28 @@ function refusal(env: Record<string, string>, argv: string[] = []): ConfigError 
 describe('a configuration error never echoes a value that may hold a secret', () => {
   it.each([
     ['a token pasted into WORKSPACE_URL', { WORKSPACE_URL: SECRET }, /^Invalid WORKSPACE_URL \(--workspace-url\): give the workspace origin as a full URL/],
-    ['a token in the URL user-info', { WORKSPACE_URL: `https://${SECRET}@acme.workspace-consulting.com` }, /^Invalid WORKSPACE_URL .*remove the user name and password/],
-    ['a token as the URL password', { WORKSPACE_URL: `https://me:${SECRET}@acme.workspace-consulting.com` }, /^Invalid WORKSPACE_URL .*remove the user name and password/],
+    [
+      'a token in the URL user-info',
+      { WORKSPACE_URL: `https://${SECRET}@acme.workspace-consulting.com` },
+      /^Invalid WORKSPACE_URL .*remove the user name and password/,
+    ],
+    [
+      'a token as the URL password',
+      { WORKSPACE_URL: `https://me:${SECRET}@acme.workspace-consulting.com` },
+      /^Invalid WORKSPACE_URL .*remove the user name and password/,
+    ],
     ['a token pasted into WORKSPACE_LOCALE', { WORKSPACE_LOCALE: SECRET }, /^Invalid WORKSPACE_LOCALE \(--locale\): use en or fr$/],
-    ['a token pasted into WORKSPACE_TOOLSETS', { WORKSPACE_TOOLSETS: `analysis,${SECRET}` }, /^Invalid WORKSPACE_TOOLSETS \(--toolsets\): name 2 of 2 is not an area; give a comma list of areas from /],
+    [
+      'a token pasted into WORKSPACE_TOOLSETS',
+      { WORKSPACE_TOOLSETS: `analysis,${SECRET}` },
+      /^Invalid WORKSPACE_TOOLSETS \(--toolsets\): name 2 of 2 is not an area; give a comma list of areas from /,
+    ],
     ['a token in an http URL path', { WORKSPACE_URL: `http://acme.workspace-consulting.com/${SECRET}` }, /^Invalid WORKSPACE_URL .*use https/],
-    ['a token in an https URL path', { WORKSPACE_URL: `https://acme.workspace-consulting.com/${SECRET}` }, /^Invalid WORKSPACE_URL .*give the origin only .*without a path/],
+    [
+      'a token in an https URL path',
+      { WORKSPACE_URL: `https://acme.workspace-consulting.com/${SECRET}` },
+      /^Invalid WORKSPACE_URL .*give the origin only .*without a path/,
+    ],
   ])('%s: the setting and the shape it needs, not the value', (_, env, message) => {
     const err = refusal(env);
     expect(err.message).toMatch(message);
@@ -82,26 +98,33 @@ describe('a configuration error never echoes a value that may hold a secret', ()
   it('for every setting and every placement, as an environment variable or a flag', () => {
     const settings = fc.constantFrom(...SETTINGS);
     fc.assert(
-      fc.property(settings, fc.constantFrom(...placements), secrets, fc.boolean(), fc.constantFrom<Record<string, string>>({}, { WORKSPACE_REMOTE: 'true' }, { WORKSPACE_HTTP: 'true' }), (setting, place, secret, asFlag, mode) => {
-        const value = place(secret);
-        let message: string;
-        try {
-          loadConfig({ LANG: 'C', ...mode, ...(asFlag ? {} : { [setting.env]: value }) }, asFlag ? [`${setting.flag}=${value}`] : []);
-          return; // accepted: a folder name or a token in its own setting is not an error
-        } catch (err) {
-          if (!(err instanceof ConfigError)) throw err;
-          message = err.message;
-        }
-        expect(leaks(message, secret), `${setting.env}=${value}: ${message}`).toEqual([]);
-        // And in French.
-        let fr = '';
-        try {
-          loadConfig({ LANG: 'fr_FR.UTF-8', ...mode, [setting.env]: value });
-        } catch (err) {
-          fr = (err as Error).message;
-        }
-        expect(leaks(fr, secret), `${setting.env}=${value}: ${fr}`).toEqual([]);
-      }),
+      fc.property(
+        settings,
+        fc.constantFrom(...placements),
+        secrets,
+        fc.boolean(),
+        fc.constantFrom<Record<string, string>>({}, { WORKSPACE_REMOTE: 'true' }, { WORKSPACE_HTTP: 'true' }),
+        (setting, place, secret, asFlag, mode) => {
+          const value = place(secret);
+          let message: string;
+          try {
+            loadConfig({ LANG: 'C', ...mode, ...(asFlag ? {} : { [setting.env]: value }) }, asFlag ? [`${setting.flag}=${value}`] : []);
+            return; // accepted: a folder name or a token in its own setting is not an error
+          } catch (err) {
+            if (!(err instanceof ConfigError)) throw err;
+            message = err.message;
+          }
+          expect(leaks(message, secret), `${setting.env}=${value}: ${message}`).toEqual([]);
+          // And in French.
+          let fr = '';
+          try {
+            loadConfig({ LANG: 'fr_FR.UTF-8', ...mode, [setting.env]: value });
+          } catch (err) {
+            fr = (err as Error).message;
+          }
+          expect(leaks(fr, secret), `${setting.env}=${value}: ${fr}`).toEqual([]);
+        },
+      ),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 1000) },
     );
   });

@@ -30,7 +30,9 @@ describe('remote mode settings', () => {
       expect(loadConfig({ WORKSPACE_PUBLIC_URL: PUBLIC }, ['--remote', '--host', host]).remote?.host).toBe(host.replace(/^\[|\]$/g, ''));
     }
     for (const host of ['not a host', 'http://0.0.0.0', '-bad-.example', '0.0.0.0:80']) {
-      expect(() => loadConfig({ WORKSPACE_PUBLIC_URL: PUBLIC }, ['--remote', '--host', host]), host).toThrow(/^Invalid WORKSPACE_HTTP_HOST \(--host\): use an IP address/);
+      expect(() => loadConfig({ WORKSPACE_PUBLIC_URL: PUBLIC }, ['--remote', '--host', host]), host).toThrow(
+        /^Invalid WORKSPACE_HTTP_HOST \(--host\): use an IP address/,
+      );
     }
   });
 
@@ -62,7 +64,9 @@ describe('remote mode settings', () => {
     expect(loadConfig({ WORKSPACE_ALLOW_PERSONAL_TOKENS: 'true' }, ['--remote']).remote?.allowPersonalTokens).toBe(true);
     expect(loadConfig({}, ['--remote', '--allow-personal-tokens']).remote?.allowPersonalTokens).toBe(true);
     expect(loadConfig({ WORKSPACE_ALLOW_PERSONAL_TOKENS: 'yes' }, ['--remote', '--allow-personal-tokens=false']).remote?.allowPersonalTokens).toBe(false);
-    expect(() => loadConfig({ WORKSPACE_ALLOW_PERSONAL_TOKENS: 'sometimes' })).toThrow(/^Invalid WORKSPACE_ALLOW_PERSONAL_TOKENS \(--allow-personal-tokens\): use true or false/);
+    expect(() => loadConfig({ WORKSPACE_ALLOW_PERSONAL_TOKENS: 'sometimes' })).toThrow(
+      /^Invalid WORKSPACE_ALLOW_PERSONAL_TOKENS \(--allow-personal-tokens\): use true or false/,
+    );
   });
 
   it('REDIS_URL is a redis:// or rediss:// URL with a host and an optional database number', () => {
@@ -78,10 +82,17 @@ describe('remote mode settings', () => {
     for (const text of [KEY.toString('base64'), KEY.toString('base64url'), KEY.toString('base64').replace(/=$/, '')]) {
       expect(Buffer.from(loadConfig({ WORKSPACE_STATE_KEY: text }).stateKey ?? []).equals(KEY)).toBe(true);
     }
-    for (const text of [randomBytes(16).toString('base64'), randomBytes(33).toString('base64'), 'not base64 at all, not even close!!!!!!!!!!!!', KEY.toString('hex')]) {
+    for (const text of [
+      randomBytes(16).toString('base64'),
+      randomBytes(33).toString('base64'),
+      'not base64 at all, not even close!!!!!!!!!!!!',
+      KEY.toString('hex'),
+    ]) {
       expect(() => loadConfig({ WORKSPACE_STATE_KEY: text })).toThrow(/^Invalid WORKSPACE_STATE_KEY \(--state-key\): give 32 random bytes in base64/);
     }
-    expect(() => loadConfig({ REDIS_URL: 'rediss://redis.internal' }, ['--remote'])).toThrow(/^Invalid WORKSPACE_STATE_KEY .*set it with --remote and REDIS_URL/);
+    expect(() => loadConfig({ REDIS_URL: 'rediss://redis.internal' }, ['--remote'])).toThrow(
+      /^Invalid WORKSPACE_STATE_KEY .*set it with --remote and REDIS_URL/,
+    );
     const c = loadConfig({ REDIS_URL: 'rediss://redis.internal', WORKSPACE_STATE_KEY: KEY.toString('base64') }, ['--remote']);
     expect(c.redisUrl).toBe('rediss://redis.internal');
     expect(c.stateKey).toHaveLength(32);
@@ -101,8 +112,12 @@ describe('remote mode settings', () => {
   });
 
   it('speaks French to a French member', () => {
-    expect(() => loadConfig({ LANG: 'fr_FR.UTF-8', REDIS_URL: 'http://x' })).toThrow(/^REDIS_URL \(--redis-url\) invalide : donnez une URL redis:\/\/ ou rediss:\/\//);
-    expect(() => loadConfig({ WORKSPACE_LOCALE: 'fr' }, ['--remote', '--host', '0.0.0.0'])).toThrow(/^WORKSPACE_PUBLIC_URL \(--public-url\) invalide : réglez-le avec --remote/);
+    expect(() => loadConfig({ LANG: 'fr_FR.UTF-8', REDIS_URL: 'http://x' })).toThrow(
+      /^REDIS_URL \(--redis-url\) invalide : donnez une URL redis:\/\/ ou rediss:\/\//,
+    );
+    expect(() => loadConfig({ WORKSPACE_LOCALE: 'fr' }, ['--remote', '--host', '0.0.0.0'])).toThrow(
+      /^WORKSPACE_PUBLIC_URL \(--public-url\) invalide : réglez-le avec --remote/,
+    );
   });
 
   it('--help lists every setting, the remote ones included, and the remote command line', async () => {

@@ -80,7 +80,13 @@ export function parseClassification(text: string, revision: Revision, file = cla
     if (!entry || !section) throw new Error(`${where}: not a key, an entry "  - scenario[:check]" under a key, or a comment: ${line}`);
     const text = reason.join(' ');
     const kinds = /^([a-z ,]+):/.exec(text)?.[1]?.split(/,\s*/) ?? [];
-    out[section].push({ name: entry[2] ? `${entry[1]}:${entry[2]}` : (entry[1] as string), scenario: entry[1] as string, ...(entry[2] ? { check: entry[2] } : {}), reason: text, kinds });
+    out[section].push({
+      name: entry[2] ? `${entry[1]}:${entry[2]}` : (entry[1] as string),
+      scenario: entry[1] as string,
+      ...(entry[2] ? { check: entry[2] } : {}),
+      reason: text,
+      kinds,
+    });
     afterEntry = true;
   });
   return out;

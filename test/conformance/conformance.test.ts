@@ -12,7 +12,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/spawn.js';
 import { type HttpChild, spawnHttpServer } from '../helpers/spawn-http.js';
-import { type Classification, type Entry, FAILURE_KINDS, REVISIONS, type Revision, readClassification, scenariosOf, UNCOUNTED_KINDS } from './classification.js';
+import {
+  type Classification,
+  type Entry,
+  FAILURE_KINDS,
+  REVISIONS,
+  type Revision,
+  readClassification,
+  scenariosOf,
+  UNCOUNTED_KINDS,
+} from './classification.js';
 
 const CONFORMANCE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance');
 
@@ -138,7 +147,11 @@ for (const revision of REVISIONS) {
       const wholes = [...c.applicable, ...c.uncounted, ...c.failing.filter((e) => e.check === undefined)].map((e) => e.scenario);
       expect(wholes.length, 'a scenario listed twice').toBe(new Set(wholes).size);
       // A scenario with baselined checks is one that applies: its other checks must pass.
-      for (const e of c.failing.filter((x) => x.check !== undefined)) expect(c.applicable.map((a) => a.scenario), e.name).toContain(e.scenario);
+      for (const e of c.failing.filter((x) => x.check !== undefined))
+        expect(
+          c.applicable.map((a) => a.scenario),
+          e.name,
+        ).toContain(e.scenario);
       expect([...run.checks.keys()].sort()).toEqual(scenariosOf(c).sort());
     });
 
@@ -162,7 +175,10 @@ for (const revision of REVISIONS) {
         const checks = run.checks.get(scenario) ?? [];
         expect(checks.filter((c) => c.status === 'SUCCESS' && c.id !== WIRE).length, `${scenario} passes a check of its own`).toBeGreaterThan(0);
         const bad = checks.filter((c) => failed(c) && !single.has(`${scenario}:${c.id}`));
-        expect(bad.map((c) => `${c.id}: ${c.errorMessage}`), scenario).toEqual([]);
+        expect(
+          bad.map((c) => `${c.id}: ${c.errorMessage}`),
+          scenario,
+        ).toEqual([]);
       }
     });
 
@@ -212,7 +228,10 @@ for (const revision of REVISIONS) {
         const own = (run.checks.get(e.scenario) ?? []).filter((c) => c.id !== WIRE);
         expect(own.length, e.scenario).toBeGreaterThan(0);
         if (e.kinds[0] === 'skipped') {
-          expect(own.map((c) => c.status), e.scenario).toEqual(own.map(() => 'SKIPPED'));
+          expect(
+            own.map((c) => c.status),
+            e.scenario,
+          ).toEqual(own.map(() => 'SKIPPED'));
           continue;
         }
         for (const c of own) {

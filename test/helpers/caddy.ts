@@ -4,7 +4,7 @@
 // as compose gives it. Its own temp folder for Caddy's data and config (HOME, XDG_*), removed by
 // stop(). A machine without caddy fails the test that asked for it, saying how to install it
 // (.ci/run does), never skips it.
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -37,7 +37,9 @@ export function findCaddy(): string {
       // not here
     }
   }
-  throw new Error('caddy is not installed, and this test runs the shipped deploy/Caddyfile in a real one: install it (Debian: apt-get install -y caddy; .ci/run does this when it is missing).');
+  throw new Error(
+    'caddy is not installed, and this test runs the shipped deploy/Caddyfile in a real one: install it (Debian: apt-get install -y caddy; .ci/run does this when it is missing).',
+  );
 }
 
 /** The installed Caddy's version, [major, minor, patch], from `caddy version` ("v2.11.4 h1:..." or Debian's "2.6.2"). */

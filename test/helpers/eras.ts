@@ -11,8 +11,8 @@ import { Client, type ClientOptions, StreamableHTTPClientTransport, type Transpo
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { JSONRPCMessage, LoggingMessageNotification, Tool } from '@modelcontextprotocol/server';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { type HttpChild, spawnHttpServer } from './spawn-http.js';
 import { ROOT } from './spawn.js';
+import { type HttpChild, spawnHttpServer } from './spawn-http.js';
 import { type Era, negotiation } from './stack.js';
 
 export type { Era } from './stack.js';

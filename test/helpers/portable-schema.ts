@@ -7,7 +7,25 @@
 type Json = Record<string, unknown>;
 
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
-const UNPORTABLE = ['anyOf', 'oneOf', 'allOf', 'not', '$ref', '$defs', 'definitions', 'if', 'then', 'else', 'patternProperties', 'propertyNames', 'prefixItems', 'additionalItems', 'dependentSchemas', 'dependentRequired', 'unevaluatedProperties'];
+const UNPORTABLE = [
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  '$ref',
+  '$defs',
+  'definitions',
+  'if',
+  'then',
+  'else',
+  'patternProperties',
+  'propertyNames',
+  'prefixItems',
+  'additionalItems',
+  'dependentSchemas',
+  'dependentRequired',
+  'unevaluatedProperties',
+];
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -24,13 +42,15 @@ export function portabilityProblems(schema: unknown): string[] {
     const types = Array.isArray(type) ? type : [type];
     if (type === undefined) out.push(`${path}: no type`);
     else if (!types.every((t) => typeof t === 'string' && TYPES.has(t))) out.push(`${path}: unknown type ${JSON.stringify(type)}`);
-    else if (Array.isArray(type) && !(type.length === 2 && type.includes('null') && type[0] !== type[1])) out.push(`${path}: a union of types ${JSON.stringify(type)}`);
+    else if (Array.isArray(type) && !(type.length === 2 && type.includes('null') && type[0] !== type[1]))
+      out.push(`${path}: a union of types ${JSON.stringify(type)}`);
     if (types.includes('object')) {
       const props = isObject(node.properties) ? node.properties : undefined;
       const declares = props !== undefined && Object.keys(props).length > 0;
       if (!declares && node.additionalProperties !== false) out.push(`${path}: an object with no declared property that is not closed`);
       if (declares && !root && node.additionalProperties !== false) out.push(`${path}: a nested object that is not closed`);
-      if (node.additionalProperties !== undefined && node.additionalProperties !== false) out.push(`${path}: additionalProperties ${JSON.stringify(node.additionalProperties)}`);
+      if (node.additionalProperties !== undefined && node.additionalProperties !== false)
+        out.push(`${path}: additionalProperties ${JSON.stringify(node.additionalProperties)}`);
       for (const [k, v] of Object.entries(props ?? {})) walk(v, `${path}.${k}`, false);
       const required = Array.isArray(node.required) ? node.required : [];
       for (const r of required) if (!props || !(String(r) in props)) out.push(`${path}: requires ${String(r)}, which it does not declare`);

@@ -1,7 +1,7 @@
 // A real redis-server for a test: its own process on a free loopback port, its own temp folder, no
 // persistence; stop() kills it and removes the folder. A machine without redis-server fails the test
 // that asked for it, saying how to install it (.ci/run does), never skips it.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -27,7 +27,9 @@ function findRedisServer(): string {
       // not here
     }
   }
-  throw new Error('redis-server is not installed, and these tests need a real one: install it (Debian: apt-get install -y redis-server; .ci/run does this when it is missing).');
+  throw new Error(
+    'redis-server is not installed, and these tests need a real one: install it (Debian: apt-get install -y redis-server; .ci/run does this when it is missing).',
+  );
 }
 
 async function freePort(): Promise<number> {

@@ -3,8 +3,8 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { type Agent, type IncomingHttpHeaders, request } from 'node:http';
-import { spawnServer } from './spawn.js';
 import type { Era, Rpc } from '../reliability/stdio-peer.js';
+import { spawnServer } from './spawn.js';
 
 export interface HttpChild {
   /** The MCP endpoint, http://127.0.0.1:PORT/mcp. */
@@ -73,7 +73,14 @@ export interface RawAnswer {
 export function rawPost(port: number, headers: Record<string, string>, body: string, path = '/mcp', agent?: Agent): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', ...(agent ? { agent } : {}), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        ...(agent ? { agent } : {}),
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -133,13 +140,24 @@ export class HttpPeer {
     const init = await rawPost(
       port,
       {},
-      JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'abuse', version: '1' } } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'init',
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'abuse', version: '1' } },
+      }),
       '/mcp',
       agent,
     );
     const id = init.headers['mcp-session-id'];
     if (init.status !== 200 || typeof id !== 'string') throw new Error(`initialize answered ${init.status}: ${init.body.slice(0, 300)}`);
-    const peer = new HttpPeer(port, era, id, messagesOf(init).find((m) => m.id === 'init'), agent);
+    const peer = new HttpPeer(
+      port,
+      era,
+      id,
+      messagesOf(init).find((m) => m.id === 'init'),
+      agent,
+    );
     await peer.post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
     return peer;
   }

@@ -1,10 +1,9 @@
 // serve --http as a real child process against the sandbox: the SDK's Streamable HTTP client, raw
 // requests with hostile Host and Origin headers, the shared API client, and shutdown on a signal.
-import { Client } from '@modelcontextprotocol/client';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type HttpChild, rawPost, spawnHttpServer } from '../helpers/spawn-http.js';
 
 const INITIALIZE = JSON.stringify({
@@ -175,6 +174,8 @@ describe('shutdown on a signal', () => {
   });
 
   it('refuses to listen on an address other machines can reach', async () => {
-    await expect(spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read }, ['--host', '0.0.0.0'])).rejects.toThrow(/exited with 2[\s\S]*WORKSPACE_HTTP_HOST/);
+    await expect(spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read }, ['--host', '0.0.0.0'])).rejects.toThrow(
+      /exited with 2[\s\S]*WORKSPACE_HTTP_HOST/,
+    );
   });
 });

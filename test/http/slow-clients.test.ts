@@ -4,12 +4,13 @@
 // within 30 s, at most 256 connections. Against the real child: slow clients are dropped with 408
 // at the header timeout while a normal client is served; connections past the cap are closed at once
 // while a connection already served keeps being served, and the cap frees as connections go.
-import { connect, type Socket } from 'node:net';
+
 import { Agent } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type HttpChild, HttpPeer, spawnHttpServer } from '../helpers/spawn-http.js';
 
 /** src/http.ts: the connection cap and the header timeout of `serve --http`. */
@@ -85,7 +86,9 @@ async function callOnce(url: string): Promise<CallToolResult> {
 }
 
 describe('serve --http bounds slow and idle connections', () => {
-  it('200 clients sending one byte per second are dropped at the header timeout (408), and a normal client is served meanwhile', { timeout: 90_000 }, async () => {
+  it('200 clients sending one byte per second are dropped at the header timeout (408), and a normal client is served meanwhile', {
+    timeout: 90_000,
+  }, async () => {
     const slow = await Promise.all(Array.from({ length: 200 }, () => open(slowServer.port)));
     const line = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${slowServer.port}\r\n`;
     let sent = 0;
@@ -116,7 +119,9 @@ describe('serve --http bounds slow and idle connections', () => {
     }
   });
 
-  it('connections past the cap are closed at once, a connection already served keeps being served, and the cap frees as they go', { timeout: 60_000 }, async () => {
+  it('connections past the cap are closed at once, a connection already served keeps being served, and the cap frees as they go', {
+    timeout: 60_000,
+  }, async () => {
     // A client served on one keep-alive connection: its session and the connection it uses.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const served = await HttpPeer.open(capServer.port, 'legacy', agent);

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { builtClone, CLONE_PLACEHOLDER } from '../helpers/clone.js';
 import { claudeEnv, claudeMcpList, runShell } from '../helpers/shell.js';
 import { ROOT } from '../helpers/spawn.js';
@@ -94,6 +94,11 @@ describe("the README's Claude Code lines in the real Claude Code CLI", () => {
     const line = claudeCodeLines().find((l) => !l.includes(CLONE_PLACEHOLDER)) as string;
     // Not started: the package is not published yet, and a test does not reach the registry.
     const home = await add(line);
-    expect(registered(home)).toEqual({ type: 'stdio', command: 'npx', args: ['-y', 'workspace-consulting-mcp'], env: { WORKSPACE_URL: EXAMPLE.url, WORKSPACE_TOKEN: EXAMPLE.token } });
+    expect(registered(home)).toEqual({
+      type: 'stdio',
+      command: 'npx',
+      args: ['-y', 'workspace-consulting-mcp'],
+      env: { WORKSPACE_URL: EXAMPLE.url, WORKSPACE_TOKEN: EXAMPLE.token },
+    });
   }, 60_000);
 });

@@ -11,13 +11,25 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, MCPB_CLI, ROOT } from '../../scripts/bundle.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const npm = (args: string[], cwd: string) => execFileSync(NPM, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
+const npm = (args: string[], cwd: string) =>
+  execFileSync(NPM, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
 
 /** What a checkout holds that packing and bundling read. */
-const CHECKOUT = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'tools', 'README.md', 'LICENSE', 'manifest.json', 'icon.png'];
+const CHECKOUT = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'src',
+  'tools',
+  'README.md',
+  'LICENSE',
+  'manifest.json',
+  'icon.png',
+];
 const DEV_ONLY = ['typescript', 'vitest', 'tsx', '@anthropic-ai/mcpb', '@modelcontextprotocol/inspector', '@modelcontextprotocol/conformance'];
 
 interface Manifest {

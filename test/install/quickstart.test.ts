@@ -13,7 +13,9 @@ import { ROOT } from '../helpers/cli.js';
 let clone: string;
 /** What a newcomer's shell passes to npm to reach the registry on this network: its CA and proxies. */
 const network = Object.fromEntries(
-  ['NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy'].flatMap((k) => (process.env[k] ? [[k, process.env[k] as string]] : [])),
+  ['NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy'].flatMap((k) =>
+    process.env[k] ? [[k, process.env[k] as string]] : [],
+  ),
 );
 const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C', npm_config_audit: 'false', npm_config_fund: 'false', ...network };
 

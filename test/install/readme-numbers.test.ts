@@ -174,7 +174,10 @@ const CLAIMS: Claim[] = [
     says: /Clients of the (\d{4}-\d{2}-\d{2}) protocol keep an event stream/g,
     check: ([revision]) => expect(REVISIONS as readonly string[]).toContain(revision),
   },
-  { says: /ids of one answer (404) in the other/g, check: provedBy('test/sandbox/handlers/interviews.test.ts', 'answers 404 for a session of another workspace') },
+  {
+    says: /ids of one answer (404) in the other/g,
+    check: provedBy('test/sandbox/handlers/interviews.test.ts', 'answers 404 for a session of another workspace'),
+  },
   {
     says: /artifact (\d+), external source (\d+); the spec gives/g,
     check: ([artifact, external]) => {
@@ -207,7 +210,9 @@ const context = (at: number) => readme.slice(Math.max(0, at - 50), at + 30).repl
 
 describe('numbers in the README', () => {
   it('are generated or claimed: none is left unchecked', () => {
-    const covered: Array<[number, number]> = [...NAMES.flatMap((re) => spans(re, prose, false)), ...CLAIMS.flatMap((c) => spans(c.says, prose, true))].map((s) => s.at);
+    const covered: Array<[number, number]> = [...NAMES.flatMap((re) => spans(re, prose, false)), ...CLAIMS.flatMap((c) => spans(c.says, prose, true))].map(
+      (s) => s.at,
+    );
     const unchecked = [...prose.matchAll(/\d+(?:[.,]\d+)*/g)]
       .filter((m) => !covered.some(([a, b]) => (m.index as number) >= a && (m.index as number) < b))
       .map((m) => `"${m[0]}" in "...${context(m.index as number)}..."`);

@@ -2,16 +2,14 @@
 // environment; the test puts a built clone where the snippet says /path/to/workspace-consulting-mcp and
 // the sandbox where it names the example workspace, starts the command as the client would, and lists
 // the tools. The Claude Code lines are run by the real CLI (claude-code.test.ts).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { builtClone, CLONE_PLACEHOLDER } from '../helpers/clone.js';
 import { ROOT } from '../helpers/spawn.js';
 import { spawnHttpServer } from '../helpers/spawn-http.js';
@@ -130,7 +128,11 @@ describe('README client set-up', () => {
     const port = args[args.indexOf('--port') + 1];
     expect(ts?.body).toContain(`http://127.0.0.1:${port}/mcp`);
     // Port 0 here: the documented port may be taken on this machine.
-    const server = await spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read }, args.slice(2).map((a) => (a === port ? '0' : a)), join(clone, 'dist/src/cli.js'));
+    const server = await spawnHttpServer(
+      { WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read },
+      args.slice(2).map((a) => (a === port ? '0' : a)),
+      join(clone, 'dist/src/cli.js'),
+    );
     try {
       const client = new Client({ name: 'my-agent', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));

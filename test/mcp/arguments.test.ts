@@ -2,7 +2,7 @@
 // each reading rule, each value refused as ambiguous, and the refusal's words, on catalog schemas.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { preview, readArguments, readCallOperation, readOperationArguments, type ReadResult } from '../../src/mcp/arguments.js';
+import { preview, type ReadResult, readArguments, readCallOperation, readOperationArguments } from '../../src/mcp/arguments.js';
 import { findOperation } from '../../tools/index.js';
 
 const ENG = '01M1D4MS5080000000GGT70VZH';
@@ -29,17 +29,37 @@ const JARGON = /expected (record|string|number|boolean|object|array|int)|receive
 describe('values read as clients send them', () => {
   it.each([
     ['null for an optional parameter is absent', 'list_findings', { engagement: ENG, cursor: null, limit: null }, { engagement: ENG }],
-    ['null stays null where the parameter accepts it', 'update_finding', { engagement: ENG, finding: FIND, details: null }, { engagement: ENG, finding: FIND, details: null }],
+    [
+      'null stays null where the parameter accepts it',
+      'update_finding',
+      { engagement: ENG, finding: FIND, details: null },
+      { engagement: ENG, finding: FIND, details: null },
+    ],
     ['number text where a number is wanted', 'list_findings', { engagement: ENG, limit: '25' }, { engagement: ENG, limit: 25 }],
-    ['boolean text, any case', 'update_deliverable_document', { engagement: ENG, kind: 'roadmap', updated_at: 't', included: 'FALSE' }, { engagement: ENG, kind: 'roadmap', updated_at: 't', included: false }],
-    ['an enum value in another case', 'create_finding', { engagement: ENG, type: 'Key_Person_Dependency', statement: 's' }, { engagement: ENG, type: 'key_person_dependency', statement: 's' }],
+    [
+      'boolean text, any case',
+      'update_deliverable_document',
+      { engagement: ENG, kind: 'roadmap', updated_at: 't', included: 'FALSE' },
+      { engagement: ENG, kind: 'roadmap', updated_at: 't', included: false },
+    ],
+    [
+      'an enum value in another case',
+      'create_finding',
+      { engagement: ENG, type: 'Key_Person_Dependency', statement: 's' },
+      { engagement: ENG, type: 'key_person_dependency', statement: 's' },
+    ],
     [
       'JSON text where an array is wanted, its items read too',
       'create_finding',
       { engagement: ENG, type: 'risk', statement: 's', evidences: `[{"source_type":"PIN","source_id":"${FIND}","locator":null}]` },
       { engagement: ENG, type: 'risk', statement: 's', evidences: [{ source_type: 'pin', source_id: FIND, locator: null }] },
     ],
-    ['JSON text where an object is wanted', 'update_finding', { engagement: ENG, finding: FIND, quantity: '{"per_week": 40}' }, { engagement: ENG, finding: FIND, quantity: { per_week: 40 } }],
+    [
+      'JSON text where an object is wanted',
+      'update_finding',
+      { engagement: ENG, finding: FIND, quantity: '{"per_week": 40}' },
+      { engagement: ENG, finding: FIND, quantity: { per_week: 40 } },
+    ],
   ])('%s', (_what, name, sent, expected) => {
     expect(read(readOperationArguments(op(name), sent)).args).toEqual(expected);
   });
@@ -50,7 +70,10 @@ describe('values read as clients send them', () => {
   });
 
   it('the whole arguments object as JSON text is read', () => {
-    expect(read(readOperationArguments(op('get_finding'), JSON.stringify({ engagement: ENG, finding: FIND }))).args).toEqual({ engagement: ENG, finding: FIND });
+    expect(read(readOperationArguments(op('get_finding'), JSON.stringify({ engagement: ENG, finding: FIND }))).args).toEqual({
+      engagement: ENG,
+      finding: FIND,
+    });
   });
 
   it('a value accepted as sent is never converted: JSON text where a text is wanted stays text', () => {
@@ -88,7 +111,9 @@ describe('ambiguous values are refused, not guessed', () => {
 
   it('text that reads as two different accepted values, while one reading is taken', () => {
     const schema = z.strictObject({ x: z.union([z.enum(['High', 'low']), z.enum(['HIGH', 'medium'])]).optional() });
-    expect(refused(readArguments(schema, { x: 'high' }, 't')).fields.x).toMatch(/^must be one of "High", "low" or one of "HIGH", "medium"; got "high", which reads as 2 different values: send the one you mean$/);
+    expect(refused(readArguments(schema, { x: 'high' }, 't')).fields.x).toMatch(
+      /^must be one of "High", "low" or one of "HIGH", "medium"; got "high", which reads as 2 different values: send the one you mean$/,
+    );
     expect(read(readArguments(schema, { x: 'MEDIUM' }, 't'))).toEqual({ x: 'medium' });
     // "1" is no boolean text, so where a number or a boolean would do it is the number 1.
     const wait = z.strictObject({ wait: z.union([z.boolean(), z.number()]) });
@@ -104,7 +129,9 @@ describe('ambiguous values are refused, not guessed', () => {
 
   it('number text outside JSON number grammar is not read as a number', () => {
     for (const text of ['0x10', '1e', ' 5', '5 ', '007', 'Infinity', '', '1_000']) {
-      expect(refused(readOperationArguments(op('list_findings'), { engagement: ENG, limit: text })).fields.limit, text).toMatch(/^must be a whole number from 1 to 200 \(page size, default 50\); got /);
+      expect(refused(readOperationArguments(op('list_findings'), { engagement: ENG, limit: text })).fields.limit, text).toMatch(
+        /^must be a whole number from 1 to 200 \(page size, default 50\); got /,
+      );
     }
   });
 });
@@ -113,7 +140,9 @@ describe('prototype keys are refused by name', () => {
   it('as own properties, at the top level and at any depth, also inside JSON text', () => {
     const sent = JSON.parse(`{"engagement":"${ENG}","type":"risk","statement":"s","__proto__":{"x":1}}`) as unknown;
     expect(Object.keys(refused(readOperationArguments(op('create_finding'), sent)).fields)).toEqual(['__proto__']);
-    const nested = JSON.parse(`{"engagement":"${ENG}","type":"risk","statement":"s","evidences":[{"source_type":"pin","source_id":"${FIND}","constructor":1}]}`) as unknown;
+    const nested = JSON.parse(
+      `{"engagement":"${ENG}","type":"risk","statement":"s","evidences":[{"source_type":"pin","source_id":"${FIND}","constructor":1}]}`,
+    ) as unknown;
     expect(Object.keys(refused(readOperationArguments(op('create_finding'), nested)).fields)).toEqual(['evidences.0.constructor']);
     const inText = { engagement: ENG, finding: FIND, quantity: '{"prototype": {"a": 1}}' };
     expect(Object.keys(refused(readOperationArguments(op('update_finding'), inText)).fields)).toEqual(['quantity.prototype']);
@@ -133,7 +162,9 @@ describe('prototype keys are refused by name', () => {
   });
 
   it('even where any keys are allowed (a free-form object)', () => {
-    const r = refused(readOperationArguments(op('update_finding'), JSON.parse(`{"engagement":"${ENG}","finding":"${FIND}","quantity":{"__proto__":{"admin":true}}}`)));
+    const r = refused(
+      readOperationArguments(op('update_finding'), JSON.parse(`{"engagement":"${ENG}","finding":"${FIND}","quantity":{"__proto__":{"admin":true}}}`)),
+    );
     expect(Object.keys(r.fields)).toEqual(['quantity.__proto__']);
   });
 });
@@ -159,7 +190,9 @@ describe('the refusal', () => {
   it('text that is not the JSON it should hold is said so', () => {
     const r = refused(readOperationArguments(op('reorder_guide_topics'), { ownerType: 'method', ownerId: ENG, ids: '["a"' }));
     expect(r.fields.ids).toMatch(/^must be an array.*; got "\[\\"a\\"", a text that is not a JSON array$/);
-    expect(refused(readOperationArguments(op('list_findings'), { engagement: ENG, fields: 'id' })).fields.fields).toMatch(/^must be an array of at least 1 item, each non-empty text; got "id", a text that is not a JSON array/);
+    expect(refused(readOperationArguments(op('list_findings'), { engagement: ENG, fields: 'id' })).fields.fields).toMatch(
+      /^must be an array of at least 1 item, each non-empty text; got "id", a text that is not a JSON array/,
+    );
   });
 
   it('never echoes a huge value or name back', () => {
@@ -182,7 +215,6 @@ describe('the refusal', () => {
       'an export cannot be cancelled; leave it out',
     );
   });
-
 });
 
 describe('call_operation arguments', () => {

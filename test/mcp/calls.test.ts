@@ -2,8 +2,8 @@
 // what does not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { startStack, textOf, type Stack } from '../helpers/stack.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { type Stack, startStack, textOf } from '../helpers/stack.js';
 
 let sandbox: SandboxHandle;
 let stack: Stack;
@@ -116,9 +116,12 @@ describe('cancellation', () => {
     sandbox.admin.fault({ count: 1, delay_ms: 1_500, match: { method: 'GET', path: '/engagements/{engagement}/findings' } });
     const controller = new AbortController();
     const started = Date.now();
-    const call = stack.client.callTool({ name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP } }, {
-      signal: controller.signal,
-    });
+    const call = stack.client.callTool(
+      { name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP } },
+      {
+        signal: controller.signal,
+      },
+    );
     setTimeout(() => controller.abort('user cancelled'), 200);
     await expect(call).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(2_000);

@@ -22,9 +22,7 @@ describe('configuration', () => {
   });
 
   it('accepts a pasted API root and keeps the origin', () => {
-    expect(loadConfig({ ...base, WORKSPACE_URL: 'https://acme.workspace-consulting.com/api/v1/' }).workspaceUrl).toBe(
-      'https://acme.workspace-consulting.com',
-    );
+    expect(loadConfig({ ...base, WORKSPACE_URL: 'https://acme.workspace-consulting.com/api/v1/' }).workspaceUrl).toBe('https://acme.workspace-consulting.com');
   });
 
   it.each([

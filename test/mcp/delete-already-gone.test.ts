@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { ROOT } from '../helpers/spawn.js';
 
 const FINDING = '/engagements/{engagement}/findings/{finding}';
@@ -48,7 +48,10 @@ describe('delete_finding whose first answer was lost', () => {
     ['a reset', { reset: true }],
     ['a 503', { status: 503 }],
   ])('after %s once the finding was deleted: "deleted (it was already gone when checked again)"', async (_, fault) => {
-    const created = await client.callTool({ name: 'create_finding', arguments: { engagement: ENGAGEMENT_AP, type: 'risk', statement: `lost delete answer: ${_}` } });
+    const created = await client.callTool({
+      name: 'create_finding',
+      arguments: { engagement: ENGAGEMENT_AP, type: 'risk', statement: `lost delete answer: ${_}` },
+    });
     expect(created.isError, textOf(created)).toBeFalsy();
     const finding = (created.structuredContent as { id: string }).id;
 
@@ -60,7 +63,12 @@ describe('delete_finding whose first answer was lost', () => {
     expect(textOf(r)).toMatch(/deleted \(it was already gone when checked again/);
     expect(textOf(r)).not.toMatch(/not found|check the id/i);
     expect(r.structuredContent).toMatchObject({ ok: true, already_gone: true });
-    expect(sandbox.requests().filter((q) => q.method === 'DELETE' && q.template === FINDING).map((q) => q.handler_ran)).toEqual([true, true]);
+    expect(
+      sandbox
+        .requests()
+        .filter((q) => q.method === 'DELETE' && q.template === FINDING)
+        .map((q) => q.handler_ran),
+    ).toEqual([true, true]);
   });
 
   it('an id that does not exist is still "not found"', async () => {

@@ -21,10 +21,13 @@ async function descriptionGate(target: string): Promise<{ url: string; held(): n
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
     const forward = () => {
-      const up = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const up = request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       up.on('error', () => res.destroy());
       req.pipe(up);
     };
@@ -97,7 +100,12 @@ describe('a tool list that changes', () => {
     }
   });
 
-  for (const [i, label] of ['a 2025-11-25 client over stdio', 'a 2026-07-28 client over stdio', 'a 2025-11-25 client over HTTP', 'a 2026-07-28 client over HTTP'].entries()) {
+  for (const [i, label] of [
+    'a 2025-11-25 client over stdio',
+    'a 2026-07-28 client over stdio',
+    'a 2025-11-25 client over HTTP',
+    'a 2026-07-28 client over HTTP',
+  ].entries()) {
     it(`reaches ${label}, ${label.includes('2025') ? 'by notification' : 'on its listen stream'}, with the operations the description adds`, async () => {
       const c = clients[i]!;
       const first = names(firsts.get(c) ?? []);

@@ -64,7 +64,13 @@ for (const wire of WIRES) {
       // Sent to the client that asked, not written to stderr, which stays at its own level (warn).
       expect(c.stderr().slice(stderrBefore)).not.toMatch(/"msg":"tool call"/);
       expect(asked.length).toBeGreaterThan(0);
-      expect(asked).toContainEqual(expect.objectContaining({ level: 'debug', logger: 'workspace-consulting-mcp', data: expect.objectContaining({ tool: 'list_findings', msg: 'tool call' }) }));
+      expect(asked).toContainEqual(
+        expect.objectContaining({
+          level: 'debug',
+          logger: 'workspace-consulting-mcp',
+          data: expect.objectContaining({ tool: 'list_findings', msg: 'tool call' }),
+        }),
+      );
       expect(await linesOfCall(c, 'list_findings', FINDINGS)).toEqual([]);
       // The level named is the lowest sent: a call that only logs at debug sends nothing at error.
       expect(await linesOfCall(c, 'list_findings', FINDINGS, 'error')).toEqual([]);
@@ -104,7 +110,12 @@ describe('several clients of one HTTP server', () => {
       calls.push(quietLegacy.client.callTool({ name: 'get_analysis_run', arguments: { engagement: ENGAGEMENT_AP, run: '01ZZZZZZZZZZZZZZZZZZZZZZZZ' } }));
     }
     await Promise.all(calls);
-    const tools = (c: EraClient) => new Set(logLines(c, from.get(c)).map((l) => (l.data as Json).tool).filter(Boolean));
+    const tools = (c: EraClient) =>
+      new Set(
+        logLines(c, from.get(c))
+          .map((l) => (l.data as Json).tool)
+          .filter(Boolean),
+      );
     expect(tools(legacy)).toEqual(new Set(['list_findings']));
     expect(tools(modern)).toEqual(new Set(['list_interviews']));
     expect(logLines(legacy, from.get(legacy)).filter((l) => (l.data as Json).msg === 'tool call')).toHaveLength(5);

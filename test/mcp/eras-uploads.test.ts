@@ -13,7 +13,17 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { type ConnectOptions, connectHttp, connectStdio, type Era, type EraClient, type ServerHome, serverHome, startHttpServer, type Wire } from '../helpers/eras.js';
+import {
+  type ConnectOptions,
+  connectHttp,
+  connectStdio,
+  type Era,
+  type EraClient,
+  type ServerHome,
+  serverHome,
+  startHttpServer,
+  type Wire,
+} from '../helpers/eras.js';
 import type { HttpChild } from '../helpers/spawn-http.js';
 
 type Json = Record<string, any>;
@@ -61,7 +71,10 @@ beforeAll(async () => {
         const roots = 'roots' in spec ? (spec.roots === 'A' ? [rootA] : changing[wire]) : undefined;
         const home = spec.server === 'with folder' ? withFolder : without;
         const opts = roots ? offering(roots) : {};
-        const c = wire === 'stdio' ? await connectStdio(spec.era, home, opts) : await connectHttp(spec.era, spec.server === 'with folder' ? httpWithFolder : httpWithout, opts);
+        const c =
+          wire === 'stdio'
+            ? await connectStdio(spec.era, home, opts)
+            : await connectHttp(spec.era, spec.server === 'with folder' ? httpWithFolder : httpWithout, opts);
         clients.set(`${wire}: ${name}`, c);
       }),
     ),
@@ -94,12 +107,16 @@ async function fileIn(dir: string): Promise<{ path: string; name: string }> {
 }
 
 async function upload(c: EraClient, path: string): Promise<CallToolResult> {
-  return (await c.client.callTool({ name: 'call_operation', arguments: { operation: 'upload_artifact', arguments: { engagement: ENGAGEMENT_AP, file: { path } } } })) as CallToolResult;
+  return (await c.client.callTool({
+    name: 'call_operation',
+    arguments: { operation: 'upload_artifact', arguments: { engagement: ENGAGEMENT_AP, file: { path } } },
+  })) as CallToolResult;
 }
 
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 /** The uploads of the file named `name` that reached the workspace. */
-const uploadsOf = (name: string) => sandbox.requests().filter((q) => q.method === 'POST' && q.template === ARTIFACTS && (q.body as Json)?.files?.file?.filename === name);
+const uploadsOf = (name: string) =>
+  sandbox.requests().filter((q) => q.method === 'POST' && q.template === ARTIFACTS && (q.body as Json)?.files?.file?.filename === name);
 
 async function expectUploaded(c: EraClient, dir: string): Promise<void> {
   const f = await fileIn(dir);

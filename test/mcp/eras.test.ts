@@ -11,7 +11,19 @@ import { toolListFor } from '../../src/mcp/session.js';
 import { CLIENT_BERTHIER, ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
-import { connectHttp, connectStdio, type Era, ERAS, type EraClient, type ServerHome, serverHome, startHttpServer, until, type Wire, WIRES } from '../helpers/eras.js';
+import {
+  connectHttp,
+  connectStdio,
+  ERAS,
+  type Era,
+  type EraClient,
+  type ServerHome,
+  serverHome,
+  startHttpServer,
+  until,
+  WIRES,
+  type Wire,
+} from '../helpers/eras.js';
 import type { HttpChild } from '../helpers/spawn-http.js';
 
 const TIME_SCALE = 0.03;
@@ -79,7 +91,10 @@ for (const { wire, era, label } of CELLS) {
         const tools = hints(await c.client.listTools(undefined, { cacheMode: 'bypass' }));
         expect(tools).toEqual({ ttlMs: expect.any(Number), cacheScope: 'private' });
         expect(tools.ttlMs).toBeGreaterThan(0);
-        for (const r of [await c.client.listPrompts(undefined, { cacheMode: 'bypass' }), await c.client.listResourceTemplates(undefined, { cacheMode: 'bypass' })]) {
+        for (const r of [
+          await c.client.listPrompts(undefined, { cacheMode: 'bypass' }),
+          await c.client.listResourceTemplates(undefined, { cacheMode: 'bypass' }),
+        ]) {
           expect(hints(r)).toEqual({ ttlMs: expect.any(Number), cacheScope: 'public' });
           expect(r.ttlMs).toBeGreaterThan(0);
         }
@@ -159,7 +174,9 @@ function progressOnWire(c: EraClient, job: string) {
   const wire = c.received.wire as Json[];
   const answerAt = wire.findIndex((m) => m.method === undefined && m.result?.structuredContent?.job?.id === job);
   const token = wire[answerAt]?.id;
-  const progress = wire.flatMap((m, at) => (m.method === 'notifications/progress' && String(m.params.progressToken) === String(token) ? [{ value: m.params.progress as number, at }] : []));
+  const progress = wire.flatMap((m, at) =>
+    m.method === 'notifications/progress' && String(m.params.progressToken) === String(token) ? [{ value: m.params.progress as number, at }] : [],
+  );
   return { progress, answerAt };
 }
 

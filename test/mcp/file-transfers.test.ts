@@ -1,9 +1,10 @@
 // Uploads and downloads through the tools, over HTTP: what is refused before any request (a file
 // over the limit, a path outside the roots, a type that lies, an external source that fails the
 // workspace's schema, a traversal in a server file name), and what goes through.
+
+import { mkdtemp, open, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, open, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
@@ -17,7 +18,7 @@ import { Pipeline } from '../../src/mcp/pipeline.js';
 import { ToolRegistry } from '../../src/mcp/registry.js';
 import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
 import { catalog } from '../../tools/index.js';
-import { startStack, textOf, type Stack } from '../helpers/stack.js';
+import { type Stack, startStack, textOf } from '../helpers/stack.js';
 
 type Json = Record<string, any>;
 let stack: Stack;

@@ -3,15 +3,15 @@
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { createLogger } from '../../src/log.js';
-import { forgetLiveDescriptions, liveOperations, loadLiveDescription, LIVE_MAX_AGE_MS } from '../../src/mcp/live-openapi.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { catalog } from '../../tools/index.js';
-import type { Tool } from '@modelcontextprotocol/server';
+import { forgetLiveDescriptions, LIVE_MAX_AGE_MS, liveOperations, loadLiveDescription } from '../../src/mcp/live-openapi.js';
 import { LIVE_LIST_WAIT_MS } from '../../src/mcp/operations.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { catalog } from '../../tools/index.js';
 import { startStack, textOf } from '../helpers/stack.js';
 
 let sandbox: SandboxHandle;
@@ -21,7 +21,12 @@ const { logger } = createLogger('debug', (l) => lines.push(l));
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false });
-  client = new ApiClient({ baseUrl: sandbox.api, token: () => sandbox.tokens.read, limiter: new RateLimiter({ limit: 120, windowMs: 1000 }), retry: { backoffBaseMs: 5 } });
+  client = new ApiClient({
+    baseUrl: sandbox.api,
+    token: () => sandbox.tokens.read,
+    limiter: new RateLimiter({ limit: 120, windowMs: 1000 }),
+    retry: { backoffBaseMs: 5 },
+  });
 });
 afterAll(async () => {
   await client.close();
@@ -75,7 +80,7 @@ describe('loading the live description', () => {
     expect(lines.join('\n')).toMatch(/could not refresh the live API description/);
   });
 
-  it('turns what the catalog lacks into operations, marked generated, with the description\'s scope and area', async () => {
+  it("turns what the catalog lacks into operations, marked generated, with the description's scope and area", async () => {
     const d = await loadLiveDescription({ client, origin: sandbox.url, logger });
     // The sandbox describes two operations the catalog does not curate.
     const ops = liveOperations(d!.document, catalog);

@@ -2,13 +2,13 @@
 // openapi.json adds can be found with find_operations and run with call_operation, over real HTTP;
 // read-only mode and read consent bind it like any tool.
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { Operation } from '../../src/operation.js';
 import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
-import { startStack, textOf, type Stack } from '../helpers/stack.js';
+import { type Stack, startStack, textOf } from '../helpers/stack.js';
 
 type Json = Record<string, unknown>;
 
@@ -53,7 +53,11 @@ function example(s: Json): unknown {
   }
 }
 
-const VALID_EXTERNAL_SOURCE = { format_version: '1', source: { name: 'Tickets', system: 'Helpdesk' }, items: [{ external_id: 'T-1', title: 'Invoice', body: 'Typed twice.' }] };
+const VALID_EXTERNAL_SOURCE = {
+  format_version: '1',
+  source: { name: 'Tickets', system: 'Helpdesk' },
+  items: [{ external_id: 'T-1', title: 'Invoice', body: 'Typed twice.' }],
+};
 
 /** Arguments that pass the operation's validation: known ids where the sandbox has them, required fields only. */
 function argumentsFor(op: Operation): Json {
@@ -195,12 +199,18 @@ describe('the policy binds the gateway', () => {
     const rs = await startStack({ sandboxHandle: sandbox, token: 'read', grantedScope: 'read', env: { WORKSPACE_TOOLSETS: 'default' } });
     try {
       sandbox.clearRequests();
-      const r = await rs.call('call_operation', { operation: 'review_finding', arguments: { engagement: ENGAGEMENT_AP, finding: UNKNOWN_ID, review_status: 'validated' } });
+      const r = await rs.call('call_operation', {
+        operation: 'review_finding',
+        arguments: { engagement: ENGAGEMENT_AP, finding: UNKNOWN_ID, review_status: 'validated' },
+      });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toMatch(/write consent/);
       expect(sandbox.requests().filter((q) => q.path.startsWith('/api/v1/engagements'))).toHaveLength(0);
       // A read-scoped POST (the audit chat question) is still allowed.
-      const ask = await rs.call('call_operation', { operation: 'ask_audit_chat', arguments: { engagement: ENGAGEMENT_AP, question: 'What slows invoice approval?' } });
+      const ask = await rs.call('call_operation', {
+        operation: 'ask_audit_chat',
+        arguments: { engagement: ENGAGEMENT_AP, question: 'What slows invoice approval?' },
+      });
       expect(ask.isError, textOf(ask)).toBeFalsy();
     } finally {
       await rs.close();

@@ -28,7 +28,14 @@ beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false });
   const config = loadConfig({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, LOG_LEVEL: 'warn' });
   const { logger, setTap } = createLogger(config.logLevel, () => {});
-  api = new ApiClient({ baseUrl: `${sandbox.url}/api/v1`, token: () => sandbox.tokens.read, locale: config.locale, timeoutMs: config.timeoutMs, limiter: new RateLimiter(config.rateLimit), logger });
+  api = new ApiClient({
+    baseUrl: `${sandbox.url}/api/v1`,
+    token: () => sandbox.tokens.read,
+    locale: config.locale,
+    timeoutMs: config.timeoutMs,
+    limiter: new RateLimiter(config.rateLimit),
+    logger,
+  });
   const operations = new OperationSet({ catalog, logger, client: api, live: false, origin: sandbox.url });
   session = new Session({ config, client: api, logger, operations });
   const factory = createServerFactory({ config, logger, logs: new RequestLogRouter(setTap), sessionFor: () => session });
@@ -59,13 +66,22 @@ async function initialize(at: number): Promise<string> {
   const res = await fetch(replicas[at]!.http.url, {
     method: 'POST',
     headers: headers(),
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'test', version: '1.0.0' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'test', version: '1.0.0' } },
+    }),
   });
   await res.text();
   const id = res.headers.get('mcp-session-id');
   expect(res.status).toBe(200);
   expect(id).toBeTruthy();
-  const done = await fetch(replicas[at]!.http.url, { method: 'POST', headers: headers(id as string), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const done = await fetch(replicas[at]!.http.url, {
+    method: 'POST',
+    headers: headers(id as string),
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   await done.text();
   expect(done.status).toBe(202);
   return id as string;

@@ -10,9 +10,9 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { type Era, negotiation, startStack, type Stack } from '../helpers/stack.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { rawPost, spawnHttpServer } from '../helpers/spawn-http.js';
+import { type Era, negotiation, type Stack, startStack } from '../helpers/stack.js';
 
 let sandbox: SandboxHandle;
 beforeAll(async () => {
@@ -179,7 +179,11 @@ describe('2025 sessions in process, with small limits', () => {
       expect(s.mcp.sessions).toBe(1);
       await c.transport.terminateSession();
       expect(s.mcp.sessions).toBe(0);
-      const after = await rawPost(Number(new URL(s.url).port), { 'mcp-session-id': c.sessionId as string, 'mcp-protocol-version': '2025-11-25' }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }));
+      const after = await rawPost(
+        Number(new URL(s.url).port),
+        { 'mcp-session-id': c.sessionId as string, 'mcp-protocol-version': '2025-11-25' },
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      );
       expect(after.status).toBe(404);
       await c.client.close();
     } finally {
@@ -209,7 +213,12 @@ describe('2025 sessions in process, with small limits', () => {
 
 describe('serve --http with its default limits', () => {
   it('1,000 clients that connect, call a tool and close without DELETE, one after another, are all served', { timeout: 180_000 }, async () => {
-    const server = await spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, WORKSPACE_RATE_LIMIT: '120/0.05', LOG_LEVEL: 'debug' });
+    const server = await spawnHttpServer({
+      WORKSPACE_URL: sandbox.url,
+      WORKSPACE_TOKEN: sandbox.tokens.read,
+      WORKSPACE_RATE_LIMIT: '120/0.05',
+      LOG_LEVEL: 'debug',
+    });
     try {
       const started = Date.now();
       const exchanges: Exchange[] = [];

@@ -1,8 +1,8 @@
 // The rate budget and the retry rules, seen from the sandbox: what reached it, and when.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { startStack, textOf, type Stack } from '../helpers/stack.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { type Stack, startStack, textOf } from '../helpers/stack.js';
 
 const SCALE = 0.01; // the sandbox's minute lasts 600 ms
 const WINDOW_MS = 60_000 * SCALE;

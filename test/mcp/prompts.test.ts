@@ -2,9 +2,9 @@
 // over real HTTP: engagement ids complete from what a person types (their name), enums from the catalog.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { DOCUMENT_KINDS } from '../../tools/shared.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { type Stack, startStack } from '../helpers/stack.js';
 
 let sandbox: SandboxHandle;
 let stack: Stack;
@@ -60,7 +60,9 @@ describe('prompts', () => {
 
   it('refuses a missing argument or an unknown kind', async () => {
     await expect(stack.client.getPrompt({ name: 'brief_engagement', arguments: {} })).rejects.toThrow(/needs the argument engagement/);
-    await expect(stack.client.getPrompt({ name: 'draft_deliverable_document', arguments: { engagement: ENGAGEMENT_AP, kind: 'novel' } })).rejects.toThrow(/Unknown document kind/);
+    await expect(stack.client.getPrompt({ name: 'draft_deliverable_document', arguments: { engagement: ENGAGEMENT_AP, kind: 'novel' } })).rejects.toThrow(
+      /Unknown document kind/,
+    );
   });
 });
 
@@ -85,7 +87,9 @@ describe('completions', () => {
   it('resource template variables complete, using the other variables already given', async () => {
     const ref = { type: 'ref/resource' as const, uri: 'workspace://engagements/{engagement}/findings/{finding}' };
     const r = await stack.client.complete({ ref, argument: { name: 'finding', value: '' }, context: { arguments: { engagement: ENGAGEMENT_AP } } });
-    const findings = (await stack.api.request({ method: 'GET', path: '/engagements/{engagement}/findings', pathParams: { engagement: ENGAGEMENT_AP }, query: { limit: 200 } })).data as { id: string }[];
+    const findings = (
+      await stack.api.request({ method: 'GET', path: '/engagements/{engagement}/findings', pathParams: { engagement: ENGAGEMENT_AP }, query: { limit: 200 } })
+    ).data as { id: string }[];
     expect(r.completion.values.sort()).toEqual(findings.map((f) => f.id).sort());
 
     const chapters = await stack.client.complete({

@@ -2,8 +2,8 @@
 // resources, and tool results link to the resources they touched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { type Stack, startStack } from '../helpers/stack.js';
 
 let sandbox: SandboxHandle;
 let stack: Stack;

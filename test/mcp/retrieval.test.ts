@@ -8,7 +8,7 @@
 // ranking generalises to new wordings only as far as its vocabulary reaches. A request with several
 // right answers lists them all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, textOf, type Stack } from '../helpers/stack.js';
+import { type Stack, startStack, textOf } from '../helpers/stack.js';
 
 type Request = [query: string, expected: string | readonly string[]];
 
@@ -210,7 +210,10 @@ describe('find_operations retrieval', () => {
     );
     for (const line of lines) expect(line).toMatch(/^\w+: [^\n]+[.!?] Needs [^\n]+\. \[(read|write)[^\]]*\]$/);
     const first = (r.structuredContent as { operations: { purpose: string; required: string[] }[] }).operations[0]!;
-    expect(first).toMatchObject({ purpose: "Set a finding's review status: validated, rejected, or back to proposed.", required: ['engagement', 'finding', 'review_status'] });
+    expect(first).toMatchObject({
+      purpose: "Set a finding's review status: validated, rejected, or back to proposed.",
+      required: ['engagement', 'finding', 'review_status'],
+    });
   });
 
   it('does on held-out requests at least as well as when it was measured: 70% in the top 3, 85% in the top 8', async () => {

@@ -23,9 +23,9 @@ describe('listed schemas', () => {
       '(input).wait: a union of types ["boolean","number"]',
     ]);
     expect(portabilityProblems({ type: 'object' })).toEqual(['(input): an object with no declared property that is not closed']);
-    expect(portabilityProblems({ type: 'object', properties: { r: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } } } })).toEqual([
-      '(input).r[]: a nested object that is not closed',
-    ]);
+    expect(
+      portabilityProblems({ type: 'object', properties: { r: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } } } }),
+    ).toEqual(['(input).r[]: a nested object that is not closed']);
   });
 
   it('a tool without arguments says it takes none', () => {
@@ -50,7 +50,8 @@ describe('listed schemas', () => {
     for (const tool of listing('default')) {
       for (const [name, p] of Object.entries(tool.inputSchema.properties ?? {})) {
         // Every argument that is an id of the workspace (engagement, finding, process_id...) says it is one.
-        if (/^(engagement|finding|session|contradiction|run|export)$|_id$/.test(name)) expect((p as { pattern?: string }).pattern, `${tool.name}.${name}`).toBe('^[0-9A-Za-z]{26}$');
+        if (/^(engagement|finding|session|contradiction|run|export)$|_id$/.test(name))
+          expect((p as { pattern?: string }).pattern, `${tool.name}.${name}`).toBe('^[0-9A-Za-z]{26}$');
       }
     }
   });

@@ -2,7 +2,7 @@
 // answered on stdout before the process exits 0.
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { spawnServer } from '../helpers/spawn.js';
 
 let sandbox: SandboxHandle;

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { spawnServer } from '../helpers/spawn.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
+import { spawnServer } from '../helpers/spawn.js';
 
 let sandbox: SandboxHandle;
 

@@ -1,8 +1,8 @@
 // Workflow tools over real HTTP: each is several API calls, and says exactly what it did.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { startStack, textOf, type Stack } from '../helpers/stack.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { type Stack, startStack, textOf } from '../helpers/stack.js';
 
 type Finding = { id: string; type: string; review_status: string };
 
@@ -18,7 +18,12 @@ afterAll(async () => {
 });
 
 async function findings(): Promise<Finding[]> {
-  const res = await stack.api.request({ method: 'GET', path: '/engagements/{engagement}/findings', pathParams: { engagement: ENGAGEMENT_AP }, query: { limit: 200 } });
+  const res = await stack.api.request({
+    method: 'GET',
+    path: '/engagements/{engagement}/findings',
+    pathParams: { engagement: ENGAGEMENT_AP },
+    query: { limit: 200 },
+  });
   return res.data as Finding[];
 }
 

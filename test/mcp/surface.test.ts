@@ -3,11 +3,11 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxOperations, toolListFor } from '../../bench/tokens.js';
 import { OPERATION_META_KEY } from '../../src/operation.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
-import { sandboxOperations, toolListFor } from '../../bench/tokens.js';
 import { startStack, textOf } from '../helpers/stack.js';
 
 let sandbox: SandboxHandle;
@@ -48,7 +48,7 @@ describe('the default surface', () => {
     expect(names).toEqual(expect.arrayContaining(['find_operations', 'describe_operation', 'call_operation']));
   });
 
-  it('states each hint once (a client applying the spec defaults reads the catalog\'s four), and the operation _meta on each direct one', async () => {
+  it("states each hint once (a client applying the spec defaults reads the catalog's four), and the operation _meta on each direct one", async () => {
     // The default surface's own tools (gateway, workflows) and every operation's tool.
     const tools = [...(await listed(DEFAULT)).tools, ...(await listed({ WORKSPACE_TOOLSETS: 'all' })).tools];
     const byPath = new Map(catalog.map((o) => [o.name, o]));
@@ -66,7 +66,11 @@ describe('the default surface', () => {
     for (const t of tools) {
       const a = t.annotations ?? {};
       // Every tool says whether it reads, or whether its write is destructive: the hint clients confirm on.
-      if (a.readOnlyHint === true) expect(Object.keys(a).filter((k) => k !== 'openWorldHint'), t.name).toEqual(['readOnlyHint']);
+      if (a.readOnlyHint === true)
+        expect(
+          Object.keys(a).filter((k) => k !== 'openWorldHint'),
+          t.name,
+        ).toEqual(['readOnlyHint']);
       else expect(typeof a.destructiveHint, t.name).toBe('boolean');
       // Nothing that merely repeats a default, destructiveHint aside.
       expect(a.readOnlyHint, t.name).not.toBe(false);
@@ -142,7 +146,10 @@ describe('the token bench', () => {
     const ops = sandboxOperations();
     for (const [env, policy] of [
       [DEFAULT, { toolsets: 'default', readOnly: false }],
-      [{ ...DEFAULT, WORKSPACE_READ_ONLY: 'true' }, { toolsets: 'default', readOnly: true }],
+      [
+        { ...DEFAULT, WORKSPACE_READ_ONLY: 'true' },
+        { toolsets: 'default', readOnly: true },
+      ],
       [{ WORKSPACE_TOOLSETS: 'all' }, { toolsets: 'all', readOnly: false }],
     ] as const) {
       const served = await listed(env);

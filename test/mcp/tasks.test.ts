@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type HttpChild, spawnHttpServer } from '../helpers/spawn-http.js';
 import { httpConnection, type RawConnection, stdioConnection, type Transport } from '../reliability/raw-connection.js';
 import { type Era, eraParams, MODERN_META, type Rpc } from '../reliability/stdio-peer.js';
@@ -44,12 +44,20 @@ afterAll(async () => {
 function taskCall(era: Era, id: string, statement: string): Record<string, unknown> {
   const params = { name: 'create_finding', arguments: { engagement: ENGAGEMENT_AP, type: 'risk', statement }, task: { ttl: 60_000 } };
   if (era === 'legacy') return { id, method: 'tools/call', params };
-  return { id, method: 'tools/call', params: { ...params, _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } } } } };
+  return {
+    id,
+    method: 'tools/call',
+    params: { ...params, _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } } } },
+  };
 }
 
 /** Findings with this statement on the sandbox, and the POSTs that created them. */
 function landed(statement: string) {
-  const posts = sandbox.requests().filter((r) => r.method === 'POST' && r.template === '/engagements/{engagement}/findings' && (r.body as { statement?: string } | null)?.statement === statement);
+  const posts = sandbox
+    .requests()
+    .filter(
+      (r) => r.method === 'POST' && r.template === '/engagements/{engagement}/findings' && (r.body as { statement?: string } | null)?.statement === statement,
+    );
   return { posts: posts.length, created: posts.filter((r) => r.status === 201).length };
 }
 

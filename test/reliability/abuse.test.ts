@@ -6,7 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { BUILT_CLI, builtServerExists, StdioPeer } from './stdio-peer.js';
 import { LogScan } from './token-scan.js';
 
@@ -125,7 +125,11 @@ describe.each(['source', 'built'] as const)('stdio abuse (%s)', (mode) => {
     sandbox.clearRequests();
     peer.raw(`${'x'.repeat(10 * 1024 * 1024)}\n`);
     const statement = 'é'.repeat(10 * 1024 * 1024);
-    peer.send({ id: 2, method: 'tools/call', params: { name: 'create_finding', arguments: { engagement: '01M1D4MS5080000000GGT70VZH', type: 'risk', statement } } });
+    peer.send({
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'create_finding', arguments: { engagement: '01M1D4MS5080000000GGT70VZH', type: 'risk', statement } },
+    });
     peer.send({ id: 3, method: 'ping' });
     const refused = await peer.answer(2, 60_000);
     expect(refused.result).toMatchObject({ isError: true });
@@ -158,7 +162,8 @@ describe.each(['source', 'built'] as const)('stdio abuse (%s)', (mode) => {
     peer.send({ method: 'notifications/initialized' });
     // Stop reading: the pipe fills and the server's writes wait for it to drain.
     peer.child.stdout.pause();
-    for (let i = 0; i < 40; i++) peer.send({ id: 100 + i, method: 'tools/call', params: { name: 'get_session_transcript', arguments: { session: '01M1D51KA0Z0000000GG4GMSKS' } } });
+    for (let i = 0; i < 40; i++)
+      peer.send({ id: 100 + i, method: 'tools/call', params: { name: 'get_session_transcript', arguments: { session: '01M1D51KA0Z0000000GG4GMSKS' } } });
     await sleep(1_500);
     peer.child.stdout.resume();
     for (let i = 0; i < 40; i++) expect((await peer.answer(100 + i)).result).toMatchObject({ structuredContent: expect.any(Object) });

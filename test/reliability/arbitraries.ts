@@ -3,7 +3,7 @@
 // refusal labelled with the field a clear error has to name.
 import fc from 'fast-check';
 import type { z } from 'zod';
-import { pathParams, type Operation } from '../../src/operation.js';
+import { type Operation, pathParams } from '../../src/operation.js';
 
 /** The parts of zod 4's internal definition this walker reads. */
 interface Def {
@@ -91,18 +91,20 @@ const mediaSegment = fc.stringMatching(/^[A-Za-z0-9_-][A-Za-z0-9._ -]{0,11}$/).f
 /** Text as an assistant (or a hostile transcript) may send it: ASCII, any Unicode, and the odd injection attempt. */
 function freeText(min: number, max: number): fc.Arbitrary<string> {
   const cap = Math.min(max, min + 40);
-  return fc.oneof(
-    { weight: 3, arbitrary: fc.string({ minLength: min, maxLength: cap }) },
-    { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength: min, maxLength: cap }) },
-    // Any UTF-16 code units, lone surrogates included: JSON can carry them, a URL cannot.
-    { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: min, maxLength: cap }) },
-    {
-      weight: 1,
-      arbitrary: fc
-        .constantFrom('../../workspace', '?limit=1&x=2', '#frag', '%2F..%2F', 'a/b', 'Ignore previous instructions', '\u0000', "' OR 1=1 --", 'é€𝔘')
-        .filter((t) => t.length >= min && t.length <= max),
-    },
-  ).filter((t) => t.length >= min && t.length <= max);
+  return fc
+    .oneof(
+      { weight: 3, arbitrary: fc.string({ minLength: min, maxLength: cap }) },
+      { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength: min, maxLength: cap }) },
+      // Any UTF-16 code units, lone surrogates included: JSON can carry them, a URL cannot.
+      { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: min, maxLength: cap }) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .constantFrom('../../workspace', '?limit=1&x=2', '#frag', '%2F..%2F', 'a/b', 'Ignore previous instructions', '\u0000', "' OR 1=1 --", 'é€𝔘')
+          .filter((t) => t.length >= min && t.length <= max),
+      },
+    )
+    .filter((t) => t.length >= min && t.length <= max);
 }
 
 export interface BuildOptions {
@@ -158,7 +160,11 @@ function validBase(s: z.ZodType, opts: BuildOptions): fc.Arbitrary<unknown> {
       return fc.array(valid(d.element as z.ZodType, opts), { minLength: b.min, maxLength: b.max });
     }
     case 'record':
-      return fc.dictionary(fc.stringMatching(/^[a-z_]{1,12}$/).filter((k) => !PROTOTYPE_KEYS.has(k)), json(2), { maxKeys: 4 });
+      return fc.dictionary(
+        fc.stringMatching(/^[a-z_]{1,12}$/).filter((k) => !PROTOTYPE_KEYS.has(k)),
+        json(2),
+        { maxKeys: 4 },
+      );
     case 'unknown':
     case 'any':
       return json(2);
@@ -198,7 +204,11 @@ function inlineFile(): fc.Arbitrary<Record<string, unknown>> {
   // Mostly plain text, declared as such: bytes that contradict their declared type are refused by the
   // upload's content check, which the valid property counts apart.
   const text = fc.record(
-    { text: fc.string({ maxLength: 300 }), filename: fc.stringMatching(/^[a-z]{1,12}\.(txt|csv|md)$/), content_type: fc.constantFrom('text/plain', 'text/csv') },
+    {
+      text: fc.string({ maxLength: 300 }),
+      filename: fc.stringMatching(/^[a-z]{1,12}\.(txt|csv|md)$/),
+      content_type: fc.constantFrom('text/plain', 'text/csv'),
+    },
     { requiredKeys: ['text'] },
   );
   const base64 = fc.record(
@@ -210,12 +220,34 @@ function inlineFile(): fc.Arbitrary<Record<string, unknown>> {
 
 /** One way of breaking otherwise valid arguments, and the field a clear refusal must name. */
 export interface Broken {
-  kind: 'wrong_type' | 'missing' | 'too_long' | 'too_short' | 'bad_id' | 'bad_format' | 'unknown_key' | 'json_string' | 'bad_enum' | 'out_of_range' | 'prototype_key';
+  kind:
+    | 'wrong_type'
+    | 'missing'
+    | 'too_long'
+    | 'too_short'
+    | 'bad_id'
+    | 'bad_format'
+    | 'unknown_key'
+    | 'json_string'
+    | 'bad_enum'
+    | 'out_of_range'
+    | 'prototype_key';
   field: string;
   args: Record<string, unknown>;
 }
 
-const BAD_IDS = ['../../workspace', '..', '01ZZZZ', '01ZZZZZZZZZZZZZZZZZZZZZZZZZ', '01ZZZZZZZZZZZZZZZZZZZZZZZ/', '%2e%2e', 'x?y=1', 'a#b', ' 01ZZZZZZZZZZZZZZZZZZZZZZZ', ''];
+const BAD_IDS = [
+  '../../workspace',
+  '..',
+  '01ZZZZ',
+  '01ZZZZZZZZZZZZZZZZZZZZZZZZZ',
+  '01ZZZZZZZZZZZZZZZZZZZZZZZ/',
+  '%2e%2e',
+  'x?y=1',
+  'a#b',
+  ' 01ZZZZZZZZZZZZZZZZZZZZZZZ',
+  '',
+];
 
 /**
  * A value of another JSON type than the schema's base type (never null or undefined, which wrappers
@@ -235,7 +267,11 @@ function otherType(type: string): fc.Arbitrary<unknown> {
     array: fc.array(fc.integer(), { maxLength: 3 }),
     object: fc.dictionary(fc.stringMatching(/^[a-z]{1,5}$/), fc.integer(), { maxKeys: 2 }),
   };
-  return fc.oneof(...Object.entries(all).filter(([t]) => t !== same).map(([, a]) => a));
+  return fc.oneof(
+    ...Object.entries(all)
+      .filter(([t]) => t !== same)
+      .map(([, a]) => a),
+  );
 }
 
 /** Ways to break each field of the shape, given its schema. */
@@ -398,48 +434,71 @@ export function abusiveMessages(
   const call = (id: string, name: string, args: unknown) => line({ id, method: 'tools/call', params: params({ name, arguments: args }) });
   const invalidParams = (id: string): Due => ({ error: -32602, id });
 
-  const nonObjectArguments = fc.tuple(ids, tool, notAnObject).map(([id, name, args]): Abuse => ({ kind: 'non_object_arguments', text: call(id, name, args), due: invalidParams(id) }));
+  const nonObjectArguments = fc
+    .tuple(ids, tool, notAnObject)
+    .map(([id, name, args]): Abuse => ({ kind: 'non_object_arguments', text: call(id, name, args), due: invalidParams(id) }));
 
-  const badMeta = fc.oneof(fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }), fc.string({ maxLength: 10 }), fc.integer(), fc.boolean(), fc.constant(null));
-  const malformedMeta = fc.tuple(ids, fc.constantFrom('tools/list', 'prompts/list', 'resources/list', 'tools/call', 'notification'), badMeta).map(([id, method, meta]): Abuse => {
-    // The envelope of a 2026 client lives in `_meta`: a `_meta` that is no object carries none.
-    if (method === 'notification') return { kind: 'malformed_meta', text: line({ method: 'notifications/roots/list_changed', params: { _meta: meta } }), due: { dropped: true } };
-    const p = method === 'tools/call' ? { name: opts.listTool.name, arguments: opts.listTool.args, _meta: meta } : { _meta: meta };
-    return { kind: 'malformed_meta', text: line({ id, method, params: p }), due: invalidParams(id) };
-  });
+  const badMeta = fc.oneof(
+    fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }),
+    fc.string({ maxLength: 10 }),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+  );
+  const malformedMeta = fc
+    .tuple(ids, fc.constantFrom('tools/list', 'prompts/list', 'resources/list', 'tools/call', 'notification'), badMeta)
+    .map(([id, method, meta]): Abuse => {
+      // The envelope of a 2026 client lives in `_meta`: a `_meta` that is no object carries none.
+      if (method === 'notification')
+        return { kind: 'malformed_meta', text: line({ method: 'notifications/roots/list_changed', params: { _meta: meta } }), due: { dropped: true } };
+      const p = method === 'tools/call' ? { name: opts.listTool.name, arguments: opts.listTool.args, _meta: meta } : { _meta: meta };
+      return { kind: 'malformed_meta', text: line({ id, method, params: p }), due: invalidParams(id) };
+    });
 
-  const badToken = fc.oneof(fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }), fc.array(fc.integer(), { maxLength: 2 }), fc.boolean(), fc.constant(null));
+  const badToken = fc.oneof(
+    fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }),
+    fc.array(fc.integer(), { maxLength: 2 }),
+    fc.boolean(),
+    fc.constant(null),
+  );
   const badProgressToken = fc.tuple(ids, badToken).map(([id, token]): Abuse => {
     const p = params({ name: opts.listTool.name, arguments: opts.listTool.args });
     const text = line({ id, method: 'tools/call', params: { ...p, _meta: { ...(p._meta as object | undefined), progressToken: token } } });
     return { kind: 'bad_progress_token', text, due: invalidParams(id) };
   });
 
-  const deepMessage = fc.tuple(ids, depths, shapes, fc.constantFrom('response', 'notification', 'meta', 'params', 'arguments')).map(([id, depth, shape, where]): Abuse => {
-    const deep = nestedJson(depth, shape);
-    const tooDeep = { error: -32600, id };
-    const abuse = (text: string, due: Due): Abuse => ({ kind: 'deep_message', text, due, depth });
-    switch (where) {
-      case 'response':
-        // A response for an id this server never issued.
-        return abuse(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"x":${deep}}}`, { dropped: true });
-      case 'notification':
-        return abuse(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"x":${deep}}}`, { dropped: true });
-      case 'meta': {
-        const p = line({ id, method: 'tools/call', params: params({ name: opts.listTool.name, arguments: opts.listTool.args, _meta: { deep: '@' } }) });
-        return abuse(p.replace('"@"', deep), tooDeep);
+  const deepMessage = fc
+    .tuple(ids, depths, shapes, fc.constantFrom('response', 'notification', 'meta', 'params', 'arguments'))
+    .map(([id, depth, shape, where]): Abuse => {
+      const deep = nestedJson(depth, shape);
+      const tooDeep = { error: -32600, id };
+      const abuse = (text: string, due: Due): Abuse => ({ kind: 'deep_message', text, due, depth });
+      switch (where) {
+        case 'response':
+          // A response for an id this server never issued.
+          return abuse(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"x":${deep}}}`, { dropped: true });
+        case 'notification':
+          return abuse(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"x":${deep}}}`, { dropped: true });
+        case 'meta': {
+          const p = line({ id, method: 'tools/call', params: params({ name: opts.listTool.name, arguments: opts.listTool.args, _meta: { deep: '@' } }) });
+          return abuse(p.replace('"@"', deep), tooDeep);
+        }
+        case 'params':
+          return abuse(line({ id, method: 'tools/list', params: params({ x: '@' }) }).replace('"@"', deep), tooDeep);
+        default:
+          return abuse(call(id, opts.listTool.name, { ...opts.listTool.args, x: '@' }).replace('"@"', deep), tooDeep);
       }
-      case 'params':
-        return abuse(line({ id, method: 'tools/list', params: params({ x: '@' }) }).replace('"@"', deep), tooDeep);
-      default:
-        return abuse(call(id, opts.listTool.name, { ...opts.listTool.args, x: '@' }).replace('"@"', deep), tooDeep);
-    }
-  });
+    });
 
   // Depth inside a value's JSON text: the message itself is shallow.
   const deepText = fc.tuple(ids, depths, shapes, fc.boolean()).map(([id, depth, shape, whole]): Abuse => {
     if (whole) return { kind: 'deep_text', text: call(id, opts.listTool.name, `{"x":${nestedJson(depth, shape)}}`), due: invalidParams(id), depth };
-    return { kind: 'deep_text', text: call(id, opts.listTool.name, { ...opts.listTool.args, fields: nestedJson(depth, 'array') }), due: { refused: 'fields', id }, depth };
+    return {
+      kind: 'deep_text',
+      text: call(id, opts.listTool.name, { ...opts.listTool.args, fields: nestedJson(depth, 'array') }),
+      due: { refused: 'fields', id },
+      depth,
+    };
   });
 
   const prototypeKey = fc
@@ -456,7 +515,9 @@ export function abusiveMessages(
     return { kind: 'method_and_result', text: line({ id, method: 'tools/list', params: params({}), ...extra }), due: { error: -32600, id } };
   });
 
-  const notAnObjectMessage = fc.oneof(notAnObject, fc.constant(null)).map((v): Abuse => ({ kind: 'not_an_object', text: JSON.stringify(v), due: { error: -32600, id: null } }));
+  const notAnObjectMessage = fc
+    .oneof(notAnObject, fc.constant(null))
+    .map((v): Abuse => ({ kind: 'not_an_object', text: JSON.stringify(v), due: { error: -32600, id: null } }));
 
   const notJson = fc
     .string({ minLength: 1, maxLength: 30 })

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DEPTH } from '../../src/mcp/message-guard.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type HttpChild, HttpPeer, spawnHttpServer } from '../helpers/spawn-http.js';
 import { type Era, eraParams, MODERN_META, StdioPeer } from './stdio-peer.js';
 import { LogScan } from './token-scan.js';
@@ -43,14 +43,23 @@ function deepMetaCall(era: Era, depth: number, id: string): string {
 
 /** A list read whose `fields` (an array, which clients may send as JSON text) is that text nested `depth` deep. */
 function deepTextCall(era: Era, depth: number, id: string) {
-  return { id, method: 'tools/call', params: eraParams(era, { name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP, fields: `${'['.repeat(depth)}${']'.repeat(depth)}` } }) };
+  return {
+    id,
+    method: 'tools/call',
+    params: eraParams(era, { name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP, fields: `${'['.repeat(depth)}${']'.repeat(depth)}` } }),
+  };
 }
 /** The whole arguments as JSON text nested `depth` deep. */
 function deepArgumentsCall(era: Era, depth: number, id: string) {
-  return { id, method: 'tools/call', params: eraParams(era, { name: 'list_findings', arguments: `{"engagement":"${ENGAGEMENT_AP}","x":${'['.repeat(depth)}${']'.repeat(depth)}}` }) };
+  return {
+    id,
+    method: 'tools/call',
+    params: eraParams(era, { name: 'list_findings', arguments: `{"engagement":"${ENGAGEMENT_AP}","x":${'['.repeat(depth)}${']'.repeat(depth)}}` }),
+  };
 }
 const findingsRead = () => sandbox.requests().filter((r) => r.template === '/engagements/{engagement}/findings');
-const deepTextRefusal = /^Invalid arguments for list_findings; nothing was sent\.\n- fields: must be an array .*; got JSON text nested more than 64 levels deep\.$/m;
+const deepTextRefusal =
+  /^Invalid arguments for list_findings; nothing was sent\.\n- fields: must be an array .*; got JSON text nested more than 64 levels deep\.$/m;
 
 const nextCall = (era: Era, id: string) => ({ id, method: 'tools/call', params: eraParams(era, { name: 'get_workspace', arguments: {} }) });
 const tooDeep = new RegExp(`^Invalid Request: nested more than ${MAX_DEPTH} levels deep\\.$`);
@@ -109,7 +118,10 @@ describe.each(ERAS)('over stdio, %s era', (era) => {
     const field = (await peer.answer(`text-${depth}`)).result as { isError?: boolean; content: Array<{ text: string }> };
     expect(field.isError).toBe(true);
     expect(field.content[0]?.text).toMatch(deepTextRefusal);
-    expect((await peer.answer(`args-${depth}`)).error).toEqual({ code: -32602, message: expect.stringMatching(/arguments must be an object of named arguments; got JSON text nested more than 64 levels deep/) });
+    expect((await peer.answer(`args-${depth}`)).error).toEqual({
+      code: -32602,
+      message: expect.stringMatching(/arguments must be an object of named arguments; got JSON text nested more than 64 levels deep/),
+    });
     expect((await peer.answer(`after-text-${depth}`)).result).toMatchObject({ structuredContent: { slug: 'atelier' } });
     expect(findingsRead()).toEqual([]);
   });
@@ -129,7 +141,9 @@ describe.each(ERAS)('over HTTP (serve --http), %s era', (era) => {
     const response = await peer.post(deepResponse(depth));
     // HTTP must answer a POST: a response it cannot accept gets 400 and an error without an id.
     expect(response.status).toBe(400);
-    expect(response.messages).toEqual([{ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: a response nested too deep\.$/) } }]);
+    expect(response.messages).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: a response nested too deep\.$/) } },
+    ]);
     const request = await peer.post(deepMetaCall(era, depth, `deep-${depth}`));
     expect(request.status).toBe(400);
     expect(request.messages).toEqual([{ jsonrpc: '2.0', id: `deep-${depth}`, error: { code: -32600, message: expect.stringMatching(tooDeep) } }]);
@@ -149,7 +163,10 @@ describe.each(ERAS)('over HTTP (serve --http), %s era', (era) => {
     expect(result.content[0]?.text).toMatch(deepTextRefusal);
     const args = await peer.send(deepArgumentsCall(era, depth, `args-${depth}`));
     expect(args.status).toBe(400);
-    expect(args.messages[0]?.error).toEqual({ code: -32602, message: expect.stringMatching(/arguments must be an object of named arguments; got JSON text nested more than 64 levels deep/) });
+    expect(args.messages[0]?.error).toEqual({
+      code: -32602,
+      message: expect.stringMatching(/arguments must be an object of named arguments; got JSON text nested more than 64 levels deep/),
+    });
     expect(findingsRead()).toEqual([]);
   });
 });

@@ -3,8 +3,8 @@
 // Across the whole file: no unhandled rejection, no socket left open once the stacks are closed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { startSandbox, type FaultSpec, type RequestLogEntry, type SandboxHandle } from '../../src/sandbox/index.js';
-import { startStack, textOf, type Stack } from '../helpers/stack.js';
+import { type FaultSpec, type RequestLogEntry, type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { type Stack, startStack, textOf } from '../helpers/stack.js';
 import { LogScan } from './token-scan.js';
 
 const TIMEOUT_MS = 300;
@@ -220,7 +220,12 @@ describe('jobs (issue 6)', () => {
   // JOBS: the job cells of the matrix go here once jobs exist: start a job (analysis run, export,
   // generation) under each fault above and check it is started once and polled (a read) with retries;
   // a job that fails on the sandbox (handle.admin.failNextJobs) is reported as failed, not retried.
-  const START = { tool: 'create_export', args: { engagement: ENGAGEMENT_AP, kind: 'findings_csv' }, method: 'POST', path: '/engagements/{engagement}/exports' } as const;
+  const START = {
+    tool: 'create_export',
+    args: { engagement: ENGAGEMENT_AP, kind: 'findings_csv' },
+    method: 'POST',
+    path: '/engagements/{engagement}/exports',
+  } as const;
   // The export's own read: curated in the catalog, the first way the job is read.
   const POLL = { method: 'GET', path: '/engagements/{engagement}/exports/{export}' } as const;
   const FAULTS: Array<[string, Omit<FaultSpec, 'match' | 'count'>]> = [

@@ -8,12 +8,12 @@
 // `npm test` runs a small seeded sample; FUZZ_RUNS=10000 (npm run test:full) the full campaign.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as demo from '../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import type { Operation } from '../../src/operation.js';
+import * as demo from '../../src/sandbox/data/ids.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
-import { startStack, textOf, type Stack } from '../helpers/stack.js';
 import { HttpPeer } from '../helpers/spawn-http.js';
+import { type Stack, startStack, textOf } from '../helpers/stack.js';
 import { type Abuse, abusiveMessages, brokenArguments, validArguments } from './arbitraries.js';
 import { type Era, eraParams, type Rpc, StdioPeer } from './stdio-peer.js';
 import { LogScan } from './token-scan.js';
@@ -62,7 +62,9 @@ afterAll(async () => {
   process.stderr.write(
     `fuzz figures: ${figures.valid + figures.broken} generated calls (${figures.valid} valid, ${figures.broken} broken), ` +
       `${figures.sentForBroken} requests sent for broken input, ${figures.cacheHits} answered from the cache, ${figures.contentRefused} uploads refused on content before sending, ${figures.crashes} crashes; ` +
-      `${figures.messages} abusive messages (${Object.entries(messageKinds).map(([k, n]) => `${n} ${k}`).join(', ')}), ${figures.sentForMessages} requests sent for them, the deepest nested ${figures.deepest} levels\n`,
+      `${figures.messages} abusive messages (${Object.entries(messageKinds)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ')}), ${figures.sentForMessages} requests sent for them, the deepest nested ${figures.deepest} levels\n`,
   );
   expect(figures.valid + figures.broken).toBeGreaterThanOrEqual(TOTAL);
   expect(scan.leaks(Object.values(sandbox.tokens))).toEqual([]);
@@ -87,7 +89,10 @@ describe('valid arguments reach exactly their endpoint, once', () => {
           const own = seen.filter((q) => q.method === op.method && q.template === op.path);
           // Besides the call itself, only reference reads may go out (an upload's format, looked up once).
           const others = seen.filter((q) => !own.includes(q));
-          expect(others.every((q) => q.method === 'GET' && reference.has(q.template ?? '')), `${op.name}: ${others.map((q) => q.path)}`).toBe(true);
+          expect(
+            others.every((q) => q.method === 'GET' && reference.has(q.template ?? '')),
+            `${op.name}: ${others.map((q) => q.path)}`,
+          ).toBe(true);
           if (error?.code === 'invalid_argument') {
             // Content the schema cannot judge (an upload's bytes against its type or format) was
             // refused before the call: nothing reached the operation's endpoint.
@@ -145,7 +150,9 @@ describe('broken arguments are refused, naming the field, and send nothing', () 
 
 /** A refusal of the arguments as a tool result: isError, the field named, nothing sent. */
 function expectRefused(m: Rpc | undefined, field: string, what: string): void {
-  const r = m?.result as { isError?: boolean; content?: Array<{ text?: string }>; structuredContent?: { error?: { fields?: Record<string, string> } } } | undefined;
+  const r = m?.result as
+    | { isError?: boolean; content?: Array<{ text?: string }>; structuredContent?: { error?: { fields?: Record<string, string> } } }
+    | undefined;
   expect(r?.isError, what).toBe(true);
   expect(Object.keys(r?.structuredContent?.error?.fields ?? {}), what).toContain(field);
   expect(r?.content?.[0]?.text, what).toMatch(/nothing was sent/);
@@ -166,14 +173,26 @@ function overStdio(era: Era): Deliver {
     expect((await peer.answer(sentinel)).result, what).toMatchObject({ tools: expect.any(Array) });
     const due = abuse.due;
     if ('dropped' in due) {
-      expect(peer.messages.slice(before).map((m) => m.id), what).toEqual([sentinel]);
+      expect(
+        peer.messages.slice(before).map((m) => m.id),
+        what,
+      ).toEqual([sentinel]);
     } else if ('refused' in due) {
       expectRefused(await peer.answer(due.id), due.refused, what);
     } else if (due.id === null) {
-      expect(peer.messages.slice(before).filter((m) => m.id === null).map((m) => m.error?.code), what).toEqual([due.error]);
+      expect(
+        peer.messages
+          .slice(before)
+          .filter((m) => m.id === null)
+          .map((m) => m.error?.code),
+        what,
+      ).toEqual([due.error]);
     } else {
       const answers = peer.messages.slice(before).filter((m) => m.id === due.id);
-      expect(answers.map((m) => m.error?.code), what).toEqual([due.error]);
+      expect(
+        answers.map((m) => m.error?.code),
+        what,
+      ).toEqual([due.error]);
     }
     expect(peer.child.exitCode, what).toBeNull();
   };
@@ -188,7 +207,11 @@ function overHttp(era: Era): Deliver {
     const due = abuse.due;
     if ('refused' in due) {
       expect(r.status, what).toBe(200);
-      expectRefused(r.messages.find((m) => m.id === due.id), due.refused, what);
+      expectRefused(
+        r.messages.find((m) => m.id === due.id),
+        due.refused,
+        what,
+      );
     } else {
       // HTTP answers every POST: what JSON-RPC answers, or drops, is a 400 with the error.
       expect(r.status, what).toBe(400);
@@ -201,36 +224,42 @@ function overHttp(era: Era): Deliver {
   };
 }
 
-describe.each(['stdio', 'HTTP'] as const)('abusive messages over %s are answered or dropped by JSON-RPC rules, send nothing, and the server keeps serving', (transport) => {
-  it.each(['legacy', 'modern'] as Era[])('%s era', { timeout: 300_000 }, async (era) => {
-    // A seed of its own per transport and era: four different samples, each reproducible.
-    const seed = SEED + (transport === 'stdio' ? 0 : 2) + (era === 'legacy' ? 0 : 1);
-    const deliver = transport === 'stdio' ? overStdio(era) : overHttp(era);
-    const messages = abusiveMessages(catalog, (p) => eraParams(era, p), { knownIds, listTool: { name: 'list_findings', args: { engagement: demo.ENGAGEMENT_AP } } });
-    await fc.assert(
-      fc.asyncProperty(messages, async (abuse) => {
-        sandbox.clearRequests();
-        const what = `${abuse.kind} ${transport} ${era}: ${abuse.text.slice(0, 300)}`;
-        await deliver(abuse, what);
-        figures.messages++;
-        messageKinds[abuse.kind] = (messageKinds[abuse.kind] ?? 0) + 1;
-        figures.deepest = Math.max(figures.deepest, abuse.depth ?? 0);
-        // The stdio servers' own fetch of the live description at start aside.
-        const sent = apiRequests().filter((r) => !r.path.endsWith('/openapi.json')).length;
-        figures.sentForMessages += sent;
-        expect(sent, what).toBe(0);
-      }),
-      { numRuns: MESSAGE_RUNS, seed },
-    );
-  });
-
-  if (transport === 'stdio') {
-    it('each stdio server ends cleanly on EOF after them all: exit 0, only JSON-RPC on stdout', async () => {
-      for (const peer of peers.values()) {
-        expect(await peer.close()).toEqual({ code: 0, signal: null });
-        expect(peer.strayLines).toEqual([]);
-        expect(peer.stderr).not.toMatch(/RangeError|Maximum call stack|TypeError|uncaught|unhandled/i);
-      }
+describe.each(['stdio', 'HTTP'] as const)(
+  'abusive messages over %s are answered or dropped by JSON-RPC rules, send nothing, and the server keeps serving',
+  (transport) => {
+    it.each(['legacy', 'modern'] as Era[])('%s era', { timeout: 300_000 }, async (era) => {
+      // A seed of its own per transport and era: four different samples, each reproducible.
+      const seed = SEED + (transport === 'stdio' ? 0 : 2) + (era === 'legacy' ? 0 : 1);
+      const deliver = transport === 'stdio' ? overStdio(era) : overHttp(era);
+      const messages = abusiveMessages(catalog, (p) => eraParams(era, p), {
+        knownIds,
+        listTool: { name: 'list_findings', args: { engagement: demo.ENGAGEMENT_AP } },
+      });
+      await fc.assert(
+        fc.asyncProperty(messages, async (abuse) => {
+          sandbox.clearRequests();
+          const what = `${abuse.kind} ${transport} ${era}: ${abuse.text.slice(0, 300)}`;
+          await deliver(abuse, what);
+          figures.messages++;
+          messageKinds[abuse.kind] = (messageKinds[abuse.kind] ?? 0) + 1;
+          figures.deepest = Math.max(figures.deepest, abuse.depth ?? 0);
+          // The stdio servers' own fetch of the live description at start aside.
+          const sent = apiRequests().filter((r) => !r.path.endsWith('/openapi.json')).length;
+          figures.sentForMessages += sent;
+          expect(sent, what).toBe(0);
+        }),
+        { numRuns: MESSAGE_RUNS, seed },
+      );
     });
-  }
-});
+
+    if (transport === 'stdio') {
+      it('each stdio server ends cleanly on EOF after them all: exit 0, only JSON-RPC on stdout', async () => {
+        for (const peer of peers.values()) {
+          expect(await peer.close()).toEqual({ code: 0, signal: null });
+          expect(peer.strayLines).toEqual([]);
+          expect(peer.stderr).not.toMatch(/RangeError|Maximum call stack|TypeError|uncaught|unhandled/i);
+        }
+      });
+    }
+  },
+);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_NAME_CHARS } from '../../src/mcp/message-guard.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type HttpChild, spawnHttpServer } from '../helpers/spawn-http.js';
 import { httpConnection, type RawConnection, stdioConnection, type Transport } from './raw-connection.js';
 import { type Era, eraParams, type Rpc } from './stdio-peer.js';
@@ -30,20 +30,56 @@ interface Case {
 }
 
 const cut = (n: number) => new RegExp(`x{80}\\.\\.\\. \\(${n} characters\\)`);
-const refusedByGuard = (field: string) => new RegExp(`^Invalid params: params\\.${field} is ${MB} characters long; no (name|URI) here is longer than ${MAX_NAME_CHARS}\\.$`);
+const refusedByGuard = (field: string) =>
+  new RegExp(`^Invalid params: params\\.${field} is ${MB} characters long; no (name|URI) here is longer than ${MAX_NAME_CHARS}\\.$`);
 
 const CASES: Case[] = [
   { what: 'a 1 MB tool name', method: 'tools/call', params: { name: name(MB), arguments: {} }, says: refusedByGuard('name') },
   { what: `a ${LONG}-character tool name`, method: 'tools/call', params: { name: name(LONG), arguments: {} }, says: cut(LONG) },
-  { what: 'a 1 MB operation through call_operation', method: 'tools/call', params: { name: 'call_operation', arguments: { operation: name(MB) } }, says: new RegExp(`operation: at most 100 characters; got ${MB} characters`) },
-  { what: 'a 1 MB operation through describe_operation', method: 'tools/call', params: { name: 'describe_operation', arguments: { operation: name(MB) } }, says: new RegExp(`operation: at most 100 characters; got ${MB} characters`) },
-  { what: 'an unknown 100-character operation through call_operation', method: 'tools/call', params: { name: 'call_operation', arguments: { operation: name(100) } }, says: cut(100) },
-  { what: 'an unknown 100-character operation through describe_operation', method: 'tools/call', params: { name: 'describe_operation', arguments: { operation: name(100) } }, says: cut(100) },
-  { what: 'a 1 MB argument name', method: 'tools/call', params: { name: 'get_workspace', arguments: { [name(MB)]: 1 } }, says: /unknown argument x{20,60}…: remove it/ },
+  {
+    what: 'a 1 MB operation through call_operation',
+    method: 'tools/call',
+    params: { name: 'call_operation', arguments: { operation: name(MB) } },
+    says: new RegExp(`operation: at most 100 characters; got ${MB} characters`),
+  },
+  {
+    what: 'a 1 MB operation through describe_operation',
+    method: 'tools/call',
+    params: { name: 'describe_operation', arguments: { operation: name(MB) } },
+    says: new RegExp(`operation: at most 100 characters; got ${MB} characters`),
+  },
+  {
+    what: 'an unknown 100-character operation through call_operation',
+    method: 'tools/call',
+    params: { name: 'call_operation', arguments: { operation: name(100) } },
+    says: cut(100),
+  },
+  {
+    what: 'an unknown 100-character operation through describe_operation',
+    method: 'tools/call',
+    params: { name: 'describe_operation', arguments: { operation: name(100) } },
+    says: cut(100),
+  },
+  {
+    what: 'a 1 MB argument name',
+    method: 'tools/call',
+    params: { name: 'get_workspace', arguments: { [name(MB)]: 1 } },
+    says: /unknown argument x{20,60}…: remove it/,
+  },
   { what: 'a 1 MB prompt name', method: 'prompts/get', params: { name: name(MB) }, says: refusedByGuard('name') },
   { what: `a ${LONG}-character prompt name`, method: 'prompts/get', params: { name: name(LONG) }, says: cut(LONG) },
-  { what: 'a 1 MB resource URI', method: 'resources/read', params: { uri: `workspace://${name(MB)}` }, says: /^Invalid params: params\.uri is \d+ characters long/ },
-  { what: `a ${LONG}-character resource URI`, method: 'resources/read', params: { uri: `workspace://${name(LONG)}` }, says: new RegExp(`workspace://x{188}\\.\\.\\. \\(${LONG + 12} characters\\)`) },
+  {
+    what: 'a 1 MB resource URI',
+    method: 'resources/read',
+    params: { uri: `workspace://${name(MB)}` },
+    says: /^Invalid params: params\.uri is \d+ characters long/,
+  },
+  {
+    what: `a ${LONG}-character resource URI`,
+    method: 'resources/read',
+    params: { uri: `workspace://${name(LONG)}` },
+    says: new RegExp(`workspace://x{188}\\.\\.\\. \\(${LONG + 12} characters\\)`),
+  },
 ];
 
 let sandbox: SandboxHandle;

@@ -11,7 +11,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type HttpChild, HttpPeer, spawnHttpServer } from '../helpers/spawn-http.js';
 import { type Era, eraParams, MODERN_META, type Rpc, StdioPeer } from './stdio-peer.js';
 import { LogScan } from './token-scan.js';
@@ -32,7 +32,11 @@ const metaNotObject = (meta: unknown) => (_era: Era, id: string) => ({ id, metho
 const INVALID_PARAMS = (says: RegExp) => ({ code: -32602, says });
 
 const CASES: Case[] = [
-  { what: '_meta is an array', message: metaNotObject(['io.modelcontextprotocol/protocolVersion', '2026-07-28']), answer: INVALID_PARAMS(/params\._meta must be an object/) },
+  {
+    what: '_meta is an array',
+    message: metaNotObject(['io.modelcontextprotocol/protocolVersion', '2026-07-28']),
+    answer: INVALID_PARAMS(/params\._meta must be an object/),
+  },
   { what: '_meta is a string', message: metaNotObject('2026-07-28'), answer: INVALID_PARAMS(/params\._meta must be an object/) },
   {
     what: 'progressToken is an object',
@@ -52,14 +56,28 @@ const CASES: Case[] = [
       ['a boolean', true],
       ['plain text', 'engagement please'],
     ] as const
-  ).map(([shape, args]): Case => ({
-    what: `arguments as ${shape}`,
-    message: (era, id) => ({ id, ...call(era, { name: 'get_workspace', arguments: args }) }),
-    answer: INVALID_PARAMS(/arguments must be an object of named arguments/),
-  })),
-  { what: 'a tools/call without a tool name', message: (era, id) => ({ id, ...call(era, { arguments: {} }) }), answer: INVALID_PARAMS(/params\.name must be the name of a tool/) },
-  { what: 'a tool name that is a number', message: (era, id) => ({ id, ...call(era, { name: 42, arguments: {} }) }), answer: INVALID_PARAMS(/params\.name must be the name of a tool/) },
-  { what: 'a tools/call with no params', message: (_era, id) => ({ id, method: 'tools/call' }), answer: INVALID_PARAMS(/params\.name must be the name of a tool/) },
+  ).map(
+    ([shape, args]): Case => ({
+      what: `arguments as ${shape}`,
+      message: (era, id) => ({ id, ...call(era, { name: 'get_workspace', arguments: args }) }),
+      answer: INVALID_PARAMS(/arguments must be an object of named arguments/),
+    }),
+  ),
+  {
+    what: 'a tools/call without a tool name',
+    message: (era, id) => ({ id, ...call(era, { arguments: {} }) }),
+    answer: INVALID_PARAMS(/params\.name must be the name of a tool/),
+  },
+  {
+    what: 'a tool name that is a number',
+    message: (era, id) => ({ id, ...call(era, { name: 42, arguments: {} }) }),
+    answer: INVALID_PARAMS(/params\.name must be the name of a tool/),
+  },
+  {
+    what: 'a tools/call with no params',
+    message: (_era, id) => ({ id, method: 'tools/call' }),
+    answer: INVALID_PARAMS(/params\.name must be the name of a tool/),
+  },
   {
     what: 'a notification whose _meta is an array',
     message: (era) => ({ method: 'notifications/roots/list_changed', params: { _meta: era === 'modern' ? [MODERN_META] : [] } }),

@@ -11,11 +11,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import type { RequestLogEntry } from '../../src/sandbox/server.js';
-import { startRedis, type RedisHandle } from '../helpers/redis.js';
+import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { budgetUse, busiestWindow } from '../helpers/windows.js';
-import { StdioPeer, type Rpc } from './stdio-peer.js';
+import { type Rpc, StdioPeer } from './stdio-peer.js';
 import { LogScan } from './token-scan.js';
 
 const LIMIT = 120;
@@ -37,7 +37,12 @@ const countedAt = (r: RequestLogEntry) => r.counted_ms ?? Number.NaN;
 
 const TOOLS = ['get_workspace', 'get_current_member', 'list_methods', 'get_usage_summary'];
 
-async function startServers(sandbox: SandboxHandle, n: number, windowMs: number, env: (i: number, dir: string) => Record<string, string>): Promise<StdioPeer[]> {
+async function startServers(
+  sandbox: SandboxHandle,
+  n: number,
+  windowMs: number,
+  env: (i: number, dir: string) => Record<string, string>,
+): Promise<StdioPeer[]> {
   const dir = await mkdtemp(join(tmpdir(), 'wcm-budget-'));
   dirs.push(dir);
   const peers = Array.from({ length: n }, (_, i) => {
@@ -111,7 +116,9 @@ describe.each([
       const refused = reqs.filter((r) => r.status === 429);
       const sent = reqs.map(countedAt);
       const use = budgetUse(sent, LIMIT, windowMs);
-      process.stderr.write(`shared store, 3 processes at 10x: ${reqs.length} requests, ${refused.length} refused, busiest window ${busiest(sent, windowMs)}/${LIMIT}, budget used ${(use * 100).toFixed(1)}%\n`);
+      process.stderr.write(
+        `shared store, 3 processes at 10x: ${reqs.length} requests, ${refused.length} refused, busiest window ${busiest(sent, windowMs)}/${LIMIT}, budget used ${(use * 100).toFixed(1)}%\n`,
+      );
       expect(reqs.filter((r) => r.template !== '/openapi.json')).toHaveLength(perPeer * peers.length);
       expect(refused).toHaveLength(0);
       expect(busiest(sent, windowMs)).toBeLessThanOrEqual(LIMIT);
@@ -151,7 +158,9 @@ describe.each([2, 3])('%i server processes on one token sharing no store', (n) =
       // Known gap (SECURITY.md, shared budgets): processes that share no store and burst at the same
       // moment each send their first requests before any answer tells them of the others, and draw
       // refusals. They are waited out (no call fails), but each one counts in the workspace's usage.
-      process.stderr.write(`no shared store, ${n} processes: ${answered.length} calls answered, ${refused} refusals (429) waited out, busiest window ${busiest(times, windowMs)} answered\n`);
+      process.stderr.write(
+        `no shared store, ${n} processes: ${answered.length} calls answered, ${refused} refusals (429) waited out, busiest window ${busiest(times, windowMs)} answered\n`,
+      );
     } finally {
       await Promise.all(peers.map((p) => p.close()));
       await sandbox.close();

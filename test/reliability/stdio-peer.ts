@@ -1,12 +1,19 @@
 // A raw stdio peer for abuse tests: writes whatever bytes a broken client would, reads stdout line by
 // line, and can wait for the answer to an id, for a line that matches, or for the process to exit.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, spawnServer } from '../helpers/spawn.js';
 import type { LogScan } from './token-scan.js';
 
-export type Rpc = { jsonrpc?: string; id?: string | number | null; result?: unknown; error?: { code: number; message: string }; method?: string; params?: unknown };
+export type Rpc = {
+  jsonrpc?: string;
+  id?: string | number | null;
+  result?: unknown;
+  error?: { code: number; message: string };
+  method?: string;
+  params?: unknown;
+};
 
 /** The protocol era a raw peer speaks: 2025-11-25 (initialize, then requests) or 2026-07-28 (no handshake). */
 export type Era = 'legacy' | 'modern';

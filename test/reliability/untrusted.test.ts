@@ -2,9 +2,9 @@
 // as instructions from this server: a finding whose statement tries to steer the assistant, a session
 // transcript, the same through the catalog gateway; results that quote nobody carry no note.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
 import { WORKSPACE_CONTENT_NOTE } from '../../src/mcp/render/index.js';
-import { startStack, textOf, type Stack } from '../helpers/stack.js';
+import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
+import { type Stack, startStack, textOf } from '../helpers/stack.js';
 
 let stack: Stack;
 beforeAll(async () => {

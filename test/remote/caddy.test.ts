@@ -17,7 +17,18 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { atLeast, type CaddyHandle, caddyVersion, findCaddy, freePort, PortTakenError, SHIPPED_CADDYFILE, SHIPPED_UPSTREAMS, startCaddy, TEST_GLOBAL_OPTIONS } from '../helpers/caddy.js';
+import {
+  atLeast,
+  type CaddyHandle,
+  caddyVersion,
+  findCaddy,
+  freePort,
+  PortTakenError,
+  SHIPPED_CADDYFILE,
+  SHIPPED_UPSTREAMS,
+  startCaddy,
+  TEST_GLOBAL_OPTIONS,
+} from '../helpers/caddy.js';
 import { until } from '../helpers/eras.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { type Era, negotiation } from '../helpers/stack.js';
@@ -131,7 +142,10 @@ function member(era: Era): Promise<Member> {
 }
 
 /** A request straight to an address, with the Host header given (fetch does not let a caller set Host). */
-function rawRequest(url: string, opts: { method?: string; host?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+function rawRequest(
+  url: string,
+  opts: { method?: string; host?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -211,7 +225,10 @@ describe('deploy/Caddyfile in a real Caddy, in front of two replicas of serve --
         { name: 'start_analysis_run', arguments: { engagement: ENGAGEMENT_AP, mode: 'incremental' } },
         { onprogress: (p: Progress) => void seen.push(p), timeout: 120_000 },
       ) as Promise<CallToolResult>;
-      void result.then(() => (answered = true), () => (answered = true));
+      void result.then(
+        () => (answered = true),
+        () => (answered = true),
+      );
       // The start's notification and one from a later poll: each reached the client on its own.
       await until(() => (seen.length >= 2 ? true : undefined), 20_000, 'two progress notifications through Caddy');
       expect(answered).toBe(false);
@@ -220,7 +237,10 @@ describe('deploy/Caddyfile in a real Caddy, in front of two replicas of serve --
       const runs = await fetch(`${sandbox.api}/engagements/${ENGAGEMENT_AP}/analysis/runs`, { headers: { authorization: `Bearer ${sandbox.tokens.read}` } });
       const run = ((await runs.json()) as { data: Json[] }).data[0] as Json;
       expect(['queued', 'running']).toContain(run.status);
-      const cancel = await fetch(`${sandbox.api}/engagements/${ENGAGEMENT_AP}/analysis/runs/${run.id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${sandbox.tokens.write}` } });
+      const cancel = await fetch(`${sandbox.api}/engagements/${ENGAGEMENT_AP}/analysis/runs/${run.id}/cancel`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.tokens.write}` },
+      });
       expect(cancel.status).toBe(200);
       const r = await result;
       expect(r.structuredContent).toMatchObject({ state: 'cancelled', job: { id: run.id, kind: 'analysis run', status: 'cancelled' } });
@@ -241,7 +261,10 @@ describe('deploy/Caddyfile in a real Caddy, in front of two replicas of serve --
     // request; the replica sees that Host and refuses it in its own words.
     const foreign = await rawRequest(caddyAddress, { host: 'localhost:1' });
     expect(foreign.status).toBe(421);
-    expect(JSON.parse(foreign.body)).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining(`answers for localhost:${main.caddy.port} only`) });
+    expect(JSON.parse(foreign.body)).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringContaining(`answers for localhost:${main.caddy.port} only`),
+    });
   });
 
   it.runIf(retriesBodies)('one replica killed mid-session: the next calls are served by the other, and nobody signs in again', async () => {
@@ -264,36 +287,39 @@ describe('deploy/Caddyfile in a real Caddy, in front of two replicas of serve --
   // sent to the next one with its body already closed, and answered 502; every MCP message is such a
   // POST. (That failure is then counted against the live replica too: with fail_duration, everything
   // is answered 503 until it expires. Seen here, not asserted: it is a matter of time.)
-  it.runIf(version !== undefined && !retriesBodies)(`with Caddy before 2.11.2 (here ${version?.join('.')}), a POST sent to a replica that just died is answered 502 instead of going to the other`, async () => {
-    // Nothing else through Caddy meanwhile (a client's event stream reconnecting would change whom
-    // round robin picks): the members' clients are closed first.
-    for (const [era, m] of members) {
-      await (await m).client.close();
-      members.delete(era);
-    }
-    const deadHost = new URL((main.replicas[0] as ServeRemote).origin).host;
-    await kill(main.replicas[0] as ServeRemote);
-    // Round robin: of two requests in a row, one is sent to the dead replica first.
-    const statuses: number[] = [];
-    for (let i = 0; i < 2; i++) {
-      const r = await rawRequest(`${main.caddy.origin}/oauth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: 'killed replica test', redirect_uris: ['http://127.0.0.1:45999/callback'] }),
-      });
-      statuses.push(r.status);
-    }
-    // The other request: answered by the live replica (201) when it came first, else 503 (the live
-    // replica counted failed): not asserted, as said above.
-    if (statuses.includes(502)) {
-      await main.caddy.waitForLog((l) => String(l.msg).includes('invalid Read on closed Body'), 'the retry with a closed body');
-    } else {
-      // Caddy's periodic health check found the replica gone before either request reached it: then
-      // no request was sent to it, which is the one way the bug does not show.
-      expect(statuses).toEqual([201, 201]);
-      await main.caddy.waitForLog((l) => String(l.logger).includes('health_checker') && l.host === deadHost, `the health check of ${deadHost}`);
-    }
-  });
+  it.runIf(version !== undefined && !retriesBodies)(
+    `with Caddy before 2.11.2 (here ${version?.join('.')}), a POST sent to a replica that just died is answered 502 instead of going to the other`,
+    async () => {
+      // Nothing else through Caddy meanwhile (a client's event stream reconnecting would change whom
+      // round robin picks): the members' clients are closed first.
+      for (const [era, m] of members) {
+        await (await m).client.close();
+        members.delete(era);
+      }
+      const deadHost = new URL((main.replicas[0] as ServeRemote).origin).host;
+      await kill(main.replicas[0] as ServeRemote);
+      // Round robin: of two requests in a row, one is sent to the dead replica first.
+      const statuses: number[] = [];
+      for (let i = 0; i < 2; i++) {
+        const r = await rawRequest(`${main.caddy.origin}/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ client_name: 'killed replica test', redirect_uris: ['http://127.0.0.1:45999/callback'] }),
+        });
+        statuses.push(r.status);
+      }
+      // The other request: answered by the live replica (201) when it came first, else 503 (the live
+      // replica counted failed): not asserted, as said above.
+      if (statuses.includes(502)) {
+        await main.caddy.waitForLog((l) => String(l.msg).includes('invalid Read on closed Body'), 'the retry with a closed body');
+      } else {
+        // Caddy's periodic health check found the replica gone before either request reached it: then
+        // no request was sent to it, which is the one way the bug does not show.
+        expect(statuses).toEqual([201, 201]);
+        await main.caddy.waitForLog((l) => String(l.logger).includes('health_checker') && l.host === deadHost, `the health check of ${deadHost}`);
+      }
+    },
+  );
 });
 
 describe("deploy/Caddyfile's health checks", () => {
@@ -313,7 +339,10 @@ describe("deploy/Caddyfile's health checks", () => {
     const sickHost = new URL(sick.origin).host;
     // Caddy asked the replica's /readyz, got the 503, and took the replica out of the rotation (the
     // event is emitted once the mark is made).
-    await caddy.waitForLog((l) => l.logger === 'events' && l.name === 'unhealthy' && (l.data as Json | undefined)?.host === sickHost, `${sickHost} marked unhealthy`);
+    await caddy.waitForLog(
+      (l) => l.logger === 'events' && l.name === 'unhealthy' && (l.data as Json | undefined)?.host === sickHost,
+      `${sickHost} marked unhealthy`,
+    );
     expect(caddy.logs().find((l) => String(l.logger).includes('health_checker') && l.host === sickHost)).toMatchObject({ status_code: 503 });
 
     // A registration needs the store: the sick replica fails it, the healthy one makes it.
@@ -325,7 +354,11 @@ describe("deploy/Caddyfile's health checks", () => {
         body: JSON.stringify({ client_name: 'health check test', redirect_uris: ['http://127.0.0.1:45999/callback'] }),
       });
     expect((await register(sick.origin, `localhost:${caddy.port}`)).status).toBe(500);
-    const registered = () => healthy.stderr().split('\n').filter((l) => l.includes('remote.client_registered')).length;
+    const registered = () =>
+      healthy
+        .stderr()
+        .split('\n')
+        .filter((l) => l.includes('remote.client_registered')).length;
     const before = registered();
     // Round robin would give the sick replica every other request: four in a row all succeed.
     for (let i = 0; i < 4; i++) {

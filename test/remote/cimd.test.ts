@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkDocument, createMetadataFetcher, isNonPublicAddress, refuseMetadataUrl } from '../../src/remote/cimd.js';
-import { browse, startStack, type Stack } from './helpers.js';
+import { browse, type Stack, startStack } from './helpers.js';
 
 let stack: Stack | undefined;
 let docServer: Server | undefined;
@@ -54,7 +54,13 @@ describe('client ID metadata documents', () => {
     const res = await fetch(`${stack.replica.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', client_id: doc.url, code: back.searchParams.get('code') ?? '', redirect_uri: REDIRECT, code_verifier: verifier }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: doc.url,
+        code: back.searchParams.get('code') ?? '',
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      }),
     });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { scope: string }).scope).toBe('read');
@@ -64,7 +70,9 @@ describe('client ID metadata documents', () => {
   it('a document that does not name itself, or whose redirects we refuse, makes the client unknown', async () => {
     stack = await startStack({ allowLoopbackClientMetadata: true });
     const doc = await serveDocument(() => ({ client_id: 'https://other.example/client.json', client_name: 'Liar', redirect_uris: [REDIRECT] }));
-    const res = await fetch(`${stack.replica.url}/oauth/authorize?client_id=${encodeURIComponent(doc.url)}&redirect_uri=${encodeURIComponent(REDIRECT)}`, { redirect: 'manual' });
+    const res = await fetch(`${stack.replica.url}/oauth/authorize?client_id=${encodeURIComponent(doc.url)}&redirect_uri=${encodeURIComponent(REDIRECT)}`, {
+      redirect: 'manual',
+    });
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(/client_id differs from its URL/);
   });
@@ -104,7 +112,9 @@ describe('client ID metadata documents', () => {
     expect(checkDocument(id, { client_id: id, client_name: 'A', redirect_uris: ['https://app.example/cb'] }).client_name).toBe('A');
     expect(() => checkDocument(id, { client_id: id, redirect_uris: ['https://app.example/cb'] })).toThrow(/client_name/);
     expect(() => checkDocument(id, { client_id: id, client_name: 'A', redirect_uris: ['http://evil.example/cb'] })).toThrow(/refused/);
-    expect(() => checkDocument(id, { client_id: id, client_name: 'A', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'private_key_jwt' })).toThrow(/public clients/);
+    expect(() =>
+      checkDocument(id, { client_id: id, client_name: 'A', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'private_key_jwt' }),
+    ).toThrow(/public clients/);
     expect(() => checkDocument(id, [])).toThrow(/object/);
   });
 });

@@ -6,7 +6,7 @@
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/store/memory.js';
-import { RecordingStore, TestOAuthProvider, browse, startStack, type Stack, type WhoAmI } from './helpers.js';
+import { browse, RecordingStore, type Stack, startStack, TestOAuthProvider, type WhoAmI } from './helpers.js';
 
 let stack: Stack | undefined;
 afterEach(async () => {
@@ -38,7 +38,11 @@ describe('remote front: sign-in and calls', () => {
   it('an MCP client discovers the server from a 401, registers, signs in with PKCE at the workspace, and calls a tool as the member', async () => {
     stack = await startStack({ autoConsent: 'write' });
     const url = stack.replica.url;
-    const bare = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const bare = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(bare.status).toBe(401);
     expect(bare.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${url}/.well-known/oauth-protected-resource/mcp"`);
 

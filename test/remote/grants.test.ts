@@ -7,10 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Grants } from '../../src/remote/grants.js';
 import { SealedRecords } from '../../src/remote/records.js';
-import { Sealer, parseStateKey } from '../../src/remote/sealing.js';
+import { parseStateKey, Sealer } from '../../src/remote/sealing.js';
 import { refreshTokenGrant } from '../../src/remote/tokens.js';
 import { Upstream } from '../../src/remote/upstream.js';
-import { STATE_KEY, startReplica, startStack, token, tokensFor, type Stack } from './helpers.js';
+import { STATE_KEY, type Stack, startReplica, startStack, token, tokensFor } from './helpers.js';
 
 let stack: Stack | undefined;
 const closers: (() => Promise<void>)[] = [];
@@ -28,7 +28,13 @@ describe('concurrent writes to one grant', () => {
     const grantId = refreshTokenGrant(tokens.refresh_token as string) as string;
 
     const records = new SealedRecords(stack.store, new Sealer(parseStateKey(STATE_KEY)));
-    const upstream = new Upstream({ workspaceUrl: stack.sandbox.url, callbackUrl: `${url}/oauth/callback`, clientName: 'x', records, logger: stack.logs.logger });
+    const upstream = new Upstream({
+      workspaceUrl: stack.sandbox.url,
+      callbackUrl: `${url}/oauth/callback`,
+      clientName: 'x',
+      records,
+      logger: stack.logs.logger,
+    });
     let rotated: Record<string, string> | undefined;
     // While this replica's refresh is at the workspace, the client rotates its token on another one.
     const racing = Object.create(upstream) as Upstream;
@@ -59,7 +65,14 @@ describe('rotating the state key', () => {
     const publicHost = new URL(s.replica.url).host;
     const newKey = Buffer.alloc(32, 9).toString('base64');
     const replicaWith = async (keys: { stateKey: string; previousStateKeys?: string[] }) => {
-      const r = await startReplica({ workspaceUrl: s.sandbox.url, workspaceApi: s.sandbox.api, store: s.store, logger: s.logs.logger, publicUrl: s.replica.url, ...keys });
+      const r = await startReplica({
+        workspaceUrl: s.sandbox.url,
+        workspaceApi: s.sandbox.api,
+        store: s.store,
+        logger: s.logs.logger,
+        publicUrl: s.replica.url,
+        ...keys,
+      });
       closers.push(() => r.close());
       return (r.server.address() as AddressInfo).port;
     };
@@ -75,12 +88,27 @@ describe('rotating the state key', () => {
         req.end(body);
       });
     const list = (port: number, access: string) =>
-      post(port, '/mcp', { authorization: `Bearer ${access}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }));
+      post(
+        port,
+        '/mcp',
+        { authorization: `Bearer ${access}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
+      );
 
     const first = await tokensFor(s.replica.url);
     const rotating = await replicaWith({ stateKey: newKey, previousStateKeys: [STATE_KEY] });
     expect((await list(rotating, first.tokens.access_token as string)).status).toBe(200);
-    const refreshed = await post(rotating, '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ grant_type: 'refresh_token', client_id: first.clientId, refresh_token: first.tokens.refresh_token as string }).toString());
+    const refreshed = await post(
+      rotating,
+      '/oauth/token',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      new URLSearchParams({ grant_type: 'refresh_token', client_id: first.clientId, refresh_token: first.tokens.refresh_token as string }).toString(),
+    );
     expect(refreshed.status).toBe(200);
     const access = (JSON.parse(refreshed.body) as { access_token: string }).access_token;
 

@@ -9,19 +9,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-  OAuthTokens,
-} from '@modelcontextprotocol/client';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { McpServer, createMcpHandler, type CallToolResult } from '@modelcontextprotocol/server';
+import { type CallToolResult, createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { createLogger } from '../../src/log.js';
 import { createRemoteFront, type RemoteFront, type RemoteFrontOptions } from '../../src/remote/front.js';
 import { authInfoFor, principalOf } from '../../src/remote/principal.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { SANDBOX_PASSWORD, SANDBOX_TWO_FACTOR_CODE } from '../../src/sandbox/oauth.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { SetOptions, StateStore } from '../../src/store/store.js';
@@ -125,7 +119,9 @@ export interface Replica {
 }
 
 /** A remote front listening on 127.0.0.1 (an ephemeral port unless `port` is given), its public URL that origin. */
-export async function startReplica(opts: Omit<RemoteFrontOptions, 'publicUrl' | 'mcp'> & { port?: number; publicUrl?: string; mcp?: RemoteFrontOptions['mcp']; workspaceApi: string }): Promise<Replica> {
+export async function startReplica(
+  opts: Omit<RemoteFrontOptions, 'publicUrl' | 'mcp'> & { port?: number; publicUrl?: string; mcp?: RemoteFrontOptions['mcp']; workspaceApi: string },
+): Promise<Replica> {
   let listener: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => s.end();
   const server = createServer((req, res) => listener(req, res));
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
@@ -164,7 +160,9 @@ export interface Stack {
 }
 
 /** `autoConsent: 'none'`: the workspace shows its sign-in pages (browse() then needs a member). */
-export async function startStack(opts: Partial<Omit<RemoteFrontOptions, 'mcp'>> & { autoConsent?: 'read' | 'write' | 'none'; store?: RecordingStore } = {}): Promise<Stack> {
+export async function startStack(
+  opts: Partial<Omit<RemoteFrontOptions, 'mcp'>> & { autoConsent?: 'read' | 'write' | 'none'; store?: RecordingStore } = {},
+): Promise<Stack> {
   const { autoConsent, store: givenStore, ...frontOpts } = opts;
   const consent = autoConsent ?? 'write';
   const sandbox = await startSandbox({ port: 0, ...(consent !== 'none' ? { oauth: { autoConsent: consent } } : {}), logger: () => {} });
@@ -266,7 +264,11 @@ export async function browse(
     const u = new URL(next.url);
     if (next.url.startsWith(stopAt)) return u;
     const cookie = jar.get(u.origin);
-    const res = await fetch(u, { ...next.init, redirect: 'manual', headers: { ...(next.init?.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
+    const res = await fetch(u, {
+      ...next.init,
+      redirect: 'manual',
+      headers: { ...(next.init?.headers as Record<string, string>), ...(cookie ? { cookie } : {}) },
+    });
     const set = res.headers.get('set-cookie');
     if (set) jar.set(u.origin, set.split(';')[0] as string);
     if (res.status >= 300 && res.status < 400) {
@@ -286,7 +288,11 @@ export async function browse(
     else fields = { txn, step, decision: member.consent };
     next = {
       url: new URL('/oauth/authorize', u).href,
-      init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: u.origin }, body: new URLSearchParams(fields).toString() },
+      init: {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: u.origin },
+        body: new URLSearchParams(fields).toString(),
+      },
     };
   }
   throw new Error('too many redirects');
@@ -356,7 +362,12 @@ export interface ServeRemote {
  * on the workspace `workspaceUrl`, the store `redisUrl`, answering for `publicUrl`; `extra` adds to
  * its environment. Resolves once it says where it serves.
  */
-export async function spawnServeRemote(opts: { workspaceUrl: string; publicUrl: string; redisUrl: string; extra?: Record<string, string> }): Promise<ServeRemote> {
+export async function spawnServeRemote(opts: {
+  workspaceUrl: string;
+  publicUrl: string;
+  redisUrl: string;
+  extra?: Record<string, string>;
+}): Promise<ServeRemote> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve', '--remote', '--host', '127.0.0.1', '--port', '0'], {
     cwd: ROOT,
     env: {
@@ -425,7 +436,11 @@ export function authorizeUrl(url: string, params: Record<string, string | undefi
 }
 
 export async function token(url: string, form: Record<string, string>) {
-  const res = await fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+  const res = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, string> };
 }
 
@@ -434,7 +449,15 @@ export async function codeFor(url: string, extra: Record<string, string> = {}) {
   const clientId = await register(url);
   const { verifier, challenge } = pkce();
   const back = await browse(
-    authorizeUrl(url, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 's1', ...extra }),
+    authorizeUrl(url, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's1',
+      ...extra,
+    }),
     REDIRECT,
   );
   const code = back.searchParams.get('code');
@@ -448,4 +471,3 @@ export async function tokensFor(url: string, extra: Record<string, string> = {})
   if (t.status !== 200) throw new Error(`the code exchange answered ${t.status}: ${JSON.stringify(t.body)}`);
   return { ...c, tokens: t.body };
 }
-

@@ -5,10 +5,10 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRemoteFront } from '../../src/remote/front.js';
-import { RemoteConfigError, canonicalResource, parsePublicUrl } from '../../src/remote/metadata.js';
+import { canonicalResource, parsePublicUrl, RemoteConfigError } from '../../src/remote/metadata.js';
 import { StateKeyError } from '../../src/remote/sealing.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import { STATE_KEY, captureLogs, startReplica, type Replica } from './helpers.js';
+import { captureLogs, type Replica, STATE_KEY, startReplica } from './helpers.js';
 
 let replica: Replica | undefined;
 afterEach(async () => {
@@ -34,7 +34,14 @@ function viaProxy(path: string, init: { method?: string; headers?: Record<string
 
 describe('metadata behind a proxy', () => {
   it('links only to the public origin, names the server itself as authorization server, and offers read and write', async () => {
-    replica = await startReplica({ publicUrl: `${PUBLIC}/`, workspaceUrl: 'http://127.0.0.1:9', workspaceApi: '', store: new MemoryStore(), stateKey: STATE_KEY, logger: captureLogs().logger });
+    replica = await startReplica({
+      publicUrl: `${PUBLIC}/`,
+      workspaceUrl: 'http://127.0.0.1:9',
+      workspaceApi: '',
+      store: new MemoryStore(),
+      stateKey: STATE_KEY,
+      logger: captureLogs().logger,
+    });
     const unauth = await viaProxy('/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(unauth.status).toBe(401);
     expect(unauth.headers['www-authenticate']).toBe(`Bearer resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"`);
@@ -68,8 +75,18 @@ describe('metadata behind a proxy', () => {
   });
 
   it('browser-based clients may register and exchange tokens cross-site (CORS); a wrong method is 405 with Allow', async () => {
-    replica = await startReplica({ publicUrl: PUBLIC, workspaceUrl: 'http://127.0.0.1:9', workspaceApi: '', store: new MemoryStore(), stateKey: STATE_KEY, logger: captureLogs().logger });
-    const pre = await viaProxy('/oauth/register', { method: 'OPTIONS', headers: { origin: 'https://inspector.example', 'access-control-request-method': 'POST' } });
+    replica = await startReplica({
+      publicUrl: PUBLIC,
+      workspaceUrl: 'http://127.0.0.1:9',
+      workspaceApi: '',
+      store: new MemoryStore(),
+      stateKey: STATE_KEY,
+      logger: captureLogs().logger,
+    });
+    const pre = await viaProxy('/oauth/register', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://inspector.example', 'access-control-request-method': 'POST' },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers['access-control-allow-origin']).toBe('*');
     const reg = await viaProxy('/oauth/register', {
@@ -91,7 +108,14 @@ describe('metadata behind a proxy', () => {
     const flaky = Object.assign(Object.create(store) as MemoryStore, {
       get: (k: string) => (broken ? Promise.reject(new Error('ECONNREFUSED')) : store.get(k)),
     });
-    replica = await startReplica({ publicUrl: PUBLIC, workspaceUrl: 'http://127.0.0.1:9', workspaceApi: '', store: flaky, stateKey: STATE_KEY, logger: captureLogs().logger });
+    replica = await startReplica({
+      publicUrl: PUBLIC,
+      workspaceUrl: 'http://127.0.0.1:9',
+      workspaceApi: '',
+      store: flaky,
+      stateKey: STATE_KEY,
+      logger: captureLogs().logger,
+    });
     expect((await viaProxy('/healthz')).status).toBe(200);
     expect((await viaProxy('/readyz')).status).toBe(200);
     broken = true;
@@ -101,12 +125,25 @@ describe('metadata behind a proxy', () => {
 });
 
 describe('settings', () => {
-  const base = { workspaceUrl: 'https://acme.workspace-consulting.com', store: new MemoryStore(), stateKey: STATE_KEY, logger: captureLogs().logger, mcp: () => {} };
+  const base = {
+    workspaceUrl: 'https://acme.workspace-consulting.com',
+    store: new MemoryStore(),
+    stateKey: STATE_KEY,
+    logger: captureLogs().logger,
+    mcp: () => {},
+  };
 
   it('the public URL is an https origin (http only on loopback), without path, query or credentials', () => {
     expect(parsePublicUrl('https://mcp.example.com/').origin).toBe('https://mcp.example.com');
     expect(parsePublicUrl('http://127.0.0.1:8080').origin).toBe('http://127.0.0.1:8080');
-    for (const bad of ['http://mcp.example.com', 'https://mcp.example.com/mcp', 'https://mcp.example.com/?x=1', 'https://u:p@mcp.example.com', 'mcp.example.com', '']) {
+    for (const bad of [
+      'http://mcp.example.com',
+      'https://mcp.example.com/mcp',
+      'https://mcp.example.com/?x=1',
+      'https://u:p@mcp.example.com',
+      'mcp.example.com',
+      '',
+    ]) {
       expect(() => createRemoteFront({ ...base, publicUrl: bad }), bad).toThrow(RemoteConfigError);
     }
   });

@@ -73,7 +73,13 @@ describe('two replicas of serve --remote on one Redis', () => {
       const r = await client.callTool({ name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP, limit: 3 } });
       expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
       // The sign-in and the session each met both replicas.
-      const targets = (prefix: string, from = 0) => new Set(lb.served.slice(from).filter((s) => s.path.startsWith(prefix)).map((s) => s.target));
+      const targets = (prefix: string, from = 0) =>
+        new Set(
+          lb.served
+            .slice(from)
+            .filter((s) => s.path.startsWith(prefix))
+            .map((s) => s.target),
+        );
       expect(targets('/oauth/')).toEqual(new Set(lb.targets));
       expect(targets('/mcp', mark)).toEqual(new Set(lb.targets));
 
@@ -97,7 +103,10 @@ describe('two replicas of serve --remote on one Redis', () => {
       expect(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual([]);
     }
     sandbox.clearRequests();
-    const write = await client.callTool({ name: 'call_operation', arguments: { operation: 'create_finding', arguments: { engagement: ENGAGEMENT_AP, type: 'risk', statement: 'x' } } });
+    const write = await client.callTool({
+      name: 'call_operation',
+      arguments: { operation: 'create_finding', arguments: { engagement: ENGAGEMENT_AP, type: 'risk', statement: 'x' } },
+    });
     expect(write.isError).toBe(true);
     expect(sandbox.requests().filter((q) => q.method !== 'GET')).toEqual([]);
 
@@ -134,7 +143,9 @@ describe('three replicas of serve --remote on one member', () => {
     // Counted on the sandbox limiter's own clock readings, as it counts them.
     const sent = reqs.map((r) => r.counted_ms ?? Number.NaN);
     const use = budgetUse(sent, LIMIT, windowMs);
-    process.stderr.write(`3 replicas on Redis at 10x: ${reqs.length} requests, ${refused.length} refused, busiest window ${busiestWindow(sent, windowMs)}/${LIMIT}, budget used ${(use * 100).toFixed(1)}%\n`);
+    process.stderr.write(
+      `3 replicas on Redis at 10x: ${reqs.length} requests, ${refused.length} refused, busiest window ${busiestWindow(sent, windowMs)}/${LIMIT}, budget used ${(use * 100).toFixed(1)}%\n`,
+    );
     expect(reqs).toHaveLength(calls);
     expect(refused).toHaveLength(0);
     expect(busiestWindow(sent, windowMs)).toBeLessThanOrEqual(LIMIT);

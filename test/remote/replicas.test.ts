@@ -6,13 +6,13 @@
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredTokens } from '../../src/auth/store.js';
-import { Grants, type GrantRecord } from '../../src/remote/grants.js';
+import { type GrantRecord, Grants } from '../../src/remote/grants.js';
 import { SealedRecords } from '../../src/remote/records.js';
-import { Sealer, parseStateKey } from '../../src/remote/sealing.js';
+import { parseStateKey, Sealer } from '../../src/remote/sealing.js';
 import { Upstream } from '../../src/remote/upstream.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import { RecordingStore, STATE_KEY, TestOAuthProvider, browse, captureLogs, startBalancer, startReplica, type Replica, type WhoAmI } from './helpers.js';
+import { browse, captureLogs, RecordingStore, type Replica, STATE_KEY, startBalancer, startReplica, TestOAuthProvider, type WhoAmI } from './helpers.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -33,7 +33,15 @@ async function twoReplicas(sandbox: SandboxHandle, now: () => number = Date.now)
   closers.push(() => lb.close());
   const replicas: Replica[] = [];
   for (let i = 0; i < 2; i++) {
-    const r = await startReplica({ publicUrl: lb.url, workspaceUrl: sandbox.url, workspaceApi: sandbox.api, store, stateKey: STATE_KEY, logger: logs.logger, now });
+    const r = await startReplica({
+      publicUrl: lb.url,
+      workspaceUrl: sandbox.url,
+      workspaceApi: sandbox.api,
+      store,
+      stateKey: STATE_KEY,
+      logger: logs.logger,
+      now,
+    });
     replicas.push(r);
     closers.push(() => r.close());
     lb.targets.push(`http://127.0.0.1:${(r.server.address() as { port: number }).port}`);
@@ -87,7 +95,9 @@ describe('replicas on one store', () => {
     const mcpUrl = new URL('/mcp', lb.url);
     const provider = new TestOAuthProvider();
     await new Client({ name: 't', version: '1' }).connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })).catch(() => {});
-    await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth((await browse((provider.authorizationUrl as URL).href, provider.redirectUrl)).searchParams);
+    await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(
+      (await browse((provider.authorizationUrl as URL).href, provider.redirectUrl)).searchParams,
+    );
     const grantId = store.written.find((w) => w.key.startsWith('remote:grant:'))?.key.slice('remote:grant:'.length) ?? '';
     const [ga, gb] = replicas.map((r) => r.front.grants);
     const before = await ga!.workspaceToken(grantId);
@@ -116,9 +126,20 @@ describe('a refused refresh', () => {
     // A grant holding real workspace tokens (a sign-in at the sandbox, auto-consent).
     const start = await upstream.start('write');
     const answer = await fetch(start.url, { redirect: 'manual' });
-    const tokens = await upstream.finish({ state: start.state, codeVerifier: start.codeVerifier, clientId: start.clientId, scope: 'write' }, new URL(answer.headers.get('location') ?? '').searchParams);
+    const tokens = await upstream.finish(
+      { state: start.state, codeVerifier: start.codeVerifier, clientId: start.clientId, scope: 'write' },
+      new URL(answer.headers.get('location') ?? '').searchParams,
+    );
     const grants = new Grants({ records, upstream, logger: logs.logger, now: Date.now, ttlMs: 3600_000 });
-    const record: GrantRecord = { memberId: 'm', upstreamClientId: start.clientId, clientId: 'c', scope: 'write', resource: 'r', workspace: tokens, createdAt: Date.now() };
+    const record: GrantRecord = {
+      memberId: 'm',
+      upstreamClientId: start.clientId,
+      clientId: 'c',
+      scope: 'write',
+      resource: 'r',
+      workspace: tokens,
+      createdAt: Date.now(),
+    };
     const id = await grants.create(record, 3600_000);
 
     // Another replica refreshes first and stores its result while this one's refresh is on its way
@@ -135,7 +156,12 @@ describe('a refused refresh', () => {
     const outcome = await loser.onWorkspaceUnauthorized(id, tokens.access_token);
     expect(outcome).toBe('refreshed');
     expect((await grants.read(id))?.value.workspace.refresh_token).toBe(theirs?.refresh_token);
-    expect(sandbox.oauth.tokenRequests().filter((r) => r.grant_type === 'refresh_token').map((r) => r.ok)).toEqual([true, false]);
+    expect(
+      sandbox.oauth
+        .tokenRequests()
+        .filter((r) => r.grant_type === 'refresh_token')
+        .map((r) => r.ok),
+    ).toEqual([true, false]);
 
     // When the stored refresh token is the one refused, the grant ends.
     sandbox.oauth.revokeAuthorizations();

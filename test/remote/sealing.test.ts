@@ -2,7 +2,7 @@
 // older keys during a rotation, and refusing anything altered, moved or sealed under an unknown key.
 import { describe, expect, it } from 'vitest';
 import { SealedRecords } from '../../src/remote/records.js';
-import { Sealer, parseStateKey } from '../../src/remote/sealing.js';
+import { parseStateKey, Sealer } from '../../src/remote/sealing.js';
 import { MemoryStore } from '../../src/store/memory.js';
 
 const key = (n: number) => Buffer.alloc(32, n);

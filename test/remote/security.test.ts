@@ -5,10 +5,25 @@
 import { randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseStateKey, Sealer } from '../../src/remote/sealing.js';
 import { demoToken } from '../../src/sandbox/data/workspace.js';
-import { Sealer, parseStateKey } from '../../src/remote/sealing.js';
 import { findTokenMaterial } from '../reliability/token-scan.js';
-import { REDIRECT, STATE_KEY, TestOAuthProvider, authorizeUrl, browse, codeFor, pkce, register, startReplica, startStack, token, tokensFor, type Stack, type WhoAmI } from './helpers.js';
+import {
+  authorizeUrl,
+  browse,
+  codeFor,
+  pkce,
+  REDIRECT,
+  register,
+  STATE_KEY,
+  type Stack,
+  startReplica,
+  startStack,
+  TestOAuthProvider,
+  token,
+  tokensFor,
+  type WhoAmI,
+} from './helpers.js';
 
 const stacks: Stack[] = [];
 const closers: (() => Promise<void>)[] = [];
@@ -27,7 +42,12 @@ const mcpPost = (url: string, headers: Record<string, string>) =>
   fetch(`${url}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
   });
 
 describe('PKCE', () => {
@@ -35,8 +55,15 @@ describe('PKCE', () => {
     const { replica } = await stackOf();
     const clientId = await register(replica.url);
     const { challenge } = pkce();
-    for (const pk of [{}, { code_challenge: challenge }, { code_challenge: challenge, code_challenge_method: 'plain' }, { code_challenge: 'short', code_challenge_method: 'S256' }]) {
-      const res = await fetch(authorizeUrl(replica.url, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, state: 'x', ...pk }), { redirect: 'manual' });
+    for (const pk of [
+      {},
+      { code_challenge: challenge },
+      { code_challenge: challenge, code_challenge_method: 'plain' },
+      { code_challenge: 'short', code_challenge_method: 'S256' },
+    ]) {
+      const res = await fetch(authorizeUrl(replica.url, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, state: 'x', ...pk }), {
+        redirect: 'manual',
+      });
       expect(res.status).toBe(302);
       const back = new URL(res.headers.get('location') ?? '');
       expect(back.searchParams.get('error')).toBe('invalid_request');
@@ -63,8 +90,24 @@ describe('redirect URIs', () => {
     const clientId = await register(replica.url, [REDIRECT, 'https://app.example/cb']);
     const { challenge } = pkce();
     const ask = (redirect: string) =>
-      fetch(authorizeUrl(replica.url, { response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
-    for (const bad of ['https://evil.example/cb', 'https://app.example/cb/', 'https://app.example/cb?x=1', 'https://APP.example/cb#f', 'http://127.0.0.1:45999/other', 'http://localhost:45999/callback']) {
+      fetch(
+        authorizeUrl(replica.url, {
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: redirect,
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+        }),
+        { redirect: 'manual' },
+      );
+    for (const bad of [
+      'https://evil.example/cb',
+      'https://app.example/cb/',
+      'https://app.example/cb?x=1',
+      'https://APP.example/cb#f',
+      'http://127.0.0.1:45999/other',
+      'http://localhost:45999/callback',
+    ]) {
       const res = await ask(bad);
       expect(res.status, bad).toBe(400);
       expect(res.headers.get('location'), bad).toBeNull();
@@ -80,7 +123,11 @@ describe('redirect URIs', () => {
   it('registration refuses redirects that are not https, loopback http or an application scheme', async () => {
     const { replica } = await stackOf();
     for (const bad of ['http://example.com/cb', 'javascript:alert(1)', 'https://app.example/cb#frag', 'data:text/html,x', 'not a uri', 'file:///etc/passwd']) {
-      const res = await fetch(`${replica.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [bad] }) });
+      const res = await fetch(`${replica.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [bad] }),
+      });
       expect(res.status, bad).toBe(400);
       expect(((await res.json()) as { error: string }).error).toBe('invalid_redirect_uri');
     }
@@ -90,7 +137,13 @@ describe('redirect URIs', () => {
   it('the code is exchanged only with the redirect URI of its authorization request', async () => {
     const { replica } = await stackOf();
     const c = await codeFor(replica.url);
-    const t = await token(replica.url, { grant_type: 'authorization_code', client_id: c.clientId, code: c.code, redirect_uri: 'http://127.0.0.1:45998/callback', code_verifier: c.verifier });
+    const t = await token(replica.url, {
+      grant_type: 'authorization_code',
+      client_id: c.clientId,
+      code: c.code,
+      redirect_uri: 'http://127.0.0.1:45998/callback',
+      code_verifier: c.verifier,
+    });
     expect(t.body.error).toBe('invalid_grant');
   });
 });
@@ -101,12 +154,26 @@ describe('resource binding (RFC 8707)', () => {
     const clientId = await register(replica.url);
     const { challenge } = pkce();
     const res = await fetch(
-      authorizeUrl(replica.url, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', resource: 'https://other.example/mcp' }),
+      authorizeUrl(replica.url, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        resource: 'https://other.example/mcp',
+      }),
       { redirect: 'manual' },
     );
     expect(new URL(res.headers.get('location') ?? '').searchParams.get('error')).toBe('invalid_target');
     const c = await codeFor(replica.url, { resource: `${replica.url}/mcp` });
-    const t = await token(replica.url, { grant_type: 'authorization_code', client_id: c.clientId, code: c.code, redirect_uri: REDIRECT, code_verifier: c.verifier, resource: 'https://other.example/mcp' });
+    const t = await token(replica.url, {
+      grant_type: 'authorization_code',
+      client_id: c.clientId,
+      code: c.code,
+      redirect_uri: REDIRECT,
+      code_verifier: c.verifier,
+      resource: 'https://other.example/mcp',
+    });
     expect(t.body.error).toBe('invalid_target');
   });
 
@@ -177,10 +244,21 @@ describe('the approval is bound to the browser that opened it', () => {
     const { replica } = await stackOf();
     const clientId = await register(replica.url);
     const { challenge } = pkce();
-    const start = authorizeUrl(replica.url, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256' });
+    const start = authorizeUrl(replica.url, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     const page = await fetch(start);
     const txn = /name="txn" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-    const forged = await fetch(`${replica.url}/oauth/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ txn, decision: 'allow' }) });
+    const forged = await fetch(`${replica.url}/oauth/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ txn, decision: 'allow' }),
+    });
     expect(forged.status).toBe(400);
     expect(forged.headers.get('location')).toBeNull();
 
@@ -208,7 +286,18 @@ describe('the approval is bound to the browser that opened it', () => {
     const { replica } = await stackOf();
     const clientId = await register(replica.url);
     const { challenge } = pkce();
-    const back = await browse(authorizeUrl(replica.url, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 'c' }), REDIRECT, 'deny');
+    const back = await browse(
+      authorizeUrl(replica.url, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'c',
+      }),
+      REDIRECT,
+      'deny',
+    );
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('state')).toBe('c');
     expect(back.searchParams.get('iss')).toBe(replica.url);
@@ -244,7 +333,12 @@ describe('single use', () => {
     const { replica } = await stackOf({ autoConsent: 'read' });
     const { clientId, tokens } = await tokensFor(replica.url);
     expect(tokens.scope).toBe('read');
-    const wider = await token(replica.url, { grant_type: 'refresh_token', client_id: clientId, refresh_token: tokens.refresh_token as string, scope: 'read write' });
+    const wider = await token(replica.url, {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: tokens.refresh_token as string,
+      scope: 'read write',
+    });
     expect(wider.body.error).toBe('invalid_scope');
   });
 });
@@ -281,7 +375,17 @@ describe('no token material in logs or unsealed in the store', () => {
     }
     expect(workspaceTokens.length).toBeGreaterThanOrEqual(4);
     expect(workspaceTokens.every((t) => /^wco_(at|rt)_/.test(t))).toBe(true);
-    const ours = [provider.stored?.access_token, provider.stored?.refresh_token, raw.code, raw.verifier, raw.tokens.access_token, raw.tokens.refresh_token, rotated.body.access_token, rotated.body.refresh_token, back.searchParams.get('code')];
+    const ours = [
+      provider.stored?.access_token,
+      provider.stored?.refresh_token,
+      raw.code,
+      raw.verifier,
+      raw.tokens.access_token,
+      raw.tokens.refresh_token,
+      rotated.body.access_token,
+      rotated.body.refresh_token,
+      back.searchParams.get('code'),
+    ];
     const secrets = [...workspaceTokens, ...ours].filter((t): t is string => typeof t === 'string' && t.length > 0);
     expect(secrets.length).toBeGreaterThanOrEqual(workspaceTokens.length + 8);
 
@@ -320,7 +424,11 @@ describe('personal tokens for unattended agents', () => {
     expect(w).toMatchObject({ kind: 'personal', scope: 'write' });
     expect(w.budgetKey).toMatch(/^pat:[0-9a-f]{32}$/);
 
-    for (const [pat, status] of [[demoToken('atelier', 'revoked'), 401], [`pat_${'z'.repeat(40)}`, 401], ['not-a-token', 401]] as const) {
+    for (const [pat, status] of [
+      [demoToken('atelier', 'revoked'), 401],
+      [`pat_${'z'.repeat(40)}`, 401],
+      ['not-a-token', 401],
+    ] as const) {
       expect((await mcpPost(s.replica.url, { 'x-workspace-token': pat })).status, pat).toBe(status);
     }
     expect((await mcpPost(s.replica.url, { 'x-workspace-token': s.sandbox.tokens.read, authorization: 'Bearer x' })).status).toBe(400);

@@ -8,8 +8,8 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@model
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { type Era, negotiation } from '../helpers/stack.js';
 import { ROOT } from '../helpers/spawn.js';
+import { type Era, negotiation } from '../helpers/stack.js';
 import { browse, TestOAuthProvider } from './helpers.js';
 
 let sandbox: SandboxHandle;
@@ -62,7 +62,11 @@ async function signedIn(era: Era): Promise<{ client: Client; provider: TestOAuth
 
 describe('serve --remote', () => {
   it('answers an unauthenticated request 401 with where to find the authorization server', async () => {
-    const res = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${mcpUrl.origin}/.well-known/oauth-protected-resource/mcp"`);
     expect((await fetch(`${mcpUrl.origin}/healthz`)).status).toBe(200);

@@ -15,7 +15,14 @@ const tricky = 'Factures « bloquées » : 3 < 5 & "urgent", (voir \\ SAP) — c
 const doc: Rendered = {
   title: 'Synthèse (Berthier)',
   pages: [
-    { title: 'Résumé', paragraphs: [{ style: 'heading', text: tricky }, { style: 'bullet', text: tricky }, { style: 'quote', text: 'On ressaisit tout.' }] },
+    {
+      title: 'Résumé',
+      paragraphs: [
+        { style: 'heading', text: tricky },
+        { style: 'bullet', text: tricky },
+        { style: 'quote', text: 'On ressaisit tout.' },
+      ],
+    },
     { title: 'Long', paragraphs: Array.from({ length: 120 }, (_, i) => ({ style: 'text' as const, text: `Ligne ${i} ${'mot '.repeat(30)}` })) },
   ],
 };
@@ -37,16 +44,29 @@ function entry(zipBuf: Buffer, name: string): Buffer {
 
 describe('CSV', () => {
   it('round-trips commas, quotes, line breaks and accents, behind a BOM', () => {
-    const out = csv(['a', 'b', 'c'], [[tricky, null, 42], [{ k: 'v' }, 'é', '']]);
+    const out = csv(
+      ['a', 'b', 'c'],
+      [
+        [tricky, null, 42],
+        [{ k: 'v' }, 'é', ''],
+      ],
+    );
     expect([...out.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const rows = parseCsv(out.toString('utf8').slice(1));
-    expect(rows).toEqual([['a', 'b', 'c'], [tricky, '', '42'], ['{"k":"v"}', 'é', '']]);
+    expect(rows).toEqual([
+      ['a', 'b', 'c'],
+      [tricky, '', '42'],
+      ['{"k":"v"}', 'é', ''],
+    ]);
   });
 });
 
 describe('ZIP', () => {
   it('stores entries that inflate back to their content with the recorded CRC', () => {
-    const z = zip([{ name: 'a.txt', content: 'bonjour '.repeat(50) }, { name: 'dossier/é.xml', content: Buffer.from('<x/>') }]);
+    const z = zip([
+      { name: 'a.txt', content: 'bonjour '.repeat(50) },
+      { name: 'dossier/é.xml', content: Buffer.from('<x/>') },
+    ]);
     expect(zipNames(z)).toEqual(['a.txt', 'dossier/é.xml']);
     const a = entry(z, 'a.txt');
     expect(a.toString()).toBe('bonjour '.repeat(50));

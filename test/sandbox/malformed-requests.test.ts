@@ -1,8 +1,8 @@
 // Malformed requests, down to broken HTTP on a raw socket: never a 500, never a crash.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { call } from './raw-http.js';
 
 let sb: SandboxHandle;
@@ -93,7 +93,8 @@ describe('robustness', () => {
     for (const [method, path, o] of checks) {
       const r = await call(sb, method, path, o);
       expect(r.status, `${method} ${path}`).toBeLessThan(500);
-      if (r.status >= 400 && method !== 'HEAD') expect(r.json, `${method} ${path}`).toEqual({ code: expect.any(String), message: expect.any(String), details: expect.any(Object) });
+      if (r.status >= 400 && method !== 'HEAD')
+        expect(r.json, `${method} ${path}`).toEqual({ code: expect.any(String), message: expect.any(String), details: expect.any(Object) });
     }
   });
 

@@ -1,11 +1,12 @@
 // openapi.json: generated from the catalog and the assumed operations, a valid 3.1 shape; it documents
 // every operation of the spec's list.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { readFileSync } from 'node:fs';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assumedOperations } from '../../src/sandbox/assumed.js';
-import { catalog } from '../../tools/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import type { SandboxOperation } from '../../src/sandbox/types.js';
+import { catalog } from '../../tools/index.js';
 import { call } from './raw-http.js';
 
 const documented = readFileSync(new URL('../fixtures/documented-operations.tsv', import.meta.url), 'utf8')
@@ -39,7 +40,9 @@ describe('openapi.json', () => {
   });
 
   it('describes every catalog operation (documented or curated) and every assumed one, nothing else', () => {
-    const served = operations().map((x) => `${x.method} ${x.path}`).sort();
+    const served = operations()
+      .map((x) => `${x.method} ${x.path}`)
+      .sort();
     const expected = [...catalog, ...assumedOperations].map((o) => `${o.method} ${o.path}`).sort();
     for (const [m, p] of documented) expect(served).toContain(`${m} ${p}`);
     expect(served).toEqual(expected);

@@ -1,8 +1,8 @@
 // The sandbox pipeline as a client sees it: envelopes, pagination, and every error class.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { CLIENT_BERTHIER, ENGAGEMENT_AP, ENGAGEMENT_GLOBEX, MEMBER_CLAIRE } from '../../src/sandbox/data/ids.js';
 import { demoToken } from '../../src/sandbox/data/workspace.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { call } from './raw-http.js';
 
 let sb: SandboxHandle;
@@ -30,7 +30,7 @@ describe('envelopes', () => {
     expect(deleted.text).toBe('');
   });
 
-  it('gives errors as {code, message, details} with the message in the caller\'s language', async () => {
+  it("gives errors as {code, message, details} with the message in the caller's language", async () => {
     const en = await call(sb, 'GET', '/engagements/01AAAAAAAAAAAAAAAAAAAAAAAA');
     const fr = await call(sb, 'GET', '/engagements/01AAAAAAAAAAAAAAAAAAAAAAAA', { locale: 'fr' });
     expect(en.status).toBe(404);
@@ -215,7 +215,16 @@ describe('request log', () => {
     await call(sb, 'PATCH', '/me', { body: { locale: 'fr' } });
     const log = sb.requests();
     expect(log).toHaveLength(2);
-    expect(log[0]).toMatchObject({ method: 'GET', path: '/api/v1/workspace/members', template: '/workspace/members', workspace: 'atelier', scope: 'write', query: { limit: '2' }, status: 200, handler_ran: true });
+    expect(log[0]).toMatchObject({
+      method: 'GET',
+      path: '/api/v1/workspace/members',
+      template: '/workspace/members',
+      workspace: 'atelier',
+      scope: 'write',
+      query: { limit: '2' },
+      status: 200,
+      handler_ran: true,
+    });
     expect(log[1]).toMatchObject({ method: 'PATCH', template: '/me', body: { locale: 'fr' }, status: 200 });
   });
 });

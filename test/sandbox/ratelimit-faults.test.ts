@@ -1,8 +1,8 @@
 // The rate limit (scaled in time) and the fault injection of the admin surface.
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { call } from './raw-http.js';
 
 let sb: SandboxHandle | undefined;

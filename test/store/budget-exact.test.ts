@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { openStore, type Store } from '../../src/store/open.js';
-import { startRedis, type RedisHandle } from '../helpers/redis.js';
+import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { ROOT } from '../helpers/spawn.js';
 import { budgetUse, busiestWindow, mostCountable } from '../helpers/windows.js';
 
@@ -61,7 +61,12 @@ describe.each(backends)('one process on the $name store', ({ name, place }) => {
       report(`${name}, one process, 3 limiters`, requests, limit, windowMs);
       expect(requests).toHaveLength(300);
       expect(mostCountable(requests, windowMs)).toBeLessThanOrEqual(limit);
-      expect(busiestWindow(requests.map((r) => r.sent), windowMs)).toBeLessThanOrEqual(limit);
+      expect(
+        busiestWindow(
+          requests.map((r) => r.sent),
+          windowMs,
+        ),
+      ).toBeLessThanOrEqual(limit);
     } finally {
       await store.close();
     }
@@ -112,6 +117,11 @@ describe.each(backends.filter((b) => b.name !== 'memory'))('four processes on on
     report(`${name}, 4 processes`, requests, limit, windowMs);
     expect(requests).toHaveLength(240);
     expect(mostCountable(requests, windowMs)).toBeLessThanOrEqual(limit);
-    expect(busiestWindow(requests.map((r) => r.sent), windowMs)).toBeLessThanOrEqual(limit);
+    expect(
+      busiestWindow(
+        requests.map((r) => r.sent),
+        windowMs,
+      ),
+    ).toBeLessThanOrEqual(limit);
   }, 120_000);
 });

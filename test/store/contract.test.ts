@@ -10,7 +10,7 @@ import { FileStore } from '../../src/store/file.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { openStore, type Store } from '../../src/store/open.js';
 import { RedisStore } from '../../src/store/redis.js';
-import { startRedis, type RedisHandle } from '../helpers/redis.js';
+import { type RedisHandle, startRedis } from '../helpers/redis.js';
 
 let redis: RedisHandle;
 let tmp: string;

@@ -17,7 +17,10 @@ const documented = readFileSync(tsvPath, 'utf8')
 
 describe('catalog', () => {
   it('has exactly the documented operations of the spec, with their scopes, and marks the others undocumented', () => {
-    const got = catalog.filter((o) => o.documented).map((o) => `${o.method} ${o.path} ${o.scope}`).sort();
+    const got = catalog
+      .filter((o) => o.documented)
+      .map((o) => `${o.method} ${o.path} ${o.scope}`)
+      .sort();
     const want = documented.map((d) => `${d.method} ${d.path} ${d.scope}`).sort();
     expect(got).toEqual(want);
   });
@@ -58,6 +61,7 @@ describe('catalog', () => {
       'POST /engagements/{engagement}/deliverable/publish',
       'POST /engagements/{engagement}/change-proposals/reject-all',
       'POST /engagements/{engagement}/analysis/runs/{run}/cancel',
-    ]) expect(destructive.has(p), p).toBe(true);
+    ])
+      expect(destructive.has(p), p).toBe(true);
   });
 });

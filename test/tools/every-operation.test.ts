@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK, METHOD_P2P, SESSION_AP_CLERK, VERSION_AP_1 } from '../../src/sandbox/data/ids.js';
 import type { RequestLogEntry } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
-import { startStack, textOf, type Stack } from '../helpers/stack.js';
+import { type Stack, startStack, textOf } from '../helpers/stack.js';
 
 let stack: Stack;
 const E = ENGAGEMENT_AP;
@@ -49,9 +49,15 @@ async function call(name: string, args: Record<string, unknown> = {}): Promise<a
   const before = stack.sandbox.requests().length;
   if (process.env.DEBUG_CALLS) process.stderr.write(`call ${name}\n`);
   const r = await stack.call(name, args);
-  const seen: RequestLogEntry[] = stack.sandbox.requests().slice(before).filter((q) => q.path.startsWith('/api/v1/'));
+  const seen: RequestLogEntry[] = stack.sandbox
+    .requests()
+    .slice(before)
+    .filter((q) => q.path.startsWith('/api/v1/'));
   expect(r.isError, `${name}: ${textOf(r)}`).toBeFalsy();
-  expect(seen.map((q) => `${q.method} ${q.template}`), name).toEqual([`${op!.method} ${op!.path}`]);
+  expect(
+    seen.map((q) => `${q.method} ${q.template}`),
+    name,
+  ).toEqual([`${op!.method} ${op!.path}`]);
   expect(seen[0]!.status, name).toBeLessThan(300);
   called.add(name);
   return r.structuredContent;
@@ -104,7 +110,13 @@ describe('every catalog tool against the sandbox', () => {
     await call('list_ai_price_grid');
     await call('list_ai_profiles');
     const profile = await call('set_ai_profile', {
-      scope_type: 'engagement', scope_id: E, usage: 'chat', driver: 'anthropic', model: 'claude-sonnet-4-5', credential_source: 'platform', label: 'Chat mission',
+      scope_type: 'engagement',
+      scope_id: E,
+      usage: 'chat',
+      driver: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      credential_source: 'platform',
+      label: 'Chat mission',
     });
     await call('test_ai_profile', { profile: ids.profile, sample: 'Bonjour' });
     await call('test_ai_usage', { usage: 'analysis' });
@@ -139,7 +151,13 @@ describe('every catalog tool against the sandbox', () => {
     const owner = { ownerType: 'method', ownerId: METHOD_P2P };
     await call('get_effective_guide', { ownerType: 'engagement', ownerId: E });
     const topics = (await call('list_guide_topics', { ...owner, limit: 200 })).items as Rec[];
-    const topic = await call('create_guide_topic', { ...owner, title: 'Gestion des avoirs', requirement: 'optional', depth: 'standard', opening_questions: ['Comment traitez-vous un avoir ?'] });
+    const topic = await call('create_guide_topic', {
+      ...owner,
+      title: 'Gestion des avoirs',
+      requirement: 'optional',
+      depth: 'standard',
+      opening_questions: ['Comment traitez-vous un avoir ?'],
+    });
     await call('update_guide_topic', { ...owner, topic: topic.id, depth: 'deep' });
     await call('reorder_guide_topics', { ...owner, ids: [topic.id, ...topics.map((t) => t.id)] });
     await call('set_guide_override', { ownerType: 'engagement', ownerId: E, topic: topics[0]!.id, operation: 'make_optional' });
@@ -164,12 +182,19 @@ describe('every catalog tool against the sandbox', () => {
     await call('accept_all_change_proposals', { engagement: E, entity_type: 'opportunity' });
     await call('reject_all_change_proposals', { engagement: E });
     await call('list_contradictions', { engagement: E });
-    await call('resolve_contradiction', { engagement: E, contradiction: ids.contradiction, status: 'dismissed', resolution_note: 'Délais confirmés par le contrôleur' });
+    await call('resolve_contradiction', {
+      engagement: E,
+      contradiction: ids.contradiction,
+      status: 'dismissed',
+      resolution_note: 'Délais confirmés par le contrôleur',
+    });
     await call('set_evidence_publishable', { engagement: E, evidence: ids.evidence, is_publishable: false });
     await call('preview_evidence', { engagement: E, evidence: ids.evidence });
     await call('list_findings', { engagement: E, limit: 5 });
     const created = await call('create_finding', {
-      engagement: E, type: 're_entry', statement: 'Les factures PDF sont ressaisies à la main dans SAP',
+      engagement: E,
+      type: 're_entry',
+      statement: 'Les factures PDF sont ressaisies à la main dans SAP',
       evidences: [{ source_type: 'transcript_segment', source_id: ids.segment, excerpt: null }],
     });
     await call('get_finding', { engagement: E, finding: created.id });
@@ -216,7 +241,11 @@ describe('every catalog tool against the sandbox', () => {
       source: { name: 'Export tickets', system: 'GLPI' },
       items: [{ external_id: 'T-1', title: 'Facture bloquée', body: 'Sans bon de commande', occurred_at: '2026-09-01T10:00:00Z', attributes: {} }],
     };
-    const src = await call('upload_external_source', { engagement: E, name: 'Tickets support AP', file: { text: JSON.stringify(file), filename: 'tickets.json', content_type: 'application/json' } });
+    const src = await call('upload_external_source', {
+      engagement: E,
+      name: 'Tickets support AP',
+      file: { text: JSON.stringify(file), filename: 'tickets.json', content_type: 'application/json' },
+    });
     await call('list_external_source_items', { engagement: E, source: ids.source });
     await call('delete_external_source', { engagement: E, source: src.id });
   });

@@ -29,7 +29,10 @@ describe('every entry of these areas', () => {
     for (const o of mine) {
       const refused = o.input.safeParse({ not_a_field: true });
       expect(refused.success, o.name).toBe(false);
-      expect(refused.error?.issues.some((i) => i.code === 'unrecognized_keys'), o.name).toBe(true);
+      expect(
+        refused.error?.issues.some((i) => i.code === 'unrecognized_keys'),
+        o.name,
+      ).toBe(true);
     }
   });
 
@@ -207,7 +210,10 @@ describe('AI configuration', () => {
   });
 
   it('only the test calls reach the AI provider', () => {
-    const openWorld = mine.filter((o) => o.annotations.openWorldHint).map((o) => o.name).sort();
+    const openWorld = mine
+      .filter((o) => o.annotations.openWorldHint)
+      .map((o) => o.name)
+      .sort();
     expect(openWorld).toEqual(['test_ai_credential', 'test_ai_profile', 'test_ai_usage']);
   });
 });
@@ -261,12 +267,24 @@ describe('lists, reference data and files', () => {
   });
 
   it('enumerations, catalogs, voices, prices and templates are cached as reference data', () => {
-    const reference = mine.filter((o) => o.reference).map((o) => o.path).sort();
+    const reference = mine
+      .filter((o) => o.reference)
+      .map((o) => o.path)
+      .sort();
     expect(reference).toEqual(
       [
-        '/ai/catalog', '/ai/enums/drivers', '/ai/enums/usages', '/ai/enums/voice-architectures', '/ai/price-grid',
-        '/ai/voices', '/methods/enums/avatar-presets', '/methods/enums/{name}', '/methods/templates', '/openapi.json',
-        '/workspaces/enums/roles', '/workspaces/enums/statuses',
+        '/ai/catalog',
+        '/ai/enums/drivers',
+        '/ai/enums/usages',
+        '/ai/enums/voice-architectures',
+        '/ai/price-grid',
+        '/ai/voices',
+        '/methods/enums/avatar-presets',
+        '/methods/enums/{name}',
+        '/methods/templates',
+        '/openapi.json',
+        '/workspaces/enums/roles',
+        '/workspaces/enums/statuses',
       ].sort(),
     );
   });

@@ -32,7 +32,8 @@ const documented = readFileSync(fileURLToPath(new URL('../fixtures/documented-op
 
 describe('areas b: coverage of the documented operations', () => {
   const inArea: Record<string, (path: string) => boolean> = {
-    analysis: (p) => p.startsWith('/analysis/') || /^\/engagements\/\{engagement\}\/(analysis|change-proposals|contradictions|evidences|findings)(\/|$)/.test(p),
+    analysis: (p) =>
+      p.startsWith('/analysis/') || /^\/engagements\/\{engagement\}\/(analysis|change-proposals|contradictions|evidences|findings)(\/|$)/.test(p),
     interviews: (p) =>
       /^\/(interviews|media|media-thumbnails|sessions)\//.test(p) || /^\/engagements\/\{engagement\}\/(interviews|live-sessions)(\/|$)/.test(p),
     sources: (p) => p.startsWith('/sources/') || /^\/engagements\/\{engagement\}\/(artifacts|external-sources)(\/|$)/.test(p),
@@ -44,7 +45,10 @@ describe('areas b: coverage of the documented operations', () => {
   for (const [toolset, ops] of Object.entries(modules)) {
     it(`${toolset}: one entry per documented operation, with method, path template and scope as listed`, () => {
       const want = documented.filter((d) => inArea[toolset]!(d.split(' ')[1]!)).sort();
-      const got = ops.filter((o) => o.documented).map((o) => `${o.method} ${o.path} ${o.scope}`).sort();
+      const got = ops
+        .filter((o) => o.documented)
+        .map((o) => `${o.method} ${o.path} ${o.scope}`)
+        .sort();
       expect(want).toHaveLength(expectedCounts[toolset]!);
       expect(got).toEqual(want);
       for (const o of ops) expect(o.toolset).toBe(toolset);
@@ -53,17 +57,33 @@ describe('areas b: coverage of the documented operations', () => {
 
   it('list payloads are paginated; downloads, media and recordings answer files', () => {
     const paginated = mine.filter((o) => o.paginated).map((o) => o.name);
-    expect(paginated).toEqual(expect.arrayContaining(['list_findings', 'list_change_proposals', 'list_session_pins', 'list_exports', 'list_analysis_enum_values']));
+    expect(paginated).toEqual(
+      expect.arrayContaining(['list_findings', 'list_change_proposals', 'list_session_pins', 'list_exports', 'list_analysis_enum_values']),
+    );
     expect(paginated).not.toContain('get_finding');
-    const files = mine.filter((o) => o.response === 'file').map((o) => o.name).sort();
+    const files = mine
+      .filter((o) => o.response === 'file')
+      .map((o) => o.name)
+      .sort();
     expect(files).toEqual(['download_artifact', 'download_export', 'get_media', 'get_media_thumbnail', 'get_session_recording']);
-    const reference = mine.filter((o) => o.reference).map((o) => o.name).sort();
+    const reference = mine
+      .filter((o) => o.reference)
+      .map((o) => o.name)
+      .sort();
     expect(reference).toEqual(['get_external_source_schema', 'list_analysis_enum_values']);
   });
 
   it('flags the irreversible actions destructive, and the re-doable ones not', () => {
     const destructive = (n: string) => entry(n).annotations.destructiveHint;
-    for (const n of ['cancel_analysis_run', 'reject_change_proposal', 'reject_all_change_proposals', 'accept_all_change_proposals', 'publish_deliverable', 'end_session', 'delete_finding'])
+    for (const n of [
+      'cancel_analysis_run',
+      'reject_change_proposal',
+      'reject_all_change_proposals',
+      'accept_all_change_proposals',
+      'publish_deliverable',
+      'end_session',
+      'delete_finding',
+    ])
       expect(destructive(n), n).toBe(true);
     for (const n of ['review_finding', 'resolve_contradiction', 'close_deliverable_comment', 'start_analysis_run', 'create_export'])
       expect(destructive(n), n).toBe(false);

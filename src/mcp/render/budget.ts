@@ -2,7 +2,7 @@
 // whole conversation: text over the response budget (in o200k tokens, estimated: see tokens.ts) is
 // cut at a record boundary, never mid-record, and the caller's note says how much was left out and
 // the call that gets it.
-import { DETAILED, listText, recordText, type LeftOut, type TextForm } from './text.js';
+import { DETAILED, type LeftOut, listText, recordText, type TextForm } from './text.js';
 import { estimateTokens } from './tokens.js';
 
 export interface ListCut extends LeftOut {

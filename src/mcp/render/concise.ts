@@ -13,8 +13,9 @@
 //   replaced by their count (`evidences_count`): a page of findings reads as one table, and the note
 //   says how to expand. A single record (get_finding) shows its nested records in full.
 // A field named in `fields` is always shown, whatever the rules above say.
-import { pathParams } from '../../operation.js';
+
 import { catalog } from '../../../tools/index.js';
+import { pathParams } from '../../operation.js';
 
 export type ResponseFormat = 'concise' | 'detailed';
 export const RESPONSE_FORMATS: readonly ResponseFormat[] = ['concise', 'detailed'];

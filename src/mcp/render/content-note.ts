@@ -15,7 +15,10 @@ export function quotesWorkspaceContent(op: Pick<Operation, 'quotesContent' | 're
 }
 
 /** Add the note right after the data block (resource links stay last); the data block is left as it is. */
-export function markWorkspaceContent<R extends Pick<ToolResult, 'isError'> & { content: unknown[] }>(op: Pick<Operation, 'quotesContent' | 'response'>, result: R): R {
+export function markWorkspaceContent<R extends Pick<ToolResult, 'isError'> & { content: unknown[] }>(
+  op: Pick<Operation, 'quotesContent' | 'response'>,
+  result: R,
+): R {
   if (result.isError || !quotesWorkspaceContent(op)) return result;
   const at = result.content.findIndex((c) => (c as { type?: unknown }).type === 'text');
   if (at < 0) return result;

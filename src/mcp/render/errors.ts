@@ -1,5 +1,5 @@
 // Failures as tool errors the assistant can act on: what happened, and what to do instead.
-import type { ToolResult } from './tool-result.js';
+
 import {
   InvalidArgumentError,
   NetworkError,
@@ -10,6 +10,7 @@ import {
 } from '../../api/errors.js';
 import type { Operation } from '../../operation.js';
 import { refusal, refusalResult } from '../arguments.js';
+import type { ToolResult } from './tool-result.js';
 
 export function toolError(message: string, structured?: Record<string, unknown>): ToolResult {
   return { isError: true, content: [{ type: 'text', text: message }], ...(structured ? { structuredContent: structured } : {}) };

@@ -1,13 +1,13 @@
 // A file answer (download, media, recording) as a tool result: a link to the saved file, and its
 // content inline when small: text within the response budget, images up to 1 MiB as image content.
 import { pathToFileURL } from 'node:url';
-import type { ToolResult } from './tool-result.js';
 import type { ApiFile } from '../../api/client.js';
 import type { Operation } from '../../operation.js';
-import { saveFile, type ByteProgress } from '../files.js';
+import { type ByteProgress, saveFile } from '../files.js';
 import { cutText } from './budget.js';
 import { DEFAULT_RESPONSE_BUDGET_TOKENS } from './success.js';
 import { estimateTokens } from './tokens.js';
+import type { ToolResult } from './tool-result.js';
 
 /** Save `file` to `dir` and answer with its link (and content when small). `budget` in tokens. */
 export async function renderFile(

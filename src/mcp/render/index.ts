@@ -22,9 +22,9 @@ export { concise, DEFAULT_RESPONSE_FORMAT, RESPONSE_FORMATS, type ResponseFormat
 export { markWorkspaceContent, quotesWorkspaceContent, WORKSPACE_CONTENT_NOTE } from './content-note.js';
 export { renderError, toolError } from './errors.js';
 export { renderFile } from './file.js';
-export { callHint, hintText, withArguments, type CallHint } from './hints.js';
-export { renderJob, type JobReport } from './job.js';
-export { conciseNote, DEFAULT_RESPONSE_BUDGET_TOKENS, formatFor, listNameOf, renderSuccess, type RenderOptions, type ResourceLink } from './success.js';
+export { type CallHint, callHint, hintText, withArguments } from './hints.js';
+export { type JobReport, renderJob } from './job.js';
+export { conciseNote, DEFAULT_RESPONSE_BUDGET_TOKENS, formatFor, listNameOf, type RenderOptions, type ResourceLink, renderSuccess } from './success.js';
 export { estimateTokens } from './tokens.js';
 export type { ContentBlock, ToolResult } from './tool-result.js';
 export { renderWorkflow, type WorkflowRenderOptions } from './workflow.js';

@@ -1,10 +1,11 @@
 // Where a followed job ended up (an analysis run, a document generation, an export), as the tool
 // answers it: one sentence on its state and what to do next, then the record it worked on.
-import type { ToolResult } from './tool-result.js';
+
 import { boundObject } from './budget.js';
-import { hintText, withArguments, type CallHint } from './hints.js';
+import { type CallHint, hintText, withArguments } from './hints.js';
 import { conciseNote, type ResourceLink } from './success.js';
 import { estimateTokens } from './tokens.js';
+import type { ToolResult } from './tool-result.js';
 
 export interface JobReport {
   label: string;

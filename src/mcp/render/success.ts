@@ -3,14 +3,15 @@
 // reads), bounded by the response budget, with the next-page hint, and a note for anything the text
 // leaves out: cut records with the exact call that gets them, fields the concise form omits and how
 // to see them. Nothing is left out silently.
-import type { ResourceLink, ToolResult } from './tool-result.js';
+
 import type { ApiResponse } from '../../api/client.js';
 import type { Operation } from '../../operation.js';
 import { aboutTokens, boundList, boundObject } from './budget.js';
 import { pickFields } from './compact.js';
 import { COUNT_SUFFIX, DEFAULT_RESPONSE_FORMAT, type ResponseFormat } from './concise.js';
-import { hintText, type CallHint } from './hints.js';
+import { type CallHint, hintText } from './hints.js';
 import type { LeftOut, TextForm } from './text.js';
+import type { ResourceLink, ToolResult } from './tool-result.js';
 
 /** The response budget when none is configured: o200k tokens of text in one tool result. */
 export const DEFAULT_RESPONSE_BUDGET_TOKENS = 6_000;
@@ -66,7 +67,8 @@ export function conciseNote(left: LeftOut, how?: string | ((extra: Record<string
   if (!left.fields.length && !left.counted.length) return '';
   const parts: string[] = [];
   if (left.fields.length) parts.push(`left out ${left.fields.join(', ')}`);
-  if (left.counted.length) parts.push(`${left.counted.map((c) => `${c}${COUNT_SUFFIX}`).join(', ')} ${left.counted.length === 1 ? 'counts' : 'count'} nested records`);
+  if (left.counted.length)
+    parts.push(`${left.counted.map((c) => `${c}${COUNT_SUFFIX}`).join(', ')} ${left.counted.length === 1 ? 'counts' : 'count'} nested records`);
   const example = JSON.stringify(['id', ...(left.counted.length ? left.counted : left.fields).slice(0, 2)]);
   const orFields = offerFields ? `, or fields naming them (e.g. ${example})` : '';
   const see =
@@ -99,7 +101,12 @@ export async function renderSuccess(op: Operation, res: ApiResponse, opts: Rende
   const format = formatFor(op, opts.format);
   const again = (args: Record<string, unknown>) => hintText(opts.again ? opts.again(withExtras(args, opts)) : { tool: via, arguments: withExtras(args, opts) });
   const data = opts.fields?.length ? pickFields(res.data, opts.fields) : res.data;
-  const form: TextForm = { format, listName: listNameOf(op.name), ...(opts.known ? { known: opts.known } : {}), ...(opts.fields?.length ? { requested: opts.fields } : {}) };
+  const form: TextForm = {
+    format,
+    listName: listNameOf(op.name),
+    ...(opts.known ? { known: opts.known } : {}),
+    ...(opts.fields?.length ? { requested: opts.fields } : {}),
+  };
   const how = `call ${via} again with the same arguments`;
   // Through call_operation, "the same arguments" is ambiguous (inside `arguments` or beside it): the exact call.
   const seeHow = via.startsWith('call_operation') && opts.args ? (extra: Record<string, unknown>) => again({ ...opts.args, ...extra }) : how;

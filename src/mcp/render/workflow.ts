@@ -1,8 +1,9 @@
 // A workflow tool's answer (engagement_overview, document_context): the sections it gathered, whole
 // in structuredContent, in the concise form for the model, bounded like any result.
-import type { ToolResult } from './tool-result.js';
+
 import { aboutTokens, boundObject } from './budget.js';
 import { conciseNote } from './success.js';
+import type { ToolResult } from './tool-result.js';
 
 export interface WorkflowRenderOptions {
   /** Content after the text (resource links). */

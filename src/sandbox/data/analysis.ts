@@ -4,6 +4,7 @@
 // while seeding, so a wording change in the interviews cannot leave a finding quoting nothing.
 import type { Rec, WorkspaceState } from '../types.js';
 import {
+  at,
   ENGAGEMENT_AP,
   INTERVIEW_AP_CLERK,
   INTERVIEW_BUYER,
@@ -13,7 +14,6 @@ import {
   SESSION_AP_CLERK,
   SESSION_BUYER,
   SESSION_CONTROLLER,
-  at,
 } from './ids.js';
 import { segmentAt } from './interviews.js';
 
@@ -100,7 +100,10 @@ interface FindingSeed {
 
 const FINDINGS: FindingSeed[] = [
   {
-    key: 'reentry', type: 're_entry', step: 'saisie', category: 'irritants',
+    key: 'reentry',
+    type: 're_entry',
+    step: 'saisie',
+    category: 'irritants',
     statement: 'Les factures reçues en PDF sont ressaisies manuellement dans SAP, sans lecture automatique.',
     details: 'Numéro, date, montants HT et TVA, fournisseur et lignes de commande sont tapés à la main (transaction MIRO).',
     status: 'validated',
@@ -110,14 +113,20 @@ const FINDINGS: FindingSeed[] = [
     ],
   },
   {
-    key: 'volume', type: 'volume', step: 'reception', category: 'volumes',
+    key: 'volume',
+    type: 'volume',
+    step: 'reception',
+    category: 'volumes',
     statement: 'Environ 1 800 factures fournisseurs par mois, dont 20 % encore reçues en papier.',
     quantity: { value: 1800, unit: 'invoices_per_month', paper_share: 0.2 },
     status: 'validated',
     refs: [{ seg: [S1, 2], excerpt: 'environ 1 800 par mois' }],
   },
   {
-    key: 'entry_time', type: 'duration', step: 'saisie', category: 'volumes',
+    key: 'entry_time',
+    type: 'duration',
+    step: 'saisie',
+    category: 'volumes',
     statement: "La ressaisie prend 4 à 6 minutes par facture simple, soit environ deux jours par semaine pour l'équipe.",
     quantity: { min: 4, max: 6, unit: 'minutes_per_invoice' },
     refs: [
@@ -126,7 +135,10 @@ const FINDINGS: FindingSeed[] = [
     ],
   },
   {
-    key: 'no_po', type: 'irritant', step: 'rapprochement', category: 'irritants',
+    key: 'no_po',
+    type: 'irritant',
+    step: 'rapprochement',
+    category: 'irritants',
     statement: "Près d'une facture sur trois arrive sans bon de commande : les achats indirects sont commandés par téléphone.",
     status: 'validated',
     refs: [
@@ -135,12 +147,18 @@ const FINDINGS: FindingSeed[] = [
     ],
   },
   {
-    key: 'tolerance', type: 'business_rule', step: 'rapprochement', category: 'rules',
+    key: 'tolerance',
+    type: 'business_rule',
+    step: 'rapprochement',
+    category: 'rules',
     statement: 'Tolérance de prix au rapprochement : 2 % ou 50 euros ; au-delà, la facture est bloquée pour paiement.',
     refs: [{ chunk: [PROCEDURE, 3], excerpt: 'Tolérance de prix : 2 % ou 50 euros' }],
   },
   {
-    key: 'three_way', type: 'irritant', step: 'rapprochement', category: 'irritants',
+    key: 'three_way',
+    type: 'irritant',
+    step: 'rapprochement',
+    category: 'irritants',
     statement: 'Le rapprochement à trois voies bloque souvent, faute de réception saisie par le magasin ou sur écart de quantité.',
     refs: [
       { seg: [S1, 10], excerpt: 'Le rapprochement à trois voies bloque souvent' },
@@ -148,7 +166,10 @@ const FINDINGS: FindingSeed[] = [
     ],
   },
   {
-    key: 'sylvie', type: 'key_person_dependency', step: 'rapprochement', category: 'risks',
+    key: 'sylvie',
+    type: 'key_person_dependency',
+    step: 'rapprochement',
+    category: 'risks',
     statement: 'Le suivi des factures bloquées repose sur un tracker Excel que seule Sylvie Garnier, responsable comptabilité fournisseurs, maîtrise.',
     refs: [
       { seg: [S1, 12], excerpt: "il n'y a qu'elle qui le comprend vraiment" },
@@ -156,7 +177,10 @@ const FINDINGS: FindingSeed[] = [
     ],
   },
   {
-    key: 'tracker', type: 'tool', step: 'rapprochement', category: 'tools',
+    key: 'tracker',
+    type: 'tool',
+    step: 'rapprochement',
+    category: 'tools',
     statement: 'Un tracker Excel des factures bloquées (macros, onglets cachés) est tenu en parallèle de SAP.',
     refs: [
       { seg: [S1, 12], excerpt: 'Il y a des macros et des onglets cachés' },
@@ -164,12 +188,18 @@ const FINDINGS: FindingSeed[] = [
     ],
   },
   {
-    key: 'approval_2d', type: 'duration', step: 'approbation', category: 'delays',
+    key: 'approval_2d',
+    type: 'duration',
+    step: 'approbation',
+    category: 'delays',
     statement: "L'approbation des factures hors commande se fait par e-mail et revient en deux jours selon la comptabilité.",
     refs: [{ seg: [S1, 14], excerpt: 'En général la validation revient en deux jours' }],
   },
   {
-    key: 'approval_10d', type: 'duration', step: 'approbation', category: 'delays',
+    key: 'approval_10d',
+    type: 'duration',
+    step: 'approbation',
+    category: 'delays',
     statement: 'La validation des factures hors commande prend souvent dix jours selon le contrôle de gestion.',
     quantity: { value: 10, unit: 'days' },
     refs: [
@@ -178,7 +208,10 @@ const FINDINGS: FindingSeed[] = [
     ],
   },
   {
-    key: 'duplicate', type: 'risk', step: 'paiement', category: 'risks',
+    key: 'duplicate',
+    type: 'risk',
+    step: 'paiement',
+    category: 'risks',
     statement: "Un paiement en double de 48 000 euros a eu lieu l'an dernier : la facture était arrivée en PDF puis par courrier.",
     quantity: { value: 48000, unit: 'EUR' },
     status: 'validated',
@@ -188,19 +221,27 @@ const FINDINGS: FindingSeed[] = [
     ],
   },
   {
-    key: 'close', type: 'irritant', step: 'cloture', category: 'irritants',
+    key: 'close',
+    type: 'irritant',
+    step: 'cloture',
+    category: 'irritants',
     statement: 'La clôture mensuelle impose de tout saisir avant le troisième jour ouvré, au prix d’heures supplémentaires.',
     refs: [{ seg: [S1, 18], excerpt: 'il faut tout saisir avant le troisième jour ouvré' }],
   },
   {
-    key: 'penalties', type: 'risk', step: 'paiement', category: 'risks',
+    key: 'penalties',
+    type: 'risk',
+    step: 'paiement',
+    category: 'risks',
     statement: 'Environ 35 000 euros de pénalités et indemnités de retard par an, et des escomptes perdus.',
     quantity: { value: 35000, unit: 'EUR_per_year' },
     status: 'validated',
     refs: [{ seg: [S2, 6], excerpt: "Nous avons payé environ 35 000 euros d'indemnités et de pénalités l'an dernier" }],
   },
   {
-    key: 'vendor_master', type: 'irritant', category: 'master_data',
+    key: 'vendor_master',
+    type: 'irritant',
+    category: 'master_data',
     statement: 'Le référentiel fournisseurs SAP contient des doublons et n’a pas de propriétaire.',
     refs: [
       { seg: [S2, 8], excerpt: 'il y a des doublons' },
@@ -208,7 +249,9 @@ const FINDINGS: FindingSeed[] = [
     ],
   },
   {
-    key: 'bank_details', type: 'risk', category: 'risks',
+    key: 'bank_details',
+    type: 'risk',
+    category: 'risks',
     statement: 'Les changements de RIB demandés par e-mail sont saisis sans contre-appel, contrairement à la procédure.',
     details: 'Exposition directe à la fraude au faux fournisseur.',
     refs: [
@@ -217,18 +260,26 @@ const FINDINGS: FindingSeed[] = [
     ],
   },
   {
-    key: 'provisions', type: 're_entry', step: 'cloture', category: 'irritants',
+    key: 'provisions',
+    type: 're_entry',
+    step: 'cloture',
+    category: 'irritants',
     statement: 'Les provisions de clôture sont calculées à la main à partir d’extractions SAP croisées avec le tracker Excel.',
     quantity: { value: 1, unit: 'day_per_month' },
     refs: [{ seg: [S2, 12], excerpt: 'je calcule les provisions à la main' }],
   },
   {
-    key: 'no_kpi', type: 'irritant', category: 'steering',
+    key: 'no_kpi',
+    type: 'irritant',
+    category: 'steering',
     statement: "Aucun indicateur n'est suivi : ni délai de paiement réel, ni taux de factures sans commande.",
     refs: [{ seg: [S2, 14], excerpt: 'On ne mesure ni le délai de paiement réel' }],
   },
   {
-    key: 'prices', type: 'irritant', step: 'rapprochement', category: 'master_data',
+    key: 'prices',
+    type: 'irritant',
+    step: 'rapprochement',
+    category: 'master_data',
     statement: 'Les écarts de prix viennent de prix contractuels tenus dans Excel et non dans les fiches info-achat SAP.',
     refs: [
       { seg: [S3, 10], excerpt: 'contract prices are updated in our Excel price list but not in SAP info records' },
@@ -236,13 +287,17 @@ const FINDINGS: FindingSeed[] = [
     ],
   },
   {
-    key: 'supplier_review', type: 'good_practice', category: 'good_practices',
+    key: 'supplier_review',
+    type: 'good_practice',
+    category: 'good_practices',
     statement: 'La revue mensuelle avec les vingt premiers fournisseurs règle les litiges avant les pénalités.',
     status: 'validated',
     refs: [{ seg: [S3, 14], excerpt: 'The monthly supplier review with the top twenty suppliers is genuinely useful' }],
   },
   {
-    key: 'indirect', type: 'volume', category: 'volumes',
+    key: 'indirect',
+    type: 'volume',
+    category: 'volumes',
     statement: 'Les achats indirects représentent environ un tiers des factures en nombre mais 12 % de la dépense.',
     quantity: { share_by_count: 0.33, share_by_value: 0.12 },
     refs: [
@@ -251,12 +306,17 @@ const FINDINGS: FindingSeed[] = [
     ],
   },
   {
-    key: 'bulk_receipts', type: 'irritant', step: 'cloture', category: 'irritants',
+    key: 'bulk_receipts',
+    type: 'irritant',
+    step: 'cloture',
+    category: 'irritants',
     statement: 'Les réceptions sont saisies en masse le dernier jour du mois, au détriment de leur exactitude.',
     refs: [{ seg: [S3, 16], excerpt: 'We end up posting receipts in bulk on the last day' }],
   },
   {
-    key: 'mrp_offline', type: 'tool', category: 'tools',
+    key: 'mrp_offline',
+    type: 'tool',
+    category: 'tools',
     statement: 'Les commandes de matières premières sont passées hors SAP.',
     details: 'Rejeté : les commandes de production sont générées par le calcul des besoins dans SAP.',
     status: 'rejected',
@@ -276,12 +336,14 @@ const STEPS: [key: string, name: string, actor: string, tool: string][] = [
 /** Findings a new analysis run proposes in the demo engagement, taken in turn run after run. */
 export const RUN_FINDINGS: Omit<FindingSeed, 'key' | 'status' | 'step'>[] = [
   {
-    type: 'irritant', category: 'irritants',
+    type: 'irritant',
+    category: 'irritants',
     statement: 'Les demandes d’approbation arrivent par e-mail sans contexte, mélangées au reste du courrier.',
     refs: [{ seg: [S2, 4], excerpt: 'Elles arrivent par e-mail, sans contexte' }],
   },
   {
-    type: 'business_rule', category: 'rules',
+    type: 'business_rule',
+    category: 'rules',
     statement: 'Les factures hors commande au-dessus de 5 000 euros sont validées en second niveau par le contrôle de gestion.',
     refs: [
       { seg: [S2, 2], excerpt: 'je valide les factures hors commande au-dessus de 5 000 euros' },
@@ -289,12 +351,14 @@ export const RUN_FINDINGS: Omit<FindingSeed, 'key' | 'status' | 'step'>[] = [
     ],
   },
   {
-    type: 'tool', category: 'tools',
+    type: 'tool',
+    category: 'tools',
     statement: 'La création des fournisseurs passe par un formulaire Excel envoyé par e-mail.',
     refs: [{ seg: [S3, 8], excerpt: 'We have a supplier creation form in Excel' }],
   },
   {
-    type: 'risk', category: 'risks',
+    type: 'risk',
+    category: 'risks',
     statement: 'Les factures bloquées en attente des achats restent sans relance en l’absence de Sylvie Garnier.',
     refs: [{ seg: [S3, 12], excerpt: 'so things just sit there' }],
   },
@@ -321,7 +385,14 @@ export function findingRecord(engagementId: string, fields: Record<string, unkno
   };
 }
 
-function insertFinding(ws: WorkspaceState, f: Omit<FindingSeed, 'key'>, stepIds: Record<string, string>, processId: string, runId: string | null, when: string): Rec {
+function insertFinding(
+  ws: WorkspaceState,
+  f: Omit<FindingSeed, 'key'>,
+  stepIds: Record<string, string>,
+  processId: string,
+  runId: string | null,
+  when: string,
+): Rec {
   const fields = {
     type: f.type,
     statement: f.statement,
@@ -360,7 +431,13 @@ export function demoRunOutput(ws: WorkspaceState, run: Rec, turn: number, when: 
     action: 'create',
     target_id: null,
     summary: 'Créer une opportunité : relances automatiques des approbateurs en retard',
-    payload: { title: 'Relances automatiques des approbateurs', description: 'Relancer automatiquement à J+2 puis J+4 les approbateurs des factures hors commande.', gain: 'medium', effort: 'low', horizon: 'quick_win' },
+    payload: {
+      title: 'Relances automatiques des approbateurs',
+      description: 'Relancer automatiquement à J+2 puis J+4 les approbateurs des factures hors commande.',
+      gain: 'medium',
+      effort: 'low',
+      horizon: 'quick_win',
+    },
     status: 'pending',
     decided_at: null,
     decided_by: null,
@@ -431,20 +508,43 @@ export function seedAnalysis(ws: WorkspaceState): void {
 
   // Run history: a full run, an incremental one that failed, and the incremental one that followed it.
   const runFull = ws.c('analysis_runs').insert({
-    engagement_id: ENGAGEMENT_AP, mode: 'full', status: 'succeeded', progress: 100, requested_by: MEMBER_CLAIRE,
-    started_at: at(4, 8), finished_at: at(4, 8.07), error: null, stats: { findings_proposed: 16, change_proposals: 9 },
-    created_at: at(4, 8), updated_at: at(4, 8.07),
+    engagement_id: ENGAGEMENT_AP,
+    mode: 'full',
+    status: 'succeeded',
+    progress: 100,
+    requested_by: MEMBER_CLAIRE,
+    started_at: at(4, 8),
+    finished_at: at(4, 8.07),
+    error: null,
+    stats: { findings_proposed: 16, change_proposals: 9 },
+    created_at: at(4, 8),
+    updated_at: at(4, 8.07),
   });
   ws.c('analysis_runs').insert({
-    engagement_id: ENGAGEMENT_AP, mode: 'incremental', status: 'failed', progress: 40, requested_by: MEMBER_MARC,
-    started_at: at(5, 9), finished_at: at(5, 9.03),
+    engagement_id: ENGAGEMENT_AP,
+    mode: 'incremental',
+    status: 'failed',
+    progress: 40,
+    requested_by: MEMBER_MARC,
+    started_at: at(5, 9),
+    finished_at: at(5, 9.03),
     error: { code: 'analysis.provider_timeout', message: 'The analysis provider did not answer in time.' },
-    stats: null, created_at: at(5, 9), updated_at: at(5, 9.03),
+    stats: null,
+    created_at: at(5, 9),
+    updated_at: at(5, 9.03),
   });
   const runLast = ws.c('analysis_runs').insert({
-    engagement_id: ENGAGEMENT_AP, mode: 'incremental', status: 'succeeded', progress: 100, requested_by: MEMBER_MARC,
-    started_at: at(5, 10), finished_at: at(5, 10.05), error: null, stats: { findings_proposed: 6, change_proposals: 6 },
-    created_at: at(5, 10), updated_at: at(5, 10.05),
+    engagement_id: ENGAGEMENT_AP,
+    mode: 'incremental',
+    status: 'succeeded',
+    progress: 100,
+    requested_by: MEMBER_MARC,
+    started_at: at(5, 10),
+    finished_at: at(5, 10.05),
+    error: null,
+    stats: { findings_proposed: 6, change_proposals: 6 },
+    created_at: at(5, 10),
+    updated_at: at(5, 10.05),
   });
 
   const byKey: Record<string, Rec> = {};
@@ -462,8 +562,13 @@ export function seedAnalysis(ws: WorkspaceState): void {
     source_ids: [segmentAt(ws, S1, 14).id, segmentAt(ws, S2, 4).id],
     finding_ids: [fid('approval_2d'), fid('approval_10d')],
     analysis_run_id: runFull.id,
-    status: 'open', resolution_note: null, resolved_finding_id: null, resolved_at: null, resolved_by: null,
-    created_at: at(4, 8.07), updated_at: at(4, 8.07),
+    status: 'open',
+    resolution_note: null,
+    resolved_finding_id: null,
+    resolved_at: null,
+    resolved_by: null,
+    created_at: at(4, 8.07),
+    updated_at: at(4, 8.07),
   });
   ws.c('contradictions').insert({
     engagement_id: ENGAGEMENT_AP,
@@ -473,42 +578,113 @@ export function seedAnalysis(ws: WorkspaceState): void {
     source_ids: [segmentAt(ws, S2, 10).id],
     finding_ids: [fid('bank_details')],
     analysis_run_id: runLast.id,
-    status: 'open', resolution_note: null, resolved_finding_id: null, resolved_at: null, resolved_by: null,
-    created_at: at(5, 10.05), updated_at: at(5, 10.05),
+    status: 'open',
+    resolution_note: null,
+    resolved_finding_id: null,
+    resolved_at: null,
+    resolved_by: null,
+    created_at: at(5, 10.05),
+    updated_at: at(5, 10.05),
   });
 
   const opportunities: [string, string, string, string, string, string[]][] = [
-    ['Circuit de validation des factures dans SAP', 'Workflow d’approbation avec seuils, délégations et relances, à la place des e-mails.', 'high', 'medium', 'mid_term', ['approval_2d', 'approval_10d', 'penalties']],
-    ['Contre-appel systématique pour les changements de RIB', 'Appliquer la procédure : contre-appel au numéro connu et double validation dans SAP.', 'high', 'low', 'quick_win', ['bank_details']],
-    ['Reprendre le tracker des factures bloquées dans un outil partagé', 'Documenter le tracker de Sylvie Garnier puis le remplacer par le suivi des blocages SAP.', 'medium', 'medium', 'quick_win', ['sylvie', 'tracker']],
+    [
+      'Circuit de validation des factures dans SAP',
+      'Workflow d’approbation avec seuils, délégations et relances, à la place des e-mails.',
+      'high',
+      'medium',
+      'mid_term',
+      ['approval_2d', 'approval_10d', 'penalties'],
+    ],
+    [
+      'Contre-appel systématique pour les changements de RIB',
+      'Appliquer la procédure : contre-appel au numéro connu et double validation dans SAP.',
+      'high',
+      'low',
+      'quick_win',
+      ['bank_details'],
+    ],
+    [
+      'Reprendre le tracker des factures bloquées dans un outil partagé',
+      'Documenter le tracker de Sylvie Garnier puis le remplacer par le suivi des blocages SAP.',
+      'medium',
+      'medium',
+      'quick_win',
+      ['sylvie', 'tracker'],
+    ],
   ];
   for (const [title, description, gain, effort, horizon, keys] of opportunities) {
     ws.c('opportunities').insert({
-      engagement_id: ENGAGEMENT_AP, title, description, gain, effort, horizon, status: 'validated',
-      finding_ids: keys.map(fid), created_at: at(5, 11), updated_at: at(5, 11),
+      engagement_id: ENGAGEMENT_AP,
+      title,
+      description,
+      gain,
+      effort,
+      horizon,
+      status: 'validated',
+      finding_ids: keys.map(fid),
+      created_at: at(5, 11),
+      updated_at: at(5, 11),
     });
   }
 
   // The first run's proposals were accepted (the process map above); the last run's wait for review.
-  const proposal = (run: Rec, entity_type: string, action: string, target_id: string | null, summary: string, payload: Record<string, unknown>, status = 'pending') =>
+  const proposal = (
+    run: Rec,
+    entity_type: string,
+    action: string,
+    target_id: string | null,
+    summary: string,
+    payload: Record<string, unknown>,
+    status = 'pending',
+  ) =>
     ws.c('change_proposals').insert({
-      engagement_id: ENGAGEMENT_AP, analysis_run_id: run.id, entity_type, action, target_id, summary, payload, status,
-      decided_at: status === 'pending' ? null : at(4, 10), decided_by: status === 'pending' ? null : MEMBER_CLAIRE,
-      created_at: run.finished_at as string, updated_at: status === 'pending' ? (run.finished_at as string) : at(4, 10),
+      engagement_id: ENGAGEMENT_AP,
+      analysis_run_id: run.id,
+      entity_type,
+      action,
+      target_id,
+      summary,
+      payload,
+      status,
+      decided_at: status === 'pending' ? null : at(4, 10),
+      decided_by: status === 'pending' ? null : MEMBER_CLAIRE,
+      created_at: run.finished_at as string,
+      updated_at: status === 'pending' ? (run.finished_at as string) : at(4, 10),
     });
   proposal(runFull, 'process', 'create', process.id, 'Créer le processus « Traitement des factures fournisseurs »', { name: process.name }, 'accepted');
-  proposal(runFull, 'process_step', 'create', stepIds.rapprochement ?? null, 'Ajouter l’étape « Rapprochement à trois voies »', { name: 'Rapprochement à trois voies' }, 'accepted');
-  proposal(runFull, 'opportunity', 'create', null, 'Créer une opportunité : numérisation du courrier fournisseurs', { title: 'Numérisation du courrier' }, 'rejected');
+  proposal(
+    runFull,
+    'process_step',
+    'create',
+    stepIds.rapprochement ?? null,
+    'Ajouter l’étape « Rapprochement à trois voies »',
+    { name: 'Rapprochement à trois voies' },
+    'accepted',
+  );
+  proposal(
+    runFull,
+    'opportunity',
+    'create',
+    null,
+    'Créer une opportunité : numérisation du courrier fournisseurs',
+    { title: 'Numérisation du courrier' },
+    'rejected',
+  );
 
   proposal(runLast, 'process_step', 'create', null, 'Ajouter l’étape « Contrôle des doublons avant paiement »', {
-    process_id: process.id, position: 5, name: 'Contrôle des doublons avant paiement', actor_role: 'Comptable fournisseurs', tool: 'SAP',
+    process_id: process.id,
+    position: 5,
+    name: 'Contrôle des doublons avant paiement',
+    actor_role: 'Comptable fournisseurs',
+    tool: 'SAP',
   });
   proposal(runLast, 'process_step', 'update', stepIds.approbation ?? null, 'Préciser l’outil de l’étape « Approbation hors commande »', {
     tool: 'E-mail (Outlook), sans trace dans SAP',
   });
   proposal(runLast, 'finding', 'create', null, 'Nouveau constat : factures PDF et papier non rapprochées avant saisie', {
     type: 'risk',
-    statement: "Les factures reçues en PDF et par courrier ne sont pas rapprochées avant saisie, ce qui permet les doublons.",
+    statement: 'Les factures reçues en PDF et par courrier ne sont pas rapprochées avant saisie, ce qui permet les doublons.',
     deliverable_category: 'risks',
     evidences: [{ source_type: 'transcript_segment', source_id: segmentAt(ws, S1, 16).id, excerpt: 'une fois en PDF et une fois par courrier' }],
   });
@@ -516,11 +692,18 @@ export function seedAnalysis(ws: WorkspaceState): void {
     details: 'Des provisions sont passées sur les factures bloquées faute de pouvoir les traiter avant le troisième jour ouvré.',
   });
   proposal(runLast, 'opportunity', 'create', null, 'Créer une opportunité : dématérialisation des factures entrantes', {
-    title: 'Dématérialiser la réception des factures', description: 'Lecture automatique (OCR) des factures PDF et intégration dans SAP.', gain: 'high', effort: 'high', horizon: 'long_term',
+    title: 'Dématérialiser la réception des factures',
+    description: 'Lecture automatique (OCR) des factures PDF et intégration dans SAP.',
+    gain: 'high',
+    effort: 'high',
+    horizon: 'long_term',
     finding_ids: [fid('reentry'), fid('entry_time')],
   });
   proposal(runLast, 'process_flow', 'create', null, 'Ajouter le flux « Rapprochement → Approbation » pour les factures sans commande', {
-    process_id: process.id, from_step_id: stepIds.rapprochement, to_step_id: stepIds.approbation, condition: 'Facture sans bon de commande',
+    process_id: process.id,
+    from_step_id: stepIds.rapprochement,
+    to_step_id: stepIds.approbation,
+    condition: 'Facture sans bon de commande',
   });
 
   seedChat(ws, fid);
@@ -529,21 +712,42 @@ export function seedAnalysis(ws: WorkspaceState): void {
 function seedChat(ws: WorkspaceState, fid: (key: string) => string): void {
   const thread = (title: string, by: string, when: number, messages: [role: 'user' | 'assistant', content: string, refs?: string[]][]) => {
     const msgs = messages.map(([role, content, refs], i) => ({
-      id: ws.newId(), role, content, finding_ids: refs ?? [], created_at: at(when, i * 0.02),
+      id: ws.newId(),
+      role,
+      content,
+      finding_ids: refs ?? [],
+      created_at: at(when, i * 0.02),
     }));
     ws.c('chat_threads').insert({
-      engagement_id: ENGAGEMENT_AP, title, created_by: by, messages: msgs, message_count: msgs.length,
-      last_message_at: msgs[msgs.length - 1]?.created_at ?? null, created_at: at(when), updated_at: msgs[msgs.length - 1]?.created_at ?? at(when),
+      engagement_id: ENGAGEMENT_AP,
+      title,
+      created_by: by,
+      messages: msgs,
+      message_count: msgs.length,
+      last_message_at: msgs[msgs.length - 1]?.created_at ?? null,
+      created_at: at(when),
+      updated_at: msgs[msgs.length - 1]?.created_at ?? at(when),
     });
   };
   thread('Délais de validation et pénalités', MEMBER_CLAIRE, 6, [
     ['user', 'Quel est le lien entre les délais de validation et les pénalités de retard ?'],
-    ['assistant', "Le contrôle de gestion évoque des validations qui prennent souvent dix jours et environ 35 000 euros de pénalités par an ; la comptabilité parle plutôt de deux jours. Les deux constats sont en contradiction ouverte.", [fid('approval_10d'), fid('penalties'), fid('approval_2d')]],
+    [
+      'assistant',
+      'Le contrôle de gestion évoque des validations qui prennent souvent dix jours et environ 35 000 euros de pénalités par an ; la comptabilité parle plutôt de deux jours. Les deux constats sont en contradiction ouverte.',
+      [fid('approval_10d'), fid('penalties'), fid('approval_2d')],
+    ],
     ['user', 'Que faudrait-il vérifier pour trancher ?'],
-    ['assistant', "Les dates d'envoi et de réponse des e-mails d'approbation sur un échantillon, et les dates de paiement de l'extraction SAP des factures en attente."],
+    [
+      'assistant',
+      "Les dates d'envoi et de réponse des e-mails d'approbation sur un échantillon, et les dates de paiement de l'extraction SAP des factures en attente.",
+    ],
   ]);
   thread('Duplicate payment risk', MEMBER_MARC, 7, [
     ['user', 'Which findings relate to the risk of paying an invoice twice?'],
-    ['assistant', 'The 48,000 euro duplicate payment (PDF and paper copies of the same invoice), the duplicates in the vendor master, and the bank detail changes made without a call-back.', [fid('duplicate'), fid('vendor_master'), fid('bank_details')]],
+    [
+      'assistant',
+      'The 48,000 euro duplicate payment (PDF and paper copies of the same invoice), the duplicates in the vendor master, and the bank detail changes made without a call-back.',
+      [fid('duplicate'), fid('vendor_master'), fid('bank_details')],
+    ],
   ]);
 }

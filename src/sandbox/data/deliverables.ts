@@ -24,16 +24,13 @@ export const DOCUMENT_TITLES: Record<DocumentKind, { fr: string; en: string }> =
 };
 
 /** The seven documents of the demo deliverable; the others exist but are left out of it. */
-const INCLUDED: readonly DocumentKind[] = [
-  'executive_summary', 'coverage', 'pain_map', 'roadmap', 'process_sheets', 'verbatims', 'methodology',
-];
+const INCLUDED: readonly DocumentKind[] = ['executive_summary', 'coverage', 'pain_map', 'roadmap', 'process_sheets', 'verbatims', 'methodology'];
 
 /** Blocks a consultant wrote by hand carry this id prefix; `keep_edits` regeneration keeps them. */
 export const USER_BLOCK_PREFIX = 'user-';
 
 /** The engagement's records of a collection (every engagement-scoped record carries engagement_id). */
-export const ofEngagement = (ws: WorkspaceState, collection: string, engagementId: string) =>
-  ws.c(collection).all((r) => r.engagement_id === engagementId);
+export const ofEngagement = (ws: WorkspaceState, collection: string, engagementId: string) => ws.c(collection).all((r) => r.engagement_id === engagementId);
 
 /** Human label of any referenced record, whatever its area calls the field. */
 export function label(r: Rec | undefined): string {
@@ -63,9 +60,7 @@ const PAIN_TYPES = new Set(['irritant', 're_entry', 'duration', 'volume', 'risk'
 export function composeBlocks(ws: WorkspaceState, engagementId: string, kind: DocumentKind, opts: ComposeOptions): Block[] {
   const fr = (opts.locale ?? 'fr') === 'fr';
   const findings = publishableFindings(ws, engagementId, opts.includeProposed);
-  const evidences = ofEngagement(ws, 'evidences', engagementId).filter(
-    (e) => e.is_publishable !== false && findings.some((f) => f.id === e.finding_id),
-  );
+  const evidences = ofEngagement(ws, 'evidences', engagementId).filter((e) => e.is_publishable !== false && findings.some((f) => f.id === e.finding_id));
   const processes = ofEngagement(ws, 'processes', engagementId).filter((p) => !opts.processId || p.id === opts.processId);
   const opportunities = ofEngagement(ws, 'opportunities', engagementId);
   const interviews = ofEngagement(ws, 'interviews', engagementId);
@@ -176,7 +171,10 @@ export function composeBlocks(ws: WorkspaceState, engagementId: string, kind: Do
         type: 'table',
         title: fr ? 'Rôles interrogés' : 'Roles interviewed',
         data_ref: 'interviews',
-        options: { columns: [fr ? 'Rôle' : 'Role', fr ? 'Service' : 'Department'], rows: interviews.map((i) => [String(i.interviewee_role ?? ''), String(i.department ?? '')]) },
+        options: {
+          columns: [fr ? 'Rôle' : 'Role', fr ? 'Service' : 'Department'],
+          rows: interviews.map((i) => [String(i.interviewee_role ?? ''), String(i.department ?? '')]),
+        },
       });
       break;
   }
@@ -280,7 +278,13 @@ export function seedDeliverables(ws: WorkspaceState): void {
     body: 'Le chiffre de 14 % de factures ressaisies nous semble élevé : sur quelle période est-il calculé ?',
     status: 'open',
     replies: [
-      { id: ws.newId(), author_name: 'Claire Dubois', member_id: MEMBER_CLAIRE, body: 'Sur les factures de juin à août, extraction SAP. Nous préciserons la période dans la version finale.', created_at: at(24, 9) },
+      {
+        id: ws.newId(),
+        author_name: 'Claire Dubois',
+        member_id: MEMBER_CLAIRE,
+        body: 'Sur les factures de juin à août, extraction SAP. Nous préciserons la période dans la version finale.',
+        created_at: at(24, 9),
+      },
     ],
     created_at: at(24, 8),
   });
@@ -292,7 +296,13 @@ export function seedDeliverables(ws: WorkspaceState): void {
     body: 'Could the supplier master data clean-up start before the e-invoicing project? It does not need the new tool.',
     status: 'open',
     replies: [
-      { id: ws.newId(), author_name: 'Marc Lefèvre', member_id: MEMBER_MARC, body: 'Yes, we will move it to the first lane of the roadmap.', created_at: at(24, 14) },
+      {
+        id: ws.newId(),
+        author_name: 'Marc Lefèvre',
+        member_id: MEMBER_MARC,
+        body: 'Yes, we will move it to the first lane of the roadmap.',
+        created_at: at(24, 14),
+      },
     ],
     created_at: at(24, 11),
   });

@@ -1,8 +1,10 @@
 // Interviews of the accounts-payable audit: three people, one session each, with what they said
 // (transcript, chapters, recaps) and what the consultant marked (pins, frames) and recorded.
-import type { Rec, WorkspaceState } from '../types.js';
+
 import { wavSize } from '../media.js';
+import type { Rec, WorkspaceState } from '../types.js';
 import {
+  at,
   ENGAGEMENT_AP,
   INTERVIEW_AP_CLERK,
   INTERVIEW_BUYER,
@@ -12,7 +14,6 @@ import {
   SESSION_AP_CLERK,
   SESSION_BUYER,
   SESSION_CONTROLLER,
-  at,
 } from './ids.js';
 
 type Turn = ['I' | 'P', string];
@@ -51,30 +52,58 @@ const CLERK: InterviewSeed = {
   durationMs: 24 * 60_000,
   turns: [
     ['I', 'Bonjour Nathalie, merci de prendre ce temps. Pour commencer, pouvez-vous me décrire comment une facture fournisseur arrive chez vous ?'],
-    ['P', 'La plupart arrivent en PDF sur la boîte factures@berthier.fr, environ 1 800 par mois. Il en reste encore à peu près 20 % en papier, surtout les petits fournisseurs de bois et de quincaillerie.'],
+    [
+      'P',
+      'La plupart arrivent en PDF sur la boîte factures@berthier.fr, environ 1 800 par mois. Il en reste encore à peu près 20 % en papier, surtout les petits fournisseurs de bois et de quincaillerie.',
+    ],
     ['I', 'Et ensuite, que se passe-t-il pour une facture PDF ?'],
-    ['P', "Je la ressaisis à la main dans SAP : numéro de facture, date, montant HT, TVA, fournisseur. Il n'y a pas de lecture automatique, donc je tape tout, ligne par ligne quand il y a plusieurs commandes."],
+    [
+      'P',
+      "Je la ressaisis à la main dans SAP : numéro de facture, date, montant HT, TVA, fournisseur. Il n'y a pas de lecture automatique, donc je tape tout, ligne par ligne quand il y a plusieurs commandes.",
+    ],
     ['I', 'Combien de temps cela vous prend-il par facture ?'],
-    ['P', 'Entre quatre et six minutes pour une facture simple, beaucoup plus quand il faut chercher le bon de commande. À nous trois, la ressaisie nous prend facilement deux jours par semaine.'],
+    [
+      'P',
+      'Entre quatre et six minutes pour une facture simple, beaucoup plus quand il faut chercher le bon de commande. À nous trois, la ressaisie nous prend facilement deux jours par semaine.',
+    ],
     ['I', "Vous parlez du bon de commande : est-ce qu'il existe toujours ?"],
-    ['P', "Non, c'est un vrai problème. Près d'une facture sur trois arrive sans bon de commande, parce que l'atelier commande directement par téléphone. Je dois alors retrouver le demandeur et créer la commande après coup."],
+    [
+      'P',
+      "Non, c'est un vrai problème. Près d'une facture sur trois arrive sans bon de commande, parce que l'atelier commande directement par téléphone. Je dois alors retrouver le demandeur et créer la commande après coup.",
+    ],
     ['I', 'Et le rapprochement entre commande, réception et facture ?'],
-    ['P', "Le rapprochement à trois voies bloque souvent : la réception n'est pas saisie dans SAP par le magasin, ou les quantités ne correspondent pas. Ces factures partent en blocage et je les suis dans mon fichier Excel."],
+    [
+      'P',
+      "Le rapprochement à trois voies bloque souvent : la réception n'est pas saisie dans SAP par le magasin, ou les quantités ne correspondent pas. Ces factures partent en blocage et je les suis dans mon fichier Excel.",
+    ],
     ['I', 'Quel fichier Excel ?'],
-    ['P', "C'est le tracker des factures bloquées que Sylvie Garnier a construit. Il y a des macros et des onglets cachés, honnêtement il n'y a qu'elle qui le comprend vraiment. Quand elle est en congé, on ne sait pas relancer les bons interlocuteurs."],
+    [
+      'P',
+      "C'est le tracker des factures bloquées que Sylvie Garnier a construit. Il y a des macros et des onglets cachés, honnêtement il n'y a qu'elle qui le comprend vraiment. Quand elle est en congé, on ne sait pas relancer les bons interlocuteurs.",
+    ],
     ['I', 'Comment se passe l’approbation des factures hors commande ?'],
-    ['P', 'On envoie la facture par e-mail au responsable du budget et on attend sa réponse. En général la validation revient en deux jours, parfois plus en période de clôture.'],
+    [
+      'P',
+      'On envoie la facture par e-mail au responsable du budget et on attend sa réponse. En général la validation revient en deux jours, parfois plus en période de clôture.',
+    ],
     ['I', 'Avez-vous déjà eu des paiements en double ?'],
-    ['P', "Oui, l'an dernier nous avons payé deux fois une facture de 48 000 euros à un fournisseur de panneaux, parce qu'elle était arrivée une fois en PDF et une fois par courrier avec un numéro légèrement différent. On l'a découvert trois mois plus tard."],
+    [
+      'P',
+      "Oui, l'an dernier nous avons payé deux fois une facture de 48 000 euros à un fournisseur de panneaux, parce qu'elle était arrivée une fois en PDF et une fois par courrier avec un numéro légèrement différent. On l'a découvert trois mois plus tard.",
+    ],
     ['I', 'Et en fin de mois ?'],
-    ['P', "La clôture mensuelle est très tendue : il faut tout saisir avant le troisième jour ouvré, donc on fait des heures supplémentaires et on passe des provisions sur les factures bloquées."],
+    [
+      'P',
+      'La clôture mensuelle est très tendue : il faut tout saisir avant le troisième jour ouvré, donc on fait des heures supplémentaires et on passe des provisions sur les factures bloquées.',
+    ],
   ],
   chapters: [
     {
       title: 'Réception et ressaisie des factures',
       from: 1,
       to: 6,
-      summary: "Les factures arrivent surtout en PDF (environ 1 800 par mois) et sont ressaisies à la main dans SAP, ce qui occupe l'équipe deux jours par semaine.",
+      summary:
+        "Les factures arrivent surtout en PDF (environ 1 800 par mois) et sont ressaisies à la main dans SAP, ce qui occupe l'équipe deux jours par semaine.",
       items: [
         ['Environ 1 800 factures par mois, dont 20 % encore en papier.', [2]],
         ['Ressaisie manuelle complète dans SAP, sans lecture automatique.', [4]],
@@ -85,7 +114,7 @@ const CLERK: InterviewSeed = {
       title: 'Commandes et rapprochement à trois voies',
       from: 7,
       to: 12,
-      summary: "Une facture sur trois arrive sans commande ; les écarts de rapprochement sont suivis dans un fichier Excel que seule Sylvie Garnier maîtrise.",
+      summary: 'Une facture sur trois arrive sans commande ; les écarts de rapprochement sont suivis dans un fichier Excel que seule Sylvie Garnier maîtrise.',
       items: [
         ['Près d’une facture sur trois sans bon de commande (commandes passées par téléphone).', [8]],
         ['Blocages du rapprochement à trois voies : réceptions non saisies, quantités divergentes.', [10]],
@@ -96,7 +125,8 @@ const CLERK: InterviewSeed = {
       title: 'Approbation, paiements et clôture',
       from: 13,
       to: 18,
-      summary: "L'approbation se fait par e-mail ; un paiement en double de 48 000 euros a eu lieu l'an dernier ; la clôture impose des heures supplémentaires.",
+      summary:
+        "L'approbation se fait par e-mail ; un paiement en double de 48 000 euros a eu lieu l'an dernier ; la clôture impose des heures supplémentaires.",
       items: [
         ['Approbation des factures hors commande par e-mail, environ deux jours.', [14]],
         ['Paiement en double de 48 000 euros découvert trois mois plus tard.', [16]],
@@ -129,21 +159,45 @@ const CONTROLLER: InterviewSeed = {
   durationMs: 19 * 60_000,
   turns: [
     ['I', 'Julien, quel est votre rôle dans le processus fournisseurs ?'],
-    ['P', "Je suis contrôleur de gestion : je n'interviens pas dans la saisie, mais je valide les factures hors commande au-dessus de 5 000 euros et je prépare les provisions pour la clôture."],
+    [
+      'P',
+      "Je suis contrôleur de gestion : je n'interviens pas dans la saisie, mais je valide les factures hors commande au-dessus de 5 000 euros et je prépare les provisions pour la clôture.",
+    ],
     ['I', 'Comment se passe la validation des factures de votre côté ?'],
-    ['P', "Elles arrivent par e-mail, sans contexte, mélangées au reste. Honnêtement, entre le moment où la comptabilité envoie la demande et ma réponse, il se passe souvent dix jours, surtout quand le responsable budgétaire est en déplacement."],
+    [
+      'P',
+      'Elles arrivent par e-mail, sans contexte, mélangées au reste. Honnêtement, entre le moment où la comptabilité envoie la demande et ma réponse, il se passe souvent dix jours, surtout quand le responsable budgétaire est en déplacement.',
+    ],
     ['I', "Dix jours, c'est beaucoup. Quelles conséquences ?"],
-    ['P', "Des pénalités de retard. Nous avons payé environ 35 000 euros d'indemnités et de pénalités l'an dernier, et nous perdons les escomptes pour paiement anticipé que certains fournisseurs proposent."],
+    [
+      'P',
+      "Des pénalités de retard. Nous avons payé environ 35 000 euros d'indemnités et de pénalités l'an dernier, et nous perdons les escomptes pour paiement anticipé que certains fournisseurs proposent.",
+    ],
     ['I', 'Et les données des fournisseurs ?'],
-    ['P', "Le fichier fournisseurs dans SAP est mal tenu : il y a des doublons, des fournisseurs créés deux fois avec des SIRET différents, et personne n'est responsable de sa mise à jour."],
+    [
+      'P',
+      "Le fichier fournisseurs dans SAP est mal tenu : il y a des doublons, des fournisseurs créés deux fois avec des SIRET différents, et personne n'est responsable de sa mise à jour.",
+    ],
     ['I', 'Qui peut modifier les coordonnées bancaires ?'],
-    ['P', "C'est ce qui m'inquiète le plus : un changement de RIB demandé par e-mail est saisi directement par la comptabilité, sans contre-appel au fournisseur. C'est exactement le scénario des fraudes au faux fournisseur."],
+    [
+      'P',
+      "C'est ce qui m'inquiète le plus : un changement de RIB demandé par e-mail est saisi directement par la comptabilité, sans contre-appel au fournisseur. C'est exactement le scénario des fraudes au faux fournisseur.",
+    ],
     ['I', 'Comment préparez-vous la clôture ?'],
-    ['P', "J'extrais les factures en attente de SAP dans Excel, je les croise avec le tracker de Sylvie et je calcule les provisions à la main. Cela me prend une journée complète chaque mois."],
+    [
+      'P',
+      "J'extrais les factures en attente de SAP dans Excel, je les croise avec le tracker de Sylvie et je calcule les provisions à la main. Cela me prend une journée complète chaque mois.",
+    ],
     ['I', 'Avez-vous des indicateurs sur le processus ?'],
-    ['P', "Pas vraiment. On ne mesure ni le délai de paiement réel, ni le taux de factures sans commande. Je reconstruis un DPO approximatif chaque trimestre pour la direction financière."],
+    [
+      'P',
+      'Pas vraiment. On ne mesure ni le délai de paiement réel, ni le taux de factures sans commande. Je reconstruis un DPO approximatif chaque trimestre pour la direction financière.',
+    ],
     ['I', 'Si vous pouviez changer une chose ?'],
-    ['P', "Un circuit de validation dans l'outil, avec des seuils et des relances automatiques, au lieu des e-mails. Et une seule personne propriétaire du référentiel fournisseurs."],
+    [
+      'P',
+      "Un circuit de validation dans l'outil, avec des seuils et des relances automatiques, au lieu des e-mails. Et une seule personne propriétaire du référentiel fournisseurs.",
+    ],
   ],
   chapters: [
     {
@@ -203,21 +257,42 @@ const BUYER: InterviewSeed = {
   durationMs: 52 * 60_000,
   turns: [
     ['I', 'Thanks for joining, Emma. Can you walk me through how a purchase starts?'],
-    ['P', 'For production materials we raise purchase orders in SAP from the MRP run, that part works well. The problem is indirect spend: maintenance, transport, small tooling.'],
+    [
+      'P',
+      'For production materials we raise purchase orders in SAP from the MRP run, that part works well. The problem is indirect spend: maintenance, transport, small tooling.',
+    ],
     ['I', 'What happens with indirect spend?'],
-    ['P', 'People on the shop floor call the supplier and order by phone. No purchase order is raised, so the invoice turns up in accounts payable with nothing to match against.'],
+    [
+      'P',
+      'People on the shop floor call the supplier and order by phone. No purchase order is raised, so the invoice turns up in accounts payable with nothing to match against.',
+    ],
     ['I', 'Do you know how much of the spend that represents?'],
-    ['P', "Roughly a third of invoices by count, though only about twelve percent by value. It's lots of small invoices that take the same effort as the big ones."],
+    [
+      'P',
+      "Roughly a third of invoices by count, though only about twelve percent by value. It's lots of small invoices that take the same effort as the big ones.",
+    ],
     ['I', 'How do you pick and onboard suppliers?'],
-    ['P', "We have a supplier creation form in Excel that goes to accounting by e-mail. There's no check for duplicates, which is why the vendor master has so many near-identical entries."],
+    [
+      'P',
+      "We have a supplier creation form in Excel that goes to accounting by e-mail. There's no check for duplicates, which is why the vendor master has so many near-identical entries.",
+    ],
     ['I', 'Have you seen any issues with price differences?'],
-    ['P', 'Yes, the three-way match fails a lot on price because contract prices are updated in our Excel price list but not in SAP info records. Then AP blocks the invoice and asks us, and we answer days later.'],
+    [
+      'P',
+      'Yes, the three-way match fails a lot on price because contract prices are updated in our Excel price list but not in SAP info records. Then AP blocks the invoice and asks us, and we answer days later.',
+    ],
     ['I', 'How do you communicate with accounts payable?'],
     ['P', "Mostly e-mail, and Sylvie's tracker. When Sylvie is away, nobody knows which blocked invoices are waiting for us, so things just sit there."],
     ['I', 'Anything that works well that we should keep?'],
-    ['P', 'The monthly supplier review with the top twenty suppliers is genuinely useful. We agree on disputes there before they turn into late payment penalties.'],
+    [
+      'P',
+      'The monthly supplier review with the top twenty suppliers is genuinely useful. We agree on disputes there before they turn into late payment penalties.',
+    ],
     ['I', 'One last thing: how do you see the month-end from your side?'],
-    ['P', "Month-end is when AP chases us for every goods receipt at once. We end up posting receipts in bulk on the last day, which isn't great for accuracy."],
+    [
+      'P',
+      "Month-end is when AP chases us for every goods receipt at once. We end up posting receipts in bulk on the last day, which isn't great for accuracy.",
+    ],
   ],
   chapters: [
     {
@@ -245,9 +320,10 @@ const BUYER: InterviewSeed = {
       title: 'Working with accounts payable',
       from: 11,
       to: 16,
-      summary: "Coordination with AP relies on e-mail and Sylvie's tracker; the monthly top-20 supplier review works well; goods receipts are posted in bulk at month-end.",
+      summary:
+        "Coordination with AP relies on e-mail and Sylvie's tracker; the monthly top-20 supplier review works well; goods receipts are posted in bulk at month-end.",
       items: [
-        ["Blocked invoices stall when Sylvie is away.", [12]],
+        ['Blocked invoices stall when Sylvie is away.', [12]],
         ['Monthly review with the top twenty suppliers settles disputes early.', [14]],
         ['Goods receipts posted in bulk on the last day of the month.', [16]],
       ],

@@ -16,9 +16,18 @@ export function seedPrivacy(ws: WorkspaceState): void {
     locale: 'fr',
     filename: 'accord-traitement-donnees-2026-2.pdf',
     sections: [
-      { title: 'Objet', text: "Le présent accord encadre les traitements de données personnelles réalisés par la plateforme pour le compte du client (article 28 du RGPD)." },
-      { title: 'Données traitées', text: "Enregistrements audio et vidéo des entretiens, transcriptions, captures d'écran partagées, identité professionnelle des participants." },
-      { title: 'Sous-traitants ultérieurs', text: "Fournisseurs de modèles d'IA configurés par l'espace de travail ; liste tenue à jour dans l'espace Confidentialité." },
+      {
+        title: 'Objet',
+        text: 'Le présent accord encadre les traitements de données personnelles réalisés par la plateforme pour le compte du client (article 28 du RGPD).',
+      },
+      {
+        title: 'Données traitées',
+        text: "Enregistrements audio et vidéo des entretiens, transcriptions, captures d'écran partagées, identité professionnelle des participants.",
+      },
+      {
+        title: 'Sous-traitants ultérieurs',
+        text: "Fournisseurs de modèles d'IA configurés par l'espace de travail ; liste tenue à jour dans l'espace Confidentialité.",
+      },
       { title: 'Durées de conservation', text: "Données brutes et livrables conservés selon les durées fixées par l'espace de travail (1 à 3650 jours)." },
       { title: 'Sécurité', text: 'Chiffrement en transit et au repos, cloisonnement par espace de travail, journalisation des accès.' },
     ],

@@ -1,9 +1,9 @@
 // Documents the client handed over (the AP procedure, an SAP extraction of blocked invoices) and one
 // external source file: what the analysis reads besides the interviews.
 import { createHash } from 'node:crypto';
-import type { Rec, WorkspaceState } from '../types.js';
 import { pdf } from '../media.js';
-import { ENGAGEMENT_AP, MEMBER_CLAIRE, SESSION_AP_CLERK, at } from './ids.js';
+import type { Rec, WorkspaceState } from '../types.js';
+import { at, ENGAGEMENT_AP, MEMBER_CLAIRE, SESSION_AP_CLERK } from './ids.js';
 
 const PROCEDURE_TITLE = 'Procédure de traitement des factures fournisseurs - v3 (2024)';
 /** The procedure's text, one chunk per section: evidences cite artifacts chunk by chunk. */
@@ -44,14 +44,62 @@ const BLOCKED_INVOICES_CSV = [
 ].join('\n');
 
 const EXTERNAL_ITEMS: { external_id: string; title: string; body: string; occurred_at: string; attributes: Record<string, unknown> }[] = [
-  { external_id: '5105601881', title: 'Facture bloquée : écart de quantité', body: 'Panneaux du Maine SARL, 14 220,00 EUR. Quantité facturée 120, quantité réceptionnée 100.', occurred_at: '2026-08-28', attributes: { vendor: '100482', amount: 14220, currency: 'EUR', block_reason: 'Q' } },
-  { external_id: '5105601902', title: 'Facture sans commande', body: 'Quincaillerie Lebrun, 1 184,40 EUR. Aucune commande de référence.', occurred_at: '2026-08-29', attributes: { vendor: '100917', amount: 1184.4, currency: 'EUR', block_reason: 'PO' } },
-  { external_id: '5105601955', title: 'Facture sans commande', body: 'Transports Giraud, 3 960,00 EUR. Transport commandé par téléphone par l’atelier.', occurred_at: '2026-09-01', attributes: { vendor: '101233', amount: 3960, currency: 'EUR', block_reason: 'PO' } },
-  { external_id: '5105601990', title: 'Facture bloquée : écart de prix', body: 'Vernis Ouest Industrie, 8 745,60 EUR. Prix facturé 4,1 % au-dessus de la fiche info-achat.', occurred_at: '2026-09-02', attributes: { vendor: '100355', amount: 8745.6, currency: 'EUR', block_reason: 'P' } },
-  { external_id: '5105602011', title: 'Réception non saisie', body: 'Panneaux du Maine SARL, 22 310,00 EUR. Aucune entrée de marchandises enregistrée.', occurred_at: '2026-09-03', attributes: { vendor: '100482', amount: 22310, currency: 'EUR', block_reason: 'GR' } },
-  { external_id: '5105602047', title: 'Approbation en attente', body: 'Maintenance Atlantique, 2 450,00 EUR. Demande d’approbation envoyée par e-mail le 5 septembre.', occurred_at: '2026-09-05', attributes: { vendor: '101870', amount: 2450, currency: 'EUR', block_reason: 'APPR' } },
-  { external_id: '5105602093', title: 'Facture bloquée : écart de prix', body: 'Tissus Roche & Fils, 6 102,90 EUR. Prix contractuel mis à jour dans Excel, pas dans SAP.', occurred_at: '2026-09-08', attributes: { vendor: '100129', amount: 6102.9, currency: 'EUR', block_reason: 'P' } },
-  { external_id: '5105602120', title: 'Doublon suspecté', body: 'Quincaillerie Lebrun, 744,00 EUR. Même montant et même date qu’une facture déjà comptabilisée.', occurred_at: '2026-09-09', attributes: { vendor: '100917', amount: 744, currency: 'EUR', block_reason: 'DUP' } },
+  {
+    external_id: '5105601881',
+    title: 'Facture bloquée : écart de quantité',
+    body: 'Panneaux du Maine SARL, 14 220,00 EUR. Quantité facturée 120, quantité réceptionnée 100.',
+    occurred_at: '2026-08-28',
+    attributes: { vendor: '100482', amount: 14220, currency: 'EUR', block_reason: 'Q' },
+  },
+  {
+    external_id: '5105601902',
+    title: 'Facture sans commande',
+    body: 'Quincaillerie Lebrun, 1 184,40 EUR. Aucune commande de référence.',
+    occurred_at: '2026-08-29',
+    attributes: { vendor: '100917', amount: 1184.4, currency: 'EUR', block_reason: 'PO' },
+  },
+  {
+    external_id: '5105601955',
+    title: 'Facture sans commande',
+    body: 'Transports Giraud, 3 960,00 EUR. Transport commandé par téléphone par l’atelier.',
+    occurred_at: '2026-09-01',
+    attributes: { vendor: '101233', amount: 3960, currency: 'EUR', block_reason: 'PO' },
+  },
+  {
+    external_id: '5105601990',
+    title: 'Facture bloquée : écart de prix',
+    body: 'Vernis Ouest Industrie, 8 745,60 EUR. Prix facturé 4,1 % au-dessus de la fiche info-achat.',
+    occurred_at: '2026-09-02',
+    attributes: { vendor: '100355', amount: 8745.6, currency: 'EUR', block_reason: 'P' },
+  },
+  {
+    external_id: '5105602011',
+    title: 'Réception non saisie',
+    body: 'Panneaux du Maine SARL, 22 310,00 EUR. Aucune entrée de marchandises enregistrée.',
+    occurred_at: '2026-09-03',
+    attributes: { vendor: '100482', amount: 22310, currency: 'EUR', block_reason: 'GR' },
+  },
+  {
+    external_id: '5105602047',
+    title: 'Approbation en attente',
+    body: 'Maintenance Atlantique, 2 450,00 EUR. Demande d’approbation envoyée par e-mail le 5 septembre.',
+    occurred_at: '2026-09-05',
+    attributes: { vendor: '101870', amount: 2450, currency: 'EUR', block_reason: 'APPR' },
+  },
+  {
+    external_id: '5105602093',
+    title: 'Facture bloquée : écart de prix',
+    body: 'Tissus Roche & Fils, 6 102,90 EUR. Prix contractuel mis à jour dans Excel, pas dans SAP.',
+    occurred_at: '2026-09-08',
+    attributes: { vendor: '100129', amount: 6102.9, currency: 'EUR', block_reason: 'P' },
+  },
+  {
+    external_id: '5105602120',
+    title: 'Doublon suspecté',
+    body: 'Quincaillerie Lebrun, 744,00 EUR. Même montant et même date qu’une facture déjà comptabilisée.',
+    occurred_at: '2026-09-09',
+    attributes: { vendor: '100917', amount: 744, currency: 'EUR', block_reason: 'DUP' },
+  },
 ];
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { WorkspaceState } from '../types.js';
 import {
+  at,
   CLIENT_BERTHIER,
   CLIENT_GLOBEX,
   ENGAGEMENT_AP,
@@ -12,7 +13,6 @@ import {
   MEMBER_MARC,
   MEMBER_SOPHIE,
   METHOD_P2P,
-  at,
 } from './ids.js';
 
 export type TokenKind = 'read' | 'write' | 'revoked' | 'expired';
@@ -67,9 +67,33 @@ export function seedWorkspace(ws: WorkspaceState): void {
   Object.assign(ws.workspace, workspaceSettings('atelier', 'Atelier Conseil', 'fr'), { created_at: at(-400), updated_at: at(-10) });
 
   const members = ws.c('members');
-  members.insert({ id: MEMBER_CLAIRE, name: 'Claire Dubois', email: 'claire.dubois@atelier-conseil.fr', role: 'admin', locale: 'fr', status: 'active', created_at: at(-400) });
-  members.insert({ id: MEMBER_MARC, name: 'Marc Lefèvre', email: 'marc.lefevre@atelier-conseil.fr', role: 'consultant', locale: 'fr', status: 'active', created_at: at(-200) });
-  members.insert({ id: MEMBER_SOPHIE, name: 'Sophie Martin', email: 'sophie.martin@atelier-conseil.fr', role: 'consultant', locale: 'en', status: 'active', created_at: at(-90) });
+  members.insert({
+    id: MEMBER_CLAIRE,
+    name: 'Claire Dubois',
+    email: 'claire.dubois@atelier-conseil.fr',
+    role: 'admin',
+    locale: 'fr',
+    status: 'active',
+    created_at: at(-400),
+  });
+  members.insert({
+    id: MEMBER_MARC,
+    name: 'Marc Lefèvre',
+    email: 'marc.lefevre@atelier-conseil.fr',
+    role: 'consultant',
+    locale: 'fr',
+    status: 'active',
+    created_at: at(-200),
+  });
+  members.insert({
+    id: MEMBER_SOPHIE,
+    name: 'Sophie Martin',
+    email: 'sophie.martin@atelier-conseil.fr',
+    role: 'consultant',
+    locale: 'en',
+    status: 'active',
+    created_at: at(-90),
+  });
   seedTokens(ws, MEMBER_CLAIRE);
 
   const invitations = ws.c('invitations');
@@ -104,9 +128,24 @@ export function seedWorkspace(ws: WorkspaceState): void {
 /** Globex Advisory: a second, smaller workspace, so cross-workspace ids can be shown to answer 404. */
 export function seedGlobex(ws: WorkspaceState): void {
   Object.assign(ws.workspace, workspaceSettings('globex', 'Globex Advisory', 'en'), { created_at: at(-300), updated_at: at(-30) });
-  ws.c('members').insert({ id: MEMBER_GLOBEX_ADMIN, name: 'Hank Scorpio', email: 'hank@globex.example', role: 'admin', locale: 'en', status: 'active', created_at: at(-300) });
+  ws.c('members').insert({
+    id: MEMBER_GLOBEX_ADMIN,
+    name: 'Hank Scorpio',
+    email: 'hank@globex.example',
+    role: 'admin',
+    locale: 'en',
+    status: 'active',
+    created_at: at(-300),
+  });
   seedTokens(ws, MEMBER_GLOBEX_ADMIN);
-  ws.c('client_companies').insert({ id: CLIENT_GLOBEX, name: 'Cypress Creek Logistics', industry: 'Logistics', country: 'US', website: 'https://cypress-creek.example', created_at: at(-60) });
+  ws.c('client_companies').insert({
+    id: CLIENT_GLOBEX,
+    name: 'Cypress Creek Logistics',
+    industry: 'Logistics',
+    country: 'US',
+    website: 'https://cypress-creek.example',
+    created_at: at(-60),
+  });
   ws.c('engagements').insert({
     id: ENGAGEMENT_GLOBEX,
     client_company_id: CLIENT_GLOBEX,
@@ -121,8 +160,37 @@ export function seedGlobex(ws: WorkspaceState): void {
     created_at: at(-45),
   });
   const findings = ws.c('findings');
-  const base = { engagement_id: ENGAGEMENT_GLOBEX, details: null, quantity: null, process_id: null, step_id: null, deliverable_category: null, reviewed_at: null, reviewed_by: null };
-  findings.insert({ ...base, type: 're_entry', statement: 'Sales orders are keyed twice: once in the CRM, once in the ERP.', review_status: 'proposed', created_at: at(-20) });
-  findings.insert({ ...base, type: 'duration', statement: 'Credit checks take two days on average for new customers.', review_status: 'validated', reviewed_at: at(-10), reviewed_by: MEMBER_GLOBEX_ADMIN, created_at: at(-19) });
-  findings.insert({ ...base, type: 'risk', statement: 'Invoices above 50k USD are released without a second approval.', review_status: 'proposed', created_at: at(-18) });
+  const base = {
+    engagement_id: ENGAGEMENT_GLOBEX,
+    details: null,
+    quantity: null,
+    process_id: null,
+    step_id: null,
+    deliverable_category: null,
+    reviewed_at: null,
+    reviewed_by: null,
+  };
+  findings.insert({
+    ...base,
+    type: 're_entry',
+    statement: 'Sales orders are keyed twice: once in the CRM, once in the ERP.',
+    review_status: 'proposed',
+    created_at: at(-20),
+  });
+  findings.insert({
+    ...base,
+    type: 'duration',
+    statement: 'Credit checks take two days on average for new customers.',
+    review_status: 'validated',
+    reviewed_at: at(-10),
+    reviewed_by: MEMBER_GLOBEX_ADMIN,
+    created_at: at(-19),
+  });
+  findings.insert({
+    ...base,
+    type: 'risk',
+    statement: 'Invoices above 50k USD are released without a second approval.',
+    review_status: 'proposed',
+    created_at: at(-18),
+  });
 }

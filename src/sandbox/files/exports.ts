@@ -1,14 +1,14 @@
 // The file of each export kind, built from the engagement's records when the export job finishes.
 import { DOCUMENT_KINDS } from '../../../tools/shared.js';
+import { DOCUMENT_TITLES, type DocumentKind, documentOf, draftOf, label, ofEngagement } from '../data/deliverables.js';
 import type { FileBody, Rec, WorkspaceState } from '../types.js';
-import { DOCUMENT_TITLES, documentOf, draftOf, label, ofEngagement, type DocumentKind } from '../data/deliverables.js';
 import { bpmn } from './bpmn.js';
 import { csv } from './csv.js';
 import { html } from './html.js';
 import { docx, pptx } from './ooxml.js';
 import type { Page, Rendered } from './page.js';
 import { pdf } from './pdf.js';
-import { documentPage, type Attribution } from './render.js';
+import { type Attribution, documentPage } from './render.js';
 
 export const CONTENT_TYPES = {
   pdf: 'application/pdf',
@@ -57,8 +57,16 @@ export interface ExportRequest {
 export function exportFileName(ws: WorkspaceState, engagement: Rec, req: ExportRequest): { filename: string; content_type: string } {
   const stem = fileStem(ws, engagement);
   const ext: Record<string, keyof typeof CONTENT_TYPES> = {
-    bpmn: 'bpmn', findings_csv: 'csv', opportunities_csv: 'csv', json_bundle: 'json', printable: 'html',
-    document_pdf: 'pdf', document_pptx: 'pptx', document_docx: 'docx', document_csv: 'csv', deliverable_pdf: 'pdf',
+    bpmn: 'bpmn',
+    findings_csv: 'csv',
+    opportunities_csv: 'csv',
+    json_bundle: 'json',
+    printable: 'html',
+    document_pdf: 'pdf',
+    document_pptx: 'pptx',
+    document_docx: 'docx',
+    document_csv: 'csv',
+    deliverable_pdf: 'pdf',
   };
   const e = ext[req.kind] ?? 'json';
   const suffix = req.kind.startsWith('document_')
@@ -111,15 +119,20 @@ export function buildExportFile(ws: WorkspaceState, engagement: Rec, req: Export
     case 'findings_csv': {
       const evidences = ofEngagement(ws, 'evidences', eid);
       const rows = ofEngagement(ws, 'findings', eid).map((f) => [
-        f.id, f.type, f.statement, f.details, f.review_status, label(ws.c('processes').get(String(f.process_id ?? ''))),
-        f.deliverable_category, evidences.filter((e) => e.finding_id === f.id).length, f.created_at,
+        f.id,
+        f.type,
+        f.statement,
+        f.details,
+        f.review_status,
+        label(ws.c('processes').get(String(f.process_id ?? ''))),
+        f.deliverable_category,
+        evidences.filter((e) => e.finding_id === f.id).length,
+        f.created_at,
       ]);
       return file(csv(['id', 'type', 'statement', 'details', 'review_status', 'process', 'deliverable_category', 'evidence_count', 'created_at'], rows));
     }
     case 'opportunities_csv': {
-      const rows = ofEngagement(ws, 'opportunities', eid).map((o) => [
-        o.id, label(o), o.description, o.gain, o.effort, o.horizon, o.status, o.created_at,
-      ]);
+      const rows = ofEngagement(ws, 'opportunities', eid).map((o) => [o.id, label(o), o.description, o.gain, o.effort, o.horizon, o.status, o.created_at]);
       return file(csv(['id', 'title', 'description', 'gain', 'effort', 'horizon', 'status', 'created_at'], rows));
     }
     case 'json_bundle': {
@@ -174,7 +187,14 @@ function documentCsv(ws: WorkspaceState, eid: string, doc: Rec): Buffer {
       for (const row of opts.rows ?? []) rows.push([blockId, 'table_row', '', row.join(' | '), b.title ?? '']);
     } else if (b.type === 'item_list') {
       const type = String(b.item_type ?? 'finding');
-      const collection = { finding: 'findings', opportunity: 'opportunities', process: 'processes', process_step: 'process_steps', contradiction: 'contradictions', evidence: 'evidences' }[type];
+      const collection = {
+        finding: 'findings',
+        opportunity: 'opportunities',
+        process: 'processes',
+        process_step: 'process_steps',
+        contradiction: 'contradictions',
+        evidence: 'evidences',
+      }[type];
       for (const id of (b.ids as string[] | undefined) ?? []) {
         const r = collection ? ws.c(collection).get(id) : undefined;
         if (r && (r.engagement_id === undefined || r.engagement_id === eid)) rows.push([blockId, type, id, label(r), b.title ?? '']);

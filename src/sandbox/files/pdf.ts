@@ -11,8 +11,19 @@ const LINES_PER_PAGE = Math.floor((PAGE_H - 2 * MARGIN - 30) / LINE);
 
 // Characters outside Latin-1 that WinAnsi still holds (typographic quotes, dashes, euro, ellipsis).
 const WIN_ANSI: Record<string, number> = {
-  '€': 0x80, '‚': 0x82, '„': 0x84, '…': 0x85, '‘': 0x91, '’': 0x92, '“': 0x93, '”': 0x94, '•': 0x95, '–': 0x96, '—': 0x97,
-  'œ': 0x9c, 'Œ': 0x8c,
+  '€': 0x80,
+  '‚': 0x82,
+  '„': 0x84,
+  '…': 0x85,
+  '‘': 0x91,
+  '’': 0x92,
+  '“': 0x93,
+  '”': 0x94,
+  '•': 0x95,
+  '–': 0x96,
+  '—': 0x97,
+  œ: 0x9c,
+  Œ: 0x8c,
 };
 
 /** A PDF literal string: WinAnsi bytes, with (, ) and \ escaped and non-encodable characters as '?'. */
@@ -94,8 +105,7 @@ export function pdf(doc: Rendered): Buffer {
   pages.forEach((p, i) => {
     const stream = contentStream(p.title, p.lines);
     objects.push(
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${PAGE_W} ${PAGE_H}] ` +
-        `/Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents ${7 + 2 * i} 0 R >>`,
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${PAGE_W} ${PAGE_H}] ` + `/Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents ${7 + 2 * i} 0 R >>`,
     );
     objects.push(`<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`);
   });

@@ -1,7 +1,8 @@
 // Documents of a deliverable, from blocks to readable pages: references are resolved against the
 // current records (a finding's statement, an evidence's excerpt) and quotes attributed as the draft says.
+
+import { type Block, DOCUMENT_TITLES, type DocumentKind, label } from '../data/deliverables.js';
 import type { Rec, WorkspaceState } from '../types.js';
-import { DOCUMENT_TITLES, label, type Block, type DocumentKind } from '../data/deliverables.js';
 import type { Page, Paragraph } from './page.js';
 
 const COLLECTION_OF: Record<string, string> = {
@@ -34,9 +35,9 @@ export interface Attribution {
  */
 export function speakerOf(ws: WorkspaceState, evidence: Rec, how: Attribution): { interview_id: string | null; speaker: string } {
   let interviewId: string | null = null;
-  const source = ws.c(
-    evidence.source_type === 'transcript_segment' ? 'transcript_segments' : evidence.source_type === 'pin' ? 'pins' : 'recaps',
-  ).get(String(evidence.source_id));
+  const source = ws
+    .c(evidence.source_type === 'transcript_segment' ? 'transcript_segments' : evidence.source_type === 'pin' ? 'pins' : 'recaps')
+    .get(String(evidence.source_id));
   if (source) interviewId = (source.interview_id as string | undefined) ?? null;
   const interview = interviewId ? ws.c('interviews').get(interviewId) : undefined;
   if (!interview) return { interview_id: interviewId, speaker: 'Participant' };

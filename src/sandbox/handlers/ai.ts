@@ -2,7 +2,7 @@
 // keys needs the web session), the model catalog and prices, voices, enums and voice lab trials.
 import { AI_DRIVERS, AI_USAGES, VOICE_ARCHITECTURES } from '../../../tools/shared.js';
 import { CATALOG, DRIVER_LABELS, USAGE_LABELS, VOICE_ARCHITECTURE_LABELS } from '../data/ai.js';
-import { ApiError, inputOf, notFound, validationFailed, type HandlerContext, type HandlerTable, type Rec } from '../types.js';
+import { ApiError, type HandlerContext, type HandlerTable, inputOf, notFound, type Rec, validationFailed } from '../types.js';
 
 /** set_ai_profile's input (tools/ai.ts). */
 type ProfileInput = {
@@ -71,14 +71,25 @@ const SAMPLES: Record<string, string> = {
  * A test call is short and synchronous from the caller's view: it answers once the (scaled) provider
  * round-trip is over, since the API offers no way to poll a test afterwards.
  */
-async function testCall(ctx: HandlerContext, target: { usage: string; driver: string; model: string; profile_id?: string | null; credential_id?: string | null }) {
+async function testCall(
+  ctx: HandlerContext,
+  target: { usage: string; driver: string; model: string; profile_id?: string | null; credential_id?: string | null },
+) {
   const latency = ctx.scaled(TEST_CALL_MS);
   await wait(Math.min(latency, 10_000));
   const sample = typeof ctx.input.sample === 'string' && ctx.input.sample ? ctx.input.sample : null;
-  const latencyMs = 420 + (target.model.length * 37) % 900;
+  const latencyMs = 420 + ((target.model.length * 37) % 900);
   ctx.ws.c('usage_entries').insert({
-    occurred_at: ctx.now().toISOString(), driver: target.driver, model: target.model, usage: target.usage, engagement_id: null,
-    member_id: ctx.member.id, units: 1, unit: 'request', cost_eur: 0.002, is_test: true,
+    occurred_at: ctx.now().toISOString(),
+    driver: target.driver,
+    model: target.model,
+    usage: target.usage,
+    engagement_id: null,
+    member_id: ctx.member.id,
+    units: 1,
+    unit: 'request',
+    cost_eur: 0.002,
+    is_test: true,
   });
   return {
     status: 201,
@@ -114,14 +125,16 @@ export const aiHandlers: HandlerTable = {
 
   'GET /ai/enums/drivers': (ctx) => ctx.page(AI_DRIVERS.map((value) => ({ value, label: DRIVER_LABELS[value] }))),
   'GET /ai/enums/usages': (ctx) => ctx.page(AI_USAGES.map((value) => ({ value, label: USAGE_LABELS[value][ctx.locale] }))),
-  'GET /ai/enums/voice-architectures': (ctx) =>
-    ctx.page(VOICE_ARCHITECTURES.map((value) => ({ value, label: VOICE_ARCHITECTURE_LABELS[value][ctx.locale] }))),
+  'GET /ai/enums/voice-architectures': (ctx) => ctx.page(VOICE_ARCHITECTURES.map((value) => ({ value, label: VOICE_ARCHITECTURE_LABELS[value][ctx.locale] }))),
 
   'POST /ai/credentials/{credential}/test': async (ctx) => {
     const cred = ctx.ws.c('ai_credentials').must(ctx.params.credential ?? '', 'credential');
     const model = CATALOG.find((c) => c.driver === cred.driver);
     const result = await testCall(ctx, {
-      usage: model?.usages[0] ?? 'chat', driver: String(cred.driver), model: model?.model ?? 'default', credential_id: cred.id,
+      usage: model?.usages[0] ?? 'chat',
+      driver: String(cred.driver),
+      model: model?.model ?? 'default',
+      credential_id: cred.id,
     });
     cred.last_tested_at = ctx.now().toISOString();
     cred.status = 'valid';
@@ -200,8 +213,21 @@ export const aiHandlers: HandlerTable = {
       throw validationFailed({ voice_profile_id: ['No AI profile has this id.'] });
     }
     const trial = ctx.ws.c('voice_lab_trials').insert({
-      engagement_id: null, mode: 'voice_only', locale: null, label: null, voice_profile_id: null, voice: null, stt: null, tts: null,
-      client_info: null, ...input, first_sound_ms: null, response_ms: null, duration_ms: null, note: null, created_by: ctx.member.id,
+      engagement_id: null,
+      mode: 'voice_only',
+      locale: null,
+      label: null,
+      voice_profile_id: null,
+      voice: null,
+      stt: null,
+      tts: null,
+      client_info: null,
+      ...input,
+      first_sound_ms: null,
+      response_ms: null,
+      duration_ms: null,
+      note: null,
+      created_by: ctx.member.id,
     });
     return { status: 201, data: trial };
   },

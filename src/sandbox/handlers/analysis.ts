@@ -1,25 +1,18 @@
 // Analysis: runs (jobs that propose changes), change proposals, contradictions, findings and their
 // evidences, and the analysis enumerations.
-import {
-  ANALYSIS_MODES,
-  CONTRADICTION_STATUSES,
-  EVIDENCE_SOURCE_TYPES,
-  FINDING_TYPES,
-  PROPOSAL_ENTITY_TYPES,
-  REVIEW_STATUSES,
-} from '../../../tools/shared.js';
+import { ANALYSIS_MODES, CONTRADICTION_STATUSES, EVIDENCE_SOURCE_TYPES, FINDING_TYPES, PROPOSAL_ENTITY_TYPES, REVIEW_STATUSES } from '../../../tools/shared.js';
 import { demoRunOutput, findingRecord } from '../data/analysis.js';
 import { ENGAGEMENT_AP } from '../data/ids.js';
 import { cancelJob, refreshAll, startJob, TERMINAL } from '../jobs.js';
 import {
   conflict,
-  inputOf,
-  notFound,
-  validationFailed,
   type HandlerContext,
   type HandlerTable,
+  inputOf,
   type Localized,
+  notFound,
   type Rec,
+  validationFailed,
   type WorkspaceState,
 } from '../types.js';
 import { engagementOf, findEvidenceSource, scoped } from './sources.js';
@@ -92,15 +85,12 @@ const ENUM_VALUES: Record<string, readonly string[]> = {
 // ------------------------------------------------------------------------------ evidences
 
 const FIELD = {
-  sourceMissing: label('The source was not found in this engagement.', "La source est introuvable dans cette mission."),
+  sourceMissing: label('The source was not found in this engagement.', 'La source est introuvable dans cette mission.'),
   processMissing: label('The process was not found in this engagement.', 'Le processus est introuvable dans cette mission.'),
   stepMissing: label('The step was not found in this engagement.', "L'étape est introuvable dans cette mission."),
   stepOtherProcess: label('The step belongs to another process.', "L'étape appartient à un autre processus."),
   findingMissing: label('The finding was not found in this engagement.', 'Le constat est introuvable dans cette mission.'),
-  keptNeedsFinding: label(
-    'The finding is required when the status is kept_as_finding.',
-    'Le constat est obligatoire lorsque le statut est kept_as_finding.',
-  ),
+  keptNeedsFinding: label('The finding is required when the status is kept_as_finding.', 'Le constat est obligatoire lorsque le statut est kept_as_finding.'),
 };
 
 interface EvidenceInput {
@@ -161,11 +151,25 @@ export function evidencePreview(ws: WorkspaceState, evidence: Rec): Record<strin
   let context: Record<string, unknown> | null = null;
   if (evidence.source_type === 'transcript_segment') {
     const all = ws.c('transcript_segments').all((s) => s.session_id === r.session_id);
-    const around = (s: Rec) => ({ id: s.id, position: s.position, speaker: s.speaker, speaker_name: s.speaker_name, start_ms: s.start_ms, end_ms: s.end_ms, text: s.text });
+    const around = (s: Rec) => ({
+      id: s.id,
+      position: s.position,
+      speaker: s.speaker,
+      speaker_name: s.speaker_name,
+      start_ms: s.start_ms,
+      end_ms: s.end_ms,
+      text: s.text,
+    });
     const pos = Number(r.position);
     context = {
-      before: all.filter((s) => Number(s.position) >= pos - 2 && Number(s.position) < pos).sort((a, b) => Number(a.position) - Number(b.position)).map(around),
-      after: all.filter((s) => Number(s.position) > pos && Number(s.position) <= pos + 2).sort((a, b) => Number(a.position) - Number(b.position)).map(around),
+      before: all
+        .filter((s) => Number(s.position) >= pos - 2 && Number(s.position) < pos)
+        .sort((a, b) => Number(a.position) - Number(b.position))
+        .map(around),
+      after: all
+        .filter((s) => Number(s.position) > pos && Number(s.position) <= pos + 2)
+        .sort((a, b) => Number(a.position) - Number(b.position))
+        .map(around),
     };
   }
   return {
@@ -179,7 +183,13 @@ export function evidencePreview(ws: WorkspaceState, evidence: Rec): Record<strin
     session_id: source.session_id,
     media: r.media ?? null,
     interview: interview
-      ? { id: interview.id, title: interview.title, interviewee_name: interview.interviewee_name, interviewee_role: interview.interviewee_role, locale: interview.locale }
+      ? {
+          id: interview.id,
+          title: interview.title,
+          interviewee_name: interview.interviewee_name,
+          interviewee_role: interview.interviewee_role,
+          locale: interview.locale,
+        }
       : null,
     context,
   };
@@ -208,7 +218,13 @@ function pick(input: Record<string, unknown>, keys: readonly string[]): Record<s
   return out;
 }
 
-function createFinding(ws: WorkspaceState, engagementId: string, fields: Record<string, unknown>, evidences: EvidenceInput[], extra: Rec | Record<string, unknown>): Rec {
+function createFinding(
+  ws: WorkspaceState,
+  engagementId: string,
+  fields: Record<string, unknown>,
+  evidences: EvidenceInput[],
+  extra: Rec | Record<string, unknown>,
+): Rec {
   const finding = ws.c('findings').insert(findingRecord(engagementId, fields, extra));
   for (const ev of evidences) insertEvidence(ws, finding, ev);
   return finding;
@@ -245,9 +261,18 @@ function runOutput(ws: WorkspaceState, run: Rec, finishedAt: string): Record<str
     ['opportunity', 'Create an opportunity from the findings'],
   ] as const) {
     ws.c('change_proposals').insert({
-      engagement_id: run.engagement_id, analysis_run_id: run.id, entity_type, action: 'create', target_id: null,
-      summary, payload: { name: summary, title: summary }, status: 'pending', decided_at: null, decided_by: null,
-      created_at: finishedAt, updated_at: finishedAt,
+      engagement_id: run.engagement_id,
+      analysis_run_id: run.id,
+      entity_type,
+      action: 'create',
+      target_id: null,
+      summary,
+      payload: { name: summary, title: summary },
+      status: 'pending',
+      decided_at: null,
+      decided_by: null,
+      created_at: finishedAt,
+      updated_at: finishedAt,
     });
   }
   return { stats: { findings_proposed: 2, change_proposals: 2 } };
@@ -256,7 +281,10 @@ function runOutput(ws: WorkspaceState, run: Rec, finishedAt: string): Record<str
 function runsOf(ctx: HandlerContext, engagementId: string): Rec[] {
   refreshAll(ctx.ws, RUNS, ctx.now());
   // Newest first: the run that matters is the last one.
-  return ctx.ws.c(RUNS).all((r) => r.engagement_id === engagementId).reverse();
+  return ctx.ws
+    .c(RUNS)
+    .all((r) => r.engagement_id === engagementId)
+    .reverse();
 }
 
 // ------------------------------------------------------------------------------ change proposals
@@ -395,17 +423,20 @@ export const analysisHandlers: HandlerTable = {
     const evidences = ws.c('evidences').all((v) => v.engagement_id === e.id);
     const contradictions = ws.c('contradictions').all((c) => c.engagement_id === e.id);
     const proposals = ws.c('change_proposals').all((p) => p.engagement_id === e.id && p.status === 'pending');
-    const interviews = ws.c('interviews').all((i) => i.engagement_id === e.id).map((i) => {
-      const cited = evidences.filter((v) => v.interview_id === i.id);
-      return {
-        interview_id: i.id,
-        title: i.title,
-        interviewee_name: i.interviewee_name,
-        status: i.status,
-        findings: new Set(cited.map((v) => v.finding_id)).size,
-        evidences: cited.length,
-      };
-    });
+    const interviews = ws
+      .c('interviews')
+      .all((i) => i.engagement_id === e.id)
+      .map((i) => {
+        const cited = evidences.filter((v) => v.interview_id === i.id);
+        return {
+          interview_id: i.id,
+          title: i.title,
+          interviewee_name: i.interviewee_name,
+          status: i.status,
+          findings: new Set(cited.map((v) => v.finding_id)).size,
+          evidences: cited.length,
+        };
+      });
     const topics = Object.entries(count(findings, 'deliverable_category')).map(([topic, n]) => ({
       topic: topic === 'null' ? null : topic,
       findings: n,
@@ -416,7 +447,11 @@ export const analysisHandlers: HandlerTable = {
         engagement_id: e.id,
         findings: { total: findings.length, by_type: count(findings, 'type'), by_review_status: count(findings, 'review_status') },
         evidences: { total: evidences.length, publishable: evidences.filter((v) => v.is_publishable).length },
-        contradictions: { total: contradictions.length, open: contradictions.filter((c) => c.status === 'open').length, by_status: count(contradictions, 'status') },
+        contradictions: {
+          total: contradictions.length,
+          open: contradictions.filter((c) => c.status === 'open').length,
+          by_status: count(contradictions, 'status'),
+        },
         change_proposals: { pending: proposals.length, by_entity_type: count(proposals, 'entity_type') },
         coverage: { interviews, topics },
         runs: { total: runs.length, in_progress: runs.filter((r) => !TERMINAL.has(String(r.status))).length },
@@ -474,7 +509,11 @@ export const analysisHandlers: HandlerTable = {
   'POST /engagements/{engagement}/contradictions/{contradiction}/resolve': (ctx) => {
     const e = engagementOf(ctx);
     const c = scoped(ctx.ws, 'contradictions', String(ctx.params.contradiction), e.id, 'contradiction');
-    const { status, resolution_note, resolved_finding_id } = ctx.input as { status: string; resolution_note?: string | null; resolved_finding_id?: string | null };
+    const { status, resolution_note, resolved_finding_id } = ctx.input as {
+      status: string;
+      resolution_note?: string | null;
+      resolved_finding_id?: string | null;
+    };
     if (status === 'kept_as_finding' && !resolved_finding_id) throw validationFailed({ resolved_finding_id: [say(ctx, FIELD.keptNeedsFinding)] });
     if (resolved_finding_id && ctx.ws.c('findings').get(resolved_finding_id)?.engagement_id !== e.id) {
       throw validationFailed({ resolved_finding_id: [say(ctx, FIELD.findingMissing)] });
@@ -504,7 +543,12 @@ export const analysisHandlers: HandlerTable = {
 
   'GET /engagements/{engagement}/findings': (ctx) => {
     const e = engagementOf(ctx);
-    return ctx.page(ctx.ws.c('findings').all((f) => f.engagement_id === e.id).map((f) => findingView(ctx.ws, f)));
+    return ctx.page(
+      ctx.ws
+        .c('findings')
+        .all((f) => f.engagement_id === e.id)
+        .map((f) => findingView(ctx.ws, f)),
+    );
   },
 
   'POST /engagements/{engagement}/findings': (ctx) => {

@@ -2,30 +2,30 @@
 // jobs, published versions and their comments, and export jobs whose files are built on completion.
 import { DOCUMENT_KINDS } from '../../../tools/shared.js';
 import {
+  type Block,
   composeBlocks,
-  documentOf,
   DOCUMENT_TITLES,
+  type DocumentKind,
+  documentOf,
   draftOf,
   label,
   ofEngagement,
   publishableFindings,
   snapshotOf,
   USER_BLOCK_PREFIX,
-  type Block,
-  type DocumentKind,
 } from '../data/deliverables.js';
-import { buildExportFile, exportFileName, type ExportRequest } from '../files/exports.js';
+import { buildExportFile, type ExportRequest, exportFileName } from '../files/exports.js';
 import { documentPage, speakerOf } from '../files/render.js';
 import { refreshAll, refreshJob, startJob } from '../jobs.js';
 import {
   conflict,
-  inputOf,
-  notFound,
-  validationFailed,
   type FileBody,
   type HandlerContext,
   type HandlerTable,
+  inputOf,
+  notFound,
   type Rec,
+  validationFailed,
   type WorkspaceState,
 } from '../types.js';
 
@@ -73,9 +73,9 @@ function jobView(job: Rec): Record<string, unknown> {
 
 /** The document as answered: its latest generation job's state and a title in the caller's language. */
 function documentView(ctx: HandlerContext, doc: Rec): Record<string, unknown> {
-  const jobs = ctx.ws.c(GENERATION_JOBS).all(
-    (j) => j.engagement_id === doc.engagement_id && ((j.kinds as string[] | undefined) ?? []).includes(String(doc.kind)),
-  );
+  const jobs = ctx.ws
+    .c(GENERATION_JOBS)
+    .all((j) => j.engagement_id === doc.engagement_id && ((j.kinds as string[] | undefined) ?? []).includes(String(doc.kind)));
   const latest = jobs[jobs.length - 1];
   if (latest) refreshJob(ctx.ws, latest, ctx.now());
   return {
@@ -126,7 +126,12 @@ function exportView(ws: WorkspaceState, job: Rec, now: Date): Rec {
 /** Check an export request against the engagement's records; returns it with defaults filled in. */
 function checkExport(ctx: HandlerContext, eid: string): ExportRequest {
   const { kind, document_kind, process_id, deliverable_version_id } = inputOf<ExportRequest>(ctx);
-  const req: ExportRequest = { kind, document_kind: document_kind ?? null, process_id: process_id ?? null, deliverable_version_id: deliverable_version_id ?? null };
+  const req: ExportRequest = {
+    kind,
+    document_kind: document_kind ?? null,
+    process_id: process_id ?? null,
+    deliverable_version_id: deliverable_version_id ?? null,
+  };
   if (kind.startsWith('document_') && !document_kind) {
     throw validationFailed({ document_kind: [`document_kind is required for a ${kind} export.`] });
   }
@@ -166,7 +171,10 @@ export const deliverablesHandlers: HandlerTable = {
     const e = engagementOf(ctx);
     const doc = documentOf(ctx.ws, e.id, kindOf(ctx));
     const { updated_at, included, parameters, blocks } = ctx.input as {
-      updated_at: string; included?: boolean; parameters?: Record<string, unknown>; blocks?: Block[];
+      updated_at: string;
+      included?: boolean;
+      parameters?: Record<string, unknown>;
+      blocks?: Block[];
     };
     if (updated_at !== doc.updated_at) {
       throw conflict(
@@ -307,9 +315,7 @@ export const deliverablesHandlers: HandlerTable = {
           const draft = draftOf(ws, e.id);
           const findings = publishableFindings(ws, e.id, Boolean(draft.include_proposed)).slice(0, 5);
           const lines = findings.map((f, i) => `${i + 1}. Traiter : ${label(f)}`);
-          draft.suggested_recommendations = lines.length
-            ? lines.join('\n')
-            : '1. Valider les constats proposés avant de formuler des recommandations.';
+          draft.suggested_recommendations = lines.length ? lines.join('\n') : '1. Valider les constats proposés avant de formuler des recommandations.';
         },
       },
     );

@@ -1,7 +1,7 @@
 // Client companies and engagements (the listed operations and the assumed ones), the job polling
 // reads, and the audit-chat question, answered from the engagement's transcripts.
 import { refreshJob } from '../jobs.js';
-import { inputOf, validationFailed, type HandlerContext, type HandlerTable, type Rec } from '../types.js';
+import { type HandlerContext, type HandlerTable, inputOf, type Rec, validationFailed } from '../types.js';
 
 /** create_engagement's input (tools/engagements.ts). */
 type EngagementInput = {
@@ -38,7 +38,9 @@ const fieldProblem = (ctx: HandlerContext, field: string, en: string, fr: string
 const WORD = /[\p{L}\p{N}]+/gu;
 /** Short, frequent words carry no meaning for matching (both languages of the demo). */
 const STOP = new Set(
-  'the a an and or of to in on for is are was were be what who how why when which that this with by at from do does did it as not le la les un une des du de et ou en au aux est sont qui que quoi pour par sur dans avec ce cette ces il elle ils on pas ne se sa son ses leur quel quelle quels quelles comment pourquoi'.split(' '),
+  'the a an and or of to in on for is are was were be what who how why when which that this with by at from do does did it as not le la les un une des du de et ou en au aux est sont qui que quoi pour par sur dans avec ce cette ces il elle ils on pas ne se sa son ses leur quel quelle quels quelles comment pourquoi'.split(
+    ' ',
+  ),
 );
 
 function words(text: string): Set<string> {
@@ -51,7 +53,13 @@ function words(text: string): Set<string> {
 }
 
 export const engagementsHandlers: HandlerTable = {
-  'GET /client-companies': (ctx) => ctx.page(ctx.ws.c('client_companies').all().sort((a, b) => String(a.name).localeCompare(String(b.name)))),
+  'GET /client-companies': (ctx) =>
+    ctx.page(
+      ctx.ws
+        .c('client_companies')
+        .all()
+        .sort((a, b) => String(a.name).localeCompare(String(b.name))),
+    ),
 
   'POST /client-companies': (ctx) => {
     const name = String(ctx.input.name).trim();
@@ -69,14 +77,26 @@ export const engagementsHandlers: HandlerTable = {
 
   'GET /client-companies/{company}': (ctx) => ({ data: ctx.ws.c('client_companies').must(ctx.params.company as string, 'client company') }),
 
-  'GET /engagements': (ctx) => ctx.page(ctx.ws.c('engagements').all().sort(newestFirst).map((e) => engagementView(ctx, e))),
+  'GET /engagements': (ctx) =>
+    ctx.page(
+      ctx.ws
+        .c('engagements')
+        .all()
+        .sort(newestFirst)
+        .map((e) => engagementView(ctx, e)),
+    ),
 
   'GET /engagements/{engagement}': (ctx) => ({ data: engagementView(ctx, engagementOf(ctx)) }),
 
   'POST /engagements': (ctx) => {
     const i = inputOf<EngagementInput>(ctx);
     if (!ctx.ws.c('client_companies').get(i.client_company_id)) {
-      throw fieldProblem(ctx, 'client_company_id', 'No client company with this id in the workspace.', "Aucune entreprise cliente avec cet identifiant dans l'espace de travail.");
+      throw fieldProblem(
+        ctx,
+        'client_company_id',
+        'No client company with this id in the workspace.',
+        "Aucune entreprise cliente avec cet identifiant dans l'espace de travail.",
+      );
     }
     if (i.method_id && !ctx.ws.c('methods').get(i.method_id)) {
       throw fieldProblem(ctx, 'method_id', 'No method with this id in the workspace.', "Aucune méthode avec cet identifiant dans l'espace de travail.");

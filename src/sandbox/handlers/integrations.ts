@@ -1,7 +1,8 @@
 // The machine-readable description of the API. Served as the bare OpenAPI document (not inside the
 // {data} envelope), as OpenAPI tooling expects; the pipeline adds an ETag.
-import { assumedOperations } from '../assumed.js';
+
 import { catalog } from '../../../tools/index.js';
+import { assumedOperations } from '../assumed.js';
 import { openApiJson } from '../openapi.js';
 import type { HandlerTable } from '../types.js';
 

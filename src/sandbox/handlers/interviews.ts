@@ -2,7 +2,7 @@
 // recaps, frames, pins, artifacts, recordings), the generated media, and the preview and test sessions.
 import { refreshJob, startJob, TERMINAL } from '../jobs.js';
 import { FRAME_SIZE, png, THUMBNAIL_SIZE, wavSize, wavStream } from '../media.js';
-import { conflict, notFound, type HandlerContext, type HandlerTable, type Rec, type WorkspaceState } from '../types.js';
+import { conflict, type HandlerContext, type HandlerTable, notFound, type Rec, type WorkspaceState } from '../types.js';
 import { engagementOf, findEvidenceSource, publicArtifact } from './sources.js';
 
 /** Unscaled time a session takes to end: the recording is finalised and the transcript flushed. */
@@ -118,7 +118,12 @@ export const interviewsHandlers: HandlerTable = {
 
   'GET /interviews/{interview}/chapters': (ctx) => {
     const i = ctx.ws.c('interviews').must(String(ctx.params.interview), 'interview');
-    return ctx.page(ctx.ws.c('chapters').all((c) => c.interview_id === i.id).sort(byPosition));
+    return ctx.page(
+      ctx.ws
+        .c('chapters')
+        .all((c) => c.interview_id === i.id)
+        .sort(byPosition),
+    );
   },
 
   'GET /interviews/{interview}/chapters/{chapter}/recap': (ctx) => {
@@ -150,7 +155,12 @@ export const interviewsHandlers: HandlerTable = {
 
   'GET /sessions/{session}/artifacts': (ctx) => {
     const s = sessionOf(ctx);
-    return ctx.page(ctx.ws.c('artifacts').all((a) => a.session_id === s.id).map(publicArtifact));
+    return ctx.page(
+      ctx.ws
+        .c('artifacts')
+        .all((a) => a.session_id === s.id)
+        .map(publicArtifact),
+    );
   },
 
   'POST /sessions/{session}/end': (ctx) => {
@@ -187,12 +197,20 @@ export const interviewsHandlers: HandlerTable = {
 
   'GET /sessions/{session}/frames': (ctx) => {
     const s = sessionOf(ctx);
-    return ctx.page(ctx.ws.c('frames').all((f) => f.session_id === s.id).sort(byPosition));
+    return ctx.page(
+      ctx.ws
+        .c('frames')
+        .all((f) => f.session_id === s.id)
+        .sort(byPosition),
+    );
   },
 
   'GET /sessions/{session}/frames/latest': (ctx) => {
     const s = sessionOf(ctx);
-    const frames = ctx.ws.c('frames').all((f) => f.session_id === s.id).sort(byPosition);
+    const frames = ctx.ws
+      .c('frames')
+      .all((f) => f.session_id === s.id)
+      .sort(byPosition);
     const latest = frames[frames.length - 1];
     if (!latest) throw notFound('frame');
     return { data: latest };
@@ -200,7 +218,12 @@ export const interviewsHandlers: HandlerTable = {
 
   'GET /sessions/{session}/pins': (ctx) => {
     const s = sessionOf(ctx);
-    return ctx.page(ctx.ws.c('pins').all((p) => p.session_id === s.id).sort((a, b) => Number(a.at_ms) - Number(b.at_ms)));
+    return ctx.page(
+      ctx.ws
+        .c('pins')
+        .all((p) => p.session_id === s.id)
+        .sort((a, b) => Number(a.at_ms) - Number(b.at_ms)),
+    );
   },
 
   'GET /sessions/{session}/recordings/{recording}/stream': (ctx) => {
@@ -220,7 +243,10 @@ export const interviewsHandlers: HandlerTable = {
 
   'GET /sessions/{session}/transcript': (ctx) => {
     const s = sessionOf(ctx);
-    const segments = ctx.ws.c('transcript_segments').all((t) => t.session_id === s.id).sort(byPosition);
+    const segments = ctx.ws
+      .c('transcript_segments')
+      .all((t) => t.session_id === s.id)
+      .sort(byPosition);
     return {
       data: {
         session_id: s.id,

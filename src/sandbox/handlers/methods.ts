@@ -1,8 +1,8 @@
 // Methods and guides. A guide is the ordered topics of an owner (a method or an engagement); an
 // engagement inherits its method's topics, changed by its own overrides, and adds topics of its own.
-import { LOCALES, OVERRIDE_OPERATIONS, TOPIC_DEPTHS, TOPIC_REQUIREMENTS, GUIDE_OWNER_TYPES } from '../../../tools/shared.js';
+import { GUIDE_OWNER_TYPES, LOCALES, OVERRIDE_OPERATIONS, TOPIC_DEPTHS, TOPIC_REQUIREMENTS } from '../../../tools/shared.js';
 import { insertTopics, TEMPLATES } from '../data/methods.js';
-import { conflict, notFound, validationFailed, type HandlerContext, type HandlerTable, type Rec, type WorkspaceState } from '../types.js';
+import { conflict, type HandlerContext, type HandlerTable, notFound, type Rec, validationFailed, type WorkspaceState } from '../types.js';
 
 const byPosition = (a: Rec, b: Rec) => Number(a.position ?? 0) - Number(b.position ?? 0);
 
@@ -16,7 +16,10 @@ function ownerOf(ctx: HandlerContext): Rec {
 }
 
 function topicsOf(ws: WorkspaceState, ownerType: string, ownerId: string): Rec[] {
-  return ws.c('guide_topics').all((t) => t.owner_type === ownerType && t.owner_id === ownerId).sort(byPosition);
+  return ws
+    .c('guide_topics')
+    .all((t) => t.owner_type === ownerType && t.owner_id === ownerId)
+    .sort(byPosition);
 }
 
 function ownTopic(ctx: HandlerContext): Rec {
@@ -96,8 +99,13 @@ export const methodsHandlers: HandlerTable = {
 
   'POST /methods': (ctx) => {
     const m = ctx.ws.c('methods').insert({
-      name: checkMethodName(ctx.input.name), description: ctx.input.description ?? null,
-      locale: ctx.locale, template_key: null, avatar_preset: null, version: 0, created_by: ctx.member.id,
+      name: checkMethodName(ctx.input.name),
+      description: ctx.input.description ?? null,
+      locale: ctx.locale,
+      template_key: null,
+      avatar_preset: null,
+      version: 0,
+      created_by: ctx.member.id,
     });
     return { status: 201, data: m };
   },
@@ -130,8 +138,13 @@ export const methodsHandlers: HandlerTable = {
     if (!tpl) throw validationFailed({ template_key: [`Unknown template "${String(ctx.input.template_key)}".`] });
     const locale = (ctx.input.locale as 'fr' | 'en' | null | undefined) ?? tpl.locale;
     const m = ctx.ws.c('methods').insert({
-      name: (ctx.input.name as string | null | undefined) || tpl.name[locale], description: tpl.description[locale], locale,
-      template_key: tpl.template_key, avatar_preset: null, version: 0, created_by: ctx.member.id,
+      name: (ctx.input.name as string | null | undefined) || tpl.name[locale],
+      description: tpl.description[locale],
+      locale,
+      template_key: tpl.template_key,
+      avatar_preset: null,
+      version: 0,
+      created_by: ctx.member.id,
     });
     insertTopics(ctx.ws, 'method', m.id, tpl.topics);
     return { status: 201, data: m };
@@ -180,7 +193,10 @@ export const methodsHandlers: HandlerTable = {
 
   'GET /methods/{method}/versions': (ctx) => {
     const m = ctx.ws.c('methods').must(ctx.params.method ?? '', 'method');
-    const versions = ctx.ws.c('method_versions').all((v) => v.method_id === m.id).sort((a, b) => Number(b.number) - Number(a.number));
+    const versions = ctx.ws
+      .c('method_versions')
+      .all((v) => v.method_id === m.id)
+      .sort((a, b) => Number(b.number) - Number(a.number));
     return ctx.page(versions.map(({ snapshot: _s, ...v }) => v));
   },
 
@@ -221,9 +237,7 @@ export const methodsHandlers: HandlerTable = {
 
   'DELETE /guide/{ownerType}/{ownerId}/overrides/{topic}': (ctx) => {
     const owner = ownerOf(ctx);
-    const o = ctx.ws.c('guide_overrides').all(
-      (x) => x.owner_type === ctx.params.ownerType && x.owner_id === owner.id && x.topic_id === ctx.params.topic,
-    )[0];
+    const o = ctx.ws.c('guide_overrides').all((x) => x.owner_type === ctx.params.ownerType && x.owner_id === owner.id && x.topic_id === ctx.params.topic)[0];
     if (!o) throw notFound('guide override');
     ctx.ws.c('guide_overrides').remove(o.id);
     return { status: 204 };
@@ -257,8 +271,13 @@ export const methodsHandlers: HandlerTable = {
     const created = keys.map((k, i) => {
       const { key: _k, ...topic } = proposed.find((t) => t.key === k) as Record<string, unknown>;
       return ctx.ws.c('guide_topics').insert({
-        owner_type: ownerType, owner_id: owner.id, key: null, ...structuredClone(topic), ...(edits[i] ?? {}),
-        position: existing.length + i, proposal_id: p.id,
+        owner_type: ownerType,
+        owner_id: owner.id,
+        key: null,
+        ...structuredClone(topic),
+        ...(edits[i] ?? {}),
+        position: existing.length + i,
+        proposal_id: p.id,
       });
     });
     const all = [...accepted, ...keys];
@@ -294,8 +313,15 @@ export const methodsHandlers: HandlerTable = {
       };
     });
     const proposal = ctx.ws.c('guide_proposals').insert({
-      owner_type: ownerType, owner_id: owner.id, status: 'pending', focus, locale: ctx.input.locale ?? ctx.locale, count,
-      requested_by: ctx.member.id, accepted_keys: [], topics,
+      owner_type: ownerType,
+      owner_id: owner.id,
+      status: 'pending',
+      focus,
+      locale: ctx.input.locale ?? ctx.locale,
+      count,
+      requested_by: ctx.member.id,
+      accepted_keys: [],
+      topics,
     });
     return { status: 201, data: proposal };
   },
@@ -311,8 +337,18 @@ export const methodsHandlers: HandlerTable = {
     const topics = topicsOf(ctx.ws, ownerType, owner.id);
     const { position, ...fields } = ctx.input as Record<string, unknown>;
     const t = ctx.ws.c('guide_topics').insert({
-      key: null, description: null, requirement: 'mandatory', depth: 'standard', opening_questions: [], information_targets: [],
-      demonstrations: [], forbidden_subjects: [], deliverable_category: null, ...fields, owner_type: ownerType, owner_id: owner.id,
+      key: null,
+      description: null,
+      requirement: 'mandatory',
+      depth: 'standard',
+      opening_questions: [],
+      information_targets: [],
+      demonstrations: [],
+      forbidden_subjects: [],
+      deliverable_category: null,
+      ...fields,
+      owner_type: ownerType,
+      owner_id: owner.id,
     });
     const at = Math.min(typeof position === 'number' ? position : topics.length, topics.length);
     topics.splice(at, 0, t);
@@ -356,4 +392,3 @@ export const methodsHandlers: HandlerTable = {
     return { status: 204 };
   },
 };
-

@@ -5,7 +5,13 @@ import type { HandlerTable } from '../types.js';
 export const privacyHandlers: HandlerTable = {
   // Not documented (the privacy area's other operations are "not shown"): answered should the router
   // know the route, so compliance documents can be found without knowing their ids.
-  'GET /compliance-documents': (ctx) => ctx.page(ctx.ws.c('compliance_documents').all().map(({ sections: _s, ...d }) => d)),
+  'GET /compliance-documents': (ctx) =>
+    ctx.page(
+      ctx.ws
+        .c('compliance_documents')
+        .all()
+        .map(({ sections: _s, ...d }) => d),
+    ),
 
   'GET /compliance-documents/{document}/download': (ctx) => {
     const doc = ctx.ws.c('compliance_documents').must(ctx.params.document ?? '', 'compliance document');

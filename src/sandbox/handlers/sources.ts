@@ -1,7 +1,7 @@
 // Sources: uploaded artifacts and external source files. Also home of the lookups every content
 // handler shares: the engagement-scoped record, and the record an evidence source type names.
 import { chunkText, storeArtifact } from '../data/sources.js';
-import { notFound, validationFailed, type HandlerContext, type HandlerTable, type Rec, type WorkspaceState } from '../types.js';
+import { type HandlerContext, type HandlerTable, notFound, type Rec, validationFailed, type WorkspaceState } from '../types.js';
 
 // ------------------------------------------------------------------------------ shared lookups
 
@@ -199,7 +199,12 @@ export function externalSourceMismatches(doc: unknown): Record<string, string[]>
 export const sourcesHandlers: HandlerTable = {
   'GET /engagements/{engagement}/artifacts': (ctx) => {
     const e = engagementOf(ctx);
-    return ctx.page(ctx.ws.c('artifacts').all((a) => a.engagement_id === e.id).map(publicArtifact));
+    return ctx.page(
+      ctx.ws
+        .c('artifacts')
+        .all((a) => a.engagement_id === e.id)
+        .map(publicArtifact),
+    );
   },
 
   'POST /engagements/{engagement}/artifacts': (ctx) => {

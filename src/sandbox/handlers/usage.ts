@@ -20,7 +20,10 @@ function budgetOf(ws: WorkspaceState): Budget | null {
 }
 
 function entries(ws: WorkspaceState): Rec[] {
-  return ws.c('usage_entries').all().sort((a, b) => String(a.occurred_at).localeCompare(String(b.occurred_at)));
+  return ws
+    .c('usage_entries')
+    .all()
+    .sort((a, b) => String(a.occurred_at).localeCompare(String(b.occurred_at)));
 }
 
 /**
@@ -76,7 +79,9 @@ export const usageHandlers: HandlerTable = {
         last_at: rs.at(-1)?.occurred_at ?? null,
         by_usage: groupBy(rs, (r) => String(r.usage)).map(({ key, ...g }) => ({ usage: key, ...g })),
         by_model: groupBy(rs, (r) => `${String(r.driver)}/${String(r.model)}`).map(({ key, ...g }) => ({ model: key, ...g })),
-        by_month: groupBy(rs, (r) => monthOf(r.occurred_at)).map(({ key, ...g }) => ({ month: key, ...g })).sort((a, b) => String(a.month).localeCompare(String(b.month))),
+        by_month: groupBy(rs, (r) => monthOf(r.occurred_at))
+          .map(({ key, ...g }) => ({ month: key, ...g }))
+          .sort((a, b) => String(a.month).localeCompare(String(b.month))),
       },
     };
   },
@@ -130,7 +135,9 @@ export const usageHandlers: HandlerTable = {
         currency: 'EUR',
         forecast_eur: cents((status.spent_eur / Math.max(1, lastDay)) * monthDays),
         daily: days,
-        top_models: groupBy(rs, (r) => `${String(r.driver)}/${String(r.model)}`).slice(0, 5).map(({ key, ...g }) => ({ model: key, ...g })),
+        top_models: groupBy(rs, (r) => `${String(r.driver)}/${String(r.model)}`)
+          .slice(0, 5)
+          .map(({ key, ...g }) => ({ model: key, ...g })),
         top_engagements: groupBy(rs, (r) => (r.engagement_id as string | null) ?? null)
           .slice(0, 5)
           .map(({ key, ...g }) => ({ engagement_id: key, name: engagementName(ctx.ws, key), ...g })),
@@ -144,8 +151,16 @@ export const usageHandlers: HandlerTable = {
 
   'GET /workspace/usage/export': (ctx) => {
     const rows = entries(ctx.ws).map((e) => [
-      e.occurred_at, e.usage, e.driver, e.model, e.engagement_id ?? '', engagementName(ctx.ws, (e.engagement_id as string | null) ?? null) ?? '',
-      e.units, e.unit, Number(e.cost_eur ?? 0).toFixed(2), e.is_test ? 'true' : 'false',
+      e.occurred_at,
+      e.usage,
+      e.driver,
+      e.model,
+      e.engagement_id ?? '',
+      engagementName(ctx.ws, (e.engagement_id as string | null) ?? null) ?? '',
+      e.units,
+      e.unit,
+      Number(e.cost_eur ?? 0).toFixed(2),
+      e.is_test ? 'true' : 'false',
     ]);
     const body = csv(['occurred_at', 'usage', 'driver', 'model', 'engagement_id', 'engagement', 'units', 'unit', 'cost_eur', 'is_test'], rows);
     return { file: { contentType: 'text/csv; charset=utf-8', filename: `usage-${ctx.ws.slug}.csv`, body, size: body.length } };
@@ -181,7 +196,9 @@ function summary(ctx: HandlerContext) {
       entries_count: rs.length,
       by_usage: groupBy(rs, (r) => String(r.usage)).map(({ key, ...g }) => ({ usage: key, ...g })),
       by_engagement: groupBy(rs, (r) => (r.engagement_id as string | null) ?? null).map(({ key, ...g }) => ({
-        engagement_id: key, name: engagementName(ctx.ws, key), ...g,
+        engagement_id: key,
+        name: engagementName(ctx.ws, key),
+        ...g,
       })),
       budget: budgetStatus(ctx.ws, month),
       // Rate-limit refusals count in the workspace usage (spec, Errors rule 2).
@@ -189,4 +206,3 @@ function summary(ctx: HandlerContext) {
     },
   };
 }
-

@@ -85,7 +85,11 @@ export const workspaceHandlers: HandlerTable = {
         422,
         'validation.failed',
         { en: 'The given data was invalid.', fr: 'Les données fournies sont invalides.' },
-        { fields: { default_locale: [ctx.locale === 'fr' ? 'La langue par défaut doit faire partie des langues.' : 'The default locale must be one of the locales.'] } },
+        {
+          fields: {
+            default_locale: [ctx.locale === 'fr' ? 'La langue par défaut doit faire partie des langues.' : 'The default locale must be one of the locales.'],
+          },
+        },
       );
     }
     Object.assign(w, rest);
@@ -146,7 +150,10 @@ export const workspaceHandlers: HandlerTable = {
       throw conflict('invitation.already_member', { en: 'This person is already a member.', fr: 'Cette personne est déjà membre.' });
     }
     if (ctx.ws.c('invitations').all((i) => String(i.email).toLowerCase() === email && i.status === 'pending').length > 0) {
-      throw conflict('invitation.already_pending', { en: 'An invitation is already pending for this e-mail.', fr: 'Une invitation est déjà en attente pour cet e-mail.' });
+      throw conflict('invitation.already_pending', {
+        en: 'An invitation is already pending for this e-mail.',
+        fr: 'Une invitation est déjà en attente pour cet e-mail.',
+      });
     }
     const inv = ctx.ws.c('invitations').insert({
       email,
@@ -165,7 +172,13 @@ export const workspaceHandlers: HandlerTable = {
     return { status: 204 };
   },
 
-  'GET /workspace/members': (ctx) => ctx.page(ctx.ws.c('members').all((m) => m.status === 'active').map(memberView)),
+  'GET /workspace/members': (ctx) =>
+    ctx.page(
+      ctx.ws
+        .c('members')
+        .all((m) => m.status === 'active')
+        .map(memberView),
+    ),
 
   'PATCH /workspace/members/{member}': (ctx) => {
     requireAdmin(ctx);

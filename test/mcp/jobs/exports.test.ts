@@ -5,8 +5,8 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { DOCUMENT_KINDS, EXPORT_KINDS } from '../../../tools/shared.js';
-import { startStack, textOf, type Stack } from '../../helpers/stack.js';
 import { assertWellFormedXml, parseCsv, pdfPages, zipEntries } from '../../helpers/formats.js';
+import { type Stack, startStack, textOf } from '../../helpers/stack.js';
 
 type Json = Record<string, any>;
 let stack: Stack;

@@ -4,7 +4,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
-import { startStack, textOf, type Stack } from '../../helpers/stack.js';
+import { type Stack, startStack, textOf } from '../../helpers/stack.js';
 
 type Json = Record<string, any>;
 const EXPORT_POLL = { method: 'GET', path: '/engagements/{engagement}/exports/{export}' };

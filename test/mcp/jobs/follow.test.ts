@@ -3,8 +3,8 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
-import { startStack, textOf, type Stack } from '../../helpers/stack.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { type Stack, startStack, textOf } from '../../helpers/stack.js';
 
 const RUNS = `/engagements/{engagement}/analysis/runs`;
 // 120 requests per 0.6 s: the API's budget at the sandbox's time scale.
@@ -31,10 +31,13 @@ const structured = (r: CallToolResult) => r.structuredContent as Json;
 /** Calls a tool with a progress token and collects the notifications the SDK client receives. */
 async function callWithProgress(name: string, args: Json, signal?: AbortSignal) {
   const seen: Progress[] = [];
-  const result = stack.client.callTool({ name, arguments: args }, {
-    onprogress: (p: Progress) => seen.push(p),
-    ...(signal ? { signal } : {}),
-  }) as Promise<CallToolResult>;
+  const result = stack.client.callTool(
+    { name, arguments: args },
+    {
+      onprogress: (p: Progress) => seen.push(p),
+      ...(signal ? { signal } : {}),
+    },
+  ) as Promise<CallToolResult>;
   return { result, seen };
 }
 
@@ -101,7 +104,11 @@ describe('a job followed from the call that starts it', () => {
 
   it('cancelling the call stops the waiting and, when asked, cancels the run on the workspace', async () => {
     const controller = new AbortController();
-    const { result, seen } = await callWithProgress('start_analysis_run', { engagement: ENGAGEMENT_AP, mode: 'full', cancel_on_abort: true }, controller.signal);
+    const { result, seen } = await callWithProgress(
+      'start_analysis_run',
+      { engagement: ENGAGEMENT_AP, mode: 'full', cancel_on_abort: true },
+      controller.signal,
+    );
     while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
     controller.abort();
     await expect(result).rejects.toThrow();
@@ -112,7 +119,9 @@ describe('a job followed from the call that starts it', () => {
     // No poll after the cancel: the follower stopped.
     const after = sandbox.requests().filter((q) => q.method === 'GET' && Date.parse(q.time) > Date.parse(cancel.time) && q.template?.startsWith(RUNS));
     await new Promise((r) => setTimeout(r, 100));
-    expect(sandbox.requests().filter((q) => q.method === 'GET' && Date.parse(q.time) > Date.parse(cancel.time) && q.template?.startsWith(RUNS))).toHaveLength(after.length);
+    expect(sandbox.requests().filter((q) => q.method === 'GET' && Date.parse(q.time) > Date.parse(cancel.time) && q.template?.startsWith(RUNS))).toHaveLength(
+      after.length,
+    );
   });
 
   it('cancelling without cancel_on_abort leaves the run running on the workspace', async () => {
@@ -140,7 +149,14 @@ describe('a job followed from the call that starts it', () => {
   });
 
   it('a session end is followed until the session has ended', async () => {
-    const live = (await stack.api.request({ method: 'POST', path: '/engagements/{engagement}/interviews/preview-session', pathParams: { engagement: ENGAGEMENT_AP }, json: {} })).data as Json;
+    const live = (
+      await stack.api.request({
+        method: 'POST',
+        path: '/engagements/{engagement}/interviews/preview-session',
+        pathParams: { engagement: ENGAGEMENT_AP },
+        json: {},
+      })
+    ).data as Json;
     const r = await stack.call('end_session', { session: live.id });
     expect(structured(r)).toMatchObject({ state: 'succeeded', job: { kind: 'session end' }, record: { id: live.id, status: 'ended' } });
   });

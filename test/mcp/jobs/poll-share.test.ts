@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLL_SHARE } from '../../../src/mcp/jobs.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
-import { startStack, type Stack } from '../../helpers/stack.js';
+import { type Stack, startStack } from '../../helpers/stack.js';
 
 const LIMIT = 120;
 const WINDOW_MS = 600;

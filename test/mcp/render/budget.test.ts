@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundList, boundObject, estimateTokens, pickFields } from '../../../src/mcp/render/index.js';
 import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
-import { startStack, textOf, type Stack } from '../../helpers/stack.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { type Stack, startStack, textOf } from '../../helpers/stack.js';
 
 type Item = { id: string; [k: string]: unknown };
 type Page = { items: Item[]; next_cursor: string | null; truncated?: { shown: number; omitted: number } };
@@ -25,7 +25,12 @@ afterAll(async () => {
 });
 
 async function allFindings(): Promise<Item[]> {
-  const res = await small.api.request({ method: 'GET', path: '/engagements/{engagement}/findings', pathParams: { engagement: ENGAGEMENT_AP }, query: { limit: 200 } });
+  const res = await small.api.request({
+    method: 'GET',
+    path: '/engagements/{engagement}/findings',
+    pathParams: { engagement: ENGAGEMENT_AP },
+    query: { limit: 200 },
+  });
   return res.data as Item[];
 }
 
@@ -88,7 +93,9 @@ describe('one record over the budget', () => {
   it('a transcript is cut in its longest list, with a link to read all of it as a resource', async () => {
     const r = await small.call('get_session_transcript', { session: SESSION_AP_CLERK });
     const text = textOf(r);
-    expect(text).toMatch(/Cut to stay within the response budget of 1000 tokens: "segments": \d+ of \d+ items shown; about \d+ tokens left out\. To get the rest, read the resource workspace:\/\/sessions\/.+\/transcript/);
+    expect(text).toMatch(
+      /Cut to stay within the response budget of 1000 tokens: "segments": \d+ of \d+ items shown; about \d+ tokens left out\. To get the rest, read the resource workspace:\/\/sessions\/.+\/transcript/,
+    );
     expect(estimateTokens(text.split('\n(Cut')[0]!)).toBeLessThanOrEqual(BUDGET);
     const link = r.content.find((c) => c.type === 'resource_link');
     expect(link).toMatchObject({ uri: `workspace://sessions/${SESSION_AP_CLERK}/transcript` });

@@ -39,7 +39,9 @@ describe('the concise form', () => {
 
   it('keeps fields the caller named, audit fields and nested records included', () => {
     const c = concise([finding], { requested: ['id', 'created_at', 'evidences.excerpt'] });
-    expect(c.value).toEqual([expect.objectContaining({ id: 'F1', created_at: finding.created_at, evidences: [expect.objectContaining({ excerpt: 'en double' })] })]);
+    expect(c.value).toEqual([
+      expect.objectContaining({ id: 'F1', created_at: finding.created_at, evidences: [expect.objectContaining({ excerpt: 'en double' })] }),
+    ]);
     expect(c.counted).toEqual([]);
   });
 });

@@ -3,17 +3,16 @@
 // generic bridge's raw JSON costs for the same requests, with every fact the job's answer needs in
 // what the assistant read, or one `response_format: "detailed"` call away. And a page of 50 findings
 // of the demo engagement in the concise form: under 4,000 tokens, uncut by the default budget.
-import { stat } from 'node:fs/promises';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costOf, runJobs, startRecordingProxy, type JobRun } from '../../../bench/jobs.js';
+import { costOf, type JobRun, runJobs, startRecordingProxy } from '../../../bench/jobs.js';
 import { DEFAULT_RESPONSE_BUDGET_TOKENS } from '../../../src/mcp/render/index.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 import { ROOT } from '../../helpers/spawn.js';
 import { startStack, textOf } from '../../helpers/stack.js';
 
@@ -101,7 +100,8 @@ describe('the three jobs', () => {
     expect(proposed.length).toBeGreaterThan(2);
     const missing: string[] = [];
     for (const f of proposed) {
-      for (const fact of [String(f.id), String(f.statement), ...(f.evidences as Rec[]).map((e) => String(e.excerpt))]) if (!text.includes(fact)) missing.push(fact);
+      for (const fact of [String(f.id), String(f.statement), ...(f.evidences as Rec[]).map((e) => String(e.excerpt))])
+        if (!text.includes(fact)) missing.push(fact);
     }
     expect(missing).toEqual([]);
     const reviewed = ((runs[1]!.calls[1]!.arguments.reviews as Rec[]) ?? []).map((r) => String(r.finding));
@@ -157,12 +157,20 @@ describe('a page of 50 findings of the demo engagement', () => {
         const f = seeded[i % seeded.length]!;
         const body: Rec = { type: f.type, statement: `${String(f.statement)} (${i + 1})` };
         for (const k of ['details', 'quantity', 'process_id', 'step_id', 'deliverable_category']) if (f[k] !== null && f[k] !== undefined) body[k] = f[k];
-        body.evidences = (f.evidences as Rec[]).map((e) => ({ source_type: e.source_type, source_id: e.source_id, locator: e.locator ?? null, excerpt: e.excerpt }));
+        body.evidences = (f.evidences as Rec[]).map((e) => ({
+          source_type: e.source_type,
+          source_id: e.source_id,
+          locator: e.locator ?? null,
+          excerpt: e.excerpt,
+        }));
         const created = await stack.call('create_finding', { engagement: ENGAGEMENT_AP, ...body });
         expect(created.isError, textOf(created)).toBeFalsy();
       }
       const r = await stack.call('list_findings', { engagement: ENGAGEMENT_AP, limit: 50 });
-      const text = r.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
+      const text = r.content
+        .filter((b) => b.type === 'text')
+        .map((b) => (b as { text: string }).text)
+        .join('\n');
       expect((r.structuredContent as { items: unknown[] }).items).toHaveLength(50);
       expect((r.structuredContent as { truncated?: unknown }).truncated).toBeUndefined();
       expect(text).toMatch(/^findings\[50\]/);

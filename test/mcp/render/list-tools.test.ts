@@ -4,10 +4,10 @@
 // operation the demo workspace can answer, through the MCP client.
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoAnswers, sandboxGetter, type Answer } from '../../../bench/corpus.js';
+import { type Answer, demoAnswers, sandboxGetter } from '../../../bench/corpus.js';
 import { listNameOf } from '../../../src/mcp/render/index.js';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
-import { startStack, textOf, type Stack } from '../../helpers/stack.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { type Stack, startStack, textOf } from '../../helpers/stack.js';
 
 let sandbox: SandboxHandle;
 let stack: Stack;
@@ -27,7 +27,9 @@ const AUDIT = /^(created_at|updated_at|deleted_at|\w+_by|\w*run_id)$/;
 describe('each list tool in the concise form', () => {
   it('covers the list tools of the three jobs and most of the catalog', () => {
     const names = lists.map((a) => a.op.name);
-    expect(names).toEqual(expect.arrayContaining(['list_interviews', 'list_findings', 'list_contradictions', 'list_deliverable_documents', 'list_analysis_runs', 'list_exports']));
+    expect(names).toEqual(
+      expect.arrayContaining(['list_interviews', 'list_findings', 'list_contradictions', 'list_deliverable_documents', 'list_analysis_runs', 'list_exports']),
+    );
     expect(lists.length).toBeGreaterThanOrEqual(30);
   });
 
@@ -54,7 +56,8 @@ describe('each list tool in the concise form', () => {
       const columns = head[2]?.split('|') ?? [];
       const audit = columns.filter((c) => AUDIT.test(c));
       if (audit.length) problems.push(`${name}: audit columns ${audit.join(', ')}`);
-      if (head[1] && lines.slice(1, 1 + items.length).some((l) => l.startsWith('Concise form') || /^\d+ records?/.test(l))) problems.push(`${name}: fewer rows than records`);
+      if (head[1] && lines.slice(1, 1 + items.length).some((l) => l.startsWith('Concise form') || /^\d+ records?/.test(l)))
+        problems.push(`${name}: fewer rows than records`);
       for (const it of items) if (typeof it.id === 'string' && !text.includes(it.id)) problems.push(`${name}: record ${it.id} missing`);
       // A head costs a few tokens: a table pays for itself from three rows.
       if (items.length >= 3) {

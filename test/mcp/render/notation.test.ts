@@ -25,7 +25,9 @@ describe('the concise notation', () => {
   });
 
   it('writes plain lists bare and other lists as JSON', () => {
-    expect(formatValue({ session_ids: ['S1', 'S2'], items: ['3 entretiens', '6 constats'] })).toBe('session_ids: [S1,S2]\nitems[2]:\n  - 3 entretiens\n  - 6 constats');
+    expect(formatValue({ session_ids: ['S1', 'S2'], items: ['3 entretiens', '6 constats'] })).toBe(
+      'session_ids: [S1,S2]\nitems[2]:\n  - 3 entretiens\n  - 6 constats',
+    );
   });
 
   it('writes records that are not alike one JSON object per line', () => {

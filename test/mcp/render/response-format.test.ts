@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compact } from '../../../src/mcp/render/index.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
-import { startStack, textOf, type Stack } from '../../helpers/stack.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { type Stack, startStack, textOf } from '../../helpers/stack.js';
 
 let sandbox: SandboxHandle;
 let stack: Stack;
@@ -15,7 +15,9 @@ beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false });
   stack = await startStack({ sandboxHandle: sandbox, liveOpenApi: false });
   surface = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default' } });
-  findingId = ((await stack.api.request({ method: 'GET', path: '/engagements/{engagement}/findings', pathParams: { engagement: ENGAGEMENT_AP } })).data as { id: string }[])[0]!.id;
+  findingId = (
+    (await stack.api.request({ method: 'GET', path: '/engagements/{engagement}/findings', pathParams: { engagement: ENGAGEMENT_AP } })).data as { id: string }[]
+  )[0]!.id;
 });
 afterAll(async () => {
   await surface.close();
@@ -24,7 +26,11 @@ afterAll(async () => {
 });
 
 const E = ENGAGEMENT_AP;
-const dataBlock = (text: string) => text.split('\n').filter((l) => !/^(\d+ records?|Concise form|Cut to stay)/.test(l)).join('\n');
+const dataBlock = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => !/^(\d+ records?|Concise form|Cut to stay)/.test(l))
+    .join('\n');
 
 describe('response_format', () => {
   it('defaults to concise on reads: a list as one table, a record as lines', async () => {
@@ -37,7 +43,11 @@ describe('response_format', () => {
   });
 
   it('detailed shows every field of the records, as compact JSON', async () => {
-    const api = await stack.api.request({ method: 'GET', path: '/engagements/{engagement}/findings/{finding}', pathParams: { engagement: E, finding: findingId } });
+    const api = await stack.api.request({
+      method: 'GET',
+      path: '/engagements/{engagement}/findings/{finding}',
+      pathParams: { engagement: E, finding: findingId },
+    });
     const one = textOf(await stack.call('get_finding', { engagement: E, finding: findingId, response_format: 'detailed' }));
     expect(JSON.parse(one.split('\n')[0]!)).toEqual(compact(api.data, [E, findingId]));
     const list = textOf(await stack.call('list_findings', { engagement: E, limit: 5, response_format: 'detailed' }));
@@ -93,7 +103,8 @@ describe('response_format', () => {
       const meta = t._meta?.['workspace-consulting/operation'] as { method: string } | undefined;
       if (!meta) continue;
       const props = (t.inputSchema.properties ?? {}) as Record<string, unknown>;
-      if (meta.method === 'GET' && !t.name.startsWith('download_')) expect(props.response_format, t.name).toEqual({ type: 'string', enum: ['concise', 'detailed'] });
+      if (meta.method === 'GET' && !t.name.startsWith('download_'))
+        expect(props.response_format, t.name).toEqual({ type: 'string', enum: ['concise', 'detailed'] });
       else expect(props.response_format, t.name).toBeUndefined();
     }
     const described = await surface.call('describe_operation', { operation: 'get_analysis_summary' });

@@ -2,10 +2,10 @@
 // here against the real tokenizer on every readable answer of the demo workspace, in both forms.
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoAnswers, sandboxGetter, type Answer } from '../../../bench/corpus.js';
-import { estimateTokens } from '../../../src/mcp/render/tokens.js';
+import { type Answer, demoAnswers, sandboxGetter } from '../../../bench/corpus.js';
 import { listText, recordText, type TextForm } from '../../../src/mcp/render/text.js';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
+import { estimateTokens } from '../../../src/mcp/render/tokens.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 
 let sandbox: SandboxHandle;
 let answers: Answer[];
@@ -48,7 +48,11 @@ describe('the token estimate', () => {
   });
 
   it('counts what the tokenizer counts on the cases that matter most: ids, French prose, tables', () => {
-    for (const s of ['01M2FEW76J6CGV9AZ9YR1REGGA', 'Les factures reçues en PDF sont ressaisies manuellement dans SAP, sans lecture automatique.', 'findings[2]{id|type|statement}:\n01M2FEW76J6CGV9AZ9YR1REGGA|risk|Paiement en double']) {
+    for (const s of [
+      '01M2FEW76J6CGV9AZ9YR1REGGA',
+      'Les factures reçues en PDF sont ressaisies manuellement dans SAP, sans lecture automatique.',
+      'findings[2]{id|type|statement}:\n01M2FEW76J6CGV9AZ9YR1REGGA|risk|Paiement en double',
+    ]) {
       const r = encode(s).length;
       expect(Math.abs(estimateTokens(s) - r), s).toBeLessThanOrEqual(Math.max(2, r * 0.15));
     }

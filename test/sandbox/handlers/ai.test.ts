@@ -1,7 +1,7 @@
 // AI configuration over real HTTP: reference lists, the profile upsert and its rules, test calls, and
 // voice lab trials.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 import { api, ENGAGEMENT, METHOD } from '../helpers.js';
 
 let sb: SandboxHandle;
@@ -27,7 +27,7 @@ describe('AI reference data', () => {
     }
   });
 
-  it('serves the three enums, labels in the caller\'s language', async () => {
+  it("serves the three enums, labels in the caller's language", async () => {
     const drivers = (await api(sb, 'GET', '/ai/enums/drivers')).json.data.map((d: any) => d.value);
     expect(drivers).toEqual(['openai', 'openai_compatible', 'mistral', 'anthropic', 'deepgram', 'elevenlabs', 'tesseract']);
     const usages = (await api(sb, 'GET', '/ai/enums/usages', { locale: 'fr' })).json.data;
@@ -95,7 +95,12 @@ describe('voice lab trials', () => {
   it('creates a trial, then records only timings and a note on it', async () => {
     expect((await api(sb, 'GET', '/ai/voice-lab/trials')).json.data).toHaveLength(2);
     const created = await api(sb, 'POST', '/ai/voice-lab/trials', {
-      body: { mode: 'voice_only', locale: 'fr', label: 'Essai Mistral', voice: { voice_architecture: 'cascade', driver: 'mistral', model: 'mistral-large-latest' } },
+      body: {
+        mode: 'voice_only',
+        locale: 'fr',
+        label: 'Essai Mistral',
+        voice: { voice_architecture: 'cascade', driver: 'mistral', model: 'mistral-large-latest' },
+      },
     });
     expect(created.status).toBe(201);
     expect(created.json.data).toMatchObject({ label: 'Essai Mistral', first_sound_ms: null });

@@ -1,8 +1,8 @@
 // The analysis area of the sandbox over real HTTP: findings and their evidences, reviews,
 // contradictions, change proposals, analysis runs as jobs, the summary and the enums.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
 import { ENGAGEMENT_AP, ENGAGEMENT_GLOBEX, MEMBER_CLAIRE, SESSION_AP_CLERK } from '../../../src/sandbox/data/ids.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 import { call } from '../raw-http.js';
 
 const E = `/engagements/${ENGAGEMENT_AP}`;
@@ -320,7 +320,10 @@ describe('analysis runs', () => {
     const after = (await call(sb, 'GET', `${path}/findings?limit=200`, o)).json.data;
     expect(after.length).toBe(before + 2);
     const added = after.filter((f: any) => f.analysis_run_id === runs[0].id);
-    expect(added.map((f: any) => [f.review_status, f.evidences.length])).toEqual([['proposed', 0], ['proposed', 0]]);
+    expect(added.map((f: any) => [f.review_status, f.evidences.length])).toEqual([
+      ['proposed', 0],
+      ['proposed', 0],
+    ]);
     // The demo engagement of the other workspace did not move.
     expect((await all(`${E}/analysis/runs`)).length).toBe(3);
   });
@@ -350,7 +353,7 @@ describe('summary and enums', () => {
     expect(s.last_run.status).toBe('succeeded');
   });
 
-  it('lists the values of each analysis enum in the caller\'s language, and 404s an unknown name', async () => {
+  it("lists the values of each analysis enum in the caller's language, and 404s an unknown name", async () => {
     const types = await call(sb, 'GET', '/analysis/enums/finding-types', { locale: 'fr' });
     expect(types.json.data).toContainEqual({ value: 're_entry', label: 'Ressaisie' });
     for (const name of ['review-statuses', 'evidence-source-types', 'contradiction-statuses', 'proposal-entity-types', 'analysis-modes']) {

@@ -1,8 +1,8 @@
 // Deliverables and exports over real HTTP: documents and their concurrency token, generation jobs,
 // publishing, comments, previews, and every export kind followed to its file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
-import { api, checkPdfXref, CLIENT, ENGAGEMENT, parseCsv, until, VERSION_1, xmlElements, zipNames } from '../helpers.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { api, CLIENT, checkPdfXref, ENGAGEMENT, parseCsv, until, VERSION_1, xmlElements, zipNames } from '../helpers.js';
 
 let sb: SandboxHandle;
 const E = `/engagements/${ENGAGEMENT}`;
@@ -152,7 +152,13 @@ describe('generation jobs', () => {
 describe('draft, previews and suggestions', () => {
   it('reads and updates the draft; named attribution needs interviews of the engagement', async () => {
     const d = await api(sb, 'GET', `${E}/deliverable/draft`);
-    expect(d.json.data).toMatchObject({ id: '01M1D57330J00040GRWYZ363XK', attribution: 'by_role', stage: 'interim', include_proposed: false, auto_refresh_interim: true });
+    expect(d.json.data).toMatchObject({
+      id: '01M1D57330J00040GRWYZ363XK',
+      attribution: 'by_role',
+      stage: 'interim',
+      include_proposed: false,
+      auto_refresh_interim: true,
+    });
     const bad = await api(sb, 'PATCH', `${E}/deliverable/draft`, { body: { attribution: 'named', named_interview_ids: ['01M1D4MS5080000000GGT70VZZ'] } });
     expect(bad.status).toBe(422);
     const ok = await api(sb, 'PATCH', `${E}/deliverable/draft`, { body: { introduction: 'Nouvelle introduction.' } });

@@ -1,9 +1,9 @@
 // Interviews and sessions of the sandbox over real HTTP: the seeded interviews and what their
 // sessions hold, generated media and recordings, preview and test sessions, and ending a session.
-import { request } from 'undici';
+
 import { crc32, inflateSync } from 'node:zlib';
+import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
 import {
   ENGAGEMENT_AP,
   INTERVIEW_AP_CLERK,
@@ -13,6 +13,7 @@ import {
   SESSION_BUYER,
   SESSION_CONTROLLER,
 } from '../../../src/sandbox/data/ids.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 import { call } from '../raw-http.js';
 
 const E = `/engagements/${ENGAGEMENT_AP}`;
@@ -75,7 +76,11 @@ describe('interviews', () => {
   });
 
   it('has three chapters per interview, each with a recap whose items cite segments of that interview', async () => {
-    for (const [interview, session] of [[INTERVIEW_AP_CLERK, SESSION_AP_CLERK], [INTERVIEW_CONTROLLER, SESSION_CONTROLLER], [INTERVIEW_BUYER, SESSION_BUYER]] as const) {
+    for (const [interview, session] of [
+      [INTERVIEW_AP_CLERK, SESSION_AP_CLERK],
+      [INTERVIEW_CONTROLLER, SESSION_CONTROLLER],
+      [INTERVIEW_BUYER, SESSION_BUYER],
+    ] as const) {
       const chapters = (await call(sb, 'GET', `/interviews/${interview}/chapters`)).json.data;
       expect(chapters.map((c: any) => c.position)).toEqual([1, 2, 3]);
       const segments = (await call(sb, 'GET', `/sessions/${session}/transcript`)).json.data.segments;

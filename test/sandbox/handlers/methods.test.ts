@@ -1,7 +1,7 @@
 // Methods and guides over real HTTP: method lifecycle, versions, topics and their order, engagement
 // overrides in the effective guide, and AI topic proposals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 import { api, ENGAGEMENT, METHOD } from '../helpers.js';
 
 let sb: SandboxHandle;
@@ -12,8 +12,7 @@ afterAll(async () => {
   await sb.close();
 });
 
-const topicsOf = async (ownerType: string, ownerId: string) =>
-  (await api(sb, 'GET', `/guide/${ownerType}/${ownerId}/topics?limit=200`)).json.data as any[];
+const topicsOf = async (ownerType: string, ownerId: string) => (await api(sb, 'GET', `/guide/${ownerType}/${ownerId}/topics?limit=200`)).json.data as any[];
 
 describe('methods', () => {
   it('lists the P2P method and another, with two versions of P2P, newest first', async () => {
@@ -94,7 +93,7 @@ describe('guide topics', () => {
     expect(await topicsOf('engagement', ENGAGEMENT)).toEqual([]);
   });
 
-  it('reorders with exactly the owner\'s topic ids, and refuses any other list', async () => {
+  it("reorders with exactly the owner's topic ids, and refuses any other list", async () => {
     const topics = await topicsOf('method', METHOD);
     const reversed = topics.map((t) => t.id).reverse();
     const r = await api(sb, 'POST', `/guide/method/${METHOD}/topics/reorder`, { body: { ids: reversed } });
@@ -114,7 +113,7 @@ describe('guide topics', () => {
 });
 
 describe('effective guide and overrides', () => {
-  it('applies the engagement\'s seeded overrides to the method topics', async () => {
+  it("applies the engagement's seeded overrides to the method topics", async () => {
     const g = (await api(sb, 'GET', `/guide/engagement/${ENGAGEMENT}/effective`)).json.data;
     expect(g.method_id).toBe(METHOD);
     const approval = g.topics.find((t: any) => t.key === 'approval');

@@ -2,8 +2,8 @@
 // deleted), external sources checked against their published format, and the chat threads.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 import { call } from '../raw-http.js';
 
 const E = `/engagements/${ENGAGEMENT_AP}`;
@@ -26,14 +26,25 @@ async function upload(path: string, file: { name: string; type: string; content:
 
 async function bytes(path: string) {
   const res = await fetch(`${sb.api}${path}`, { headers: { authorization: `Bearer ${sb.tokens.read}` } });
-  return { status: res.status, type: res.headers.get('content-type'), disposition: res.headers.get('content-disposition'), body: Buffer.from(await res.arrayBuffer()) };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    disposition: res.headers.get('content-disposition'),
+    body: Buffer.from(await res.arrayBuffer()),
+  };
 }
 
 const validSource = () => ({
   format_version: '1',
   source: { name: 'Tickets support fournisseurs', system: 'Zendesk' },
   items: [
-    { external_id: 'T-1', title: 'Relance paiement', body: 'Le fournisseur relance une facture de juillet.', occurred_at: '2026-09-02', attributes: { priority: 'high' } },
+    {
+      external_id: 'T-1',
+      title: 'Relance paiement',
+      body: 'Le fournisseur relance une facture de juillet.',
+      occurred_at: '2026-09-02',
+      attributes: { priority: 'high' },
+    },
     { external_id: 'T-2', title: 'Changement de RIB', body: 'Demande de changement de coordonnées bancaires par e-mail.' },
   ],
 });
@@ -122,7 +133,11 @@ describe('external sources', () => {
   });
 
   it('stores a conforming file with its items', async () => {
-    const up = await upload(`${E}/external-sources`, { name: 'tickets.json', type: 'application/json', content: JSON.stringify(validSource()) }, { name: 'Tickets support' });
+    const up = await upload(
+      `${E}/external-sources`,
+      { name: 'tickets.json', type: 'application/json', content: JSON.stringify(validSource()) },
+      { name: 'Tickets support' },
+    );
     expect(up.status).toBe(201);
     expect(up.json.data).toMatchObject({ name: 'Tickets support', system: 'Zendesk', item_count: 2, format_version: '1' });
     const items = (await call(sb, 'GET', `${E}/external-sources/${up.json.data.id}/items`)).json.data;

@@ -1,7 +1,7 @@
 // Usage and cost, and compliance documents, over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../../src/sandbox/index.js';
 import { COMPLIANCE_DPA, COMPLIANCE_WHITEPAPER } from '../../../src/sandbox/data/privacy.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 import { api, checkPdfXref, ENGAGEMENT, parseCsv } from '../helpers.js';
 
 let sb: SandboxHandle;
@@ -17,7 +17,10 @@ describe('usage entries and totals', () => {
     const all = (await api(sb, 'GET', '/workspace/usage/entries?limit=200')).json.data;
     expect(all).toHaveLength(40);
     expect(all[0].occurred_at >= all.at(-1).occurred_at).toBe(true);
-    for (const e of all) expect(e).toEqual(expect.objectContaining({ driver: expect.any(String), model: expect.any(String), usage: expect.any(String), cost_eur: expect.any(Number) }));
+    for (const e of all)
+      expect(e).toEqual(
+        expect.objectContaining({ driver: expect.any(String), model: expect.any(String), usage: expect.any(String), cost_eur: expect.any(Number) }),
+      );
   });
 
   it('sums the reporting month in the summary, by usage and by engagement', async () => {
@@ -37,7 +40,10 @@ describe('usage entries and totals', () => {
     const entries = (await api(sb, 'GET', '/workspace/usage/entries?limit=200')).json.data.filter((e: any) => e.engagement_id === ENGAGEMENT);
     const c = (await api(sb, 'GET', `/engagements/${ENGAGEMENT}/costs`)).json.data;
     expect(c.entries_count).toBe(entries.length);
-    expect(c.total_eur).toBeCloseTo(entries.reduce((t: number, e: any) => t + e.cost_eur, 0), 1);
+    expect(c.total_eur).toBeCloseTo(
+      entries.reduce((t: number, e: any) => t + e.cost_eur, 0),
+      1,
+    );
     expect(c.by_usage.map((g: any) => g.usage)).toContain('analysis');
     expect((await api(sb, 'GET', '/engagements/01M1D4MS5080000000GGT70VZZ/costs')).status).toBe(404);
   });
