@@ -2,6 +2,7 @@
 // server on the embedded sandbox, as an engineer would check it: each answer is read for content,
 // not only the exit code.
 import { execFile } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +14,10 @@ const SERVER = [join(ROOT, 'node_modules/.bin/tsx'), join(ROOT, 'src/cli.ts')];
 
 /** One inspector call: `--cli SERVER --method ...`, its stdout parsed as JSON. */
 async function inspect(...args: string[]): Promise<any> {
-  const { stdout } = await promisify(execFile)(process.execPath, [INSPECTOR, '--cli', ...SERVER, '-e', 'LOG_LEVEL=warn', ...args], {
+  // The inspector starts the server with an environment of its own (PATH, HOME and a few more): the
+  // run's temp root is passed by name, or tsx would keep its cache in the machine's temp directory.
+  const env = ['-e', 'LOG_LEVEL=warn', '-e', `TMPDIR=${tmpdir()}`];
+  const { stdout } = await promisify(execFile)(process.execPath, [INSPECTOR, '--cli', ...SERVER, ...env, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
     timeout: 60_000,
