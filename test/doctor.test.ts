@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIn } from '../src/auth/signin.js';
 import { TokenStore } from '../src/auth/store.js';
 import { type SandboxHandle, startSandbox } from '../src/sandbox/index.js';
-import { runCli } from './helpers/cli.js';
+import { runCli, sourceLaunch } from './helpers/cli.js';
 
 interface Report {
   ok: boolean;
@@ -126,7 +126,7 @@ describe('doctor', () => {
     expect(r.check('token').status).toBe('fail');
     expect(r.check('token').detail).toMatch(/no personal token \(WORKSPACE_TOKEN\) and no stored sign-in/);
     expect(r.check('token').fix).toContain('WORKSPACE_TOKEN=pat_');
-    expect(r.check('token').fix).toContain(`workspace-consulting-mcp login --workspace ${sb.url}`);
+    expect(r.check('token').fix).toContain(`${sourceLaunch()} login --workspace ${sb.url}`);
     expect(r.check('scope').status).toBe('skip');
   });
 
@@ -163,7 +163,7 @@ describe('doctor', () => {
       expect(r.check('token').detail).toMatch(/^stored OAuth sign-in of Claire Dubois/);
       expect(r.check('scope').status).toBe('fail');
       expect(r.check('scope').detail).toMatch(/read only \(granted at OAuth consent\), but write was wanted/);
-      expect(r.check('scope').fix).toContain(`workspace-consulting-mcp login --workspace ${own.url} --scope write`);
+      expect(r.check('scope').fix).toContain(`${sourceLaunch()} login --workspace ${own.url} --scope write`);
       expect(r.check('scope').fix).toContain('WORKSPACE_READ_ONLY=true');
       const readOnly = await doctor({ ...env, WORKSPACE_READ_ONLY: 'true' });
       expect(readOnly.check('scope').status).toBe('pass');

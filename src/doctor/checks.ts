@@ -10,6 +10,7 @@ import { isLocalhostName } from '../api/lookup.js';
 import { loginCommand } from '../auth/errors.js';
 import type { Config } from '../config.js';
 import { type Locale, type MessageKey, t } from '../i18n.js';
+import { commandLine, launchCommand } from '../launcher.js';
 import { meetsNodeFloor, NODE_FLOOR } from '../node-floor.js';
 import { type Answer, type DoctorHttp, isHtml, isJson, parseJson, Unreachable } from './http.js';
 
@@ -140,7 +141,7 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
   }
 
   // 5. The token: GET /me says whose it is. 6. Its scope against the one wanted.
-  const login = origin ? loginCommand(origin, input.want) : 'workspace-consulting-mcp login --workspace URL';
+  const login = origin ? loginCommand(origin, input.want) : `${commandLine(launchCommand(), 'login', '--workspace')} URL`;
   let source: TokenSource | undefined;
   let me: Answer | undefined;
   if (!skipUnless('token', 'host')) {

@@ -1,7 +1,9 @@
 // End to end, no human: the sandbox runs here, `login --no-browser` and `serve` run as child
 // processes, and this test plays the browser with plain HTTP requests. Every line the children
 // write (at trace level) is kept and searched for the tokens, codes and state they handled.
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, type ClientOptions } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -10,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeFileName } from '../../src/auth/paths.js';
 import type { StoredSignIn } from '../../src/auth/store.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { sourceLaunch } from '../helpers/cli.js';
 import { type Era, negotiation } from '../helpers/stack.js';
 import { autoConsent, cleanEnv, consentOnPage, deliver, root, runCli, SIGN_IN_LINE, tempConfigDir } from './helpers.js';
 
@@ -150,16 +153,29 @@ describe('sign in with OAuth, then serve with the granted scope', () => {
     }
   }, 60_000);
 
-  it('not signed in: every tool answers an error naming the exact login command', async () => {
+  it('not signed in: every tool answers an error naming the exact login command, which runs as printed from any folder', async () => {
     const dir = await tempConfigDir();
     const s = await serve(dir);
+    let printed: string;
     try {
       const r = await call(s, 'get_current_member');
       expect(r.isError).toBe(true);
-      expect(textOf(r)).toContain(`workspace-consulting-mcp login --workspace ${sb.url}`);
+      // Run from the sources in a clone, where the bare name is on no PATH: node, tsx's loader and the entry.
+      printed = `${sourceLaunch(env(dir).PATH)} login --workspace ${sb.url}`;
+      expect(textOf(r)).toContain(`To sign in outside the assistant, run: ${printed}`);
     } finally {
       await s.close();
     }
+    // The member pastes it in a shell, in another folder: it starts the sign-in.
+    const pasted = spawn('sh', ['-c', `${printed} --no-browser`], { cwd: tmpdir(), env: env(dir), stdio: ['ignore', 'pipe', 'pipe'] });
+    let said = '';
+    pasted.stderr.on('data', (c: Buffer) => {
+      said += c.toString();
+    });
+    const exited = new Promise((r) => pasted.once('exit', r));
+    await expect.poll(() => SIGN_IN_LINE.test(said), { timeout: 30_000 }).toBe(true);
+    pasted.kill('SIGTERM');
+    await exited;
     const status = runCli(['status', '--workspace', sb.url], env(dir));
     expect(await status.exit).toBe(1);
     expect(status.stderr()).toContain('not signed in');
@@ -202,7 +218,7 @@ describe('sign in with OAuth, then serve with the granted scope', () => {
         const r = await call(s, 'get_current_member');
         expect(r.isError).toBe(true);
         expect(textOf(r)).toMatch(/the member chose decline instead of signing in/);
-        expect(textOf(r)).toContain(`workspace-consulting-mcp login --workspace ${sb.url}`);
+        expect(textOf(r)).toContain(`run: ${sourceLaunch(env(dir).PATH)} login --workspace ${sb.url}`);
       } finally {
         await s.close();
       }

@@ -3,6 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceLaunch } from '../helpers/cli.js';
 import { spawnServer } from '../helpers/spawn.js';
 
 async function run(args: string[], env: Record<string, string>) {
@@ -21,12 +22,10 @@ describe('login, logout and status speak the member’s language', () => {
     const dir = await mkdtemp(join(tmpdir(), 'wcm-i18n-'));
     const fr = await run(['status', '--workspace', 'https://acme.example.com'], { WORKSPACE_CONFIG_DIR: dir, LANG: 'fr_FR.UTF-8' });
     expect(fr.code).toBe(1);
-    expect(fr.stderr).toMatch(
-      /https:\/\/acme\.example\.com : pas de connexion \(lancez workspace-consulting-mcp login --workspace https:\/\/acme\.example\.com\)/,
-    );
+    expect(fr.stderr).toContain(`https://acme.example.com : pas de connexion (lancez ${sourceLaunch()} login --workspace https://acme.example.com)`);
     expect(fr.stdout).toBe('');
     const en = await run(['status', '--workspace', 'https://acme.example.com'], { WORKSPACE_CONFIG_DIR: dir, LANG: 'C' });
-    expect(en.stderr).toMatch(/not signed in \(run workspace-consulting-mcp login/);
+    expect(en.stderr).toContain(`not signed in (run ${sourceLaunch()} login --workspace https://acme.example.com)`);
 
     const usage = await run(['login'], { WORKSPACE_CONFIG_DIR: dir, WORKSPACE_LOCALE: 'fr' });
     expect(usage.code).toBe(2);

@@ -187,6 +187,6 @@ describe('a stored sign-in in use', () => {
     expect(after.client?.client_id).toBe(rec.client?.client_id);
     const err = await s.accessToken().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotSignedInError);
-    expect((err as Error).message).toContain(`workspace-consulting-mcp login --workspace ${sb.url}`);
+    expect((err as Error).message).toMatch(new RegExp(`Run: .+ login --workspace ${sb.url.replace(/[.]/g, '\\.')}$`));
   });
 });

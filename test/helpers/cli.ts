@@ -1,9 +1,19 @@
 // Runs a command of the CLI from source as a child process, as a person at a terminal would, with an
 // environment free of the developer's own workspace settings.
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { commandLine, launchCommand } from '../../src/launcher.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * How the CLI started from source (`node --import tsx src/cli.ts` in ROOT, with PATH `path`) names
+ * itself in the commands it prints: node with tsx's loader and the entry, by absolute paths.
+ */
+export function sourceLaunch(path = process.env.PATH): string {
+  return commandLine(launchCommand({ invokedAs: join(ROOT, 'src/cli.ts'), execPath: process.execPath, path, platform: process.platform }));
+}
 
 export interface Ran {
   code: number | null;
