@@ -10,20 +10,15 @@
 // The same depth inside a value sent as JSON text (a message only a few levels deep) once made the
 // arguments reader spend seconds (20,000 levels: 7 s, quadratic) or overflow the stack (5,000: -32603);
 // such text is now refused like the message, naming the field, with nothing sent.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_DEPTH } from '../../src/mcp/message-guard.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { type HttpChild, HttpPeer, spawnHttpServer } from '../helpers/spawn-http.js';
-import { type Era, eraParams, MODERN_META, StdioPeer } from './stdio-peer.js';
-import { LogScan } from './token-scan.js';
+import { HttpPeer } from '../helpers/spawn-http.js';
+import { ERAS, useMisbehavingClientTargets } from './misbehaving-client-targets.js';
+import { type Era, eraParams, MODERN_META } from './stdio-peer.js';
 
 /** 2,000: answered nothing before; 5,000 and 100,000: ended the process. */
 const DEPTHS = [2_000, 5_000, 100_000];
-const ERAS: Era[] = ['legacy', 'modern'];
 
 /** The response for an id never issued, its result nested `depth` deep (arrays, as the probe sent it). */
 function deepResponse(depth: number): string {
@@ -57,44 +52,18 @@ function deepArgumentsCall(era: Era, depth: number, id: string) {
     params: eraParams(era, { name: 'list_findings', arguments: `{"engagement":"${ENGAGEMENT_AP}","x":${'['.repeat(depth)}${']'.repeat(depth)}}` }),
   };
 }
-const findingsRead = () => sandbox.requests().filter((r) => r.template === '/engagements/{engagement}/findings');
+const findingsRead = () => targets.sandbox.requests().filter((r) => r.template === '/engagements/{engagement}/findings');
 const deepTextRefusal =
   /^Invalid arguments for list_findings; nothing was sent\.\n- fields: must be an array .*; got JSON text nested more than 64 levels deep\.$/m;
 
 const nextCall = (era: Era, id: string) => ({ id, method: 'tools/call', params: eraParams(era, { name: 'get_workspace', arguments: {} }) });
 const tooDeep = new RegExp(`^Invalid Request: nested more than ${MAX_DEPTH} levels deep\\.$`);
 
-let sandbox: SandboxHandle;
-let env: Record<string, string>;
-let http: HttpChild;
-const scan = new LogScan();
-const peers = new Map<Era, StdioPeer>();
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: false });
-  const dir = await mkdtemp(join(tmpdir(), 'wcm-deep-'));
-  env = { WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, HOME: dir, WORKSPACE_CONFIG_DIR: join(dir, 'config'), LOG_LEVEL: 'debug' };
-  [http] = await Promise.all([
-    spawnHttpServer(env),
-    ...ERAS.map(async (era) => {
-      const peer = new StdioPeer('source', env, scan);
-      peers.set(era, peer);
-      await peer.open(era);
-    }),
-  ]);
-}, 60_000);
-
-afterAll(async () => {
-  for (const p of peers.values()) if (p.child.exitCode === null) p.child.kill();
-  scan.add(http?.stderr() ?? '');
-  await http?.stop();
-  await sandbox?.close();
-  expect(scan.leaks(Object.values(sandbox.tokens))).toEqual([]);
-});
+const targets = useMisbehavingClientTargets('wcm-deep-');
 
 describe.each(ERAS)('over stdio, %s era', (era) => {
   it.each(DEPTHS)('%i levels: the response is dropped, the request answered -32600 with its id, and the next call served', async (depth) => {
-    const peer = peers.get(era) as StdioPeer;
+    const peer = targets.peer(era);
     const before = peer.messages.length;
     peer.raw(`${deepResponse(depth)}\n`);
     peer.raw(`${deepMetaCall(era, depth, `deep-${depth}`)}\n`);
@@ -110,8 +79,8 @@ describe.each(ERAS)('over stdio, %s era', (era) => {
   });
 
   it.each(DEPTHS)('%i levels inside JSON text: the field is refused by name, the arguments -32602, nothing sent, the next call served', async (depth) => {
-    const peer = peers.get(era) as StdioPeer;
-    sandbox.clearRequests();
+    const peer = targets.peer(era);
+    targets.sandbox.clearRequests();
     peer.send(deepTextCall(era, depth, `text-${depth}`));
     peer.send(deepArgumentsCall(era, depth, `args-${depth}`));
     peer.send(nextCall(era, `after-text-${depth}`));
@@ -127,7 +96,7 @@ describe.each(ERAS)('over stdio, %s era', (era) => {
   });
 
   it('ends cleanly on EOF after them all: exit 0, only JSON-RPC on stdout, no crash trace', async () => {
-    const peer = peers.get(era) as StdioPeer;
+    const peer = targets.peer(era);
     const { code, signal } = await peer.close();
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(peer.strayLines).toEqual([]);
@@ -137,7 +106,7 @@ describe.each(ERAS)('over stdio, %s era', (era) => {
 
 describe.each(ERAS)('over HTTP (serve --http), %s era', (era) => {
   it.each(DEPTHS)('%i levels: 400 for both, the request answered -32600 with its id, and the next call served', async (depth) => {
-    const peer = await HttpPeer.open(http.port, era);
+    const peer = await HttpPeer.open(targets.http.port, era);
     const response = await peer.post(deepResponse(depth));
     // HTTP must answer a POST: a response it cannot accept gets 400 and an error without an id.
     expect(response.status).toBe(400);
@@ -150,12 +119,12 @@ describe.each(ERAS)('over HTTP (serve --http), %s era', (era) => {
     const next = await peer.send(nextCall(era, `next-${depth}`));
     expect(next.status).toBe(200);
     expect(next.messages.find((m) => m.id === `next-${depth}`)?.result).toMatchObject({ structuredContent: { slug: 'atelier' } });
-    expect(http.child.exitCode).toBeNull();
+    expect(targets.http.child.exitCode).toBeNull();
   });
 
   it.each(DEPTHS)('%i levels inside JSON text: the field is refused by name, the arguments 400 with -32602, nothing sent', async (depth) => {
-    const peer = await HttpPeer.open(http.port, era);
-    sandbox.clearRequests();
+    const peer = await HttpPeer.open(targets.http.port, era);
+    targets.sandbox.clearRequests();
     const field = await peer.send(deepTextCall(era, depth, `text-${depth}`));
     expect(field.status).toBe(200);
     const result = field.messages.find((m) => m.id === `text-${depth}`)?.result as { isError?: boolean; content: Array<{ text: string }> };

@@ -7,16 +7,10 @@
 // is dropped (JSON-RPC answers none). Each case is sent as a client of each era sends it (a 2026
 // client's params carry the `_meta` envelope, unless `_meta` itself is what is broken), over stdio and
 // over HTTP (`serve --http`, where the error comes with status 400), and the next request is served.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { type HttpChild, HttpPeer, spawnHttpServer } from '../helpers/spawn-http.js';
-import { type Era, eraParams, MODERN_META, type Rpc, StdioPeer } from './stdio-peer.js';
-import { LogScan } from './token-scan.js';
-
-const ERAS: Era[] = ['legacy', 'modern'];
+import { HttpPeer } from '../helpers/spawn-http.js';
+import { ERAS, useMisbehavingClientTargets } from './misbehaving-client-targets.js';
+import { type Era, eraParams, MODERN_META, type Rpc } from './stdio-peer.js';
 
 interface Case {
   what: string;
@@ -94,38 +88,13 @@ function expectReadableError(m: Rpc | undefined, id: string, want: { code: numbe
   expect(JSON.stringify(m)).not.toMatch(/invalid_type|invalid_union|"path"|ZodError|expected (object|string|record)|Internal error/);
 }
 
-let sandbox: SandboxHandle;
-let http: HttpChild;
-const scan = new LogScan();
-const peers = new Map<Era, StdioPeer>();
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: false });
-  const dir = await mkdtemp(join(tmpdir(), 'wcm-malformed-'));
-  const env = { WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, HOME: dir, WORKSPACE_CONFIG_DIR: join(dir, 'config'), LOG_LEVEL: 'debug' };
-  [http] = await Promise.all([
-    spawnHttpServer(env),
-    ...ERAS.map(async (era) => {
-      const peer = new StdioPeer('source', env, scan);
-      peers.set(era, peer);
-      await peer.open(era);
-    }),
-  ]);
-}, 60_000);
-
-afterAll(async () => {
-  for (const p of peers.values()) if (p.child.exitCode === null) p.child.kill();
-  scan.add(http?.stderr() ?? '');
-  await http?.stop();
-  await sandbox?.close();
-  expect(scan.leaks(Object.values(sandbox.tokens))).toEqual([]);
-});
+const targets = useMisbehavingClientTargets('wcm-malformed-');
 
 const next = (era: Era, id: string) => ({ id, method: 'tools/list', params: eraParams(era) });
 
 describe.each(ERAS)('over stdio, %s era', (era) => {
   it.each(CASES.map((c) => [c.what, c] as const))('%s: answered by its id (or dropped), and the next request served', async (_what, c) => {
-    const peer = peers.get(era) as StdioPeer;
+    const peer = targets.peer(era);
     const id = `bad ${c.what}`;
     const before = peer.messages.length;
     peer.send(c.message(era, id));
@@ -143,7 +112,7 @@ describe.each(ERAS)('over stdio, %s era', (era) => {
   });
 
   it('ends cleanly on EOF after them all: exit 0, only JSON-RPC on stdout', async () => {
-    const peer = peers.get(era) as StdioPeer;
+    const peer = targets.peer(era);
     expect(await peer.close()).toEqual({ code: 0, signal: null });
     expect(peer.strayLines).toEqual([]);
     expect(peer.stderr).not.toMatch(/TypeError|RangeError|uncaught|unhandled/i);
@@ -153,7 +122,7 @@ describe.each(ERAS)('over stdio, %s era', (era) => {
 describe.each(ERAS)('over HTTP (serve --http), %s era', (era) => {
   let peer: HttpPeer;
   beforeAll(async () => {
-    peer = await HttpPeer.open(http.port, era);
+    peer = await HttpPeer.open(targets.http.port, era);
   });
 
   it.each(CASES.map((c) => [c.what, c] as const))('%s: 400 with its JSON-RPC error (or dropped), and the next request served', async (_what, c) => {
@@ -173,6 +142,6 @@ describe.each(ERAS)('over HTTP (serve --http), %s era', (era) => {
     const answer = listed.messages.find((m) => m.id === 'next');
     expect(answer, 'no answer to the next tools/list').toBeDefined();
     expect((answer!.result as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
-    expect(http.child.exitCode).toBeNull();
+    expect(targets.http.child.exitCode).toBeNull();
   });
 });
