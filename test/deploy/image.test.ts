@@ -10,7 +10,6 @@
 // front (test/remote/caddy.test.ts runs the shipped Caddyfile).
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, posix, relative } from 'node:path';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
@@ -18,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../../src/config.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { freePort } from '../helpers/programs.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { ROOT } from '../helpers/spawn.js';
 import { browse, STATE_KEY, TestOAuthProvider } from '../remote/helpers.js';
@@ -212,17 +212,6 @@ function required(publicUrl: string): Record<string, string> {
 }
 
 // ---------------------------------------------------------------------------------------------------
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Every file under `dir`, relative to it. */
 function filesUnder(dir: string): string[] {

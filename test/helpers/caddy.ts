@@ -5,11 +5,11 @@
 // stop(). A machine without caddy fails the test that asked for it, saying how to install it
 // (.ci/run does), never skips it.
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
+import { findProgram } from './programs.js';
 import { ROOT } from './spawn.js';
 
 export const SHIPPED_CADDYFILE = join(ROOT, 'deploy/Caddyfile');
@@ -26,18 +26,8 @@ export const SHIPPED_UPSTREAMS = 'mcp-1:8080 mcp-2:8080';
 export const TEST_GLOBAL_OPTIONS = ['admin off', 'default_bind 127.0.0.1', 'log events {', '\tlevel DEBUG', '\tinclude events', '}'];
 
 export function findCaddy(): string {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/sbin', '/usr/local/bin'];
-  for (const dir of dirs) {
-    if (!dir) continue;
-    const candidate = join(dir, 'caddy');
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  throw new Error(
+  return findProgram(
+    'caddy',
     'caddy is not installed, and this test runs the shipped deploy/Caddyfile in a real one: install it (Debian: apt-get install -y caddy; .ci/run does this when it is missing).',
   );
 }
@@ -64,18 +54,6 @@ export function deriveCaddyfile(shipped: string, upstreams: string[]): string {
   }
   const globals = `{\n${TEST_GLOBAL_OPTIONS.map((o) => `\t${o}\n`).join('')}}\n`;
   return globals + shipped.slice(0, at) + upstreams.join(' ') + shipped.slice(at + SHIPPED_UPSTREAMS.length);
-}
-
-/** A free loopback port, found by binding one (Caddy binds it later: see PortTakenError). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** The port found free was taken before Caddy bound it: start again on another. */

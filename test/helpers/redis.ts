@@ -2,11 +2,10 @@
 // persistence; stop() kills it and removes the folder. A machine without redis-server fails the test
 // that asked for it, saying how to install it (.ci/run does), never skips it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
+import { findProgram, freePort } from './programs.js';
 
 export interface RedisHandle {
   /** redis://127.0.0.1:PORT/0 */
@@ -16,31 +15,10 @@ export interface RedisHandle {
 }
 
 function findRedisServer(): string {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/sbin', '/usr/local/bin'];
-  for (const dir of dirs) {
-    if (!dir) continue;
-    const candidate = join(dir, 'redis-server');
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  throw new Error(
+  return findProgram(
+    'redis-server',
     'redis-server is not installed, and these tests need a real one: install it (Debian: apt-get install -y redis-server; .ci/run does this when it is missing).',
   );
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startRedis(): Promise<RedisHandle> {

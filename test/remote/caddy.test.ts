@@ -22,7 +22,6 @@ import {
   type CaddyHandle,
   caddyVersion,
   findCaddy,
-  freePort,
   PortTakenError,
   SHIPPED_CADDYFILE,
   SHIPPED_UPSTREAMS,
@@ -30,6 +29,7 @@ import {
   TEST_GLOBAL_OPTIONS,
 } from '../helpers/caddy.js';
 import { until } from '../helpers/eras.js';
+import { freePort } from '../helpers/programs.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { type Era, negotiation } from '../helpers/stack.js';
 import { browse, type ServeRemote, spawnServeRemote, TestOAuthProvider } from './helpers.js';
