@@ -7,31 +7,18 @@
 import { type FunctionDeclaration, mcpToTool } from '@google/genai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { expectedToolNames, THREE_JOBS } from '../helpers/client-libraries.js';
+import { describe, expect, it } from 'vitest';
+import { expectedToolNames, THREE_JOBS, useLibraryServers } from '../helpers/client-libraries.js';
 import { portabilityProblems } from '../helpers/portable-schema.js';
-import { type StdioServer, stdioServer } from '../helpers/stdio-server.js';
 
-let sandbox: SandboxHandle;
-const open: Array<{ client: Client; server: StdioServer }> = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: false });
-});
-afterAll(async () => {
-  for (const o of open) {
-    await o.client.close();
-    await o.server.cleanup();
-  }
-  await sandbox?.close();
-});
+const servers = useLibraryServers();
 
 async function callable(toolsets: 'default' | 'all') {
-  const server = await stdioServer(sandbox, { WORKSPACE_TOOLSETS: toolsets });
-  const client = new Client({ name: 'genai-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' }));
-  open.push({ client, server });
+  const client = await servers.start(toolsets, async (server) => {
+    const c = new Client({ name: 'genai-test', version: '1.0.0' });
+    await c.connect(new StdioClientTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' }));
+    return c;
+  });
   return mcpToTool(client);
 }
 

@@ -6,35 +6,24 @@
 // model is called.
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { expectedToolNames, THREE_JOBS } from '../helpers/client-libraries.js';
+import { expectedToolNames, THREE_JOBS, useLibraryServers } from '../helpers/client-libraries.js';
 import { portabilityProblems } from '../helpers/portable-schema.js';
-import { apiRequests, type StdioServer, stdioServer } from '../helpers/stdio-server.js';
+import { apiRequests } from '../helpers/stdio-server.js';
 
-let sandbox: SandboxHandle;
-const open: Array<{ client: MultiServerMCPClient; server: StdioServer }> = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: false });
-});
-afterAll(async () => {
-  for (const o of open) {
-    await o.client.close();
-    await o.server.cleanup();
-  }
-  await sandbox?.close();
-});
+const servers = useLibraryServers();
 
 async function tools(toolsets: 'default' | 'all') {
-  const server = await stdioServer(sandbox, { WORKSPACE_TOOLSETS: toolsets });
-  const client = new MultiServerMCPClient({
-    mcpServers: { workspace: { transport: 'stdio', command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' } },
-    throwOnLoadError: true,
-    prefixToolNameWithServerName: false,
-  });
-  open.push({ client, server });
+  const client = await servers.start(
+    toolsets,
+    async (server) =>
+      new MultiServerMCPClient({
+        mcpServers: { workspace: { transport: 'stdio', command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' } },
+        throwOnLoadError: true,
+        prefixToolNameWithServerName: false,
+      }),
+  );
   return client.getTools();
 }
 
@@ -67,8 +56,8 @@ describe('LangChain MCP adapters', () => {
     const loaded = await tools('default');
     const t = loaded.find((x) => x.name === 'get_finding');
     if (!t) throw new Error('get_finding not loaded');
-    sandbox.clearRequests();
+    servers.sandbox.clearRequests();
     await expect(t.invoke({ engagement: ENGAGEMENT_AP, finding: 'finding-42' })).rejects.toThrow(/did not match expected schema/);
-    expect(apiRequests(sandbox)).toEqual([]);
+    expect(apiRequests(servers.sandbox)).toEqual([]);
   });
 });

@@ -5,30 +5,17 @@
 // made strict falls back to non-strict silently (a warning in the debug log): `strict` on each
 // converted tool says which way it went. No model is called.
 import { Agent, type FunctionTool, getAllMcpTools, invokeFunctionTool, MCPServerStdio, RunContext } from '@openai/agents';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { expectedToolNames, THREE_JOBS } from '../helpers/client-libraries.js';
-import { type StdioServer, stdioServer } from '../helpers/stdio-server.js';
+import { describe, expect, it } from 'vitest';
+import { expectedToolNames, THREE_JOBS, useLibraryServers } from '../helpers/client-libraries.js';
 
-let sandbox: SandboxHandle;
-const open: Array<{ mcp: MCPServerStdio; server: StdioServer }> = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: false });
-});
-afterAll(async () => {
-  for (const o of open) {
-    await o.mcp.close();
-    await o.server.cleanup();
-  }
-  await sandbox?.close();
-});
+const servers = useLibraryServers();
 
 async function strictTools(toolsets: 'default' | 'all'): Promise<FunctionTool[]> {
-  const server = await stdioServer(sandbox, { WORKSPACE_TOOLSETS: toolsets });
-  const mcp = new MCPServerStdio({ name: 'workspace', command: server.command, args: server.args, env: server.env, cwd: server.cwd });
-  open.push({ mcp, server });
-  await mcp.connect();
+  const mcp = await servers.start(toolsets, async (server) => {
+    const m = new MCPServerStdio({ name: 'workspace', command: server.command, args: server.args, env: server.env, cwd: server.cwd });
+    await m.connect();
+    return m;
+  });
   const agent = new Agent({ name: 'consultant', mcpServers: [mcp], mcpConfig: { convertSchemasToStrict: true } });
   const tools = await getAllMcpTools({ mcpServers: [mcp], convertSchemasToStrict: true, runContext: new RunContext({}), agent });
   return tools as FunctionTool[];

@@ -5,33 +5,18 @@
 import { createMCPClient, type MCPClient } from '@ai-sdk/mcp';
 import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { asSchema } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { expectedToolNames, THREE_JOBS } from '../helpers/client-libraries.js';
+import { describe, expect, it } from 'vitest';
+import { expectedToolNames, THREE_JOBS, useLibraryServers } from '../helpers/client-libraries.js';
 import { portabilityProblems } from '../helpers/portable-schema.js';
-import { type StdioServer, stdioServer } from '../helpers/stdio-server.js';
 
-let sandbox: SandboxHandle;
-const open: Array<{ client: MCPClient; server: StdioServer }> = [];
+const servers = useLibraryServers();
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: false });
-});
-afterAll(async () => {
-  for (const o of open) {
-    await o.client.close();
-    await o.server.cleanup();
-  }
-  await sandbox?.close();
-});
-
-async function connect(toolsets: 'default' | 'all') {
-  const server = await stdioServer(sandbox, { WORKSPACE_TOOLSETS: toolsets });
-  const client = await createMCPClient({
-    transport: new StdioMCPTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' }),
-  });
-  open.push({ client, server });
-  return client;
+function connect(toolsets: 'default' | 'all'): Promise<MCPClient> {
+  return servers.start(toolsets, (server) =>
+    createMCPClient({
+      transport: new StdioMCPTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' }),
+    }),
+  );
 }
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }> };
