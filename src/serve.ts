@@ -31,12 +31,35 @@ export interface Workspace {
 /** How long a shutdown on SIGINT/SIGTERM lets calls in flight finish before cancelling them. */
 const SHUTDOWN_GRACE_MS = 5000;
 
+/** One line on stderr, then exit 2: the server could not start. */
+function cannotStart(message: string): never {
+  process.stderr.write(`${SERVER_NAME}: ${message}\n`);
+  process.exit(2);
+}
+
+const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 function exitOnConfigError(err: unknown): never {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`${SERVER_NAME}: ${err.message}\n`);
-    process.exit(2);
-  }
+  if (err instanceof ConfigError) cannotStart(err.message);
   throw err;
+}
+
+/**
+ * Shut down once, whichever cause comes first: SIGINT and SIGTERM (`signalled`), or any the caller
+ * passes to the function returned (stdin closing). `close` runs, then the process exits 0.
+ */
+function shutdownOnce(logger: Logger, close: (signalled: boolean) => Promise<void>): (why: string, signalled: boolean) => Promise<void> {
+  let closing = false;
+  const shutdown = async (why: string, signalled: boolean) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ why }, 'shutting down');
+    await close(signalled);
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT', true));
+  process.on('SIGTERM', () => void shutdown('SIGTERM', true));
+  return shutdown;
 }
 
 /** The configured workspace, or the embedded sandbox when none is configured. */
@@ -128,8 +151,7 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
     limiter: limiterFor(tokenFingerprint(`${workspace.url}\n${token ?? 'oauth'}`), {
       ...config.rateLimit,
       store,
-      onStoreError: (err: unknown) =>
-        logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: counting alone'),
+      onStoreError: (err: unknown) => logger.warn({ err: reason(err) }, 'the shared rate budget is unavailable: counting alone'),
     }),
     logger,
     userAgent: `${SERVER_NAME}/${SERVER_VERSION} (node ${process.version})`,
@@ -211,24 +233,17 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   const stdio = serveOnStdio(backend.factory, { logger, onerror: (err) => logger.debug({ err: err.message }, 'stdio transport error') });
   backend.onToolsChanged(() => announceToolsChanged(stdio.server()));
 
-  let closing = false;
-  const shutdown = async (why: string, drain: boolean) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ why }, 'shutting down');
+  const shutdown = shutdownOnce(logger, async (signalled) => {
     // On a signal the client may still read answers: let calls in flight finish first. Closing the
     // server then cancels what is left (their signals abort the HTTP calls; downloads are written to
     // a temp file and renamed, so nothing is left half-written).
-    if (drain && !(await stdio.inFlight.drained(SHUTDOWN_GRACE_MS)))
+    if (signalled && !(await stdio.inFlight.drained(SHUTDOWN_GRACE_MS)))
       logger.warn({ cancelled: stdio.inFlight.size }, 'shutdown: cancelling requests still in flight');
     await stdio.handle.close().catch(() => {});
     await backend.close();
-    process.exit(0);
-  };
+  });
   process.stdin.on('end', () => void shutdown('stdin closed', false));
   process.stdin.on('close', () => void shutdown('stdin closed', false));
-  process.on('SIGINT', () => void shutdown('SIGINT', true));
-  process.on('SIGTERM', () => void shutdown('SIGTERM', true));
   logger.info({ workspace: backend.workspace.url, toolsets: config.toolsets, readOnly: config.readOnly }, 'serving MCP on stdio');
   if (person) await showBanner(config, backend);
 }
@@ -242,7 +257,7 @@ async function showBanner(config: Config, backend: Backend): Promise<void> {
     const me = (await client.request({ method: 'GET', path: '/me' })).data as Record<string, unknown>;
     member = [me.name, me.email ? `<${String(me.email)}>` : undefined, me.role ? `(${String(me.role)})` : undefined].filter(Boolean).join(' ') || String(me.id);
   } catch (err) {
-    member = `unknown (GET /me failed: ${err instanceof Error ? err.message : String(err)}; run workspace-consulting-mcp doctor)`;
+    member = `unknown (GET /me failed: ${reason(err)}; run workspace-consulting-mcp doctor)`;
   }
   const granted = workspace.oauth?.scope;
   const scope = granted
@@ -277,21 +292,12 @@ async function runHttpServe(config: Config, listen: { host: string; port: number
     http = await startHttpServer({ ...listen, mcp, logger });
   } catch (err) {
     await backend.close();
-    const why = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`${SERVER_NAME}: cannot listen on ${listen.host}:${listen.port} (${why}); choose another port with --port or WORKSPACE_HTTP_PORT.\n`);
-    process.exit(2);
+    cannotStart(`cannot listen on ${listen.host}:${listen.port} (${reason(err)}); choose another port with --port or WORKSPACE_HTTP_PORT.`);
   }
-  let closing = false;
-  const shutdown = async (why: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ why }, 'shutting down');
+  shutdownOnce(logger, async () => {
     await http.close(SHUTDOWN_GRACE_MS);
     await backend.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  });
   // Always said, whatever LOG_LEVEL: with --port 0 it is the only way to learn the address.
   process.stderr.write(`${SERVER_NAME}: serving MCP over Streamable HTTP at ${http.url}\n`);
   logger.info({ url: http.url, workspace: backend.workspace.url, toolsets: config.toolsets, readOnly: config.readOnly }, 'serving MCP over Streamable HTTP');
@@ -323,31 +329,20 @@ async function runRemoteServe(config: Config & { remote: NonNullable<Config['rem
     });
   } catch (err) {
     await sandbox?.close();
-    const why = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`${SERVER_NAME}: cannot open the state store (${why}).\n`);
-    process.exit(2);
+    cannotStart(`cannot open the state store (${reason(err)}).`);
   }
   let remote: Awaited<ReturnType<typeof startRemoteServer>>;
   try {
     remote = await startRemoteServer({ config, logger, logs, store, workspaceUrl });
   } catch (err) {
     await sandbox?.close();
-    const why = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`${SERVER_NAME}: cannot serve the remote mode on ${config.remote.host}:${config.remote.port} (${why}).\n`);
-    process.exit(2);
+    cannotStart(`cannot serve the remote mode on ${config.remote.host}:${config.remote.port} (${reason(err)}).`);
   }
-  let closing = false;
-  const shutdown = async (why: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ why }, 'shutting down');
+  shutdownOnce(logger, async () => {
     await remote.close(SHUTDOWN_GRACE_MS);
     await store.close();
     await sandbox?.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  });
   // Always said, whatever LOG_LEVEL: with --port 0 it is the only way to learn the address.
   process.stderr.write(`${SERVER_NAME}: serving MCP (remote mode) at ${remote.url}, public URL ${remote.publicUrl}/mcp\n`);
   logger.info({ url: remote.url, publicUrl: remote.publicUrl, workspace: workspaceUrl, toolsets: config.toolsets }, 'serving MCP in the remote mode');
