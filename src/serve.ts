@@ -257,7 +257,7 @@ async function showBanner(config: Config, backend: Backend): Promise<void> {
     const me = (await client.request({ method: 'GET', path: '/me' })).data as Record<string, unknown>;
     member = [me.name, me.email ? `<${String(me.email)}>` : undefined, me.role ? `(${String(me.role)})` : undefined].filter(Boolean).join(' ') || String(me.id);
   } catch (err) {
-    member = `unknown (GET /me failed: ${reason(err)}; run workspace-consulting-mcp doctor)`;
+    member = `unknown (GET /me failed: ${reason(err)}; the Diagnose line below says why)`;
   }
   const granted = workspace.oauth?.scope;
   const scope = granted

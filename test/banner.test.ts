@@ -211,4 +211,25 @@ describe.skipIf(!hasScript)('the banner of `npm start` in a clone, at a terminal
     expect(doctor.code, doctor.stdout).toBe(0);
     expect(doctor.stdout).toContain(`workspace ${sb.url}`);
   }, 300_000);
+
+  it('with a token the workspace refuses, says the member is unknown and points to the Diagnose line, which finds the token refused', async () => {
+    const home = join(work, 'home-refused');
+    mkdirSync(home);
+    const refused = 'pat_refusedrefusedrefusedrefused';
+    const { banner } = await bannerAtTerminal(clone, {
+      PATH: newcomerPath(),
+      HOME: home,
+      LANG: 'C',
+      TERM: 'dumb',
+      LOG_LEVEL: 'silent',
+      WORKSPACE_URL: sb.url,
+      WORKSPACE_TOKEN: refused,
+    });
+    expect(banner).toMatch(/^ {2}member {5}unknown \(GET \/me failed: .+; the Diagnose line below says why\)$/m);
+    const diagnose = /^ {2}Diagnose: +(.+)$/m.exec(banner)?.[1];
+    expect(diagnose, banner).toBeDefined();
+    const doctor = await runShell(diagnose as string, { cwd: clone, env: { ...claudeEnv(home), WORKSPACE_TOKEN: refused } });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/^FAIL {2}Token /m);
+  }, 120_000);
 });
