@@ -1,19 +1,7 @@
 // Schemas and the entry builder shared by every catalog module.
 // Kept terse on purpose: every `.describe()` here is paid in tokens in every tools/list that uses it.
 import { z } from 'zod';
-import {
-  type BodyKind,
-  type HttpMethod,
-  type JobFacet,
-  type Operation,
-  pathParams,
-  type ResourceFacet,
-  type ResponseKind,
-  type Scope,
-  type SurfaceJob,
-  type Toolset,
-  type UploadFacet,
-} from '../src/operation.js';
+import { type BodyKind, type HttpMethod, type Operation, pathParams, type ResponseKind, type Scope, type Toolset } from '../src/operation.js';
 
 /** A ULID: 26 characters of Crockford base 32. The pattern also rules out `/`, `.` and `%`. */
 export const ULID_PATTERN = /^[0-9A-Za-z]{26}$/;
@@ -100,7 +88,8 @@ export const EXTERNAL_SOURCE_MAX_KIB = 10240;
 
 export const clientInfo = () => z.strictObject({ os: nstr(64).optional(), browser: nstr(64).optional(), device_class: nstr(64).optional() }).nullable();
 
-interface EntryInput {
+/** The optional facets are given as the entry carries them (see Operation for what each means). */
+interface EntryInput extends Pick<Operation, 'surface' | 'job' | 'resource' | 'linksTo' | 'upload' | 'segmentedParam'> {
   name: string;
   title: string;
   description: string;
@@ -128,17 +117,6 @@ interface EntryInput {
   undocumented?: true;
   /** Overrides the area's default (see area()): does the answer quote text people wrote? */
   quotesContent?: boolean;
-  /** Shown as its own tool on the default surface, for this job. */
-  surface?: SurfaceJob;
-  /** Starts a long-running job (see JobFacet). */
-  job?: JobFacet;
-  /** The resource read through this GET. */
-  resource?: ResourceFacet;
-  /** The resource a result links to, by name. */
-  linksTo?: string;
-  upload?: UploadFacet;
-  /** A path parameter that may hold slashes (the media path). */
-  segmentedParam?: string;
 }
 
 /**

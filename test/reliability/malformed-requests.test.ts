@@ -7,7 +7,7 @@
 // is dropped (JSON-RPC answers none). Each case is sent as a client of each era sends it (a 2026
 // client's params carry the `_meta` envelope, unless `_meta` itself is what is broken), over stdio and
 // over HTTP (`serve --http`, where the error comes with status 400), and the next request is served.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HttpPeer } from '../helpers/spawn-http.js';
 import { ERAS, useMisbehavingClientTargets } from './misbehaving-client-targets.js';
 import { type Era, eraParams, MODERN_META, type Rpc } from './stdio-peer.js';
