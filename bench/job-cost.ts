@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENGAGEMENT_AP } from '../src/sandbox/data/ids.js';
 import { startSandbox } from '../src/sandbox/index.js';
-import { type Call, costOf, type JobRun, jobCostTable, rawTokens, resultTokens, runJobs, startRecordingProxy } from './jobs.js';
+import { type Call, costOf, findingCopy, type JobRun, jobCostTable, rawTokens, resultTokens, runJobs, startRecordingProxy } from './jobs.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, '.bench-out');
@@ -42,16 +42,7 @@ async function main(): Promise<void> {
           const seeded = (await call('list_findings', { engagement: ctx.engagement, response_format: 'detailed', limit: 50 })).structuredContent
             ?.items as Rec[];
           for (let i = 0; seeded.length + i < 50; i++) {
-            const f = seeded[i % seeded.length]!;
-            const body: Rec = { type: f.type, statement: `${String(f.statement)} (${i + 1})` };
-            for (const k of ['details', 'quantity', 'process_id', 'step_id', 'deliverable_category']) if (f[k] !== null && f[k] !== undefined) body[k] = f[k];
-            body.evidences = (f.evidences as Rec[]).map((e) => ({
-              source_type: e.source_type,
-              source_id: e.source_id,
-              locator: e.locator ?? null,
-              excerpt: e.excerpt,
-            }));
-            await post(`/engagements/${ENGAGEMENT_AP}/findings`, body);
+            await post(`/engagements/${ENGAGEMENT_AP}/findings`, findingCopy(seeded[i % seeded.length]!, i + 1));
           }
           await call('list_findings', { engagement: ctx.engagement, limit: 50 });
         },

@@ -139,6 +139,22 @@ export function costOf(run: JobRun): JobCost {
 
 export type Call = (tool: string, args: Record<string, unknown>) => Promise<ToolAnswer>;
 
+/**
+ * The body that creates the `n`th copy of a demo finding (read in the detailed form), with its
+ * evidences: the demo engagement has 22 findings, and a page of 50 is measured.
+ */
+export function findingCopy(f: Record<string, unknown>, n: number): Record<string, unknown> {
+  const body: Record<string, unknown> = { type: f.type, statement: `${String(f.statement)} (${n})` };
+  for (const k of ['details', 'quantity', 'process_id', 'step_id', 'deliverable_category']) if (f[k] !== null && f[k] !== undefined) body[k] = f[k];
+  body.evidences = (f.evidences as Array<Record<string, unknown>>).map((e) => ({
+    source_type: e.source_type,
+    source_id: e.source_id,
+    locator: e.locator ?? null,
+    excerpt: e.excerpt,
+  }));
+  return body;
+}
+
 function items(a: ToolAnswer): Array<Record<string, unknown>> {
   return ((a.structuredContent?.items ?? []) as Array<Record<string, unknown>>).slice();
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costOf, type JobRun, runJobs, startRecordingProxy } from '../../../bench/jobs.js';
+import { costOf, findingCopy, type JobRun, runJobs, startRecordingProxy } from '../../../bench/jobs.js';
 import { DEFAULT_RESPONSE_BUDGET_TOKENS } from '../../../src/mcp/render/index.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
@@ -154,16 +154,7 @@ describe('a page of 50 findings of the demo engagement', () => {
       // The demo engagement has 22: add copies of them, with their evidences, through the API.
       const seeded = await findings();
       for (let i = 0; seeded.length + i < 50; i++) {
-        const f = seeded[i % seeded.length]!;
-        const body: Rec = { type: f.type, statement: `${String(f.statement)} (${i + 1})` };
-        for (const k of ['details', 'quantity', 'process_id', 'step_id', 'deliverable_category']) if (f[k] !== null && f[k] !== undefined) body[k] = f[k];
-        body.evidences = (f.evidences as Rec[]).map((e) => ({
-          source_type: e.source_type,
-          source_id: e.source_id,
-          locator: e.locator ?? null,
-          excerpt: e.excerpt,
-        }));
-        const created = await stack.call('create_finding', { engagement: ENGAGEMENT_AP, ...body });
+        const created = await stack.call('create_finding', { engagement: ENGAGEMENT_AP, ...findingCopy(seeded[i % seeded.length]!, i + 1) });
         expect(created.isError, textOf(created)).toBeFalsy();
       }
       const r = await stack.call('list_findings', { engagement: ENGAGEMENT_AP, limit: 50 });
