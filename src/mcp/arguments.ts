@@ -28,6 +28,7 @@
 // preview), and that nothing was sent.
 import type { z } from 'zod';
 import type { Operation } from '../operation.js';
+import { checksOf, defOf } from '../zod-defs.js';
 import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras, toolInput } from './extras.js';
 import { MAX_DEPTH, nestingDepth } from './json-depth.js';
 import { isPrototypeKey, sentKey } from './prototype-keys.js';
@@ -149,36 +150,6 @@ export function refusalResult(r: Refusal, code = 'invalid_arguments') {
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// The parts of zod 4's schema definitions this module reads
-
-interface CheckDef {
-  check: string;
-  format?: string;
-  pattern?: RegExp;
-  minimum?: number;
-  maximum?: number;
-  value?: number;
-  inclusive?: boolean;
-  length?: number;
-  error?: (issue?: unknown) => unknown;
-}
-interface Def {
-  type: string;
-  innerType?: z.ZodType;
-  shape?: Record<string, z.ZodType>;
-  element?: z.ZodType;
-  entries?: Record<string, string | number>;
-  values?: unknown[];
-  options?: z.ZodType[];
-  valueType?: z.ZodType;
-  in?: z.ZodType;
-  format?: string;
-  checks?: Array<{ _zod: { def: CheckDef } }>;
-}
-
-const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
-const checksOf = (s: z.ZodType): CheckDef[] => (defOf(s).checks ?? []).map((c) => c._zod.def);
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
 
 /** The schema under optional, nullable, default and the like (and a pipe's input). */

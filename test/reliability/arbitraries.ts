@@ -4,32 +4,7 @@
 import fc from 'fast-check';
 import type { z } from 'zod';
 import { type Operation, pathParams } from '../../src/operation.js';
-
-/** The parts of zod 4's internal definition this walker reads. */
-interface Def {
-  type: string;
-  innerType?: z.ZodType;
-  shape?: Record<string, z.ZodType>;
-  element?: z.ZodType;
-  entries?: Record<string, string | number>;
-  valueType?: z.ZodType;
-  format?: string;
-  /** Set on string formats (email, uuid...): the pattern the format checks. */
-  pattern?: RegExp;
-  checks?: { _zod: { def: CheckDef } }[];
-}
-interface CheckDef {
-  check: string;
-  format?: string;
-  pattern?: RegExp;
-  minimum?: number;
-  maximum?: number;
-  value?: number;
-  inclusive?: boolean;
-}
-
-const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
-const checksOf = (s: z.ZodType): CheckDef[] => (defOf(s).checks ?? []).map((c) => c._zod.def);
+import { checksOf, defOf } from '../../src/zod-defs.js';
 
 /** Optional, nullable and the base schema under both wrappers. */
 export function unwrap(s: z.ZodType): { base: z.ZodType; optional: boolean; nullable: boolean } {
