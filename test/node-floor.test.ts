@@ -1,41 +1,10 @@
 // The Node.js floor is 22.19 (undici 8 needs zlib.createZstdDecompress): on an older Node every
 // command stops before it loads anything that could fail later, with one line that names the floor,
 // instead of serving a few answers and dying with "Cannot read properties of undefined (reading 'bind')".
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { meetsNodeFloor, NODE_FLOOR, nodeFloorRefusal } from '../src/node-floor.js';
+import { runCli } from './helpers/cli.js';
 import { OLD_NODE_VERSION, oldNode } from './helpers/old-node.js';
-import { ROOT } from './helpers/spawn.js';
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI from source under `node`, stdin closed, with a clean environment. */
-function runOn(node: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(node, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')} did not end within 60 s\n${stdout}\n${stderr}`));
-    }, 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describe('the Node.js floor', () => {
   it('is 22.19.0, compared part by part', () => {
@@ -60,7 +29,7 @@ describe('the Node.js floor', () => {
     const node = oldNode();
     // Settings that would make a command do something real, were it to start: the refusal comes first.
     const env = { WORKSPACE_URL: 'http://127.0.0.1:9', WORKSPACE_TOKEN: 'pat_abcdefghijklmnop' };
-    const runs = await Promise.all(commands.map(async (args) => ({ args, ran: await runOn(node, args, env) })));
+    const runs = await Promise.all(commands.map(async (args) => ({ args, ran: await runCli(args, env, 60_000, node) })));
     for (const { args, ran } of runs) {
       const label = `workspace-consulting-mcp ${args.join(' ')}`;
       expect(ran.code, label).toBe(1);

@@ -21,9 +21,10 @@ export interface Ran {
   stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Ran> {
+/** The CLI from source with `args`, stdin closed; `node` is the Node.js binary to run it on (this one by default). */
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000, node = process.execPath): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    const child = spawn(node, ['--import', 'tsx', 'src/cli.ts', ...args], {
       cwd: ROOT,
       // LANG=C: English unless a test asks for another language.
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C', ...env },
