@@ -4,16 +4,14 @@
 // of a test file shares. The workspace is a sandbox the test starts (its request log shows what
 // reached the API). Each client records what the server sent it outside answers: progress, log lines,
 // list changes.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, type ClientOptions, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { JSONRPCMessage, LoggingMessageNotification, Tool } from '@modelcontextprotocol/server';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { ROOT } from './spawn.js';
 import { type HttpChild, spawnHttpServer } from './spawn-http.js';
 import { type Era, negotiation } from './stack.js';
+import type { ServerHome } from './stdio-server.js';
 
 export type { Era } from './stack.js';
 export type Wire = 'stdio' | 'http';
@@ -21,31 +19,7 @@ export type Wire = 'stdio' | 'http';
 export const ERAS: readonly Era[] = ['legacy', 'modern'];
 export const WIRES: readonly Wire[] = ['stdio', 'http'];
 
-/** The environment of a server on this sandbox: its token, a scratch HOME, and what the test adds. */
-export interface ServerHome {
-  env: Record<string, string>;
-  home: string;
-  cleanup(): Promise<void>;
-}
-
-export async function serverHome(sandbox: SandboxHandle, env: Record<string, string> = {}): Promise<ServerHome> {
-  const home = await mkdtemp(join(tmpdir(), 'wcm-eras-'));
-  return {
-    home,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      LANG: 'C',
-      WORKSPACE_URL: sandbox.url,
-      WORKSPACE_TOKEN: sandbox.tokens.write,
-      WORKSPACE_CONFIG_DIR: join(home, 'config'),
-      WORKSPACE_DOWNLOAD_DIR: join(home, 'downloads'),
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    cleanup: () => rm(home, { recursive: true, force: true }),
-  };
-}
+export { type ServerHome, serverHome } from './stdio-server.js';
 
 /** What a client received besides answers. */
 export interface Received {

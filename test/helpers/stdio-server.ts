@@ -16,15 +16,21 @@ export interface StdioServer {
   cleanup(): Promise<void>;
 }
 
-export async function stdioServer(sandbox: SandboxHandle, env: Record<string, string> = {}): Promise<StdioServer> {
-  const home = await mkdtemp(join(tmpdir(), 'wcm-clients-'));
+/** The environment of a server on this sandbox: its token, a scratch HOME, and what the test adds. */
+export interface ServerHome {
+  env: Record<string, string>;
+  home: string;
+  cleanup(): Promise<void>;
+}
+
+export async function serverHome(sandbox: SandboxHandle, env: Record<string, string> = {}): Promise<ServerHome> {
+  const home = await mkdtemp(join(tmpdir(), 'wcm-server-'));
   return {
-    command: process.execPath,
-    args: ['--import', 'tsx', join(ROOT, 'src/cli.ts')],
-    cwd: ROOT,
+    home,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: home,
+      LANG: 'C',
       WORKSPACE_URL: sandbox.url,
       WORKSPACE_TOKEN: sandbox.tokens.write,
       WORKSPACE_CONFIG_DIR: join(home, 'config'),
@@ -34,6 +40,11 @@ export async function stdioServer(sandbox: SandboxHandle, env: Record<string, st
     },
     cleanup: () => rm(home, { recursive: true, force: true }),
   };
+}
+
+export async function stdioServer(sandbox: SandboxHandle, env: Record<string, string> = {}): Promise<StdioServer> {
+  const server = await serverHome(sandbox, env);
+  return { command: process.execPath, args: ['--import', 'tsx', join(ROOT, 'src/cli.ts')], cwd: ROOT, env: server.env, cleanup: server.cleanup };
 }
 
 /** Requests that reached the workspace's API, the live description's own fetch aside. */
