@@ -8,7 +8,7 @@ import { html } from './html.js';
 import { docx, pptx } from './ooxml.js';
 import type { Page, Rendered } from './page.js';
 import { pdf } from './pdf.js';
-import { type Attribution, documentPage } from './render.js';
+import { type Attribution, COLLECTION_OF, documentPage } from './render.js';
 
 export const CONTENT_TYPES = {
   pdf: 'application/pdf',
@@ -187,14 +187,7 @@ function documentCsv(ws: WorkspaceState, eid: string, doc: Rec): Buffer {
       for (const row of opts.rows ?? []) rows.push([blockId, 'table_row', '', row.join(' | '), b.title ?? '']);
     } else if (b.type === 'item_list') {
       const type = String(b.item_type ?? 'finding');
-      const collection = {
-        finding: 'findings',
-        opportunity: 'opportunities',
-        process: 'processes',
-        process_step: 'process_steps',
-        contradiction: 'contradictions',
-        evidence: 'evidences',
-      }[type];
+      const collection = COLLECTION_OF[type];
       for (const id of (b.ids as string[] | undefined) ?? []) {
         const r = collection ? ws.c(collection).get(id) : undefined;
         if (r && (r.engagement_id === undefined || r.engagement_id === eid)) rows.push([blockId, type, id, label(r), b.title ?? '']);

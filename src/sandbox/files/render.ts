@@ -5,7 +5,8 @@ import { type Block, DOCUMENT_TITLES, type DocumentKind, label } from '../data/d
 import type { Rec, WorkspaceState } from '../types.js';
 import type { Page, Paragraph } from './page.js';
 
-const COLLECTION_OF: Record<string, string> = {
+/** The collection an item_list block's `item_type` names its records in (document pages and CSV exports alike). */
+export const COLLECTION_OF: Record<string, string> = {
   finding: 'findings',
   opportunity: 'opportunities',
   process: 'processes',
