@@ -396,7 +396,9 @@ describe('no token material in logs or unsealed in the store', () => {
       expect(stored.includes(secret), `stored: ${secret.slice(0, 7)}`).toBe(false);
       expect(logs.includes(secret), `logged: ${secret.slice(0, 7)}`).toBe(false);
     }
-    expect(stored).not.toMatch(/wco_|wcm_|pat_/);
+    // A token prefix starting a value, not inside a sealed blob: base64url ciphertext holds "wcm_" by
+    // chance about once in 500 runs (every exact token is looked for above).
+    expect(stored).not.toMatch(/(?<![\w-])(wco|wcm|pat)_/);
     expect(findTokenMaterial(logs, secrets)).toEqual([]);
   });
 });
