@@ -204,6 +204,8 @@ export interface JobsOptions {
   env?: Record<string, string>;
   /** The recording proxy's log: the requests of each job are the ones added while it runs. */
   log: RecordedRequest[];
+  /** The jobs to run (default: the three jobs above). */
+  jobs?: ReadonlyArray<{ job: string; run(call: Call, ctx: { engagement?: string }): Promise<void> }>;
   /** More calls on the same session after the jobs (measurements), each recorded like a job. */
   after?: ReadonlyArray<{ job: string; run(call: Call, ctx: { engagement?: string }): Promise<void> }>;
 }
@@ -230,15 +232,19 @@ export async function runJobs(o: JobsOptions): Promise<JobRun[]> {
   await client.connect(transport);
   try {
     // The first list waits for the live description: its request is the server's, not a job's.
-    await client.listTools();
+    // A tool the surface does not list is reached as an assistant reaches it: through call_operation.
+    const listed = new Set((await client.listTools()).tools.map((t) => t.name));
     const ctx: { engagement?: string } = {};
     const runs: JobRun[] = [];
-    for (const j of [...JOBS, ...(o.after ?? [])]) {
+    for (const j of [...(o.jobs ?? JOBS), ...(o.after ?? [])]) {
       const run: JobRun = { job: j.job, calls: [], requests: [], wallMs: 0 };
       const from = o.log.length;
       const started = performance.now();
       await j.run(async (tool, args) => {
-        const answer = (await client.callTool({ name: tool, arguments: args })) as ToolAnswer;
+        const direct = listed.has(tool);
+        const answer = (await client.callTool(
+          direct ? { name: tool, arguments: args } : { name: 'call_operation', arguments: { operation: tool, arguments: args } },
+        )) as ToolAnswer;
         if (answer.isError) throw new Error(`${j.job}: ${tool} failed: ${JSON.stringify(answer.content).slice(0, 500)}`);
         run.calls.push({ tool, arguments: args, answer });
         return answer;
