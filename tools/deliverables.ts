@@ -82,7 +82,7 @@ export const deliverables = area(
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/documents',
       paginated: true,
-      surface: 'draft',
+      // Not on the default surface: the kinds are an enum of every document tool; call_operation lists them.
     }),
     op({
       name: 'generate_all_documents',
@@ -137,7 +137,8 @@ export const deliverables = area(
         parameters: z.record(z.string(), z.unknown()).optional(),
         blocks: z.array(documentBlock).max(200).optional(),
       },
-      surface: 'draft',
+      // Not on the default surface: edit_document_blocks changes blocks without re-sending the document;
+      // included and parameters go through call_operation.
       linksTo: 'deliverable_document',
     }),
     op({
@@ -295,7 +296,7 @@ export const deliverables = area(
       path: '/engagements/{engagement}/exports/{export}',
       // Documented by the live description only; every export is followed through it.
       undocumented: true,
-      surface: 'draft',
+      // Not on the default surface: create_export follows the export to its file; a later check goes through call_operation.
     }),
     op({
       name: 'create_export',
@@ -329,7 +330,7 @@ export const deliverables = area(
       method: 'GET',
       path: '/engagements/{engagement}/exports/{export}/download',
       response: 'file',
-      surface: 'draft',
+      // Not on the default surface: create_export fetches the file once ready (and the export_file resource serves it).
       resource: {
         name: 'export_file',
         title: 'Export file',
