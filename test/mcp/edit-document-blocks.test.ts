@@ -280,6 +280,18 @@ describe('edit_document_blocks', () => {
     expect(sandbox.requests()).toHaveLength(0);
   });
 
+  it('refuses a field the spec does not list in a block the model writes, with no request', async () => {
+    sandbox.clearRequests();
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [{ op: 'insert', after: null, block: { type: 'paragraph', text: 'x', colour: 'red' } }],
+    });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain('edits.0.block: unknown field colour: remove it');
+    expect(sandbox.requests()).toHaveLength(0);
+  });
+
   it('reports a write whose answer was lost as outcome unknown, and does not send it again', async () => {
     const before = await read();
     sandbox.admin.fault({ count: 1, status: 502, after_handler: true, match: { method: 'PATCH', path: DOC_TEMPLATE } });
