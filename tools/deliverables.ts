@@ -301,7 +301,8 @@ export const deliverables = area(
     op({
       name: 'create_export',
       title: 'Create export',
-      description: 'Produce an export file in the background; document_* kinds export the document named by document_kind. Waits for it and returns the file; download_export fetches it later.',
+      description:
+        'Produce an export file in the background; document_* kinds export the document named by document_kind. Waits for it and returns the file; download_export fetches it later.',
       method: 'POST',
       path: '/engagements/{engagement}/exports',
       destructive: false,
