@@ -292,6 +292,20 @@ describe('edit_document_blocks', () => {
     expect(sandbox.requests()).toHaveLength(0);
   });
 
+  it('answers a 2026-07-28 client the same way, its result checked against the listed output schema', async () => {
+    const before = await read();
+    const modern = await stack.connect('modern');
+    const listed = (await modern.listTools()).tools.find((t) => t.name === 'edit_document_blocks');
+    expect(listed?.outputSchema).toBeDefined();
+    const r = await modern.callTool({
+      name: 'edit_document_blocks',
+      arguments: { engagement: ENGAGEMENT_AP, kind: KIND, edits: [{ op: 'move', id: before.blocks[0]?.id, after: before.blocks[1]?.id }] },
+    });
+    expect(r.isError, textOf(r as never)).toBeFalsy();
+    expect(editDocumentBlocksOutput.parse(r.structuredContent).changes).toEqual([{ op: 'move', id: before.blocks[0]?.id, at: 1 }]);
+    expect((await read()).blocks.map((b) => json(b))).toEqual([before.blocks[1], before.blocks[0], ...before.blocks.slice(2)].map((b) => json(b)));
+  });
+
   it('reports a write whose answer was lost as outcome unknown, and does not send it again', async () => {
     const before = await read();
     sandbox.admin.fault({ count: 1, status: 502, after_handler: true, match: { method: 'PATCH', path: DOC_TEMPLATE } });
