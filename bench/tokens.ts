@@ -12,7 +12,7 @@ import { assumedOperations } from '../src/sandbox/assumed.js';
 import { buildOpenApi } from '../src/sandbox/openapi.js';
 import { catalog } from '../tools/index.js';
 
-export const BUDGETS = { defaultTools: 25, defaultTokens: 6_000, allTokens: 17_000 } as const;
+export const BUDGETS = { defaultTools: 30, defaultTokens: 5_000, allTokens: 17_000 } as const;
 
 export interface ToolListCost {
   surface: string;

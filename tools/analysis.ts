@@ -75,7 +75,7 @@ export const analysis = area(
       path: '/engagements/{engagement}/analysis/runs/{run}',
       // Named by the spec (runs can be cancelled), documented by the live description.
       undocumented: true,
-      surface: 'review',
+      // Not on the default surface: start_analysis_run follows the run; a later check goes through call_operation.
     }),
     op({
       name: 'start_analysis_run',
@@ -217,7 +217,9 @@ export const analysis = area(
         statement: str(1000).min(1),
         evidences: z.array(evidenceInput).optional(),
       },
-      surface: 'review',
+      // Not on the default surface: the review job judges and rewords what the analysis proposes; a
+      // finding written by hand needs evidence source ids from transcripts, a several-step job for a
+      // script (run_write_script) or call_operation, and its schema is the dearest of the direct tools.
       linksTo: 'finding',
     }),
     op({

@@ -6,20 +6,14 @@ import { area, BLOCK_TYPES, CHARTS, DOCUMENT_KINDS, EXPORT_KINDS, GENERATION_MOD
 /** Most a block may list: refs, items and ids alike (the spec's limits table). */
 const PER_BLOCK = 50;
 
-/**
- * One block of a document. Only `type` is required: which other fields a type uses is not given by
- * the spec, so every field is allowed on every type and the API judges the combination.
- */
-export const block = z.strictObject({
+/** A block's fields as the spec lists them; `ref` is how one of its refs is checked. */
+const blockShape = (ref: z.ZodObject) => ({
   id: nstr(64).optional(),
   type: z.enum(BLOCK_TYPES),
   level: z.number().int().nullable().optional(),
   text: nstr(5000).optional(),
   title: nstr(200).optional(),
-  refs: z
-    .array(z.strictObject({ type: z.enum(REF_TYPES), id: str(64).min(1) }))
-    .max(PER_BLOCK)
-    .optional(),
+  refs: z.array(ref).max(PER_BLOCK).optional(),
   data_ref: nstr(64).optional(),
   items: z.array(z.string()).max(PER_BLOCK).optional(),
   item_type: z.enum(REF_TYPES).optional(),
@@ -34,6 +28,48 @@ export const block = z.strictObject({
   tone: z.enum(['info', 'caution']).optional(),
 });
 
+const refShape = { type: z.enum(REF_TYPES), id: str(64).min(1) };
+
+/**
+ * One block as a model writes it. Only `type` is required: which other fields a type uses is not
+ * given by the spec, so every field is allowed on every type and the API judges the combination.
+ * Strict: a field the spec does not list is refused by name (a typo, not data).
+ */
+export const block = z.strictObject(blockShape(z.strictObject(refShape)));
+
+/** A block as a document holds it: the spec's fields checked, any others allowed. */
+const heldBlock = z.looseObject(blockShape(z.looseObject(refShape)));
+const heldFields = heldBlock.shape as Record<string, z.ZodType>;
+
+/**
+ * A block of a whole-document update. The API may answer blocks with fields the spec does not list,
+ * and a document read and sent back must stay that document: so the spec's fields are validated,
+ * others allowed, and the block is sent exactly as given, key order included (a parsed copy would
+ * put the fields in the schema's order: the same JSON meaning, not the same bytes). The one change
+ * is the arguments rule, null meaning absent: a null where the spec allows none is left out. Shown
+ * to the model as `block`, what it should write.
+ */
+export const documentBlock = z
+  .unknown()
+  .transform((given, ctx) => {
+    let sent = given;
+    if (given !== null && typeof given === 'object' && !Array.isArray(given)) {
+      const kept: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(given)) {
+        if (v === null && heldFields[k] && !heldFields[k].safeParse(null).success) continue;
+        kept[k] = v;
+      }
+      sent = kept;
+    }
+    const checked = heldBlock.safeParse(sent);
+    if (!checked.success) {
+      for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message, input: given });
+      return z.NEVER;
+    }
+    return sent as z.infer<typeof heldBlock>;
+  })
+  .meta(z.toJSONSchema(block, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
+
 const documentKind = { kind: z.enum(DOCUMENT_KINDS) };
 
 export const deliverables = area(
@@ -46,7 +82,7 @@ export const deliverables = area(
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/documents',
       paginated: true,
-      surface: 'draft',
+      // Not on the default surface: the kinds are an enum of every document tool; call_operation lists them.
     }),
     op({
       name: 'generate_all_documents',
@@ -99,9 +135,10 @@ export const deliverables = area(
         updated_at: str(64).min(1),
         included: z.boolean().optional(),
         parameters: z.record(z.string(), z.unknown()).optional(),
-        blocks: z.array(block).max(200).optional(),
+        blocks: z.array(documentBlock).max(200).optional(),
       },
-      surface: 'draft',
+      // Not on the default surface: edit_document_blocks changes blocks without re-sending the document;
+      // included and parameters go through call_operation.
       linksTo: 'deliverable_document',
     }),
     op({
@@ -259,12 +296,13 @@ export const deliverables = area(
       path: '/engagements/{engagement}/exports/{export}',
       // Documented by the live description only; every export is followed through it.
       undocumented: true,
-      surface: 'draft',
+      // Not on the default surface: create_export follows the export to its file; a later check goes through call_operation.
     }),
     op({
       name: 'create_export',
       title: 'Create export',
-      description: 'Produce an export file in the background; document_* kinds export the document named by document_kind. Fetch it with download_export.',
+      description:
+        'Produce an export file in the background; document_* kinds export the document named by document_kind. Waits for it and returns the file; download_export fetches it later.',
       method: 'POST',
       path: '/engagements/{engagement}/exports',
       destructive: false,
@@ -293,7 +331,7 @@ export const deliverables = area(
       method: 'GET',
       path: '/engagements/{engagement}/exports/{export}/download',
       response: 'file',
-      surface: 'draft',
+      // Not on the default surface: create_export fetches the file once ready (and the export_file resource serves it).
       resource: {
         name: 'export_file',
         title: 'Export file',

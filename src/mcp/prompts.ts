@@ -51,10 +51,10 @@ export const PROMPTS: readonly PromptSpec[] = [
     render: ({ engagement = '', kind = '' }) =>
       [
         `Draft or refresh the ${kind} document of engagement ${engagement}.`,
-        `1. Call document_context with engagement ${engagement} and kind ${kind}: it returns the document (blocks and updated_at), the validated findings to cite and the open contradictions.`,
+        `1. Call document_context with engagement ${engagement} and kind ${kind}: it returns the document (its blocks with their ids), the validated findings to cite and the open contradictions.`,
         '2. If the document is empty or stale, generate_deliverable_document with mode keep_edits gives a first version from the analysis; read it again afterwards.',
         '3. Write or rewrite the blocks: short headings, paragraphs that say what the evidence shows, refs to the findings they rest on (type finding, id). Cite only validated findings; mention open contradictions as open.',
-        '4. Save with update_deliverable_document, echoing updated_at; if it is refused as stale, read the document again and merge.',
+        '4. Save with edit_document_blocks: insert, replace, delete or move blocks by id; the blocks you do not name stay as they are. If it answers that someone else changed the blocks you named, read the document again and redo those edits.',
         '5. Tell me what changed. Do not publish: publishing is my decision.',
       ].join('\n'),
   },

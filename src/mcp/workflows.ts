@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { DOCUMENT_KINDS, id, REVIEW_STATUSES } from '../../tools/shared.js';
 import { WorkspaceApiError } from '../api/errors.js';
 import { refusal, refusalResult } from './arguments.js';
+import { editDocumentBlocks } from './edit-document-blocks.js';
+import { allPages } from './pages.js';
 import type { Pipeline } from './pipeline.js';
 import { renderWorkflow, toolError } from './render/index.js';
 import { resourceUri } from './resources.js';
@@ -24,20 +26,6 @@ type Json = Record<string, unknown>;
 function errorText(err: unknown): string {
   if (err instanceof WorkspaceApiError) return `HTTP ${err.status} ${err.code}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Every page of a list, up to `maxPages` of 200: enough for counts without an unbounded walk. */
-async function allPages(p: Pipeline, name: string, args: Json, signal: AbortSignal, maxPages = 5): Promise<{ items: Json[]; complete: boolean }> {
-  const items: Json[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < maxPages; page++) {
-    const r = await p.invoke(name, { ...args, limit: 200, ...(cursor ? { cursor } : {}) }, { signal });
-    if (Array.isArray(r.data)) items.push(...(r.data as Json[]));
-    const next = r.meta?.next_cursor;
-    if (typeof next !== 'string' || !next) return { items, complete: true };
-    cursor = next;
-  }
-  return { items, complete: false };
 }
 
 function countBy(items: Json[], key: string): Record<string, number> {
@@ -212,7 +200,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
     definition: {
       name: 'document_context',
       description:
-        'What drafting one deliverable document needs, in one call: the document (blocks and updated_at to echo on update), the validated findings to cite (id, type, statement), open contradictions and the draft stage.',
+        'What drafting one deliverable document needs, in one call: the document (its blocks, with the ids edit_document_blocks takes), the validated findings to cite (id, type, statement), open contradictions and the draft stage.',
       inputSchema: shownSchema(contextInput),
       annotations: annotations({ readOnlyHint: true }),
     },
@@ -242,7 +230,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         open_contradictions: contradictions,
         draft: 'error' in d ? d : { stage: d.stage, attribution: d.attribution, include_proposed: d.include_proposed },
       };
-      // The document's updated_at is what update_deliverable_document echoes: kept in the concise form.
+      // The document's updated_at is what a whole-document update echoes: kept in the concise form.
       return renderWorkflow(value, deps.budget, {
         keep: ['document.updated_at'],
         how: 'call the operation behind the section (get_deliverable_document, list_contradictions)',
@@ -251,5 +239,5 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
     },
   };
 
-  return [overview, review, context];
+  return [overview, review, context, editDocumentBlocks(deps)];
 }

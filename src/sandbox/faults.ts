@@ -21,6 +21,12 @@ export interface FaultSpec {
   retry_after?: number;
   /** Run the handler first (the write happens), then fail the answer. */
   after_handler?: boolean;
+  /**
+   * In process only (a function cannot cross the admin API): awaited when the request is taken,
+   * before its handler, so a test can land another writer's change between a client's read and its
+   * write at exactly that point, with no timing involved.
+   */
+  before?: () => void | Promise<void>;
   match?: FaultMatch;
 }
 
@@ -44,8 +50,9 @@ export function checkFaultSpec(x: unknown): FaultSpec {
   if (o.status !== undefined && !int(o.status, 400, 599)) throw new TypeError('status must be an HTTP error status (400-599)');
   if (o.delay_ms !== undefined && !int(o.delay_ms, 0, 600_000)) throw new TypeError('delay_ms must be 0..600000');
   if (o.retry_after !== undefined && !(typeof o.retry_after === 'number' && o.retry_after >= 0)) throw new TypeError('retry_after must be >= 0');
-  if (o.status === undefined && !o.reset && !o.broken_body && o.delay_ms === undefined) {
-    throw new TypeError('give at least one of status, reset, broken_body or delay_ms');
+  if (o.before !== undefined && typeof o.before !== 'function') throw new TypeError('before must be a function (in process only)');
+  if (o.status === undefined && !o.reset && !o.broken_body && o.delay_ms === undefined && o.before === undefined) {
+    throw new TypeError('give at least one of status, reset, broken_body, delay_ms or before');
   }
   const m = (o.match ?? {}) as Record<string, unknown>;
   for (const k of ['method', 'path', 'workspace']) {

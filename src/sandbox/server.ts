@@ -278,6 +278,7 @@ export class Pipeline {
     }
 
     const fault = this.faults.take({ method, template: route.template, rawPath, workspace: ws.slug });
+    if (fault?.before) await fault.before();
     if (fault?.delay_ms) await this.sleep(fault.delay_ms);
     if (fault && !fault.after_handler && (fault.status !== undefined || fault.reset || fault.broken_body)) {
       this.applyFault(res, fault, undefined, x);

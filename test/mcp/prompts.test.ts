@@ -48,7 +48,7 @@ describe('prompts', () => {
   it('draft_deliverable_document names the document kind and stops short of publishing', async () => {
     const text = textOfPrompt(await stack.client.getPrompt({ name: 'draft_deliverable_document', arguments: { engagement: ENGAGEMENT_AP, kind: 'roadmap' } }));
     expect(text).toMatch(/roadmap document/);
-    expect(text).toMatch(/document_context[\s\S]*update_deliverable_document/);
+    expect(text).toMatch(/document_context[\s\S]*edit_document_blocks/);
     expect(text).toMatch(/Do not publish/);
   });
 

@@ -92,6 +92,33 @@ describe('fault injection', () => {
     expect(list.json.data.map((c: { name: string }) => c.name)).toContain('Scierie Vasseur');
   });
 
+  it('awaits a before hook (in process) when the request is taken, so another request lands ahead of its handler', async () => {
+    sb = await startSandbox({ port: 0, rateLimit: false });
+    const handle = sb;
+    const order: string[] = [];
+    sb.admin.fault({
+      count: 1,
+      match: { method: 'POST', path: '/client-companies' },
+      before: async () => {
+        order.push('hook');
+        const other = await call(handle, 'POST', '/client-companies', { body: { name: 'Autre rédacteur' } });
+        order.push(`other ${other.status}`);
+      },
+    });
+    const r = await call(sb, 'POST', '/client-companies', { body: { name: 'Premier' } });
+    expect(r.status).toBe(201);
+    expect(order).toEqual(['hook', 'other 201']);
+    // The hook's request was handled first, then the request that met the hook.
+    expect(
+      sb
+        .requests()
+        .filter((e) => e.template === '/client-companies')
+        .map((e) => (e.body as { name: string }).name),
+    ).toEqual(['Autre rédacteur', 'Premier']);
+    // Over the admin API a function cannot be given.
+    expect(() => handle.admin.fault({ count: 1, before: 'x' as unknown as () => void })).toThrow(/before must be a function/);
+  });
+
   it('resets the connection without an answer', async () => {
     sb = await startSandbox({ port: 0, rateLimit: false });
     sb.admin.fault({ count: 1, reset: true });

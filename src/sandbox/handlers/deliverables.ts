@@ -28,6 +28,7 @@ import {
   validationFailed,
   type WorkspaceState,
 } from '../types.js';
+import { fieldError } from '../validate.js';
 
 const GENERATION_MS = 20_000;
 const GENERATE_ALL_MS = 45_000;
@@ -176,15 +177,13 @@ export const deliverablesHandlers: HandlerTable = {
       parameters?: Record<string, unknown>;
       blocks?: Block[];
     };
+    // The spec names no status for a stale concurrency token, and lists 422 validation.failed as the
+    // answer to invalid data: a stale updated_at is invalid data on that field (not a 409 of our own).
     if (updated_at !== doc.updated_at) {
-      throw conflict(
-        'document.stale',
-        {
-          en: 'The document was changed since you read it: read it again, then apply your change to the current version.',
-          fr: 'Le document a été modifié depuis votre lecture : relisez-le, puis appliquez votre modification à la version actuelle.',
-        },
-        { current_updated_at: doc.updated_at },
-      );
+      throw fieldError('updated_at', ctx.locale, {
+        en: 'The document was changed since you read it: read it again, then apply your change to the current version.',
+        fr: 'Le document a été modifié depuis votre lecture : relisez-le, puis appliquez votre modification à la version actuelle.',
+      });
     }
     if (included !== undefined) doc.included = included;
     if (parameters !== undefined) doc.parameters = parameters;

@@ -30,15 +30,15 @@ describe('deliverable documents', () => {
     expect(quote.evidence_id).toMatch(/^[0-9A-Z]{26}$/);
   });
 
-  it('refuses a stale updated_at with 409 document.stale and changes nothing', async () => {
+  it('refuses a stale updated_at as the spec answers invalid data (422 validation.failed on updated_at) and changes nothing', async () => {
     const before = (await api(sb, 'GET', `${E}/deliverable/documents/pain_map`)).json.data;
     const stale = new Date(Date.parse(before.updated_at) - 60_000).toISOString();
     const r = await api(sb, 'PATCH', `${E}/deliverable/documents/pain_map`, {
       body: { updated_at: stale, included: false, blocks: [{ type: 'paragraph', text: 'écrasé' }] },
     });
-    expect(r.status).toBe(409);
-    expect(r.json.code).toBe('document.stale');
-    expect(r.json.details.current_updated_at).toBe(before.updated_at);
+    expect(r.status).toBe(422);
+    expect(r.json.code).toBe('validation.failed');
+    expect(Object.keys(r.json.details.fields)).toEqual(['updated_at']);
     const after = (await api(sb, 'GET', `${E}/deliverable/documents/pain_map`)).json.data;
     expect(after.blocks).toEqual(before.blocks);
     expect(after.included).toBe(true);
@@ -61,7 +61,23 @@ describe('deliverable documents', () => {
     expect(doc.blocks.at(-1)).toMatchObject({ id: 'user-note', text: 'Deuxième note' });
     // The first token is spent: reusing it is refused.
     const reuse = await api(sb, 'PATCH', `${E}/deliverable/documents/methodology`, { body: { updated_at: stamps[1], included: false } });
-    expect(reuse.status).toBe(409);
+    expect(reuse.status).toBe(422);
+  });
+
+  it('stores each block exactly as sent: fields beyond the spec kept, key order kept, a round trip reads back byte for byte', async () => {
+    const before = (await api(sb, 'GET', `${E}/deliverable/documents/coverage`)).json.data;
+    const odd = { text: 'Note', type: 'paragraph', x_origin: { by: 'import', n: 2 }, id: 'user-odd' };
+    const sent = [...before.blocks, odd];
+    const r = await api(sb, 'PATCH', `${E}/deliverable/documents/coverage`, { body: { updated_at: before.updated_at, blocks: sent } });
+    expect(r.status).toBe(200);
+    const after = (await api(sb, 'GET', `${E}/deliverable/documents/coverage`)).json.data;
+    expect(JSON.stringify(after.blocks)).toBe(JSON.stringify(sent));
+    // The spec's fields are still validated.
+    const bad = await api(sb, 'PATCH', `${E}/deliverable/documents/coverage`, {
+      body: { updated_at: after.updated_at, blocks: [{ type: 'poem', text: 'x' }] },
+    });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.json.details.fields)).toEqual(['blocks.0.type']);
   });
 
   it('refuses an unknown document kind and an unknown engagement', async () => {
