@@ -248,6 +248,15 @@ export async function toMultipart(
   return { fields, files };
 }
 
+/**
+ * Bytes of a JSON-RPC request carrying a file of `maxKib` as base64 (4 characters per 3 bytes) with
+ * room for the rest of the message: on a shared server content is the way files arrive, so a request
+ * must be able to hold the largest file the API takes.
+ */
+export function messageBytesForUpload(maxKib: number): number {
+  return Math.ceil((maxKib * 1024) / 3) * 4 + 64 * 1024;
+}
+
 /** What an upload's `file` accepts on a shared (remote) server, in words for the model. */
 export function remoteUploadWords(maxKib: number, dirs: readonly string[]): string {
   const content = `the file's content: base64 (its bytes; or text for a text file) with filename and content_type, at most ${maxKib} KiB`;

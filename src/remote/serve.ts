@@ -12,7 +12,7 @@ import { ApiClient } from '../api/client.js';
 import { WorkspaceApiError } from '../api/errors.js';
 import { limiterFor } from '../api/limiter.js';
 import { type Config, isLoopbackHost } from '../config.js';
-import { boundConnections, guardedBody, sendError } from '../http.js';
+import { boundConnections, guardedBody, MAX_BODY_BYTES, sendError } from '../http.js';
 import type { Logger } from '../log.js';
 import { FileLinks } from '../mcp/file-links.js';
 import { createMcpHttp } from '../mcp/http-serving.js';
@@ -20,6 +20,7 @@ import { OperationSet } from '../mcp/operations.js';
 import type { RequestLogRouter } from '../mcp/request-log.js';
 import { createServerFactory } from '../mcp/server.js';
 import { Session } from '../mcp/session.js';
+import { messageBytesForUpload } from '../mcp/uploads.js';
 import type { Store } from '../store/open.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { serveFileLink } from './file-link-serving.js';
@@ -142,6 +143,8 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     return session;
   }
 
+  // Members send files as content (the replica's disk is not theirs): a request holds the largest upload.
+  const bodyMax = Math.max(MAX_BODY_BYTES, ...catalog.map((op) => (op.upload ? messageBytesForUpload(op.upload.maxKib) : 0)));
   const factory = createServerFactory({ config, logger, logs, sessionFor });
   const mcp = createMcpHttp({ factory, logger, store, ...(config.stateKey ? { sessionKey: config.stateKey } : {}) });
   operations.onChanged(() => mcp.toolsChanged());
@@ -179,7 +182,7 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     mcp: async (req, res, principal) => {
       let body: unknown;
       if (req.method === 'POST') {
-        body = await guardedBody(req, res);
+        body = await guardedBody(req, res, bodyMax);
         if (body === undefined) return;
       }
       await mcp.handle(req, res, body, authInfoFor(principal));
