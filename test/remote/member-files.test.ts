@@ -125,26 +125,24 @@ async function nothingOnDisk(results: Result[], quoted = false) {
 
 describe('serve --remote reads no file of the replica for a member', () => {
   it('a 2025 client whose roots are file:/// cannot upload the canary, directly or through call_operation, on either replica', async () => {
-    const { sandbox, lb, mcpUrl } = await deployment();
+    const { sandbox, lb, replicas, mcpUrl } = await deployment();
     const roots = { asked: 0 };
     const claire = await member(mcpUrl, CLAIRE, 'legacy', roots);
-    // What the model sees: content in the call, no path on a server that opened no folder.
-    const described = await claire.call('describe_operation', { operation: 'upload_artifact' });
-    const schema = (described.structuredContent as Json).input_schema as { properties: { file: { properties: Json; description: string } } };
-    expect(Object.keys(schema.properties.file.properties)).not.toContain('path');
-    expect(schema.properties.file.description).toMatch(/base64.*at most 25600 KiB/);
-
     sandbox.clearRequests();
     const mark = lb.served.length;
     const results: Result[] = [];
-    for (const path of [canary, join(localUploads, 'local.txt')]) {
-      for (let i = 0; i < 2; i++) {
+    // First on one replica alone (where a server asking the client for its roots gets the answer back,
+    // as the tester's did), then round-robin over both.
+    lb.targets.splice(1);
+    for (const phase of [1, 2]) {
+      if (phase === 2) lb.targets.push((replicas[1] as ServeRemote).origin);
+      for (const path of [canary, join(localUploads, 'local.txt')]) {
         results.push(await claire.call('upload_artifact', { engagement: ENGAGEMENT_AP, file: { path } }));
         results.push(await claire.call('call_operation', { operation: 'upload_artifact', arguments: { engagement: ENGAGEMENT_AP, file: { path } } }));
       }
     }
     for (const r of results) {
-      expect(r.isError).toBe(true);
+      expect(r.isError, textOf(r)).toBe(true);
       // The refusal names the field, what was given and what to send instead.
       expect(textOf(r)).toMatch(/file\.path/);
       expect(textOf(r)).toMatch(/file\.base64/);
@@ -154,6 +152,11 @@ describe('serve --remote reads no file of the replica for a member', () => {
     expect(posts(sandbox)).toEqual([]);
     expect(roots.asked).toBe(0);
     expect(new Set(lb.served.slice(mark).map((s) => s.target))).toEqual(new Set(lb.targets));
+    // What the model sees: content in the call, no path on a server that opened no folder.
+    const described = await claire.call('describe_operation', { operation: 'upload_artifact' });
+    const schema = (described.structuredContent as Json).input_schema as { properties: { file: { properties: Json; description: string } } };
+    expect(Object.keys(schema.properties.file.properties)).not.toContain('path');
+    expect(schema.properties.file.description).toMatch(/base64.*at most 25600 KiB/);
     await nothingOnDisk(results, true);
   }, 120_000);
 
