@@ -61,8 +61,14 @@ describe('upload paths outside the folders', () => {
     const root = await mkdtemp(join(tmpdir(), 'wcm-up-'));
     const outside = await mkdtemp(join(tmpdir(), 'wcm-out-'));
     await writeFile(join(outside, 'secret.txt'), 'no');
-    const existing = await checkUploadPath(join(outside, 'secret.txt'), [root], 1024).catch((e: Error) => e.message);
-    const absent = await checkUploadPath(join(outside, 'absent.txt'), [root], 1024).catch((e: Error) => e.message);
+    const existing = await checkUploadPath(join(outside, 'secret.txt'), [root], 1024).then(
+      () => 'accepted',
+      (e: Error) => e.message,
+    );
+    const absent = await checkUploadPath(join(outside, 'absent.txt'), [root], 1024).then(
+      () => 'accepted',
+      (e: Error) => e.message,
+    );
     expect(existing).toMatch(/outside the folders/);
     expect(absent).toBe(existing.replace('secret.txt', 'absent.txt'));
   });
@@ -92,8 +98,14 @@ describe('upload paths on a shared (remote) server', () => {
     await writeFile(join(elsewhere, 'secret.txt'), 'no');
     const folders = { dirs: [open], remote: true };
     await expect(checkUploadPath(join(open, 'ok.txt'), folders, 1024)).resolves.toMatchObject({ size: 5 });
-    const existing = await checkUploadPath(join(elsewhere, 'secret.txt'), folders, 1024).catch((e: Error) => e.message);
-    const absent = await checkUploadPath(join(elsewhere, 'absent.txt'), folders, 1024).catch((e: Error) => e.message);
+    const existing = await checkUploadPath(join(elsewhere, 'secret.txt'), folders, 1024).then(
+      () => 'accepted',
+      (e: Error) => e.message,
+    );
+    const absent = await checkUploadPath(join(elsewhere, 'absent.txt'), folders, 1024).then(
+      () => 'accepted',
+      (e: Error) => e.message,
+    );
     expect(existing).toMatch(/is outside the folders this server may read.*file\.base64/);
     expect(absent).toBe(existing.replace('secret.txt', 'absent.txt'));
   });
@@ -111,7 +123,7 @@ describe('upload tools on a shared (remote) server', () => {
     session.close();
     return session.tools().find((t) => t.name === 'upload_artifact') as Tool;
   };
-  const fileOf = (t: Tool) => (t.inputSchema.properties as Record<string, { properties: Record<string, unknown>; description: string }>).file;
+  const fileOf = (t: Tool) => (t.inputSchema.properties as Record<string, { properties: Record<string, unknown>; description: string }>).file!;
 
   it('take content only, and say so, when no folder is opened', () => {
     const t = uploadTool({});
