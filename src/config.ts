@@ -114,7 +114,11 @@ export const SETTINGS = [
   { env: 'WORKSPACE_TIMEOUT_MS', flag: '--timeout-ms', help: 'Per-request timeout in milliseconds. Default 30000.' },
   { env: 'WORKSPACE_RATE_LIMIT', flag: '--rate-limit', help: 'Client-side budget as REQUESTS/SECONDS. Default 120/60 (the API limit).' },
   { env: 'WORKSPACE_MAX_RETRY_AFTER', flag: '--max-retry-after', help: 'Longest Retry-After (seconds) waited before giving up. Default 120.' },
-  { env: 'WORKSPACE_DOWNLOAD_DIR', flag: '--download-dir', help: 'Folder for downloaded files. Default ~/Downloads/workspace-consulting.' },
+  {
+    env: 'WORKSPACE_DOWNLOAD_DIR',
+    flag: '--download-dir',
+    help: 'Folder for downloaded files. Default ~/Downloads/workspace-consulting. Not used with --remote, which writes nothing to disk.',
+  },
   {
     env: 'WORKSPACE_RESPONSE_BUDGET',
     flag: '--response-budget',
@@ -133,7 +137,7 @@ export const SETTINGS = [
   {
     env: 'WORKSPACE_UPLOAD_DIRS',
     flag: '--upload-dirs',
-    help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots.",
+    help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots. Not read with --remote (see WORKSPACE_REMOTE_UPLOAD_DIRS).",
   },
   {
     env: 'WORKSPACE_HTTP',
