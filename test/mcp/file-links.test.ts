@@ -2,10 +2,22 @@
 // them (src/mcp/render/member-file.ts): a link opens for its member only, until its time is up, and
 // the store holds nothing that opens it; a file answer is embedded when small, linked when large, and
 // a large one is not read whole to find that out.
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { RateLimiter } from '../../src/api/limiter.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
 import { FileLinks } from '../../src/mcp/file-links.js';
+import { OperationSet } from '../../src/mcp/operations.js';
+import { Pipeline } from '../../src/mcp/pipeline.js';
+import { ToolRegistry } from '../../src/mcp/registry.js';
 import { EMBED_MAX_BYTES, renderMemberFile } from '../../src/mcp/render/member-file.js';
+import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { catalog } from '../../tools/index.js';
 import { RecordingStore } from '../remote/helpers.js';
@@ -103,4 +115,51 @@ describe('file answers on a shared server', () => {
     expect(shown).toMatch(/the rest is in the file at the link/);
     expect(shown.length).toBeLessThan(text.length);
   });
+});
+
+describe('the pipeline on a shared server', () => {
+  it('answers an export followed to its file and a recording without writing anything, the recording as a link for its member', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'wcm-remote-pipeline-'));
+    await writeFile(join(scratch, 'blocker'), 'a file, not a folder');
+    const sandbox = await startSandbox({ port: 0, rateLimit: false, timeScale: 0.01, logger: () => {} });
+    const { logger } = createLogger('silent');
+    const client = new ApiClient({ baseUrl: sandbox.api, token: () => sandbox.tokens.write, limiter: new RateLimiter(), logger });
+    try {
+      const config = loadConfig(
+        {
+          WORKSPACE_URL: sandbox.url,
+          WORKSPACE_DOWNLOAD_DIR: join(scratch, 'blocker', 'downloads'),
+          WORKSPACE_JOB_WAIT_SECONDS: '20',
+          WORKSPACE_TOOLSETS: 'all',
+        },
+        ['--remote'],
+      );
+      const store = new MemoryStore();
+      const links = new FileLinks({ store, base: BASE, ttlSeconds: 600 });
+      const registry = new ToolRegistry(new OperationSet({ catalog, logger, live: false }), { toolsets: 'all', readOnly: false });
+      const pipeline = new Pipeline({ config, client, logger, registry, files: links.forMember('member:A') });
+      const ctx = { signal: new AbortController().signal };
+
+      const exported = await pipeline.call('create_export', { engagement: ENGAGEMENT_AP, kind: 'findings_csv' }, ctx);
+      expect(exported.isError, JSON.stringify(exported.content)).toBeFalsy();
+      expect((exported.structuredContent as Record<string, unknown>).file).toMatchObject({ content_type: expect.stringMatching(/csv/) });
+
+      const session = (await client.request({ method: 'GET', path: '/sessions/{session}', pathParams: { session: SESSION_AP_CLERK } })).data as {
+        recording_ids: string[];
+      };
+      const recording = await pipeline.call('get_session_recording', { session: SESSION_AP_CLERK, recording: session.recording_ids[0] }, ctx);
+      expect(recording.isError, JSON.stringify(recording.content)).toBeFalsy();
+      const url = (recording.structuredContent as { file: { url: string } }).file.url;
+      expect(await links.open(url.slice(BASE.length), 'member:A')).toMatchObject({ op: 'get_session_recording', args: { session: SESSION_AP_CLERK } });
+      expect(await links.open(url.slice(BASE.length), 'member:B')).toBeUndefined();
+
+      const all = JSON.stringify([exported, recording]);
+      expect(all).not.toContain('file://');
+      expect(all).not.toContain(scratch);
+      expect(await readdir(scratch)).toEqual(['blocker']);
+    } finally {
+      await client.close();
+      await sandbox.close();
+    }
+  }, 60_000);
 });
