@@ -3,8 +3,8 @@
 // (fs.openAsBlob) rather than read into memory. In remote mode the server's disk is not the
 // member's: client roots are never asked, only the folders the operator opened
 // (WORKSPACE_REMOTE_UPLOAD_DIRS, none by default) may be named, and a path outside them is refused
-// before the disk is touched, so a member cannot even learn which files exist. The content is checked against the type it claims
-// (a "PDF" must start like one), and an external source against the workspace's own format schema,
+// before the disk is touched, so a member cannot even learn which files exist. The content is
+// checked against the type it claims (a "PDF" must start like one), and an external source against the workspace's own format schema,
 // so a file the workspace would refuse is refused here, naming every mismatch, with nothing sent.
 import { openAsBlob } from 'node:fs';
 import { open, readFile, realpath, stat } from 'node:fs/promises';
@@ -174,11 +174,14 @@ export async function checkUploadPath(path: string, allowed: readonly string[] |
       // a declared root that does not exist allows nothing
     }
   }
+  const instead = folders.remote
+    ? `use a file in one of them or ${sendContentInstead(maxBytes)}`
+    : 'copy the file into one of them or pass its content as text or base64';
   const outside = () =>
     new InvalidArgumentError(
       'file.path',
       roots.length
-        ? `${path} is outside the folders this server may read (${roots.join(', ')}); ${folders.remote ? 'use a file in one of them or ' : 'copy the file into one of them or '}${folders.remote ? sendContentInstead(maxBytes) : 'pass its content as text or base64'}`
+        ? `${path} is outside the folders this server may read (${roots.join(', ')}); ${instead}`
         : folders.remote
           ? `got the path ${shown}, but none of the folders this server may read exists; ${sendContentInstead(maxBytes)}`
           : 'no folder is open to uploads: WORKSPACE_UPLOAD_DIRS is unset and the client offers no roots (only 2025-11-25 clients can); set WORKSPACE_UPLOAD_DIRS to the folders files may be uploaded from, or pass the content as text or base64 instead',
