@@ -36,7 +36,9 @@ export interface Config {
   timeoutMs: number;
   rateLimit: { limit: number; windowMs: number };
   maxRetryAfterSeconds: number;
+  /** Where downloads are saved: stdio and --http only (the remote mode writes nothing to disk). */
   downloadDir: string;
+  /** Folders uploads may read by path: WORKSPACE_UPLOAD_DIRS, or in remote mode WORKSPACE_REMOTE_UPLOAD_DIRS. */
   uploadDirs: string[];
   /** Tokens (an o200k estimate) of text one tool result may carry before it is cut at a record boundary. */
   responseBudget: number;
@@ -77,6 +79,8 @@ export interface RemoteConfig {
   publicUrl?: string;
   /** WORKSPACE_ALLOW_PERSONAL_TOKENS: accept a member's personal token in a header (unattended agents). */
   allowPersonalTokens: boolean;
+  /** WORKSPACE_DOWNLOAD_LINK_SECONDS: lifetime of a member's link to a file too large to embed. */
+  downloadLinkSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -110,7 +114,11 @@ export const SETTINGS = [
   { env: 'WORKSPACE_TIMEOUT_MS', flag: '--timeout-ms', help: 'Per-request timeout in milliseconds. Default 30000.' },
   { env: 'WORKSPACE_RATE_LIMIT', flag: '--rate-limit', help: 'Client-side budget as REQUESTS/SECONDS. Default 120/60 (the API limit).' },
   { env: 'WORKSPACE_MAX_RETRY_AFTER', flag: '--max-retry-after', help: 'Longest Retry-After (seconds) waited before giving up. Default 120.' },
-  { env: 'WORKSPACE_DOWNLOAD_DIR', flag: '--download-dir', help: 'Folder for downloaded files. Default ~/Downloads/workspace-consulting.' },
+  {
+    env: 'WORKSPACE_DOWNLOAD_DIR',
+    flag: '--download-dir',
+    help: 'Folder for downloaded files. Default ~/Downloads/workspace-consulting. Not used with --remote, which writes nothing to disk.',
+  },
   {
     env: 'WORKSPACE_RESPONSE_BUDGET',
     flag: '--response-budget',
@@ -129,7 +137,7 @@ export const SETTINGS = [
   {
     env: 'WORKSPACE_UPLOAD_DIRS',
     flag: '--upload-dirs',
-    help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots.",
+    help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots. Not read with --remote (see WORKSPACE_REMOTE_UPLOAD_DIRS).",
   },
   {
     env: 'WORKSPACE_HTTP',
@@ -159,6 +167,16 @@ export const SETTINGS = [
     flag: '--allow-personal-tokens',
     bare: true,
     help: "With --remote: true also accepts a member's personal token (pat_...) in a header, for unattended agents. Default false.",
+  },
+  {
+    env: 'WORKSPACE_REMOTE_UPLOAD_DIRS',
+    flag: '--remote-upload-dirs',
+    help: "With --remote: folders of the server (separated by :) whose files every signed-in member may upload by path. Unset (the default): none; members send a file's content in the call. WORKSPACE_UPLOAD_DIRS and client roots are never read in remote mode.",
+  },
+  {
+    env: 'WORKSPACE_DOWNLOAD_LINK_SECONDS',
+    flag: '--download-link-seconds',
+    help: 'With --remote: how long the link to a downloaded file too large to embed in the tool result stays valid (only for the member who asked). Default 600.',
   },
   {
     env: 'REDIS_URL',
@@ -210,6 +228,8 @@ const DEFAULT_FIX: Record<SettingEnv, FixKey> = {
   WORKSPACE_REMOTE: 'config.fix.boolean',
   WORKSPACE_PUBLIC_URL: 'config.fix.public_url',
   WORKSPACE_ALLOW_PERSONAL_TOKENS: 'config.fix.boolean',
+  WORKSPACE_REMOTE_UPLOAD_DIRS: 'config.fix.absolute_folder',
+  WORKSPACE_DOWNLOAD_LINK_SECONDS: 'config.fix.download_link_seconds',
   REDIS_URL: 'config.fix.redis_url',
   WORKSPACE_STATE_KEY: 'config.fix.state_key',
   WORKSPACE_STATE_KEY_PREVIOUS: 'config.fix.state_key',
@@ -376,6 +396,8 @@ const SETTINGS_SCHEMA = z.object({
   WORKSPACE_REMOTE: boolean.default(false),
   WORKSPACE_PUBLIC_URL: publicUrl.optional(),
   WORKSPACE_ALLOW_PERSONAL_TOKENS: boolean.default(false),
+  WORKSPACE_REMOTE_UPLOAD_DIRS: uploadDirs.default([]),
+  WORKSPACE_DOWNLOAD_LINK_SECONDS: wholeNumber(1, 86_400).default(600),
   REDIS_URL: redisUrl.optional(),
   WORKSPACE_STATE_KEY: stateKey.optional(),
   WORKSPACE_STATE_KEY_PREVIOUS: previousStateKeys.optional(),
@@ -408,6 +430,7 @@ export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform((s, ctx): Config => {
       port: s.WORKSPACE_HTTP_PORT,
       ...(s.WORKSPACE_PUBLIC_URL !== undefined ? { publicUrl: s.WORKSPACE_PUBLIC_URL } : {}),
       allowPersonalTokens: s.WORKSPACE_ALLOW_PERSONAL_TOKENS,
+      downloadLinkSeconds: s.WORKSPACE_DOWNLOAD_LINK_SECONDS,
     };
   } else if (s.WORKSPACE_HTTP) {
     // The endpoint has no client authentication of its own and acts with the member's token, so it
@@ -429,7 +452,9 @@ export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform((s, ctx): Config => {
     rateLimit: s.WORKSPACE_RATE_LIMIT,
     maxRetryAfterSeconds: s.WORKSPACE_MAX_RETRY_AFTER,
     downloadDir: s.WORKSPACE_DOWNLOAD_DIR ?? join(homedir(), 'Downloads', 'workspace-consulting'),
-    uploadDirs: s.WORKSPACE_UPLOAD_DIRS,
+    // Remote mode: only the folders the operator opened to every member (none by default); the
+    // local setting is never read there, so a local configuration reused for a deployment opens nothing.
+    uploadDirs: remote ? s.WORKSPACE_REMOTE_UPLOAD_DIRS : s.WORKSPACE_UPLOAD_DIRS,
     responseBudget: s.WORKSPACE_RESPONSE_BUDGET,
     configDir: s.WORKSPACE_CONFIG_DIR ?? join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'workspace-consulting-mcp'),
     jobWaitSeconds: s.WORKSPACE_JOB_WAIT_SECONDS,

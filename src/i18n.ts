@@ -110,6 +110,10 @@ const MESSAGES = {
     en: () => 'use a whole number of tokens between 500 and 250000',
     fr: () => 'utilisez un nombre entier de jetons entre 500 et 250000',
   }),
+  'config.fix.download_link_seconds': text({
+    en: () => 'use a whole number of seconds between 1 and 86400',
+    fr: () => 'utilisez un nombre entier de secondes entre 1 et 86400',
+  }),
   'config.fix.job_wait': text({
     en: () => 'use a number of seconds between 0 and 600',
     fr: () => 'utilisez un nombre de secondes entre 0 et 600',

@@ -140,9 +140,10 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         ? (toolDefinition(op).inputSchema as Record<string, unknown>)
         : (z.toJSONSchema(operationInput(op), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
       delete schema.$schema;
+      const shown = pipeline.shownInputSchema(op, schema);
       const notes: string[] = [];
       if (op.paginated) notes.push('Paginated: pass cursor = meta.next_cursor of the previous page; limit up to 200.');
-      if (op.response === 'file') notes.push('Answers a file: it is saved to the download folder and returned as a link.');
+      notes.push(...pipeline.fileNotes(op));
       if (op.annotations.destructiveHint) notes.push('Destructive: confirm with the user first.');
       if (isGenerated(op)) notes.push("Generated from the workspace's live API description: not curated; the workspace validates the arguments.");
       const refusal = registry.resolve(op.name);
@@ -156,7 +157,7 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         scope: op.scope,
         area: op.toolset,
         annotations: op.annotations,
-        input_schema: schema,
+        input_schema: shown,
         notes,
       };
       return { content: [{ type: 'text', text: JSON.stringify(info) }], structuredContent: info };

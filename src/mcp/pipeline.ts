@@ -7,24 +7,38 @@
 // Workflows run their inner operations through `invoke`, which is resolve + parse + run without
 // rendering, so an inner call is held to the same policy and validation as a direct one.
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { ApiClient, ApiResponse } from '../api/client.js';
+import type { ApiClient, ApiFile, ApiResponse } from '../api/client.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { type Operation, pathParams } from '../operation.js';
 import { refusalResult as argumentsRefusal, type ReadResult, readArguments } from './arguments.js';
 import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras } from './extras.js';
+import type { MemberFileLinks } from './file-links.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './jobs.js';
 import { isRefusal, type Refusal, type ToolRegistry, writeRefusal } from './registry.js';
-import { callHint, type JobReport, markWorkspaceContent, renderError, renderFile, renderJob, renderSuccess, toolError } from './render/index.js';
+import {
+  callHint,
+  type JobReport,
+  markWorkspaceContent,
+  renderError,
+  renderFile,
+  renderJob,
+  renderSuccess,
+  type ToolResult,
+  toolError,
+} from './render/index.js';
+import { EMBED_MAX_BYTES, renderMemberFile } from './render/member-file.js';
 import { linksFor } from './resources.js';
 import { type CallContext, operationInput, type ToolSpec, toolDefinition } from './tools.js';
-import { toMultipart, type UploadChecks } from './uploads.js';
+import { remoteUploadDefinition, remoteUploadSchema, remoteUploadWords, toMultipart, type UploadChecks } from './uploads.js';
 
 export interface PipelineDeps {
   config: Config;
   client: ApiClient;
   logger: Logger;
   registry: ToolRegistry;
+  /** Remote mode: the member's file links, for files too large to embed (nothing is saved to disk there). */
+  files?: MemberFileLinks;
 }
 
 /** A refusal as a tool result: the same words for every tool, nothing sent. */
@@ -78,7 +92,7 @@ export class Pipeline {
     if (!t) {
       t = {
         name: op.name,
-        definition: toolDefinition(op),
+        definition: this.#definition(op),
         scope: op.scope,
         input: operationInput(op),
         quotesContent: op.quotesContent && op.response === 'json',
@@ -91,6 +105,41 @@ export class Pipeline {
       this.#opTools.set(op, t);
     }
     return t;
+  }
+
+  /** What tools/list shows of an operation: on a shared server, uploads say they take content, not paths. */
+  #definition(op: Operation): ToolSpec['definition'] {
+    const { config } = this.#deps;
+    const def = toolDefinition(op);
+    return config.remote && op.upload ? remoteUploadDefinition(def, op.upload.maxKib, config.uploadDirs) : def;
+  }
+
+  /** The input schema describe_operation shows, as this mode accepts it (no upload path on a shared server). */
+  shownInputSchema(op: Operation, schema: Record<string, unknown>): Record<string, unknown> {
+    const { config } = this.#deps;
+    if (!config.remote || !op.upload) return schema;
+    return remoteUploadSchema(schema, op.upload.maxKib, config.uploadDirs);
+  }
+
+  /** Notes describe_operation adds about where an operation's files come from and go, in this mode. */
+  fileNotes(op: Operation): string[] {
+    const { config } = this.#deps;
+    const notes: string[] = [];
+    if (op.upload) {
+      notes.push(
+        config.remote
+          ? `Upload: file takes ${remoteUploadWords(op.upload.maxKib, config.uploadDirs)}.`
+          : "Upload: file takes exactly one of path (an absolute path inside the client's roots or WORKSPACE_UPLOAD_DIRS), text or base64.",
+      );
+    }
+    if (op.response === 'file') {
+      notes.push(
+        config.remote
+          ? `Answers a file: up to ${EMBED_MAX_BYTES / 1024} KiB it comes back in the result; a larger one as a link that only you can open, for ${config.remote.downloadLinkSeconds} s.`
+          : 'Answers a file: it is saved to the download folder and returned as a link.',
+      );
+    }
+    return notes;
   }
 
   /** Step 1: the tool behind a name, or why it cannot be called in this session. */
@@ -150,7 +199,13 @@ export class Pipeline {
     try {
       const multipart =
         op.body === 'multipart'
-          ? await toMultipart(op, api, ctx.uploadDirs ? await ctx.uploadDirs() : config.uploadDirs, this.#uploadChecks, ctx.signal)
+          ? await toMultipart(
+              op,
+              api,
+              { dirs: ctx.uploadDirs ? await ctx.uploadDirs() : config.uploadDirs, remote: config.remote !== undefined },
+              this.#uploadChecks,
+              ctx.signal,
+            )
           : undefined;
       const res = await client.callOperation(op, api, {
         signal: ctx.signal,
@@ -161,7 +216,7 @@ export class Pipeline {
         { tool: ctx.via ?? op.name, op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache },
         'tool call',
       );
-      if (res.file) return await renderFile(op, res.file, config.downloadDir, ctx.signal, ctx.progress, config.responseBudget);
+      if (res.file) return await this.#fileResult(op, api, res.file, ctx, ctx.progress);
       const kind = jobKindOf(op);
       const ref = kind && res.data !== undefined ? jobFromStart(kind, res.data, api) : undefined;
       if (kind && ref) return await this.#followStarted(op, kind, ref, extras, ctx);
@@ -182,6 +237,19 @@ export class Pipeline {
       logger.info({ tool: ctx.via ?? op.name, op: op.name, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, 'tool call failed');
       return renderError(op, err);
     }
+  }
+
+  /**
+   * A file answer: saved to the download folder on a member's own machine (stdio, --http); on a shared
+   * server, never to the replica's disk: embedded when small, else a link for this member only.
+   */
+  async #fileResult(op: Operation, args: Record<string, unknown>, file: ApiFile, ctx: CallContext, progress?: CallContext['progress']): Promise<ToolResult> {
+    const { config, files } = this.#deps;
+    if (config.remote) {
+      if (!files) throw new Error('a remote session has no file links: refusing to write a download to disk');
+      return renderMemberFile(op, args, file, files, config.responseBudget);
+    }
+    return renderFile(op, file, config.downloadDir, ctx.signal, progress, config.responseBudget);
   }
 
   async #followStarted(op: Operation, kind: JobKind, ref: JobRef, job: Extras, ctx: CallContext): Promise<CallToolResult> {
@@ -228,7 +296,7 @@ export class Pipeline {
       try {
         const res = await client.callOperation(dlOp, dl.args(ref), { signal: ctx.signal });
         report.file = res.file
-          ? await renderFile(dlOp, res.file, config.downloadDir, ctx.signal, undefined, config.responseBudget)
+          ? await this.#fileResult(dlOp, dl.args(ref), res.file, ctx)
           : toolError(`${dlOp.name} answered without a file (HTTP ${res.status}).`);
       } catch (err) {
         if (ctx.signal.aborted) throw err;

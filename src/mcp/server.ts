@@ -135,6 +135,9 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
     // Roots a 2025 client declares are folders uploads may read from; asked lazily, refreshed on change.
     // Only a 2025 connection is asked: 2026-07-28 has no server-to-client request to ask with (the
     // SDK refuses roots/list there), so a 2026 client declaring roots would only earn a warning per call.
+    // Never in remote mode: a member's roots are folders of the member's machine, not of the replica
+    // (treating them as the server's let a client declaring file:/// upload any file the service reads).
+    const askRoots = factoryCtx.era === 'legacy' && config.remote === undefined;
     let roots: string[] | undefined;
     server.setNotificationHandler('notifications/roots/list_changed', () => {
       roots = undefined;
@@ -142,7 +145,7 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
     const uploadDirs = async (): Promise<string[]> => {
       if (!roots) {
         roots = [];
-        if (factoryCtx.era === 'legacy' && server.getClientCapabilities()?.roots) {
+        if (askRoots && server.getClientCapabilities()?.roots) {
           try {
             const res = await server.listRoots();
             roots = res.roots.filter((r) => r.uri.startsWith('file://')).map((r) => fileURLToPath(r.uri));

@@ -7,6 +7,7 @@ import type { ApiClient } from '../api/client.js';
 import { type Config, loadConfig } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Operation, Scope } from '../operation.js';
+import type { MemberFileLinks } from './file-links.js';
 import { gatewayTools } from './gateway.js';
 import { OperationSet } from './operations.js';
 import { Pipeline } from './pipeline.js';
@@ -22,6 +23,8 @@ export interface SessionDeps {
   operations: OperationSet;
   /** The member's consent when known (OAuth): read lists and runs no write tool. */
   grantedScope?: Scope;
+  /** Remote mode: links to the member's files too large to embed (no download folder there). */
+  files?: MemberFileLinks;
 }
 
 export class Session {
@@ -40,7 +43,13 @@ export class Session {
       readOnly: deps.config.readOnly,
       ...(deps.grantedScope ? { grantedScope: deps.grantedScope } : {}),
     });
-    this.pipeline = new Pipeline({ config: deps.config, client: deps.client, logger: deps.logger, registry: this.registry });
+    this.pipeline = new Pipeline({
+      config: deps.config,
+      client: deps.client,
+      logger: deps.logger,
+      registry: this.registry,
+      ...(deps.files ? { files: deps.files } : {}),
+    });
     this.#build();
     // The live description may add operations after start: the surface is rebuilt with them.
     this.#unsubscribe = deps.operations.onChanged(() => this.#build());

@@ -1,11 +1,14 @@
 // Upload arguments to multipart parts. A `path` is read only inside the client's declared roots or
 // the configured upload folders, checked for size before anything is sent, and streamed from disk
-// (fs.openAsBlob) rather than read into memory. The content is checked against the type it claims
-// (a "PDF" must start like one), and an external source against the workspace's own format schema,
+// (fs.openAsBlob) rather than read into memory. In remote mode the server's disk is not the
+// member's: client roots are never asked, only the folders the operator opened
+// (WORKSPACE_REMOTE_UPLOAD_DIRS, none by default) may be named, and a path outside them is refused
+// before the disk is touched, so a member cannot even learn which files exist. The content is
+// checked against the type it claims (a "PDF" must start like one), and an external source against the workspace's own format schema,
 // so a file the workspace would refuse is refused here, naming every mismatch, with nothing sent.
 import { openAsBlob } from 'node:fs';
 import { open, readFile, realpath, stat } from 'node:fs/promises';
-import { basename, isAbsolute, relative, sep } from 'node:path';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import type { MultipartBody } from '../api/client.js';
 import { InvalidArgumentError, WorkspaceApiError } from '../api/errors.js';
@@ -139,32 +142,62 @@ function isInside(child: string, parent: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.startsWith(`..${sep}`));
 }
 
+/** Where an upload's `path` may point: the folders, and whether they are the server's in a shared (remote) deployment. */
+export interface UploadFolders {
+  dirs: readonly string[];
+  /** Remote mode: the folders are the server's (WORKSPACE_REMOTE_UPLOAD_DIRS), shared by every member. */
+  remote?: boolean;
+}
+
+/** What to send instead of a path the server will not read: the content, with its name and type. */
+export function sendContentInstead(maxBytes: number): string {
+  return `send the file's content instead: file.base64 (its bytes in base64; or file.text for a text file) with file.filename and file.content_type, at most ${maxBytes / 1024} KiB`;
+}
+
 /** Resolve a local path against the allowed folders; the reason is returned when it is refused. */
-export async function checkUploadPath(path: string, allowed: string[], maxBytes: number): Promise<{ real: string; size: number }> {
-  if (!isAbsolute(path)) throw new InvalidArgumentError('file.path', `give an absolute path (got ${JSON.stringify(path)})`);
-  let real: string;
-  try {
-    real = await realpath(path);
-  } catch {
-    throw new InvalidArgumentError('file.path', `no such file: ${path}`);
+export async function checkUploadPath(path: string, allowed: readonly string[] | UploadFolders, maxBytes: number): Promise<{ real: string; size: number }> {
+  const folders: UploadFolders = Array.isArray(allowed) ? { dirs: allowed } : (allowed as UploadFolders);
+  const shown = JSON.stringify(path.slice(0, 300));
+  if (folders.remote && folders.dirs.length === 0) {
+    // Nothing of the replica's disk is open to members: refused without touching it.
+    throw new InvalidArgumentError(
+      'file.path',
+      `got the path ${shown}, but this server is shared and reads no files of its own (a path or a client root names a file on your machine, not on the server); ${sendContentInstead(maxBytes)}`,
+    );
   }
+  if (!isAbsolute(path)) throw new InvalidArgumentError('file.path', `give an absolute path (got ${shown})`);
   const roots: string[] = [];
-  for (const a of allowed) {
+  for (const a of folders.dirs) {
     try {
       roots.push(await realpath(a));
     } catch {
       // a declared root that does not exist allows nothing
     }
   }
-  // Symlinks are resolved first, so a link inside a root cannot point outside it.
-  if (!roots.some((r) => isInside(real, r))) {
-    throw new InvalidArgumentError(
+  const instead = folders.remote
+    ? `use a file in one of them or ${sendContentInstead(maxBytes)}`
+    : 'copy the file into one of them or pass its content as text or base64';
+  const outside = () =>
+    new InvalidArgumentError(
       'file.path',
       roots.length
-        ? `${path} is outside the folders this server may read (${roots.join(', ')}); copy the file into one of them or pass its content as text or base64`
-        : 'no folder is open to uploads: WORKSPACE_UPLOAD_DIRS is unset and the client offers no roots (only 2025-11-25 clients can); set WORKSPACE_UPLOAD_DIRS to the folders files may be uploaded from, or pass the content as text or base64 instead',
+        ? `${path} is outside the folders this server may read (${roots.join(', ')}); ${instead}`
+        : folders.remote
+          ? `got the path ${shown}, but none of the folders this server may read exists; ${sendContentInstead(maxBytes)}`
+          : 'no folder is open to uploads: WORKSPACE_UPLOAD_DIRS is unset and the client offers no roots (only 2025-11-25 clients can); set WORKSPACE_UPLOAD_DIRS to the folders files may be uploaded from, or pass the content as text or base64 instead',
     );
+  // The path as written must already name a place inside a folder (given or resolved): a path
+  // elsewhere is refused before the disk is asked about it, so a refusal never tells whether it exists.
+  const lexical = resolve(path);
+  if (!roots.length || ![...roots, ...folders.dirs].some((r) => isInside(lexical, r))) throw outside();
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch {
+    throw new InvalidArgumentError('file.path', `no such file: ${path}`);
   }
+  // Symlinks are resolved first, so a link inside a root cannot point outside it.
+  if (!roots.some((r) => isInside(real, r))) throw outside();
   const st = await stat(real);
   if (!st.isFile()) throw new InvalidArgumentError('file.path', `${path} is not a regular file`);
   if (st.size > maxBytes) throw new InvalidArgumentError('file.path', `${path} is ${st.size} bytes, over the ${maxBytes / 1024} KiB limit of this upload`);
@@ -175,7 +208,7 @@ export async function checkUploadPath(path: string, allowed: string[], maxBytes:
 export async function toMultipart(
   op: Operation,
   args: Record<string, unknown>,
-  allowedDirs: string[],
+  folders: readonly string[] | UploadFolders,
   checks?: UploadChecks,
   signal?: AbortSignal,
 ): Promise<MultipartBody> {
@@ -192,7 +225,7 @@ export async function toMultipart(
     }
     const f = value as UploadArg;
     if (f.path !== undefined) {
-      const { real } = await checkUploadPath(f.path, allowedDirs, maxBytes);
+      const { real } = await checkUploadPath(f.path, folders, maxBytes);
       const filename = f.filename ?? basename(real);
       const type = f.content_type ?? guessType(filename, external ? 'application/json' : 'application/octet-stream');
       checkContentType('file.path', type, await headOf(real));
@@ -216,4 +249,43 @@ export async function toMultipart(
     }
   }
   return { fields, files };
+}
+
+/**
+ * Bytes of a JSON-RPC request carrying a file of `maxKib` as base64 (4 characters per 3 bytes) with
+ * room for the rest of the message: on a shared server content is the way files arrive, so a request
+ * must be able to hold the largest file the API takes.
+ */
+export function messageBytesForUpload(maxKib: number): number {
+  return Math.ceil((maxKib * 1024) / 3) * 4 + 64 * 1024;
+}
+
+/** What an upload's `file` accepts on a shared (remote) server, in words for the model. */
+export function remoteUploadWords(maxKib: number, dirs: readonly string[]): string {
+  const content = `the file's content: base64 (its bytes; or text for a text file) with filename and content_type, at most ${maxKib} KiB`;
+  return dirs.length
+    ? `${content}; or path, only to a file inside ${dirs.join(', ')} on the server (files on your machine must be sent as content)`
+    : `${content}. This server is shared: it reads no files, so path is not accepted`;
+}
+
+/** An upload's input schema on a shared (remote) server: `file` says what it takes, without `path` unless folders are open. */
+export function remoteUploadSchema<S extends object>(schema: S, maxKib: number, dirs: readonly string[]): S {
+  const props = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+  const file = props.file as { properties?: Record<string, unknown> } | undefined;
+  if (!file) return schema;
+  const { path: _path, ...contentOnly } = file.properties ?? {};
+  return {
+    ...schema,
+    properties: { ...props, file: { ...file, properties: dirs.length ? file.properties : contentOnly, description: remoteUploadWords(maxKib, dirs) } },
+  };
+}
+
+/** An upload tool's definition on a shared (remote) server: its description and `file` schema say content is sent in the call. */
+export function remoteUploadDefinition<T extends { description?: string; inputSchema: object }>(def: T, maxKib: number, dirs: readonly string[]): T {
+  return {
+    ...def,
+    description:
+      `${def.description ?? ''} Send the file's content in the call (file.base64, or file.text for text, with file.filename and file.content_type).`.trim(),
+    inputSchema: remoteUploadSchema(def.inputSchema, maxKib, dirs),
+  };
 }

@@ -38,6 +38,11 @@ export interface RemoteFrontOptions {
   logger: Logger;
   /** Serve an authenticated /mcp request. Rejecting with GrantEndedError before answering yields a 401. */
   mcp: (req: IncomingMessage, res: ServerResponse, principal: RemotePrincipal) => void | Promise<void>;
+  /**
+   * Serve GET <public>/files/<id> for the authenticated member: a link to one of their files. Unset:
+   * no such route. Any request that does not authenticate is answered 404, as an unknown link is.
+   */
+  files?: (req: IncomingMessage, res: ServerResponse, principal: RemotePrincipal, id: string) => void | Promise<void>;
   /** Accept a member's personal token in X-Workspace-Token (unattended agents). Default false. */
   allowPersonalTokens?: boolean;
   /** Client ID Metadata Documents over plain http on loopback, and from loopback addresses: tests and local trials only. */
@@ -61,6 +66,9 @@ export interface RemoteFront {
   grants: Grants;
   close(): Promise<void>;
 }
+
+/** Where members' file links are served: `<public>/files/<id>`. */
+export const FILE_LINK_PREFIX = '/files/';
 
 /** Routes any site may call from a browser: nothing there depends on a cookie or ambient credential. */
 const CORS_ROUTES = new Set([
@@ -168,6 +176,14 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
     }
   }
 
+  /** A member's file link: only its member opens it; without a valid token it does not exist either. */
+  async function serveFileLink(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+    req.resume();
+    const who = opts.files ? await authenticate(ctx, personal, req) : undefined;
+    if (!opts.files || !who || !('memberKey' in who)) return sendJson(res, 404, { error: 'not_found', error_description: 'No such file link.' });
+    await opts.files(req, res, who, id);
+  }
+
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = new URL(req.url ?? '/', 'http://target.invalid');
     const path = target.pathname;
@@ -225,6 +241,7 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
           return await handleRevoke(ctx, req, res);
       }
       if (path === '/mcp') return await serveMcp(req, res);
+      if (method === 'GET' && path.startsWith(FILE_LINK_PREFIX)) return await serveFileLink(req, res, path.slice(FILE_LINK_PREFIX.length));
       return sendJson(res, 404, { error: 'not_found', error_description: `Nothing at ${method} ${path.slice(0, 200)}.` });
     } catch (e) {
       if (e instanceof OAuthHttpError) return sendError(res, e);

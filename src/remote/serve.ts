@@ -12,15 +12,19 @@ import { ApiClient } from '../api/client.js';
 import { WorkspaceApiError } from '../api/errors.js';
 import { limiterFor } from '../api/limiter.js';
 import { type Config, isLoopbackHost } from '../config.js';
-import { boundConnections, guardedBody, sendError } from '../http.js';
+import { boundConnections, guardedBody, MAX_BODY_BYTES, sendError } from '../http.js';
 import type { Logger } from '../log.js';
+import { FileLinks } from '../mcp/file-links.js';
 import { createMcpHttp } from '../mcp/http-serving.js';
 import { OperationSet } from '../mcp/operations.js';
 import type { RequestLogRouter } from '../mcp/request-log.js';
 import { createServerFactory } from '../mcp/server.js';
 import { Session } from '../mcp/session.js';
+import { messageBytesForUpload } from '../mcp/uploads.js';
 import type { Store } from '../store/open.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
+import { serveFileLink } from './file-link-serving.js';
+import { FILE_LINK_PREFIX } from './front.js';
 import { createRemoteFront, GrantEndedError, principalOf, type RemotePrincipal } from './index.js';
 import { authInfoFor } from './principal.js';
 
@@ -76,11 +80,18 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     },
   });
 
+  // Links to members' files too large to embed: set once the public URL is known (before any request).
+  let links: FileLinks | undefined;
+
   /** The member's session, with their consent as its ceiling; built on their first request. */
   const sessionFor = (ctx: McpRequestContext): Session => {
     const principal = principalOf(ctx.authInfo);
     // The front authenticates every /mcp request: a request without a principal never gets here.
     if (!principal) throw new Error('an unauthenticated request reached the MCP layer');
+    return memberSession(principal);
+  };
+
+  function memberSession(principal: RemotePrincipal): Session {
     const key = `${principal.memberKey}|${principal.scope}|${principal.kind}`;
     let entry = members.get(key);
     if (entry) {
@@ -116,7 +127,8 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },
     });
     operations.startLive(client);
-    const session = new Session({ config, client, logger, operations, grantedScope: principal.scope });
+    if (!links) throw new Error('a member session was asked for before the server listened');
+    const session = new Session({ config, client, logger, operations, grantedScope: principal.scope, files: links.forMember(principal.memberKey) });
     entry = {
       session,
       client,
@@ -129,8 +141,10 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     };
     members.set(key, entry);
     return session;
-  };
+  }
 
+  // Members send files as content (the replica's disk is not theirs): a request holds the largest upload.
+  const bodyMax = Math.max(MAX_BODY_BYTES, ...catalog.map((op) => (op.upload ? messageBytesForUpload(op.upload.maxKib) : 0)));
   const factory = createServerFactory({ config, logger, logs, sessionFor });
   const mcp = createMcpHttp({ factory, logger, store, ...(config.stateKey ? { sessionKey: config.stateKey } : {}) });
   operations.onChanged(() => mcp.toolsChanged());
@@ -152,6 +166,7 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
   const publicUrl = remote.publicUrl ?? `http://${hostPart}:${port}`;
   // Without a configured key (one process, state in memory), a key of this process: nothing sealed
   // with it outlives the process anyway.
+  links = new FileLinks({ store, base: `${publicUrl}${FILE_LINK_PREFIX}`, ttlSeconds: remote.downloadLinkSeconds });
   const stateKey = Buffer.from(config.stateKey ?? globalThis.crypto.getRandomValues(new Uint8Array(32)));
 
   const front = createRemoteFront({
@@ -163,10 +178,11 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     logger,
     allowPersonalTokens: remote.allowPersonalTokens,
     ...(opts.allowLoopbackClientMetadata ? { allowLoopbackClientMetadata: true } : {}),
+    files: (_req, res, principal, id) => serveFileLink(links as FileLinks, memberSession, res, principal, id),
     mcp: async (req, res, principal) => {
       let body: unknown;
       if (req.method === 'POST') {
-        body = await guardedBody(req, res);
+        body = await guardedBody(req, res, bodyMax);
         if (body === undefined) return;
       }
       await mcp.handle(req, res, body, authInfoFor(principal));

@@ -127,3 +127,23 @@ describe('remote mode settings', () => {
     expect(r.stderr).toContain('serve --remote [--host 0.0.0.0] [--port N] --public-url https://PUBLIC');
   });
 });
+
+describe('remote mode folders and links', () => {
+  it('reads only WORKSPACE_REMOTE_UPLOAD_DIRS for path uploads (none by default), never the local WORKSPACE_UPLOAD_DIRS', () => {
+    const local = { WORKSPACE_UPLOAD_DIRS: '/srv/local-uploads' };
+    expect(loadConfig(local).uploadDirs).toEqual(['/srv/local-uploads']);
+    expect(loadConfig(local, ['--remote']).uploadDirs).toEqual([]);
+    expect(loadConfig({ ...local, WORKSPACE_REMOTE_UPLOAD_DIRS: '/srv/shared-uploads' }, ['--remote']).uploadDirs).toEqual(['/srv/shared-uploads']);
+    expect(loadConfig({ WORKSPACE_REMOTE_UPLOAD_DIRS: '/srv/shared-uploads' }).uploadDirs).toEqual([]);
+    expect(() => loadConfig({ WORKSPACE_REMOTE_UPLOAD_DIRS: 'relative' }, ['--remote'])).toThrow(/WORKSPACE_REMOTE_UPLOAD_DIRS/);
+  });
+
+  it('a download link lives 600 s unless WORKSPACE_DOWNLOAD_LINK_SECONDS says otherwise (1 to 86400)', () => {
+    expect(loadConfig({}, ['--remote']).remote?.downloadLinkSeconds).toBe(600);
+    expect(loadConfig({}, ['--remote', '--download-link-seconds', '60']).remote?.downloadLinkSeconds).toBe(60);
+    for (const bad of ['0', '86401', '1.5', 'soon']) {
+      expect(() => loadConfig({ WORKSPACE_DOWNLOAD_LINK_SECONDS: bad }, ['--remote']), bad).toThrow(/WORKSPACE_DOWNLOAD_LINK_SECONDS/);
+    }
+    expect(SETTINGS.map((s) => s.env)).toEqual(expect.arrayContaining(['WORKSPACE_REMOTE_UPLOAD_DIRS', 'WORKSPACE_DOWNLOAD_LINK_SECONDS']));
+  });
+});

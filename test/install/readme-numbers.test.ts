@@ -9,6 +9,7 @@ import { sandboxOperations, toolListFor } from '../../bench/tokens.js';
 import { FACT } from '../../scripts/generate-docs.js';
 import { isTransientStatus } from '../../src/api/retry.js';
 import { loadConfig, SETTINGS } from '../../src/config.js';
+import { EMBED_MAX_BYTES } from '../../src/mcp/render/member-file.js';
 import { SESSION_BUYER } from '../../src/sandbox/data/ids.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { wavSize } from '../../src/sandbox/media.js';
@@ -185,6 +186,15 @@ const CLAIMS: Claim[] = [
       const spec = read('test/fixtures/documented-operations.tsv') + read('src/sandbox/BEHAVIOUR.md');
       expect(spec).toContain(String(ARTIFACT_MAX_KIB));
     },
+  },
+  {
+    // Remote mode: what a download embeds in the result, and how long a larger one's link lives.
+    says: /a file up to (\d+) MiB comes back inside the tool result/g,
+    check: ([n]) => expect(EMBED_MAX_BYTES).toBe(num(n as string) * 1024 * 1024),
+  },
+  {
+    says: /`WORKSPACE_DOWNLOAD_LINK_SECONDS` \(default (\d+)\)/g,
+    check: ([n]) => expect(loadConfig({}, ['--remote']).remote?.downloadLinkSeconds).toBe(num(n as string)),
   },
 ];
 

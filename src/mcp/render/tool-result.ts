@@ -21,7 +21,13 @@ export type ResourceLink = {
   description?: string;
 };
 
-export type ContentBlock = TextBlock | ImageBlock | ResourceLink;
+/** A file's content carried in the result itself (a small download on a shared server). */
+export type EmbeddedResource = {
+  type: 'resource';
+  resource: { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
+};
+
+export type ContentBlock = TextBlock | ImageBlock | ResourceLink | EmbeddedResource;
 
 export type ToolResult = {
   content: ContentBlock[];
