@@ -96,6 +96,18 @@ export interface Operation {
    * segments is percent-encoded and the slashes kept; empty, `.` and `..` segments are refused.
    */
   segmentedParam?: string;
+  /**
+   * What people call the operation when they ask for it, in English and in French: the trade's words,
+   * synonyms and task phrasings ("the client's remarks on the report", "les remarques du client").
+   * find_operations matches requests against them as it does the name and title. Every catalog entry
+   * has both languages; an operation generated from the live description has none.
+   */
+  askedAs?: AskedAs;
+}
+
+export interface AskedAs {
+  en: readonly string[];
+  fr: readonly string[];
 }
 
 /** The three jobs the default surface serves (README: who uses it). */
