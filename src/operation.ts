@@ -181,3 +181,16 @@ export const OPERATION_META_KEY = 'workspace-consulting/operation';
 export function operationMeta(op: Pick<Operation, 'method' | 'path' | 'scope'>) {
   return { method: op.method, path: op.path, scope: op.scope };
 }
+
+/**
+ * The words find_operations reads requests with that no single entry owns (tools/vocabulary.ts); an
+ * entry's own words are its askedAs facet.
+ */
+export interface SearchVocabulary {
+  /** Words that say nothing about which operation is meant. */
+  stopWords: { en: string; fr: string };
+  /** A request's word (any form, English or French) mapped to the catalog's words it means. */
+  words: Readonly<Record<string, string>>;
+  /** Expressions of several words rewritten before the words are read: [RegExp source, replacement]. */
+  phrases: ReadonlyArray<readonly [string, string]>;
+}
