@@ -80,7 +80,7 @@ describe('find_operations retrieval', () => {
     expect(consultants.hits / consultants.total).toBeGreaterThanOrEqual(0.9);
     // The top 8 that find_operations shows by default.
     expect((await measured(HELD_OUT, RETRIEVAL_SETS.heldOutFirst.label, true, 8)).hits / HELD_OUT.length).toBeGreaterThanOrEqual(0.9);
-    const readme = await retrievalFigures();
+    const readme = retrievalFigures();
     expect([readme.tuning.hits, readme.heldOutFirst.hits, readme.heldOutConsultants.hits]).toEqual([tuned.hits, first.hits, consultants.hits]);
   });
 
