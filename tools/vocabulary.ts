@@ -8,7 +8,7 @@ export const vocabulary: SearchVocabulary = {
     en:
       'a an the of for to in on at by with from and or is are was were be do does did can could would should i me my ' +
       'we our us you your it its this that these those what which who whom how when where there here please want ' +
-      'need give get all any some one s t ve ll re m d let just also so about into them they their has have had been ' +
+      'need give get any some one s t ve ll re m d let just also so about into them they their has have had been ' +
       'being will ones thing things something very really ok hey',
     fr:
       'le la les l un une des du de d au aux et ou est sont a ce cet cette ces quel quelle quels quelles qui que ' +
@@ -90,7 +90,6 @@ export const vocabulary: SearchVocabulary = {
     route: 'roadmap',
     processus: 'process',
     outil: 'tool',
-    irritant: 'irritant',
     risque: 'risk',
     statut: 'status',
     suivi: 'follow',
@@ -401,6 +400,22 @@ export const vocabulary: SearchVocabulary = {
     cabinet: 'workspace',
     onboard: 'invite',
     offboard: 'remove member',
+    mention: 'transcript ask',
+    mentionne: 'transcript ask',
+    think: 'ask',
+    pense: 'ask',
+    penser: 'ask',
+    pensent: 'ask',
+    opinion: 'ask',
+    complain: 'ask irritant',
+    plainte: 'ask irritant',
+    gpt: 'model',
+    token: 'unit price',
+    sound: 'voice',
+    accent: 'voice',
+    irritant: 'finding irritant',
+    original: 'inherited',
+    every: 'all',
     month: 'month period',
     mois: 'month period',
   },
@@ -421,6 +436,10 @@ export const vocabulary: SearchVocabulary = {
       '\\b(envoye|envoyee|envoyes|envoyees|transmis|transmise|remis|remise|livre|livree|presente|presentee|montre|donne)\\b( \\w+){0,3}? (au|aux|a notre|a nos|a ce) clients?\\b',
       '$1 published version snapshot',
     ],
+    [
+      '\\bdid (we|you|i) (send|hand|give|deliver|share|present|show|issue|submit)\\b( \\w+){0,3}? (to |with )?(the |our |a |this )?clients?\\b',
+      '$2 published version snapshot',
+    ],
     // The client's remarks on the report: the deliverable's comments.
     [
       '\\bclients?( s)?( \\w+){0,2}? (remark|comment|feedback|note|question|objection|reaction|input|concern|annotation|pushback)s?\\b',
@@ -436,6 +455,10 @@ export const vocabulary: SearchVocabulary = {
       'deliverable comment $1',
     ],
     ['\\bclients? (a |ont )?(commente|remarque|ecrit|annote|reagi|souleve|objecte)', 'deliverable comment'],
+    [
+      '\\b(?:what )?(?:did |does |do )?(?:the |our )?clients? (?:say|said|think|thought|write|wrote|feel|felt)(?: \\w+)?? (?:about|on|of)(?: the| our| this)? (?:report|deliverable|draft|version|document|roadmap|summary|recommendations?)\\b',
+      'deliverable comment',
+    ],
     // Files the client sent us: artifacts, the engagement's source documents.
     ['\\bclients?( \\w+){0,3}? (sent|gave|provided|shared|uploaded|transmitted|forwarded|handed|supplied|emailed)\\b', 'received artifact file'],
     ['\\b(from|by) (the |our |this )?clients?\\b', 'received artifact file'],
@@ -449,6 +472,22 @@ export const vocabulary: SearchVocabulary = {
     // Not to show: an evidence kept out of what is published.
     ['\\b(don t|do not|never|ne pas|ne plus) (show|display|include|publish|montrer|afficher|inclure|publier|faire apparaitre)\\b', 'hide publishable'],
     ['\\bturn(ed|s|ing)? down\\b', 'reject'],
+    // An update on something is its status, not a change.
+    ['\\b(?:an|any|the|a quick|the latest) update on\\b|\\bupdate me on\\b|\\bfill me in on\\b|\\bcatch me up on\\b', 'status summary overview'],
+    // Putting back what was there: restoring the inherited or default.
+    ['\\bput (?:\\w+ ){0,3}back\\b|\\bput back\\b|\\brevert(?:ed|ing)?(?: to)?\\b|\\bgo back to\\b', 'restore'],
+    // Putting a file among the engagement's files: an upload.
+    [
+      '\\b(?:put|drop|store|save|place|file)(?: \\w+){0,4}? (?:in|into|among|with) (?:the |our |this )?(?:\\w+ ){0,2}(?:files|documents|folder|sources|material)\\b',
+      'upload artifact',
+    ],
+    // How something will look: a preview.
+    ['\\bhow (?:will|would|does|do|did) (?:\\w+ ){0,4}(?:look|appear|show up|render)\\b', 'preview'],
+    // Removing someone.
+    ['\\bkick(?:ed|ing|s)? (?:\\w+ ){0,2}out\\b|\\bkick(?:ed|ing|s)? out\\b', 'remove member'],
+    // Who said what: the audit chat answers from the transcripts.
+    ['\\bwho (said|mentioned|talked|spoke|complained|raised|brought up|thinks?)\\b', 'ask transcript said'],
+    ['\\bqui (a|ont) (dit|parle|mentionne|evoque|souleve|critique)\\b|\\bqui s est plaint\\b', 'ask transcript dit'],
     // "current" alone would say the current member (get_current_member): a period is meant.
     ['\\bso far\\b|\\bjusqu ?ici\\b|\\bdepuis le debut\\b', 'period total'],
     ['\\ben attente\\b', 'pending'],
