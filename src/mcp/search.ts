@@ -189,6 +189,7 @@ export class OperationIndex {
   private build(): void {
     const ops = this.pending;
     this.pending = [];
+    this.idfs.clear();
     for (const op of ops) {
       const params = Object.keys(op.input.shape);
       const [verb = '', ...object] = terms(op.name);
@@ -233,27 +234,31 @@ export class OperationIndex {
     return this.docs.length + this.pending.length;
   }
 
+  // Memoised: every search weighs the same few hundred words again. Cleared when operations are added.
+  private idfs = new Map<string, number>();
   private idf(t: string): number {
-    const n = this.docs.length || 1;
-    return Math.log(1 + n / (this.df.get(t) ?? n));
+    let v = this.idfs.get(t);
+    if (v === undefined) {
+      const n = this.docs.length || 1;
+      v = Math.log(1 + n / (this.df.get(t) ?? n));
+      this.idfs.set(t, v);
+    }
+    return v;
   }
 
   /** The best phrase the operation is asked as: the weight of its words the request says, times their share, plus pairs in order. */
-  private phraseScore(doc: Doc, q: Query): number {
-    const pairs = new Set<string>();
-    for (let i = 1; i < q.sequence.length; i++) pairs.add(`${q.sequence[i - 1]} ${q.sequence[i]}`);
+  private phraseScore(doc: Doc, q: Query, pairs: ReadonlySet<string>): number {
     let best = 0;
     for (const phrase of doc.phrases) {
       let said = 0;
       let total = 0;
-      for (const t of phrase) {
+      let inOrder = 0;
+      for (let i = 0; i < phrase.length; i++) {
+        const t = phrase[i] as string;
         const idf = this.idf(t);
         total += idf;
         said += (q.weights.get(t) ?? 0) * idf;
-      }
-      let inOrder = 0;
-      for (let i = 1; i < phrase.length; i++) {
-        if (pairs.has(`${phrase[i - 1]} ${phrase[i]}`)) inOrder += (this.idf(phrase[i - 1] as string) + this.idf(phrase[i] as string)) / 2;
+        if (i > 0 && pairs.has(`${phrase[i - 1]} ${t}`)) inOrder += (this.idf(phrase[i - 1] as string) + idf) / 2;
       }
       const s = (total ? (said * said) / total : 0) + PAIR_WEIGHT * inOrder;
       if (s > best) best = s;
@@ -274,6 +279,8 @@ export class OperationIndex {
     // What the request says, weighed: its own words only (not what they map to), rare ones counting more.
     const own = q.sequence.filter((t) => this.df.has(t) || WORDS.words.has(t));
     const ownWeight = own.reduce((sum, t) => sum + this.idf(t), 0);
+    const pairs = new Set<string>();
+    for (let i = 1; i < q.sequence.length; i++) pairs.add(`${q.sequence[i - 1]} ${q.sequence[i]}`);
     const scored: Match[] = [];
     for (const doc of this.docs) {
       if (opts.filter && !opts.filter(doc.op)) continue;
@@ -289,7 +296,7 @@ export class OperationIndex {
         }
         if (best > 0) score += w * this.idf(t) * (best + spread);
       }
-      score += PHRASE_WEIGHT * this.phraseScore(doc, q);
+      score += PHRASE_WEIGHT * this.phraseScore(doc, q, pairs);
       // The object: the share of the name's nouns the request names.
       if (doc.object.length) score *= 1 + OBJECT_WEIGHT * (doc.object.filter((t) => q.weights.has(t)).length / doc.object.length);
       // The action: the verb said, and a change asked for or not.
