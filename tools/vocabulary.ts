@@ -287,7 +287,6 @@ export const vocabulary: SearchVocabulary = {
     limit: 'budget',
     cap: 'budget',
     publishable: 'publishable',
-    hide: 'publishable',
     visible: 'publishable',
     myself: 'current member',
     profile: 'profile',
@@ -416,6 +415,18 @@ export const vocabulary: SearchVocabulary = {
     irritant: 'finding irritant',
     original: 'inherited',
     every: 'all',
+    interroger: 'interview',
+    interroge: 'interview',
+    tourner: 'run',
+    masquer: 'hide publishable',
+    cacher: 'hide publishable',
+    hide: 'hide publishable',
+    extrait: 'excerpt evidence',
+    excerpt: 'excerpt evidence',
+    citation: 'quote evidence',
+    erp: 'external source data',
+    sap: 'external source data',
+    charger: 'upload',
     month: 'month period',
     mois: 'month period',
   },
@@ -483,6 +494,12 @@ export const vocabulary: SearchVocabulary = {
     ],
     // How something will look: a preview.
     ['\\bhow (?:will|would|does|do|did) (?:\\w+ ){0,4}(?:look|appear|show up|render)\\b', 'preview'],
+    // At the client's: a place, not the client company.
+    ['\\bchez (?:le|notre|ce) client\\b|\\bat the client(?: s)?(?: site| office| premises)?\\b', ' '],
+    // Running again, in French.
+    ['\\b(?:re)?(?:fais|faire|fait|faites|refais|refaire) (?:re)?tourner\\b', 'start run'],
+    // Where something comes from: its source.
+    ['\\bd ou vient\\b|\\bd ou sort\\b|\\bwhere (?:does|did|do) (?:\\w+ ){0,3}come from\\b', 'source preview'],
     // Removing someone.
     ['\\bkick(?:ed|ing|s)? (?:\\w+ ){0,2}out\\b|\\bkick(?:ed|ing|s)? out\\b', 'remove member'],
     // Who said what: the audit chat answers from the transcripts.
