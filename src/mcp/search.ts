@@ -43,7 +43,7 @@ function stem(w: string): string {
   let s = w.length > 4 && w.endsWith('ee') ? w.slice(0, -1) : w;
   if (s.length > 6 && s.endsWith('ation')) s = `${s.slice(0, -5)}at`;
   else if (s.length > 5 && s.endsWith('ing')) s = s.slice(0, -3);
-  else if (s.length > 5 && /[^aeiou]er$/.test(s)) s = s.slice(0, -2);
+  else if (s.length > 5 && /[^aeou]er$/.test(s)) s = s.slice(0, -2);
   else if (s.length > 5 && s.endsWith('ez')) s = s.slice(0, -2);
   else if (s.length > 4 && s.endsWith('ed')) s = s.slice(0, -2);
   else if (s.length > 4 && s.endsWith('e')) s = s.slice(0, -1);
