@@ -4,6 +4,7 @@
 // otherwise are checked by test/install/readme-numbers.test.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { RETRIEVAL_TOP, type RetrievalScore, retrievalFigures } from '../bench/retrieval.js';
 import { measureToolLists, sandboxOperations, type ToolListCost, toolListFor } from '../bench/tokens.js';
 import { SETTINGS } from '../src/config.js';
 import { type Operation, TOOLSETS } from '../src/operation.js';
@@ -83,12 +84,23 @@ export const BLOCKS: Record<string, () => string> = {
 };
 
 const defaultSurfaceCost = (): ToolListCost => toolLists().find((r) => r.surface === 'default') as ToolListCost;
+const allSurfaceCost = (): ToolListCost => toolLists().find((r) => r.surface === 'all') as ToolListCost;
+/** "27 of 30 (90.0%)": one retrieval set's top-3 figure (bench/retrieval.ts). */
+const retrieval = (s: RetrievalScore) => `${s.hits} of ${s.total} (${((s.hits / s.total) * 100).toFixed(1)}%)`;
 
 /** Numbers quoted in the README's prose, by the name in their marker. */
 export const FACTS: Record<string, () => string> = {
   'default-tools': () => String(defaultSurfaceCost().tools),
   'default-tokens': () => defaultSurfaceCost().tokens.toLocaleString('en-US'),
   operations: () => String(catalog.length),
+  'all-tools': () => String(allSurfaceCost().tools),
+  'all-tokens': () => allSurfaceCost().tokens.toLocaleString('en-US'),
+  // find_operations' figures on the request sets of test/mcp/retrieval-sets (test/mcp/retrieval.test.ts
+  // checks they are what it answers over MCP).
+  'retrieval-top': () => String(RETRIEVAL_TOP),
+  'retrieval-tuned': () => retrieval(retrievalFigures().tuning),
+  'retrieval-held-out-first': () => retrieval(retrievalFigures().heldOutFirst),
+  'retrieval-held-out-consultants': () => retrieval(retrievalFigures().heldOutConsultants),
   // The conformance suite's figures come from the classification test/conformance/conformance.test.ts
   // holds to each run: every scenario listed as applicable passes, and every scenario run is listed.
   'conformance-suite': suiteVersion,

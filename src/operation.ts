@@ -96,6 +96,18 @@ export interface Operation {
    * segments is percent-encoded and the slashes kept; empty, `.` and `..` segments are refused.
    */
   segmentedParam?: string;
+  /**
+   * What people call the operation when they ask for it, in English and in French: the trade's words,
+   * synonyms and task phrasings ("the client's remarks on the report", "les remarques du client").
+   * find_operations matches requests against them as it does the name and title. Every catalog entry
+   * has both languages; an operation generated from the live description has none.
+   */
+  askedAs?: AskedAs;
+}
+
+export interface AskedAs {
+  en: readonly string[];
+  fr: readonly string[];
 }
 
 /** The three jobs the default surface serves (README: who uses it). */
@@ -168,4 +180,17 @@ export const OPERATION_META_KEY = 'workspace-consulting/operation';
 
 export function operationMeta(op: Pick<Operation, 'method' | 'path' | 'scope'>) {
   return { method: op.method, path: op.path, scope: op.scope };
+}
+
+/**
+ * The words find_operations reads requests with that no single entry owns (tools/vocabulary.ts); an
+ * entry's own words are its askedAs facet.
+ */
+export interface SearchVocabulary {
+  /** Words that say nothing about which operation is meant. */
+  stopWords: { en: string; fr: string };
+  /** A request's word (any form, English or French) mapped to the catalog's words it means. */
+  words: Readonly<Record<string, string>>;
+  /** Expressions of several words rewritten before the words are read: [RegExp source, replacement]. */
+  phrases: ReadonlyArray<readonly [string, string]>;
 }

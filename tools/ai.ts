@@ -40,6 +40,10 @@ export const ai = area('ai', [
     description: 'Drivers and models the workspace can assign to an AI usage. Use before setting a profile.',
     method: 'GET',
     path: '/ai/catalog',
+    askedAs: {
+      en: ['which AI models can we pick', 'models available per provider', 'AI model catalog'],
+      fr: ['modèles IA disponibles', 'quels modèles peut-on choisir', 'catalogue des modèles par fournisseur'],
+    },
     paginated: true,
     reference: true,
   }),
@@ -49,6 +53,10 @@ export const ai = area('ai', [
     description: 'AI provider keys of the workspace. Adding, replacing or deleting a key is reserved to the web app.',
     method: 'GET',
     path: '/ai/credentials',
+    askedAs: {
+      en: ['our AI provider API keys', 'stored OpenAI or Mistral keys', 'AI accounts and secrets'],
+      fr: ['nos clés API des fournisseurs IA', 'clés OpenAI enregistrées', 'identifiants des fournisseurs IA'],
+    },
     paginated: true,
   }),
   op({
@@ -57,6 +65,10 @@ export const ai = area('ai', [
     description: 'Make a test call to the provider with one stored key and report whether it works.',
     method: 'POST',
     path: '/ai/credentials/{credential}/test',
+    askedAs: {
+      en: ['check an API key still works', 'is our provider key valid', 'verify the AI credentials'],
+      fr: ['vérifier qu’une clé API fonctionne', 'la clé du fournisseur est-elle valide', 'tester les identifiants IA'],
+    },
     destructive: false,
     openWorld: true,
   }),
@@ -66,6 +78,7 @@ export const ai = area('ai', [
     description: 'AI provider drivers known to the workspace.',
     method: 'GET',
     path: '/ai/enums/drivers',
+    askedAs: { en: ['which AI providers are supported', 'supported vendors'], fr: ['quels fournisseurs IA sont pris en charge', 'prestataires IA supportés'] },
     paginated: true,
     reference: true,
   }),
@@ -75,6 +88,10 @@ export const ai = area('ai', [
     description: 'The AI usages a profile can serve (voice, stt, analysis, chat, ...).',
     method: 'GET',
     path: '/ai/enums/usages',
+    askedAs: {
+      en: ['what AI is used for', 'kinds of AI tasks: voice, speech to text, chat'],
+      fr: ['à quoi sert l’IA', 'types d’usage IA : voix, transcription, chat'],
+    },
     paginated: true,
     reference: true,
   }),
@@ -84,6 +101,7 @@ export const ai = area('ai', [
     description: 'Voice architectures an interview can use: realtime or cascade (speech-to-text, model, text-to-speech).',
     method: 'GET',
     path: '/ai/enums/voice-architectures',
+    askedAs: { en: ['realtime or cascade voice', 'voice pipeline options'], fr: ['voix temps réel ou en cascade', 'architectures de voix possibles'] },
     paginated: true,
     reference: true,
   }),
@@ -93,6 +111,16 @@ export const ai = area('ai', [
     description: 'Unit prices per driver and model, used to compute AI costs.',
     method: 'GET',
     path: '/ai/price-grid',
+    askedAs: {
+      en: [
+        'AI rates per model',
+        'cost per minute of speech to text by provider',
+        'price per token',
+        'unit prices of the providers',
+        'how much each model charges',
+      ],
+      fr: ['tarifs des fournisseurs IA', 'prix à la minute de la transcription', 'prix par token', 'grille tarifaire IA', 'combien facture chaque modèle'],
+    },
     paginated: true,
     reference: true,
   }),
@@ -102,6 +130,10 @@ export const ai = area('ai', [
     description: 'Which driver and model serve each AI usage, per workspace, method or engagement scope.',
     method: 'GET',
     path: '/ai/profiles',
+    askedAs: {
+      en: ['which model is used for what', 'which provider powers the transcription', 'AI settings per engagement', 'model behind the chat'],
+      fr: ['quel modèle est utilisé pour quoi', 'quel fournisseur fait la transcription', 'réglages IA de la mission', 'modèle derrière le chat'],
+    },
     paginated: true,
   }),
   op({
@@ -110,6 +142,10 @@ export const ai = area('ai', [
     description: 'Create or replace the profile serving one usage at one scope (scope_type + scope_id + usage). Returns the profile.',
     method: 'PUT',
     path: '/ai/profiles',
+    askedAs: {
+      en: ['switch to another model', 'use Mistral for the analysis', 'change the AI model of a usage', 'assign a provider to transcription'],
+      fr: ['passer à un autre modèle', 'utiliser Mistral pour l’analyse', 'changer le modèle IA d’un usage', 'choisir le fournisseur de la transcription'],
+    },
     // An upsert of configuration: the previous profile can be put back the same way; nothing is lost for good.
     destructive: false,
     fields: {
@@ -132,6 +168,7 @@ export const ai = area('ai', [
     description: 'Delete an AI profile. Check list_ai_profiles first: the usage it served needs another profile.',
     method: 'DELETE',
     path: '/ai/profiles/{profile}',
+    askedAs: { en: ['remove a model setting', 'go back to the default model'], fr: ['supprimer un réglage de modèle', 'revenir au modèle par défaut'] },
     destructive: true,
   }),
   op({
@@ -140,6 +177,7 @@ export const ai = area('ai', [
     description: 'Run a short sample through one profile to check it answers. Calls the AI provider and costs usage.',
     method: 'POST',
     path: '/ai/profiles/{profile}/test',
+    askedAs: { en: ['try a model setting on a sample', 'does this AI profile answer'], fr: ['essayer un profil IA sur un exemple', 'ce profil IA répond-il'] },
     destructive: false,
     openWorld: true,
     fields: testCallFields,
@@ -150,6 +188,10 @@ export const ai = area('ai', [
     description: 'Run a short sample through whatever profile serves a usage at a scope. Calls the AI provider and costs usage.',
     method: 'POST',
     path: '/ai/usages/{usage}/test',
+    askedAs: {
+      en: ['check the transcription works end to end', 'test the voice set-up'],
+      fr: ['vérifier que la transcription marche', 'tester la configuration de la voix'],
+    },
     pathSchemas: { usage: z.enum(AI_USAGES) },
     destructive: false,
     openWorld: true,
@@ -161,6 +203,10 @@ export const ai = area('ai', [
     description: 'Voice lab trials: voice set-ups tried out and their measured latencies and notes.',
     method: 'GET',
     path: '/ai/voice-lab/trials',
+    askedAs: {
+      en: ['voice lab results', 'latency tests of voice set-ups', 'voice experiments'],
+      fr: ['résultats du labo voix', 'tests de latence des voix', 'expériences de voix'],
+    },
     paginated: true,
   }),
   op({
@@ -169,6 +215,10 @@ export const ai = area('ai', [
     description: 'Record a voice lab trial of a voice, speech-to-text and text-to-speech set-up. Timings are set later by update.',
     method: 'POST',
     path: '/ai/voice-lab/trials',
+    askedAs: {
+      en: ['try a new voice set-up', 'start a voice lab experiment'],
+      fr: ['essayer une nouvelle configuration de voix', 'nouvel essai au labo voix'],
+    },
     destructive: false,
     fields: {
       engagement_id: nullableId().optional(),
@@ -191,6 +241,10 @@ export const ai = area('ai', [
     description: 'Record the measured timings (milliseconds) and a note on a voice lab trial.',
     method: 'PATCH',
     path: '/ai/voice-lab/trials/{trial}',
+    askedAs: {
+      en: ['record the latency of a voice test', 'add notes to a voice trial'],
+      fr: ['noter la latence d’un essai de voix', 'annoter un essai vocal'],
+    },
     destructive: false,
     fields: {
       first_sound_ms: msUpTo(600_000),
@@ -205,6 +259,7 @@ export const ai = area('ai', [
     description: 'Delete a voice lab trial and its measurements.',
     method: 'DELETE',
     path: '/ai/voice-lab/trials/{trial}',
+    askedAs: { en: ['remove a voice lab trial'], fr: ['supprimer un essai du labo voix'] },
     destructive: true,
   }),
   op({
@@ -213,6 +268,10 @@ export const ai = area('ai', [
     description: 'Synthetic voices available for interviews, by driver.',
     method: 'GET',
     path: '/ai/voices',
+    askedAs: {
+      en: ['voices the AI interviewer can use', 'text to speech voices', 'pick a voice for the interviewer'],
+      fr: ['voix de l’intervieweur IA', 'voix de synthèse disponibles', 'choisir une voix'],
+    },
     paginated: true,
     reference: true,
   }),

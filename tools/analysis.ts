@@ -55,6 +55,7 @@ export const analysis = area(
       description: 'Allowed values of one analysis enumeration, by its name.',
       method: 'GET',
       path: '/analysis/enums/{name}',
+      askedAs: { en: ['allowed values of analysis fields', 'finding types'], fr: ['valeurs possibles de l’analyse', 'types de constats'] },
       pathSchemas: { name: slug() },
       paginated: true,
       reference: true,
@@ -65,6 +66,10 @@ export const analysis = area(
       description: 'Analysis runs of an engagement (incremental or full), with their state.',
       method: 'GET',
       path: '/engagements/{engagement}/analysis/runs',
+      askedAs: {
+        en: ['analysis history', 'is the analysis still going', 'past analysis jobs'],
+        fr: ['historique des analyses', 'l’analyse est-elle terminée', 'analyses lancées'],
+      },
       paginated: true,
     }),
     op({
@@ -73,6 +78,7 @@ export const analysis = area(
       description: 'One analysis run with its status and progress: check on a run started earlier.',
       method: 'GET',
       path: '/engagements/{engagement}/analysis/runs/{run}',
+      askedAs: { en: ['progress of the analysis', 'is the run finished'], fr: ['avancement de l’analyse', 'l’analyse a-t-elle fini'] },
       // Named by the spec (runs can be cancelled), documented by the live description.
       undocumented: true,
       // Not on the default surface: start_analysis_run follows the run; a later check goes through call_operation.
@@ -83,6 +89,10 @@ export const analysis = area(
       description: 'Analyse the engagement in the background: incremental covers new material, full redoes everything. Output arrives as change proposals.',
       method: 'POST',
       path: '/engagements/{engagement}/analysis/runs',
+      askedAs: {
+        en: ['analyse the new interviews', 'rerun the analysis', 'process the material', 'refresh the analysis'],
+        fr: ['analyser les nouveaux entretiens', 'relancer l’analyse', 'traiter la matière', 'mettre à jour l’analyse'],
+      },
       // Creates a job and proposals to review; nothing existing is changed until a proposal is accepted.
       destructive: false,
       fields: { mode: z.enum(ANALYSIS_MODES) },
@@ -103,6 +113,7 @@ export const analysis = area(
       description: 'Stop a queued or running analysis run. It cannot be resumed; start a new run instead.',
       method: 'POST',
       path: '/engagements/{engagement}/analysis/runs/{run}/cancel',
+      askedAs: { en: ['stop the analysis', 'abort the running analysis'], fr: ['arrêter l’analyse', 'interrompre l’analyse en cours'] },
       destructive: true,
     }),
     op({
@@ -111,6 +122,10 @@ export const analysis = area(
       description: 'Where the analysis of an engagement stands. A good first call before reviewing findings or proposals.',
       method: 'GET',
       path: '/engagements/{engagement}/analysis/summary',
+      askedAs: {
+        en: ['where the analysis stands', 'state of the analysis', 'overview of findings and processes'],
+        fr: ['où en est l’analyse', 'état de l’analyse', 'bilan de l’analyse'],
+      },
     }),
     op({
       name: 'list_change_proposals',
@@ -118,6 +133,10 @@ export const analysis = area(
       description: 'Changes the analysis proposes to processes, steps, flows, findings and opportunities, awaiting accept or reject.',
       method: 'GET',
       path: '/engagements/{engagement}/change-proposals',
+      askedAs: {
+        en: ['changes the AI suggests', 'proposals waiting for approval', 'what the analysis wants to change'],
+        fr: ['changements proposés par l’IA', 'propositions à valider', 'ce que l’analyse veut modifier'],
+      },
       paginated: true,
     }),
     op({
@@ -126,6 +145,10 @@ export const analysis = area(
       description: "Apply every pending change proposal at once, optionally only one entity type or one run's. Irreversible.",
       method: 'POST',
       path: '/engagements/{engagement}/change-proposals/accept-all',
+      askedAs: {
+        en: ['approve every suggested change', 'apply all proposals'],
+        fr: ['accepter toutes les propositions', 'appliquer tous les changements proposés'],
+      },
       destructive: true,
       fields: bulkProposalFields,
     }),
@@ -135,6 +158,10 @@ export const analysis = area(
       description: "Discard every pending change proposal at once, optionally only one entity type or one run's. Irreversible.",
       method: 'POST',
       path: '/engagements/{engagement}/change-proposals/reject-all',
+      askedAs: {
+        en: ['discard all suggested changes', 'refuse every proposal'],
+        fr: ['rejeter toutes les propositions', 'ignorer tous les changements proposés'],
+      },
       destructive: true,
       fields: bulkProposalFields,
     }),
@@ -144,6 +171,7 @@ export const analysis = area(
       description: "Apply one change proposal to the engagement's processes, findings or opportunities.",
       method: 'POST',
       path: '/engagements/{engagement}/change-proposals/{proposal}/accept',
+      askedAs: { en: ['apply one suggested change', 'approve a proposal'], fr: ['accepter une proposition', 'appliquer un changement proposé'] },
       // One reviewed change whose result stays editable, unlike the bulk accept that applies unseen ones.
       destructive: false,
     }),
@@ -153,6 +181,7 @@ export const analysis = area(
       description: 'Discard one change proposal without applying it. Irreversible.',
       method: 'POST',
       path: '/engagements/{engagement}/change-proposals/{proposal}/reject',
+      askedAs: { en: ['discard one suggested change', 'refuse a proposal'], fr: ['rejeter une proposition', 'refuser un changement proposé'] },
       destructive: true,
     }),
     op({
@@ -161,6 +190,10 @@ export const analysis = area(
       description: 'Contradictions the analysis found between interviews or sources, to settle with resolve_contradiction.',
       method: 'GET',
       path: '/engagements/{engagement}/contradictions',
+      askedAs: {
+        en: ['where interviewees disagree', 'conflicting statements', 'inconsistencies between sources'],
+        fr: ['où les interviewés ne sont pas d’accord', 'déclarations contradictoires', 'incohérences entre les sources'],
+      },
       paginated: true,
       surface: 'review',
     }),
@@ -170,6 +203,10 @@ export const analysis = area(
       description: 'Settle a contradiction as resolved, kept_as_finding or dismissed, with an optional note and the finding that settles it.',
       method: 'POST',
       path: '/engagements/{engagement}/contradictions/{contradiction}/resolve',
+      askedAs: {
+        en: ['settle a disagreement', 'close a contradiction', 'decide who is right'],
+        fr: ['trancher un désaccord', 'régler une contradiction', 'décider qui a raison'],
+      },
       // The status can be set again by another resolve call.
       destructive: false,
       fields: {
@@ -185,6 +222,10 @@ export const analysis = area(
       description: 'Allow or forbid an evidence to appear in deliverables.',
       method: 'PATCH',
       path: '/engagements/{engagement}/evidences/{evidence}',
+      askedAs: {
+        en: ['hide a quote from the deliverable', 'keep an excerpt confidential', 'allow an evidence in the report'],
+        fr: ['masquer une citation du livrable', 'garder un extrait confidentiel', 'autoriser une preuve dans le rapport'],
+      },
       destructive: false,
       fields: { is_publishable: z.boolean() },
     }),
@@ -194,6 +235,10 @@ export const analysis = area(
       description: 'The source material an evidence points to (transcript excerpt, frame, document passage), to check a finding.',
       method: 'GET',
       path: '/engagements/{engagement}/evidences/{evidence}/preview',
+      askedAs: {
+        en: ['see the source behind a finding', 'the excerpt a finding rests on'],
+        fr: ['voir la source d’un constat', 'l’extrait sur lequel repose un constat'],
+      },
     }),
     op({
       name: 'list_findings',
@@ -201,6 +246,10 @@ export const analysis = area(
       description: 'Findings of an engagement: typed statements drawn from the material, each with a review status.',
       method: 'GET',
       path: '/engagements/{engagement}/findings',
+      askedAs: {
+        en: ['what we found', 'key findings', 'pain points identified', 'observations of the audit'],
+        fr: ['nos constats', 'points clés relevés', 'irritants identifiés', 'observations de l’audit'],
+      },
       paginated: true,
       surface: 'review',
     }),
@@ -210,6 +259,10 @@ export const analysis = area(
       description: 'Record a finding, optionally backed by evidences (source items such as transcript segments or pins).',
       method: 'POST',
       path: '/engagements/{engagement}/findings',
+      askedAs: {
+        en: ['record a new finding', 'note a pain point', 'log an observation'],
+        fr: ['noter un constat', 'enregistrer un irritant', 'consigner une observation'],
+      },
       destructive: false,
       fields: {
         ...findingFields,
@@ -228,6 +281,7 @@ export const analysis = area(
       description: 'One finding with its fields and review status.',
       method: 'GET',
       path: '/engagements/{engagement}/findings/{finding}',
+      askedAs: { en: ['details of a finding', 'one finding and its status'], fr: ['détail d’un constat', 'un constat et son statut'] },
       surface: 'review',
       resource: {
         name: 'finding',
@@ -243,6 +297,10 @@ export const analysis = area(
       description: 'Edit a finding; only the fields given change. Evidences go through add/remove_finding_evidence, the status through review_finding.',
       method: 'PATCH',
       path: '/engagements/{engagement}/findings/{finding}',
+      askedAs: {
+        en: ['edit a finding', 'rephrase a finding', 'change the wording of a finding', 'fix the severity of a finding'],
+        fr: ['modifier un constat', 'reformuler un constat', 'corriger la gravité d’un constat'],
+      },
       destructive: false,
       fields: findingFields,
       surface: 'review',
@@ -254,6 +312,10 @@ export const analysis = area(
       description: 'Delete a finding for good. Rejecting it with review_finding keeps a trace instead.',
       method: 'DELETE',
       path: '/engagements/{engagement}/findings/{finding}',
+      askedAs: {
+        en: ['remove a finding', 'erase a finding permanently', 'delete a finding completely'],
+        fr: ['supprimer un constat', 'effacer définitivement un constat'],
+      },
       destructive: true,
     }),
     op({
@@ -262,6 +324,10 @@ export const analysis = area(
       description: 'Back a finding with one more evidence: a source item (transcript segment, frame, pin...) and an optional excerpt.',
       method: 'POST',
       path: '/engagements/{engagement}/findings/{finding}/evidences',
+      askedAs: {
+        en: ['back a finding with a quote', 'link a source to a finding', 'add proof'],
+        fr: ['appuyer un constat par une citation', 'lier une source à un constat', 'ajouter une preuve'],
+      },
       destructive: false,
       fields: evidenceInput.shape,
     }),
@@ -271,6 +337,7 @@ export const analysis = area(
       description: 'Detach one evidence from a finding.',
       method: 'DELETE',
       path: '/engagements/{engagement}/findings/{finding}/evidences/{evidence}',
+      askedAs: { en: ['unlink a source from a finding', 'detach a quote'], fr: ['retirer une preuve d’un constat', 'détacher une citation'] },
       destructive: true,
     }),
     op({
@@ -279,6 +346,10 @@ export const analysis = area(
       description: "Set a finding's review status: validated, rejected, or back to proposed. It can be reviewed again later.",
       method: 'POST',
       path: '/engagements/{engagement}/findings/{finding}/review',
+      askedAs: {
+        en: ['approve a finding', 'reject a finding', 'validate or dismiss a finding', 'accept a proposed finding'],
+        fr: ['valider un constat', 'rejeter un constat', 'approuver ou refuser un constat', 'remettre un constat à revoir'],
+      },
       destructive: false,
       fields: { review_status: z.enum(REVIEW_STATUSES) },
     }),

@@ -12,6 +12,10 @@ export const chat = area(
       description: 'Ask a question about an engagement; the answer cites the transcript passages it rests on. Changes nothing.',
       method: 'POST',
       path: '/engagements/{engagement}/chat/ask',
+      askedAs: {
+        en: ['what did people say about', 'ask a question about the interviews', 'search what interviewees said'],
+        fr: ['qu’ont dit les gens sur', 'poser une question sur les entretiens', 'chercher ce qu’ont dit les interviewés'],
+      },
       // The spec: a read token may ask the audit chat a question.
       scope: 'read',
       destructive: false,
@@ -25,6 +29,7 @@ export const chat = area(
       description: 'Audit chat threads of an engagement. Use to find a conversation a consultant had about the audit.',
       method: 'GET',
       path: '/engagements/{engagement}/chat/threads',
+      askedAs: { en: ['earlier chat conversations', 'past questions to the audit chat'], fr: ['anciennes conversations du chat', 'questions posées au chat'] },
       paginated: true,
     }),
   ],

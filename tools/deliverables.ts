@@ -81,6 +81,7 @@ export const deliverables = area(
       description: "Documents of the engagement's deliverable (executive summary, roadmap, pain map...) and whether each is included.",
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/documents',
+      askedAs: { en: ['sections of the report', 'documents in the deliverable'], fr: ['parties du rapport', 'documents du livrable'] },
       paginated: true,
       // Not on the default surface: the kinds are an enum of every document tool; call_operation lists them.
     }),
@@ -90,6 +91,7 @@ export const deliverables = area(
       description: 'Generate every document of the deliverable from the analysis, in the background; ai: true lets the AI write the text.',
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/documents/generate-all',
+      askedAs: { en: ['write the whole report', 'produce every document at once'], fr: ['rédiger tout le rapport', 'produire tous les documents d’un coup'] },
       // The spec gives no keep-edits mode here, so a regeneration may overwrite edited documents.
       destructive: true,
       fields: { ai: z.boolean().optional() },
@@ -112,6 +114,7 @@ export const deliverables = area(
       description: 'One deliverable document with its blocks and the updated_at that update_deliverable_document needs.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/documents/{kind}',
+      askedAs: { en: ['read a section of the report', 'content of the executive summary'], fr: ['lire une partie du rapport', 'contenu de la synthèse'] },
       pathSchemas: documentKind,
       resource: {
         name: 'deliverable_document',
@@ -128,6 +131,10 @@ export const deliverables = area(
         'Edit a document: include or exclude it, set its parameters, or replace its blocks. Echo updated_at from get_deliverable_document; a stale one is refused.',
       method: 'PATCH',
       path: '/engagements/{engagement}/deliverable/documents/{kind}',
+      askedAs: {
+        en: ['edit a section of the report', 'rewrite a paragraph', 'leave a document out of the report'],
+        fr: ['modifier une partie du rapport', 'retoucher un paragraphe', 'exclure un document du rapport'],
+      },
       pathSchemas: documentKind,
       // An edit guarded by the concurrency token; the document can be edited or regenerated again.
       destructive: false,
@@ -147,6 +154,10 @@ export const deliverables = area(
       description: '(Re)generate one document in the background. mode keep_edits preserves manual edits; replace_all discards them.',
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/documents/{kind}/generate',
+      askedAs: {
+        en: ['write the executive summary', 'produce the roadmap', 'regenerate a section of the report'],
+        fr: ['rédiger la synthèse', 'produire la feuille de route', 'régénérer une partie du rapport'],
+      },
       pathSchemas: documentKind,
       // replace_all throws away the consultant's edits.
       destructive: true,
@@ -175,6 +186,7 @@ export const deliverables = area(
       description: 'The working draft of the deliverable: introduction, recommendations, attribution, stage.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/draft',
+      askedAs: { en: ['the report in progress', 'working version of the deliverable'], fr: ['le rapport en cours', 'version de travail du livrable'] },
     }),
     op({
       name: 'update_deliverable_draft',
@@ -182,6 +194,10 @@ export const deliverables = area(
       description: 'Edit the draft; only the fields given change. attribution: quote interviewees by role, or by name for named_interview_ids.',
       method: 'PATCH',
       path: '/engagements/{engagement}/deliverable/draft',
+      askedAs: {
+        en: ['edit the introduction', 'change the recommendations of the draft'],
+        fr: ['modifier l’introduction', 'changer les recommandations du brouillon'],
+      },
       destructive: false,
       fields: {
         introduction: nstr(20000).optional(),
@@ -200,6 +216,7 @@ export const deliverables = area(
       description: "An evidence as the draft deliverable would show it, with the draft's attribution applied.",
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/draft/evidences/{evidence}/preview',
+      askedAs: { en: ['how a quote will show in the report'], fr: ['comment une citation apparaîtra dans le rapport'] },
     }),
     op({
       name: 'preview_deliverable_draft',
@@ -207,6 +224,10 @@ export const deliverables = area(
       description: 'The draft deliverable rendered as it would be published. Check it before publish_deliverable.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/draft/preview',
+      askedAs: {
+        en: ['preview the report before publishing', 'what the client will see'],
+        fr: ['aperçu du rapport avant publication', 'ce que verra le client'],
+      },
     }),
     op({
       name: 'suggest_recommendations',
@@ -214,6 +235,7 @@ export const deliverables = area(
       description: 'Ask the AI to suggest recommendations for the draft from the analysis; the suggestion can be kept or dismissed.',
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/draft/suggest-recommendations',
+      askedAs: { en: ['AI ideas for recommendations', 'what should we recommend'], fr: ['idées de recommandations', 'que devrions-nous recommander'] },
       // A suggestion beside the draft (dismiss_suggestion exists), not a rewrite of it.
       destructive: false,
       job: {
@@ -229,6 +251,10 @@ export const deliverables = area(
       description: 'Publish the draft as a new deliverable version, interim or final, visible to the client. Cannot be undone.',
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/publish',
+      askedAs: {
+        en: ['issue the report', 'share the deliverable with the client', 'release the final version', 'send the report to the client'],
+        fr: ['diffuser le rapport', 'partager le livrable avec le client', 'publier la version finale', 'envoyer le rapport au client'],
+      },
       destructive: true,
       fields: { changelog: nstr(5000).optional(), stage: z.enum(STAGES).optional() },
       surface: 'draft',
@@ -239,6 +265,10 @@ export const deliverables = area(
       description: "Published versions of the engagement's deliverable.",
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/versions',
+      askedAs: {
+        en: ['versions we sent the client', 'report history', 'previous releases'],
+        fr: ['versions envoyées au client', 'historique du rapport', 'éditions précédentes'],
+      },
       paginated: true,
     }),
     op({
@@ -247,6 +277,7 @@ export const deliverables = area(
       description: 'One published deliverable version; get_deliverable_snapshot gives its frozen content.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/versions/{version}',
+      askedAs: { en: ['one released version of the report'], fr: ['une version publiée du rapport'] },
     }),
     op({
       name: 'list_deliverable_comments',
@@ -254,6 +285,10 @@ export const deliverables = area(
       description: 'Comments left on a published deliverable version, to answer or close.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/versions/{version}/comments',
+      askedAs: {
+        en: ["client's remarks on the report", 'feedback on the deliverable', 'questions the client raised'],
+        fr: ['remarques du client sur le rapport', 'retours sur le livrable', 'questions soulevées par le client'],
+      },
       paginated: true,
     }),
     op({
@@ -262,6 +297,10 @@ export const deliverables = area(
       description: 'Frozen content of a published version, as it was when published.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/versions/{version}/snapshot',
+      askedAs: {
+        en: ['what we sent the client', 'the report as delivered', 'content of a released version'],
+        fr: ['ce qu’on a envoyé au client', 'le rapport tel que livré', 'contenu d’une version publiée'],
+      },
     }),
     op({
       name: 'close_deliverable_comment',
@@ -269,6 +308,7 @@ export const deliverables = area(
       description: 'Close a comment on a published version once it has been addressed.',
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/comments/{comment}/close',
+      askedAs: { en: ['mark a remark as handled', 'resolve a client comment'], fr: ['clore une remarque', 'marquer un commentaire comme traité'] },
       destructive: false,
     }),
     op({
@@ -277,6 +317,10 @@ export const deliverables = area(
       description: 'Answer a comment on a published deliverable version.',
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/comments/{comment}/reply',
+      askedAs: {
+        en: ["respond to the client's remark", 'answer feedback on the report'],
+        fr: ['répondre à une remarque du client', 'répondre à un retour sur le rapport'],
+      },
       destructive: false,
       fields: { body: str(5000).min(1) },
     }),
@@ -286,6 +330,7 @@ export const deliverables = area(
       description: 'Exports of an engagement and their state; fetch a finished one with download_export.',
       method: 'GET',
       path: '/engagements/{engagement}/exports',
+      askedAs: { en: ['exported files', 'downloads prepared'], fr: ['fichiers exportés', 'exports préparés'] },
       paginated: true,
     }),
     op({
@@ -294,6 +339,7 @@ export const deliverables = area(
       description: 'One export with its status and progress: check on it until it succeeded, then download it.',
       method: 'GET',
       path: '/engagements/{engagement}/exports/{export}',
+      askedAs: { en: ['is the export ready'], fr: ['l’export est-il prêt'] },
       // Documented by the live description only; every export is followed through it.
       undocumented: true,
       // Not on the default surface: create_export follows the export to its file; a later check goes through call_operation.
@@ -305,6 +351,10 @@ export const deliverables = area(
         'Produce an export file in the background; document_* kinds export the document named by document_kind. Waits for it and returns the file; download_export fetches it later.',
       method: 'POST',
       path: '/engagements/{engagement}/exports',
+      askedAs: {
+        en: ['export to PDF', 'make a PowerPoint of the report', 'Word version', 'CSV of findings', 'BPMN diagram'],
+        fr: ['exporter en PDF', 'faire un PowerPoint du rapport', 'version Word', 'CSV des constats'],
+      },
       destructive: false,
       fields: {
         kind: z.enum(EXPORT_KINDS),
@@ -330,6 +380,7 @@ export const deliverables = area(
       description: 'File of a finished export.',
       method: 'GET',
       path: '/engagements/{engagement}/exports/{export}/download',
+      askedAs: { en: ['get the exported file', 'download the PDF'], fr: ['récupérer le fichier exporté', 'télécharger le PDF'] },
       response: 'file',
       // Not on the default surface: create_export fetches the file once ready (and the export_file resource serves it).
       resource: {

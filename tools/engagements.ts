@@ -11,6 +11,10 @@ export const engagements = area('engagements', [
     description: 'Engagements of the workspace, newest first. Start here: every engagement-scoped tool needs the engagement id.',
     method: 'GET',
     path: '/engagements',
+    askedAs: {
+      en: ['our projects', 'all engagements', 'current assignments', 'client projects'],
+      fr: ['nos missions', 'tous les projets', 'missions en cours', 'liste des audits'],
+    },
     paginated: true,
     undocumented: true,
     surface: 'brief',
@@ -22,6 +26,10 @@ export const engagements = area('engagements', [
     description: 'One engagement: client company, method, locale, dates, status and stage.',
     method: 'GET',
     path: '/engagements/{engagement}',
+    askedAs: {
+      en: ['details of an engagement', 'which client and stage a project is at', 'engagement dates and status'],
+      fr: ['détails d’une mission', 'où en est la mission', 'dates et statut de la mission'],
+    },
     undocumented: true,
     resource: {
       name: 'engagement',
@@ -37,6 +45,10 @@ export const engagements = area('engagements', [
     description: 'Open an engagement for a client company, optionally with an interview method.',
     method: 'POST',
     path: '/engagements',
+    askedAs: {
+      en: ['start a new project', 'set up an engagement for a client', 'open a new audit', 'kick off a mission'],
+      fr: ['nouvelle mission', 'démarrer un projet pour un client', 'ouvrir un audit', 'créer une mission'],
+    },
     destructive: false,
     undocumented: true,
     fields: {
@@ -54,6 +66,10 @@ export const engagements = area('engagements', [
     description: 'Client companies of the workspace. Use to find the company an engagement is for.',
     method: 'GET',
     path: '/client-companies',
+    askedAs: {
+      en: ['our clients', 'customer list', 'companies we work for', 'client accounts'],
+      fr: ['nos clients', 'liste des sociétés clientes', 'entreprises clientes', 'comptes clients'],
+    },
     paginated: true,
   }),
   op({
@@ -62,6 +78,10 @@ export const engagements = area('engagements', [
     description: 'Add a client company. Returns the company with its id.',
     method: 'POST',
     path: '/client-companies',
+    askedAs: {
+      en: ['add a new client', 'register a customer company', 'new client account'],
+      fr: ['ajouter un nouveau client', 'enregistrer une société cliente', 'nouveau compte client'],
+    },
     destructive: false,
     // The spec does not show this body; these fields are the ones the catalog and the sandbox agree on.
     fields: {

@@ -8,6 +8,10 @@ export const integrations = area('integrations', [
     description: 'The OpenAPI description of the workspace API, including operations no tool covers. Large: fetch only to find such an operation.',
     method: 'GET',
     path: '/openapi.json',
+    askedAs: {
+      en: ['API documentation', 'OpenAPI spec', 'endpoints for developers'],
+      fr: ['documentation de l’API', 'spécification OpenAPI', 'points d’accès pour les développeurs'],
+    },
     reference: true,
   }),
 ]);

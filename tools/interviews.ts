@@ -35,6 +35,10 @@ export const interviews = area(
       description: 'Interviews of an engagement. get_interview and its chapters tell what each one covered.',
       method: 'GET',
       path: '/engagements/{engagement}/interviews',
+      askedAs: {
+        en: ['who we interviewed', 'interviews done so far', 'interviewees of the engagement'],
+        fr: ['qui avons-nous interviewé', 'entretiens réalisés', 'personnes interrogées'],
+      },
       paginated: true,
       surface: 'brief',
     }),
@@ -44,6 +48,10 @@ export const interviews = area(
       description: "Open a preview session of the engagement's interview, to try the guide as a participant would.",
       method: 'POST',
       path: '/engagements/{engagement}/interviews/preview-session',
+      askedAs: {
+        en: ['try the interview as a participant', 'rehearse the interview', 'preview the interviewer'],
+        fr: ['essayer l’entretien comme un participant', 'répéter l’entretien', 'aperçu de l’entretien'],
+      },
       // Creates a throwaway session; nothing existing changes.
       destructive: false,
       fields: sessionRequest,
@@ -54,6 +62,7 @@ export const interviews = area(
       description: 'Run a test interview of the engagement, e.g. in text_simulation mode, to check the guide end to end.',
       method: 'POST',
       path: '/engagements/{engagement}/interviews/test',
+      askedAs: { en: ['run a test interview', 'dry run with a simulated participant'], fr: ['lancer un entretien test', 'simulation d’entretien'] },
       destructive: false,
       fields: sessionRequest,
     }),
@@ -63,6 +72,10 @@ export const interviews = area(
       description: 'Interview sessions of the engagement in progress right now.',
       method: 'GET',
       path: '/engagements/{engagement}/live-sessions',
+      askedAs: {
+        en: ['interviews happening now', 'who is in an interview right now', 'ongoing sessions'],
+        fr: ['entretiens en direct', 'qui est en entretien maintenant', 'sessions en cours'],
+      },
       paginated: true,
     }),
     op({
@@ -71,6 +84,7 @@ export const interviews = area(
       description: 'One interview. Its chapters and their recaps summarise what was said.',
       method: 'GET',
       path: '/interviews/{interview}',
+      askedAs: { en: ['details of an interview', 'who was interviewed and when'], fr: ['détails d’un entretien', 'qui a été interviewé et quand'] },
     }),
     op({
       name: 'list_interview_chapters',
@@ -78,6 +92,7 @@ export const interviews = area(
       description: 'Chapters of an interview, in order; get_chapter_recap summarises each.',
       method: 'GET',
       path: '/interviews/{interview}/chapters',
+      askedAs: { en: ['sections of an interview', 'parts of the conversation'], fr: ['chapitres de l’entretien', 'parties de la conversation'] },
       paginated: true,
     }),
     op({
@@ -86,6 +101,10 @@ export const interviews = area(
       description: 'Recap of one interview chapter: the points the participant made. Cheaper than reading the transcript.',
       method: 'GET',
       path: '/interviews/{interview}/chapters/{chapter}/recap',
+      askedAs: {
+        en: ['summary of a chapter', 'key points of a section of the interview'],
+        fr: ['résumé d’un chapitre', 'points clés d’une partie de l’entretien'],
+      },
       resource: {
         name: 'chapter_recap',
         title: 'Chapter recap',
@@ -100,6 +119,10 @@ export const interviews = area(
       description: 'One source item of an interview (transcript segment, frame, pin...), e.g. the one an evidence cites.',
       method: 'GET',
       path: '/interviews/{interview}/sources/{type}/{source}',
+      askedAs: {
+        en: ['one transcript segment', 'a pin or frame of an interview'],
+        fr: ['un segment de transcription', 'une capture ou un repère de l’entretien'],
+      },
       pathSchemas: { type: z.enum(EVIDENCE_SOURCE_TYPES) },
     }),
     op({
@@ -108,6 +131,7 @@ export const interviews = area(
       description: 'Content of a stored media file, by the disk and path a record gives.',
       method: 'GET',
       path: '/media/{disk}/{path}',
+      askedAs: { en: ['open a stored media file', 'image or video file'], fr: ['ouvrir un fichier média', 'image ou vidéo stockée'] },
       pathSchemas: { disk: slug(), path: mediaPath() },
       response: 'file',
       segmentedParam: 'path',
@@ -118,6 +142,7 @@ export const interviews = area(
       description: 'Thumbnail of a stored media file, by disk and path: lighter than get_media to glance at an image.',
       method: 'GET',
       path: '/media-thumbnails/{disk}/{path}',
+      askedAs: { en: ['small preview of an image'], fr: ['vignette d’une image'] },
       pathSchemas: { disk: slug(), path: mediaPath() },
       response: 'file',
       segmentedParam: 'path',
@@ -128,6 +153,7 @@ export const interviews = area(
       description: 'One interview session. Its transcript, frames, pins, artifacts and recordings have their own tools.',
       method: 'GET',
       path: '/sessions/{session}',
+      askedAs: { en: ['details of an interview session'], fr: ['détails d’une session d’entretien'] },
     }),
     op({
       name: 'list_session_artifacts',
@@ -135,6 +161,10 @@ export const interviews = area(
       description: 'Files shared or produced during an interview session.',
       method: 'GET',
       path: '/sessions/{session}/artifacts',
+      askedAs: {
+        en: ['files shown during the interview', 'documents shared in the session'],
+        fr: ['fichiers montrés pendant l’entretien', 'documents partagés en séance'],
+      },
       paginated: true,
     }),
     op({
@@ -143,6 +173,10 @@ export const interviews = area(
       description: 'End an interview session now, e.g. a test left running. It cannot be resumed.',
       method: 'POST',
       path: '/sessions/{session}/end',
+      askedAs: {
+        en: ['stop the interview', 'hang up the session', 'finish an interview now'],
+        fr: ['arrêter l’entretien', 'terminer la session', 'mettre fin à l’entretien'],
+      },
       destructive: true,
       job: {
         label: 'session end',
@@ -156,6 +190,10 @@ export const interviews = area(
       description: 'Screen frames captured during an interview session where the participant shared a screen.',
       method: 'GET',
       path: '/sessions/{session}/frames',
+      askedAs: {
+        en: ['screenshots from the interview', 'screens the participant shared'],
+        fr: ['captures d’écran de l’entretien', 'écrans partagés par le participant'],
+      },
       paginated: true,
     }),
     op({
@@ -164,6 +202,7 @@ export const interviews = area(
       description: 'The most recent screen frame of a session: what the participant is showing now.',
       method: 'GET',
       path: '/sessions/{session}/frames/latest',
+      askedAs: { en: ['what is on their screen now', 'current shared screen'], fr: ['ce qui est à l’écran maintenant', 'écran partagé actuel'] },
     }),
     op({
       name: 'list_session_pins',
@@ -171,6 +210,7 @@ export const interviews = area(
       description: 'Pins of an interview session: moments marked as worth keeping.',
       method: 'GET',
       path: '/sessions/{session}/pins',
+      askedAs: { en: ['moments marked as worth keeping', 'highlights of the interview'], fr: ['moments marqués', 'repères posés pendant l’entretien'] },
       paginated: true,
     }),
     op({
@@ -179,6 +219,10 @@ export const interviews = area(
       description: 'One recording of an interview session, as a media file.',
       method: 'GET',
       path: '/sessions/{session}/recordings/{recording}/stream',
+      askedAs: {
+        en: ['audio of the interview', 'play the recording', 'video of the session'],
+        fr: ['audio de l’entretien', 'écouter l’enregistrement', 'vidéo de la session'],
+      },
       response: 'file',
     }),
     op({
@@ -187,6 +231,10 @@ export const interviews = area(
       description: 'Transcript of an interview session: who said what, when. The source to quote an interview.',
       method: 'GET',
       path: '/sessions/{session}/transcript',
+      askedAs: {
+        en: ['what was said word for word', 'verbatim of the interview', 'interview notes'],
+        fr: ['ce qui a été dit mot à mot', 'transcription complète de l’entretien', 'verbatim de l’entretien', 'compte rendu de l’entretien'],
+      },
       surface: 'brief',
       resource: {
         name: 'transcript',

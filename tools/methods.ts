@@ -30,6 +30,7 @@ export const methods = area('methods', [
     description: 'Interview methods of the workspace: reusable guides and settings engagements start from.',
     method: 'GET',
     path: '/methods',
+    askedAs: { en: ['interview methods', 'our interview playbooks', 'methodologies'], fr: ['méthodes d’entretien', 'nos méthodologies', 'trames d’entretien'] },
     paginated: true,
   }),
   op({
@@ -38,6 +39,7 @@ export const methods = area('methods', [
     description: 'Create an empty interview method. To start from a ready-made one, use create_method_from_template.',
     method: 'POST',
     path: '/methods',
+    askedAs: { en: ['new blank interview method', 'build a method from scratch'], fr: ['nouvelle méthode vide', 'créer une méthode d’entretien'] },
     destructive: false,
     fields: { name: z.string().min(1).max(255), description: nstr(2000).optional() },
   }),
@@ -47,6 +49,7 @@ export const methods = area('methods', [
     description: 'Interviewer avatar presets a method can use.',
     method: 'GET',
     path: '/methods/enums/avatar-presets',
+    askedAs: { en: ['interviewer avatars', 'look of the virtual interviewer'], fr: ['avatars de l’intervieweur', 'apparence de l’intervieweur virtuel'] },
     paginated: true,
     reference: true,
   }),
@@ -56,6 +59,7 @@ export const methods = area('methods', [
     description: 'Allowed values of one named enumeration of the methods area.',
     method: 'GET',
     path: '/methods/enums/{name}',
+    askedAs: { en: ['allowed values for method settings'], fr: ['valeurs possibles des réglages de méthode'] },
     pathSchemas: { name: slug() },
     paginated: true,
     reference: true,
@@ -66,6 +70,10 @@ export const methods = area('methods', [
     description: 'Ready-made method templates; their keys feed create_method_from_template.',
     method: 'GET',
     path: '/methods/templates',
+    askedAs: {
+      en: ['ready-made methods', 'method templates to start from', 'starter guides'],
+      fr: ['modèles de méthode', 'méthodes prêtes à l’emploi', 'gabarits de guide'],
+    },
     paginated: true,
     reference: true,
   }),
@@ -75,6 +83,7 @@ export const methods = area('methods', [
     description: "Create a method from a template, with its guide. name and locale default to the template's.",
     method: 'POST',
     path: '/methods/from-template',
+    askedAs: { en: ['start a method from a template', 'use a ready-made guide'], fr: ['créer une méthode depuis un modèle', 'partir d’un gabarit'] },
     destructive: false,
     fields: {
       template_key: z.string().min(1),
@@ -88,6 +97,7 @@ export const methods = area('methods', [
     description: 'One interview method with its settings.',
     method: 'GET',
     path: '/methods/{method}',
+    askedAs: { en: ['settings of an interview method', 'open a method'], fr: ['réglages d’une méthode', 'voir une méthode'] },
   }),
   op({
     name: 'update_method',
@@ -95,6 +105,7 @@ export const methods = area('methods', [
     description: 'Rename a method or change its description (name is always required).',
     method: 'PATCH',
     path: '/methods/{method}',
+    askedAs: { en: ['rename a method', 'change the method description'], fr: ['renommer une méthode', 'modifier la description d’une méthode'] },
     destructive: false,
     fields: { name: z.string().min(1).max(255), description: nstr(2000).optional() },
   }),
@@ -104,6 +115,7 @@ export const methods = area('methods', [
     description: 'Delete an interview method and its guide.',
     method: 'DELETE',
     path: '/methods/{method}',
+    askedAs: { en: ['remove an interview method'], fr: ['supprimer une méthode d’entretien'] },
     destructive: true,
   }),
   op({
@@ -112,6 +124,10 @@ export const methods = area('methods', [
     description: 'Copy a method and its guide into a new method. Returns the copy.',
     method: 'POST',
     path: '/methods/{method}/duplicate',
+    askedAs: {
+      en: ['copy a method', 'make a variant of a method', 'reuse a method for another client'],
+      fr: ['copier une méthode', 'faire une variante d’une méthode', 'réutiliser une méthode'],
+    },
     destructive: false,
   }),
   op({
@@ -120,6 +136,10 @@ export const methods = area('methods', [
     description: 'Saved versions of a method, newest first.',
     method: 'GET',
     path: '/methods/{method}/versions',
+    askedAs: {
+      en: ['history of a method', 'earlier versions of the method', 'previous versions'],
+      fr: ['historique de la méthode', 'anciennes versions de la méthode'],
+    },
     paginated: true,
   }),
   op({
@@ -128,6 +148,10 @@ export const methods = area('methods', [
     description: 'One saved version of a method, as it was then.',
     method: 'GET',
     path: '/methods/{method}/versions/{version}',
+    askedAs: {
+      en: ['the method as it was then', 'an old version of the method'],
+      fr: ['la méthode telle qu’elle était', 'une ancienne version de la méthode'],
+    },
   }),
   op({
     name: 'get_effective_guide',
@@ -135,6 +159,10 @@ export const methods = area('methods', [
     description: "The guide an owner's interviews actually follow: its topics with the overrides applied.",
     method: 'GET',
     path: '/guide/{ownerType}/{ownerId}/effective',
+    askedAs: {
+      en: ['the interview guide actually used', 'final list of questions for this engagement', 'guide with overrides applied'],
+      fr: ['le guide d’entretien appliqué', 'les questions réellement posées', 'guide effectif de la mission'],
+    },
     pathSchemas: guideOwner,
   }),
   op({
@@ -143,6 +171,10 @@ export const methods = area('methods', [
     description: 'Override an inherited topic for this owner: modify it (patch), remove it, or make it optional or mandatory.',
     method: 'PUT',
     path: '/guide/{ownerType}/{ownerId}/overrides/{topic}',
+    askedAs: {
+      en: ['adapt a topic for one engagement', 'skip a topic here', 'make a topic mandatory or optional', 'change an inherited question'],
+      fr: ['adapter un thème pour une mission', 'retirer un thème ici', 'rendre un thème obligatoire ou facultatif'],
+    },
     pathSchemas: guideOwner,
     // Replaces only this owner's override; the inherited topic is untouched and delete_guide_override restores it.
     destructive: false,
@@ -169,6 +201,7 @@ export const methods = area('methods', [
     description: "Drop this owner's override of a topic: the inherited topic applies again.",
     method: 'DELETE',
     path: '/guide/{ownerType}/{ownerId}/overrides/{topic}',
+    askedAs: { en: ['undo a topic override', 'restore the inherited topic'], fr: ['annuler l’adaptation d’un thème', 'rétablir le thème hérité'] },
     pathSchemas: guideOwner,
     destructive: true,
   }),
@@ -178,6 +211,7 @@ export const methods = area('methods', [
     description: 'Topics the AI proposed for a guide (from propose_guide_topics), each with the key to accept it by.',
     method: 'GET',
     path: '/guide/{ownerType}/{ownerId}/proposals/{proposal}',
+    askedAs: { en: ['topics the AI suggested', 'AI topic ideas'], fr: ['thèmes suggérés par l’IA', 'idées de thèmes de l’IA'] },
     pathSchemas: guideOwner,
   }),
   op({
@@ -186,6 +220,10 @@ export const methods = area('methods', [
     description: 'Add the chosen proposed topics (by key) to the guide, optionally edited first.',
     method: 'POST',
     path: '/guide/{ownerType}/{ownerId}/proposals/{proposal}/accept',
+    askedAs: {
+      en: ['keep the suggested topics', 'add the AI topics to the guide'],
+      fr: ['garder les thèmes suggérés', 'ajouter les thèmes proposés au guide'],
+    },
     pathSchemas: guideOwner,
     destructive: false,
     fields: {
@@ -207,6 +245,10 @@ export const methods = area('methods', [
     description: 'Ask the AI to propose new topics for a guide, optionally on a focus. Returns a proposal to review.',
     method: 'POST',
     path: '/guide/{ownerType}/{ownerId}/propose-topics',
+    askedAs: {
+      en: ['ideas for more questions', 'AI, suggest topics for the guide', 'brainstorm interview topics'],
+      fr: ['idées de nouvelles questions', 'suggérer des thèmes pour le guide', 'proposer des sujets d’entretien'],
+    },
     pathSchemas: guideOwner,
     destructive: false,
     fields: {
@@ -221,6 +263,10 @@ export const methods = area('methods', [
     description: "Topics of an owner's guide, in order. For the guide as interviews apply it, use get_effective_guide.",
     method: 'GET',
     path: '/guide/{ownerType}/{ownerId}/topics',
+    askedAs: {
+      en: ['questions of the interview guide', 'topics we cover in interviews'],
+      fr: ['questions du guide d’entretien', 'sujets abordés en entretien'],
+    },
     pathSchemas: guideOwner,
     paginated: true,
   }),
@@ -230,6 +276,7 @@ export const methods = area('methods', [
     description: 'Add a topic to a guide: what to ask, what to learn, what to avoid.',
     method: 'POST',
     path: '/guide/{ownerType}/{ownerId}/topics',
+    askedAs: { en: ['add a question to the guide', 'new topic to ask about'], fr: ['ajouter une question au guide', 'nouveau thème à aborder'] },
     pathSchemas: guideOwner,
     destructive: false,
     fields: { ...topicFields, title: str(255) },
@@ -240,6 +287,10 @@ export const methods = area('methods', [
     description: "Set the order of a guide's topics: ids in the new order.",
     method: 'POST',
     path: '/guide/{ownerType}/{ownerId}/topics/reorder',
+    askedAs: {
+      en: ['change the order of the questions', 'move a topic up', 'sequence of topics'],
+      fr: ['changer l’ordre des questions', 'déplacer un thème', 'réordonner les sujets'],
+    },
     pathSchemas: guideOwner,
     destructive: false,
     fields: { ids: z.array(id()) },
@@ -250,6 +301,7 @@ export const methods = area('methods', [
     description: "Change fields of one of the owner's own topics; omitted fields stay as they are.",
     method: 'PATCH',
     path: '/guide/{ownerType}/{ownerId}/topics/{topic}',
+    askedAs: { en: ['edit a question of the guide', 'reword a topic'], fr: ['modifier une question du guide', 'reformuler un thème'] },
     pathSchemas: guideOwner,
     destructive: false,
     fields: topicFields,
@@ -260,6 +312,7 @@ export const methods = area('methods', [
     description: "Delete one of the owner's own topics.",
     method: 'DELETE',
     path: '/guide/{ownerType}/{ownerId}/topics/{topic}',
+    askedAs: { en: ['remove a question from the guide'], fr: ['supprimer une question du guide'] },
     pathSchemas: guideOwner,
     destructive: true,
   }),

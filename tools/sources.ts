@@ -47,6 +47,10 @@ export const sources = area(
       description: 'Files uploaded to an engagement (procedures, screenshots, exports) that the analysis reads as sources.',
       method: 'GET',
       path: '/engagements/{engagement}/artifacts',
+      askedAs: {
+        en: ['documents the client provided', 'files we received', 'uploaded procedures and exports'],
+        fr: ['documents fournis par le client', 'fichiers reçus', 'pièces déposées'],
+      },
       paginated: true,
     }),
     op({
@@ -55,6 +59,10 @@ export const sources = area(
       description: `Add a file to an engagement as a source for the analysis, up to ${ARTIFACT_MAX_KIB / 1024} MiB.`,
       method: 'POST',
       path: '/engagements/{engagement}/artifacts',
+      askedAs: {
+        en: ['add a document to the engagement', 'upload a file from the client', 'share a procedure with the analysis'],
+        fr: ['ajouter un document à la mission', 'déposer un fichier du client', 'téléverser une procédure'],
+      },
       destructive: false,
       body: 'multipart',
       fields: { file: uploadFile(ARTIFACT_MAX_KIB) },
@@ -66,6 +74,7 @@ export const sources = area(
       description: 'Record of one uploaded artifact; download_artifact gives its content.',
       method: 'GET',
       path: '/engagements/{engagement}/artifacts/{artifact}',
+      askedAs: { en: ['details of an uploaded document'], fr: ['fiche d’un document déposé'] },
     }),
     op({
       name: 'delete_artifact',
@@ -73,6 +82,7 @@ export const sources = area(
       description: 'Delete an uploaded artifact for good.',
       method: 'DELETE',
       path: '/engagements/{engagement}/artifacts/{artifact}',
+      askedAs: { en: ['remove an uploaded document'], fr: ['supprimer un document déposé'] },
       destructive: true,
     }),
     op({
@@ -81,6 +91,7 @@ export const sources = area(
       description: 'Content of an uploaded artifact file.',
       method: 'GET',
       path: '/engagements/{engagement}/artifacts/{artifact}/download',
+      askedAs: { en: ['get a copy of an uploaded file', 'open a document we received'], fr: ['récupérer un fichier déposé', 'ouvrir un document reçu'] },
       response: 'file',
     }),
     op({
@@ -89,6 +100,7 @@ export const sources = area(
       description: 'External source files of an engagement: structured data in the external-source format.',
       method: 'GET',
       path: '/engagements/{engagement}/external-sources',
+      askedAs: { en: ['data imports of the engagement', 'structured data files'], fr: ['données importées de la mission', 'fichiers de données structurées'] },
       paginated: true,
     }),
     op({
@@ -97,6 +109,10 @@ export const sources = area(
       description: `Add an external source file (up to ${EXTERNAL_SOURCE_MAX_KIB / 1024} MiB) in the format of get_external_source_schema.`,
       method: 'POST',
       path: '/engagements/{engagement}/external-sources',
+      askedAs: {
+        en: ['import data from the ERP', 'feed a system extract to the analysis', 'load a data file'],
+        fr: ['importer des données de l’ERP', 'charger un extrait du système', 'importer un fichier de données'],
+      },
       destructive: false,
       body: 'multipart',
       fields: { file: uploadFile(EXTERNAL_SOURCE_MAX_KIB), name: str(255).min(1) },
@@ -108,6 +124,7 @@ export const sources = area(
       description: 'Delete an external source file and its items for good.',
       method: 'DELETE',
       path: '/engagements/{engagement}/external-sources/{source}',
+      askedAs: { en: ['remove an imported data file'], fr: ['supprimer un fichier de données importé'] },
       destructive: true,
     }),
     op({
@@ -116,6 +133,7 @@ export const sources = area(
       description: 'Items read from one external source file; evidences can cite them.',
       method: 'GET',
       path: '/engagements/{engagement}/external-sources/{source}/items',
+      askedAs: { en: ['rows of an imported data file', 'records of a data import'], fr: ['lignes d’un fichier de données', 'enregistrements importés'] },
       paginated: true,
     }),
     op({
@@ -124,6 +142,7 @@ export const sources = area(
       description: 'Schema of the external-source file format for a version, to prepare a file before uploading it.',
       method: 'GET',
       path: '/sources/schema/external-source/{version}',
+      askedAs: { en: ['format of the data import file', 'how to prepare a data file'], fr: ['format du fichier d’import', 'préparer un fichier de données'] },
       pathSchemas: { version: slug() },
       reference: true,
     }),

@@ -9,6 +9,7 @@ export const usage = area('usage', [
     description: 'AI cost of one engagement, broken down by usage. Use to answer "how much has this audit cost so far".',
     method: 'GET',
     path: '/engagements/{engagement}/costs',
+    askedAs: { en: ['AI cost of a project', 'what this engagement has cost'], fr: ['coût IA d’une mission', 'ce que cette mission a coûté'] },
   }),
   op({
     name: 'list_usage_alerts',
@@ -16,6 +17,10 @@ export const usage = area('usage', [
     description: 'Budget alerts of the workspace (warning or exceeded), newest first.',
     method: 'GET',
     path: '/workspace/usage/alerts',
+    askedAs: {
+      en: ['budget warnings', 'overspending alerts', 'are we over budget'],
+      fr: ['alertes de budget', 'avertissements de dépassement', 'a-t-on dépassé le budget'],
+    },
     paginated: true,
   }),
   op({
@@ -24,6 +29,7 @@ export const usage = area('usage', [
     description: 'Mark a budget alert as seen so it stops being shown as new.',
     method: 'POST',
     path: '/workspace/usage/alerts/{alert}/acknowledge',
+    askedAs: { en: ['dismiss a budget alert', 'mark an alert as read'], fr: ['marquer une alerte comme lue', 'acquitter une alerte'] },
     destructive: false,
   }),
   op({
@@ -32,6 +38,7 @@ export const usage = area('usage', [
     description: 'The monthly AI budget of the workspace: amount, warning ratio, whether tests count.',
     method: 'GET',
     path: '/workspace/usage/budget',
+    askedAs: { en: ['what our AI budget is', 'monthly spending limit'], fr: ['notre budget IA', 'plafond mensuel de dépenses'] },
   }),
   op({
     name: 'set_usage_budget',
@@ -39,6 +46,10 @@ export const usage = area('usage', [
     description: 'Create or replace the monthly AI budget. warning_ratio is the share of the amount (0 to 1) that raises a warning.',
     method: 'PUT',
     path: '/workspace/usage/budget',
+    askedAs: {
+      en: ['set a spending cap', 'change the monthly budget', 'raise the AI limit'],
+      fr: ['fixer un plafond de dépenses', 'changer le budget mensuel', 'augmenter la limite IA'],
+    },
     destructive: false,
     fields: {
       monthly_amount: z.number().min(1).max(1_000_000),
@@ -53,6 +64,7 @@ export const usage = area('usage', [
     description: 'Remove the monthly AI budget: spending is no longer capped or warned about.',
     method: 'DELETE',
     path: '/workspace/usage/budget',
+    askedAs: { en: ['remove the spending cap', 'no more AI budget'], fr: ['supprimer le plafond de dépenses', 'plus de budget IA'] },
     destructive: true,
   }),
   op({
@@ -61,6 +73,10 @@ export const usage = area('usage', [
     description: 'Usage dashboard of the workspace: spend this month against the budget, trend, top consumers.',
     method: 'GET',
     path: '/workspace/usage/dashboard',
+    askedAs: {
+      en: ['AI consumption overview', 'spend against budget', 'who uses the most AI'],
+      fr: ['vue d’ensemble de la consommation IA', 'dépenses par rapport au budget', 'qui consomme le plus'],
+    },
   }),
   op({
     name: 'list_usage_entries',
@@ -68,6 +84,10 @@ export const usage = area('usage', [
     description: 'Individual AI usage records (driver, model, usage, units, cost), newest first.',
     method: 'GET',
     path: '/workspace/usage/entries',
+    askedAs: {
+      en: ['detailed AI charges', 'every AI call and its cost', 'usage log'],
+      fr: ['détail des frais IA', 'chaque appel IA et son coût', 'journal de consommation'],
+    },
     paginated: true,
   }),
   op({
@@ -76,6 +96,10 @@ export const usage = area('usage', [
     description: 'Usage records of the workspace as a CSV file, for accounting.',
     method: 'GET',
     path: '/workspace/usage/export',
+    askedAs: {
+      en: ['download usage as CSV', 'AI costs for accounting', 'usage export for finance'],
+      fr: ['exporter la consommation en CSV', 'coûts IA pour la comptabilité'],
+    },
     response: 'file',
   }),
   op({
@@ -84,6 +108,7 @@ export const usage = area('usage', [
     description: 'Values the usage filters accept (periods, usages, drivers, engagements).',
     method: 'GET',
     path: '/workspace/usage/options',
+    askedAs: { en: ['filters for the usage reports'], fr: ['filtres des rapports de consommation'] },
     reference: true,
   }),
   op({
@@ -92,5 +117,9 @@ export const usage = area('usage', [
     description: 'Totals of AI usage and cost for the current period, by usage and by engagement.',
     method: 'GET',
     path: '/workspace/usage/summary',
+    askedAs: {
+      en: ['total AI spend this month', 'AI consumption totals', 'how much AI we used'],
+      fr: ['dépenses IA totales du mois', 'total de la consommation IA', 'combien d’IA avons-nous utilisé'],
+    },
   }),
 ]);

@@ -13,6 +13,7 @@ export const workspace = area('workspace', [
     description: 'The member this token acts as. Use to know whose rights and locale apply.',
     method: 'GET',
     path: '/me',
+    askedAs: { en: ['who am I', 'my account'], fr: ['qui suis-je', 'mon compte'] },
   }),
   op({
     name: 'update_current_member',
@@ -20,6 +21,10 @@ export const workspace = area('workspace', [
     description: "Change the current member's display name or interface locale.",
     method: 'PATCH',
     path: '/me',
+    askedAs: {
+      en: ['change my display name', 'switch my language', 'my profile settings'],
+      fr: ['changer mon nom affiché', 'changer ma langue', 'mes préférences'],
+    },
     destructive: false,
     fields: { name: name255().optional(), locale: z.enum(LOCALES).optional() },
   }),
@@ -29,6 +34,10 @@ export const workspace = area('workspace', [
     description: 'Workspace settings: names, locales, retention periods, security settings.',
     method: 'GET',
     path: '/workspace',
+    askedAs: {
+      en: ['workspace settings', 'data retention periods', 'how long data is kept', 'security settings'],
+      fr: ['paramètres de l’espace', 'durées de conservation', 'combien de temps les données sont gardées'],
+    },
   }),
   op({
     name: 'update_workspace',
@@ -36,6 +45,10 @@ export const workspace = area('workspace', [
     description: 'Change workspace settings; omitted fields stay as they are. Shorter retention makes older data due for deletion.',
     method: 'PATCH',
     path: '/workspace',
+    askedAs: {
+      en: ['change workspace settings', 'set the retention period', 'keep data for less time'],
+      fr: ['modifier les paramètres de l’espace', 'changer la durée de conservation', 'garder les données moins longtemps'],
+    },
     // Settings can be set back; data past a shortened retention is purged later by retention, not by this call.
     destructive: false,
     fields: {
@@ -60,6 +73,10 @@ export const workspace = area('workspace', [
     description: 'Set the brand colours and the sender name of workspace e-mails (always required).',
     method: 'PATCH',
     path: '/workspace/branding',
+    askedAs: {
+      en: ['brand colours', 'our look and feel', 'sender name of e-mails'],
+      fr: ['couleurs de la marque', 'charte graphique', 'nom d’expéditeur des e-mails'],
+    },
     destructive: false,
     fields: {
       // The spec does not give the colour format, so none is imposed here.
@@ -74,6 +91,7 @@ export const workspace = area('workspace', [
     description: 'Remove the workspace logo from the branding.',
     method: 'DELETE',
     path: '/workspace/branding/logo',
+    askedAs: { en: ['remove our logo'], fr: ['retirer notre logo'] },
     destructive: true,
   }),
   op({
@@ -82,6 +100,10 @@ export const workspace = area('workspace', [
     description: "Overview of the workspace's activity across engagements.",
     method: 'GET',
     path: '/workspace/dashboard',
+    askedAs: {
+      en: ['activity across engagements', 'overview of the firm’s work', 'what is going on in the workspace'],
+      fr: ['activité de toutes les missions', 'vue d’ensemble du cabinet', 'ce qui se passe dans l’espace'],
+    },
   }),
   op({
     name: 'list_invitations',
@@ -89,6 +111,7 @@ export const workspace = area('workspace', [
     description: 'Pending invitations to join the workspace.',
     method: 'GET',
     path: '/workspace/invitations',
+    askedAs: { en: ['pending invitations', 'people invited who have not joined'], fr: ['invitations en attente', 'personnes invitées pas encore inscrites'] },
     paginated: true,
   }),
   op({
@@ -97,6 +120,10 @@ export const workspace = area('workspace', [
     description: 'Invite someone by e-mail to join the workspace with a role.',
     method: 'POST',
     path: '/workspace/invitations',
+    askedAs: {
+      en: ['add a colleague', 'give someone access', 'onboard a new consultant'],
+      fr: ['ajouter un collègue', 'donner accès à quelqu’un', 'intégrer un nouveau consultant'],
+    },
     destructive: false,
     fields: { email: z.email().max(255), role: z.enum(ROLES) },
   }),
@@ -106,6 +133,7 @@ export const workspace = area('workspace', [
     description: 'Cancel a pending invitation to the workspace.',
     method: 'DELETE',
     path: '/workspace/invitations/{invitation}',
+    askedAs: { en: ['cancel an invitation', 'withdraw an invite'], fr: ['annuler une invitation', 'retirer une invitation'] },
     destructive: true,
   }),
   op({
@@ -114,6 +142,7 @@ export const workspace = area('workspace', [
     description: 'Members of the workspace with their roles.',
     method: 'GET',
     path: '/workspace/members',
+    askedAs: { en: ['our team', 'who has access', 'users of the workspace'], fr: ['notre équipe', 'qui a accès', 'utilisateurs de l’espace'] },
     paginated: true,
   }),
   op({
@@ -122,6 +151,10 @@ export const workspace = area('workspace', [
     description: "Change a member's role.",
     method: 'PATCH',
     path: '/workspace/members/{member}',
+    askedAs: {
+      en: ['give admin rights', 'promote to administrator', 'change permissions of a colleague'],
+      fr: ['donner les droits admin', 'nommer administrateur', 'changer les droits d’un collègue'],
+    },
     // A role change can be made again the other way; nothing is deleted.
     destructive: false,
     fields: { role: z.enum(ROLES) },
@@ -132,6 +165,7 @@ export const workspace = area('workspace', [
     description: 'Remove a member from the workspace. Their API tokens stop working at once.',
     method: 'DELETE',
     path: '/workspace/members/{member}',
+    askedAs: { en: ['revoke access of a colleague', 'offboard someone who left'], fr: ['retirer l’accès d’un collègue', 'enlever quelqu’un de l’espace'] },
     destructive: true,
   }),
   op({
@@ -140,6 +174,7 @@ export const workspace = area('workspace', [
     description: 'Roles a member or invitation can have.',
     method: 'GET',
     path: '/workspaces/enums/roles',
+    askedAs: { en: ['roles available', 'permission levels'], fr: ['rôles possibles', 'niveaux de droits'] },
     paginated: true,
     reference: true,
   }),
@@ -149,6 +184,7 @@ export const workspace = area('workspace', [
     description: 'Status values a workspace can be in.',
     method: 'GET',
     path: '/workspaces/enums/statuses',
+    askedAs: { en: ['workspace status values'], fr: ['statuts possibles de l’espace'] },
     paginated: true,
     reference: true,
   }),

@@ -27,6 +27,10 @@ const callInput = z.strictObject({
   arguments: z.record(z.string(), z.unknown()).optional().describe('as describe_operation shows; list operations also take fields: [names]'),
 });
 
+/** When no match is strong: the closest matches shown in full, and how many likely areas are listed whole. */
+const WEAK_SHOWN = 3;
+const WEAK_AREAS = 2;
+
 function requiredArgs(op: Operation): string[] {
   return Object.entries(op.input.shape)
     .filter(([, s]) => !(s as z.ZodType).safeParse(undefined).success)
@@ -88,9 +92,10 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
     async run(args) {
       await registry.operations.ready();
       const { query, area, limit } = args as z.infer<typeof findInput>;
-      const matches = index.search(query, {
+      const shown = (op: Operation) => registry.permitted(op) && registry.get(op.name) === op;
+      const { matches, strong, areas } = index.find(query, {
         limit: limit ?? 8,
-        filter: (op) => registry.permitted(op) && (!area || op.toolset === area) && registry.get(op.name) === op,
+        filter: (op) => shown(op) && (!area || op.toolset === area),
       });
       if (!matches.length) {
         return {
@@ -98,22 +103,35 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
           structuredContent: { operations: [] },
         };
       }
-      return {
-        content: [{ type: 'text', text: matches.map((m) => summaryLine(m.op)).join('\n') }],
-        structuredContent: {
-          operations: matches.map((m) => ({
-            name: m.op.name,
-            method: m.op.method,
-            path: m.op.path,
-            scope: m.op.scope,
-            area: m.op.toolset,
-            purpose: purposeOf(m.op),
-            description: m.op.description,
-            required: requiredArgs(m.op),
-            ...(isGenerated(m.op) ? { generated: true } : {}),
-          })),
-        },
-      };
+      const operations = matches.map((m) => ({
+        name: m.op.name,
+        method: m.op.method,
+        path: m.op.path,
+        scope: m.op.scope,
+        area: m.op.toolset,
+        purpose: purposeOf(m.op),
+        description: m.op.description,
+        required: requiredArgs(m.op),
+        ...(isGenerated(m.op) ? { generated: true } : {}),
+      }));
+      if (strong) return { content: [{ type: 'text', text: matches.map((m) => summaryLine(m.op)).join('\n') }], structuredContent: { operations } };
+      // No match accounts for most of the request: rather than a confident-looking list of near
+      // misses, every operation of the likeliest areas by name, so the model chooses (names say
+      // verb and object; describe_operation shows one in full).
+      const likely = (area ? [area] : areas.slice(0, WEAK_AREAS)).map((a) => ({
+        area: a,
+        operations: registry.operations
+          .all()
+          .filter((op) => op.toolset === a && shown(op))
+          .map((op) => op.name),
+      }));
+      const text = [
+        `No strong match for "${query}". Closest:`,
+        ...matches.slice(0, WEAK_SHOWN).map((m) => summaryLine(m.op)),
+        `Every operation of the likeliest ${likely.length > 1 ? 'areas' : 'area'}; choose one, describe_operation shows it:`,
+        ...likely.map((l) => `${l.area}: ${l.operations.join(', ')}`),
+      ].join('\n');
+      return { content: [{ type: 'text', text }], structuredContent: { operations, weak: true, areas: likely } };
     },
   };
 

@@ -1,37 +1,50 @@
 // Ranked search over every operation, for find_operations. Consultants ask in English or French and
-// in their own words ("les constats validés", "what did finance say"), not in API nouns: queries are
-// folded (case, accents, plurals, English endings: proposed and propose meet), French words are
-// mapped to the API's English vocabulary, and a few synonyms bridge everyday words to the API's.
-// Scoring is a small field-weighted BM25-like sum (an operation's name and title count more than its
-// description, its path and parameters less), then shaped by what the request is about:
-// - the object: an operation whose name's nouns the request names (review_finding for "refuser ce
-//   constat") beats one that only shares a verb or an adjective with it (propose_guide_topics);
-// - the action: a request that says an operation's verb prefers it; a request that asks nothing to
-//   change ("les propositions en attente", "which model serves...") prefers reads, one that asks for
+// in their own words ("les remarques du client", "make Julie an admin"), not in API nouns. The words
+// live as data: each catalog entry says what people call it (its askedAs facet, both languages), and
+// tools/vocabulary.ts holds what no entry owns (stop words, a word map to the API's words, expressions
+// of several words, the readings of "client"). This module only folds and weighs:
+// - words are folded (case, accents, plurals, English and French endings: proposed, proposé and
+//   proposer meet) the same way on both sides;
+// - a field-weighted BM25-like sum (name, title and askedAs count more than the description, the path
+//   and parameters less), plus the best phrase an entry is asked as: the share of its words the request
+//   says and the pairs of words it says in the same order ("the client sent" is not "sent the client");
+// - then shaped by what the request is about: an operation whose name's nouns the request names beats
+//   one that only shares a verb; a request that asks nothing to change prefers reads, one that asks for
 //   a change prefers writes.
-import { type Operation, pathParams } from '../operation.js';
+// When nothing matches strongly, the caller says so and shows every operation of the likeliest areas.
+import { vocabulary } from '../../tools/vocabulary.js';
+import { type Operation, pathParams, type SearchVocabulary, type Toolset } from '../operation.js';
 
-/** Lower case, no accents, split on anything not a letter or digit, light singular. */
-export function terms(text: string): string[] {
+function fold(text: string): string {
   return text
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '')
+    .replace(/œ/g, 'oe')
     .toLowerCase()
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/[’'‘]/g, ' ')
+    .replace(/-/g, ' ');
+}
+
+/** Lower case, no accents, split on anything not a letter or digit, light singular and endings. */
+export function terms(text: string): string[] {
+  return fold(text)
     .split(/[^a-z0-9]+/)
     .filter(Boolean)
     .map((w) => stem(singular(w)));
 }
 
 /**
- * English endings folded so the forms of one word meet: generate, generated, generation -> generat;
- * propose, proposed (and French proposé) -> propos; running -> run. Applied to operations and queries alike.
+ * Endings folded so the forms of one word meet, in English and French alike: generate, generated,
+ * generation -> generat; propose, proposed, proposé, proposer, proposez -> propos; running -> run.
+ * Applied to operations and requests alike, so a stem only has to be the same on both sides.
  */
 function stem(w: string): string {
   // French feminine participles meet their masculine: publiée -> publie.
   let s = w.length > 4 && w.endsWith('ee') ? w.slice(0, -1) : w;
   if (s.length > 6 && s.endsWith('ation')) s = `${s.slice(0, -5)}at`;
   else if (s.length > 5 && s.endsWith('ing')) s = s.slice(0, -3);
+  else if (s.length > 5 && /[^aeou]er$/.test(s)) s = s.slice(0, -2);
+  else if (s.length > 5 && s.endsWith('ez')) s = s.slice(0, -2);
   else if (s.length > 4 && s.endsWith('ed')) s = s.slice(0, -2);
   else if (s.length > 4 && s.endsWith('e')) s = s.slice(0, -1);
   // cancelled -> cancel, running -> run
@@ -46,370 +59,22 @@ function singular(w: string): string {
   return w;
 }
 
-const STOP = new Set(
-  terms(
-    'a an the of for to in on at by with from and or is are was were be do does did can could would should i me my we our us you your it its this that these those what which who whom how when where there here please want need give get me all any some one ' +
-      'le la les l un une des du de d au aux et ou est sont a ce cet cette ces quel quelle quels quelles qui que quoi comment quand ou je j moi mon ma mes nous notre nos vous votre vos il elle ils elles on pour par avec sur dans en se sa son leurs leur ne pas plus tout tous toutes faire fais peux peut veux voudrais merci stp svp',
-  ),
-);
-
-/**
- * French (and everyday English) words mapped to the API's words. Keys and values are folded the same
- * way as queries (no accents, singular). A value may name several words.
- */
-const SYNONYM_WORDS: Record<string, string> = {
-  // French nouns
-  entretien: 'interview',
-  entrevue: 'interview',
-  interviewe: 'interview',
-  constat: 'finding',
-  constatation: 'finding',
-  preuve: 'evidence',
-  justificatif: 'evidence',
-  livrable: 'deliverable',
-  rapport: 'deliverable document',
-  brouillon: 'draft',
-  ebauche: 'draft',
-  mission: 'engagement',
-  audit: 'engagement',
-  client: 'client company',
-  entreprise: 'company',
-  societe: 'company',
-  methode: 'method',
-  sujet: 'topic',
-  theme: 'topic',
-  analyse: 'analysis',
-  proposition: 'proposal',
-  cout: 'cost',
-  depense: 'cost usage',
-  alerte: 'alert',
-  consommation: 'usage',
-  utilisation: 'usage',
-  membre: 'member',
-  equipe: 'member',
-  collegue: 'member',
-  role: 'role',
-  espace: 'workspace',
-  marque: 'branding',
-  transcription: 'transcript stt',
-  verbatim: 'transcript',
-  chapitre: 'chapter',
-  resume: 'summary recap',
-  recapitulatif: 'recap',
-  synthese: 'summary',
-  enregistrement: 'recording',
-  capture: 'frame',
-  ecran: 'frame screen',
-  epingle: 'pin',
-  fichier: 'file artifact',
-  piece: 'artifact',
-  artefact: 'artifact',
-  document: 'document',
-  discussion: 'chat thread',
-  fil: 'thread',
-  conversation: 'chat thread',
-  commentaire: 'comment',
-  recommandation: 'recommendation',
-  profil: 'profile',
-  voix: 'voice',
-  modele: 'model template profile',
-  fournisseur: 'driver',
-  prix: 'price',
-  tarif: 'price',
-  cle: 'credential',
-  tableau: 'dashboard',
-  bord: 'dashboard',
-  conformite: 'compliance',
-  confidentialite: 'privacy',
-  invitation: 'invitation',
-  essai: 'trial',
-  etape: 'stage',
-  executif: 'executive',
-  feuille: 'roadmap',
-  route: 'roadmap',
-  processus: 'process',
-  outil: 'tool',
-  irritant: 'irritant',
-  risque: 'risk',
-  statut: 'status',
-  suivi: 'follow',
-  exportation: 'export',
-  telechargement: 'download',
-  version: 'version',
-  description: 'openapi description',
-  source: 'source',
-  element: 'item',
-  question: 'ask question chat',
-  reponse: 'answer ask',
-  budget: 'budget',
-  mensuel: 'monthly budget',
-  couverture: 'coverage',
-  contradiction: 'contradiction',
-  incoherence: 'contradiction',
-  desaccord: 'contradiction',
-  changement: 'change proposal',
-  gabarit: 'template',
-  trame: 'guide',
-  avatar: 'avatar',
-  miniature: 'thumbnail',
-  media: 'media',
-  // French verbs (infinitive and common forms)
-  lister: 'list',
-  liste: 'list',
-  voir: 'get list',
-  afficher: 'get list',
-  montre: 'get list',
-  montrer: 'get list',
-  affiche: 'get list',
-  donne: 'get',
-  obtenir: 'get',
-  lire: 'get read',
-  ouvrir: 'get',
-  supprimer: 'delete',
-  supprime: 'delete',
-  effacer: 'delete',
-  retirer: 'remove delete',
-  enlever: 'remove',
-  creer: 'create',
-  cree: 'create',
-  ajouter: 'add create',
-  ajoute: 'add create',
-  nouveau: 'create',
-  nouvelle: 'create',
-  modifier: 'update',
-  modifie: 'update',
-  changer: 'update set',
-  mettre: 'update set',
-  jour: 'update',
-  renommer: 'update',
-  definir: 'set',
-  fixer: 'set',
-  regler: 'set',
-  valider: 'review validated',
-  valide: 'review validated',
-  approuver: 'review validated',
-  rejeter: 'review rejected reject',
-  rejete: 'review rejected',
-  refuser: 'reject rejected',
-  accepter: 'accept',
-  accepte: 'accept',
-  publier: 'publish',
-  publie: 'publish',
-  exporter: 'export',
-  telecharger: 'download',
-  generer: 'generate',
-  genere: 'generate',
-  rediger: 'generate draft',
-  redige: 'generate draft',
-  lancer: 'start',
-  lance: 'start',
-  demarrer: 'start',
-  relancer: 'start',
-  annuler: 'cancel',
-  arreter: 'cancel end',
-  terminer: 'end',
-  resoudre: 'resolve',
-  resolu: 'resolve',
-  trancher: 'resolve',
-  repondre: 'reply',
-  fermer: 'close',
-  cloturer: 'close',
-  inviter: 'invite invitation',
-  reordonner: 'reorder',
-  ordre: 'reorder',
-  dupliquer: 'duplicate',
-  copier: 'duplicate',
-  tester: 'test',
-  demander: 'ask',
-  poser: 'ask',
-  suggerer: 'suggest',
-  proposer: 'propose',
-  accuser: 'acknowledge',
-  reception: 'acknowledge',
-  coute: 'cost',
-  combien: 'cost',
-  dernier: 'latest',
-  derniere: 'latest',
-  recent: 'latest',
-  actuel: 'current',
-  courant: 'current',
-  // Everyday English
-  approve: 'review validated',
-  validate: 'review validated',
-  confirm: 'review validated',
-  accept: 'accept',
-  decline: 'reject rejected',
-  dismiss: 'reject resolve',
-  project: 'engagement',
-  customer: 'client company',
-  problem: 'finding irritant',
-  pain: 'finding irritant',
-  issue: 'finding',
-  observation: 'finding',
-  insight: 'finding',
-  proof: 'evidence',
-  quote: 'evidence transcript',
-  conflict: 'contradiction',
-  inconsistent: 'contradiction',
-  disagree: 'contradiction',
-  contradict: 'contradiction',
-  said: 'transcript ask',
-  say: 'transcript ask',
-  spend: 'cost usage',
-  spending: 'cost usage',
-  money: 'cost',
-  expensive: 'cost',
-  bill: 'cost usage',
-  team: 'member',
-  colleague: 'member',
-  people: 'member',
-  who: 'member',
-  logo: 'branding logo',
-  report: 'deliverable document',
-  pdf: 'export download',
-  word: 'export docx',
-  powerpoint: 'export pptx',
-  slide: 'export pptx',
-  spreadsheet: 'export csv',
-  excel: 'export csv',
-  audio: 'recording',
-  screenshot: 'frame',
-  screen: 'frame',
-  remove: 'delete remove',
-  erase: 'delete',
-  write: 'generate draft',
-  edit: 'update',
-  change: 'update',
-  rename: 'update',
-  show: 'get list',
-  fetch: 'get',
-  read: 'get',
-  see: 'get list',
-  status: 'status get',
-  progress: 'get run',
-  happening: 'get',
-  latest: 'latest',
-  newest: 'latest',
-  current: 'current',
-  running: 'run',
-  rerun: 'start run',
-  kick: 'start',
-  launch: 'start',
-  stop: 'cancel end',
-  finish: 'end',
-  upload: 'upload',
-  attach: 'upload add',
-  chat: 'chat ask',
-  answer: 'ask',
-  recap: 'recap chapter',
-  summarize: 'summary',
-  overview: 'summary',
-  ready: 'publish',
-  finalize: 'publish final',
-  ship: 'publish',
-  invite: 'invite invitation',
-  schema: 'schema openapi',
-  api: 'openapi',
-  spec: 'openapi',
-  template: 'template',
-  copy: 'duplicate',
-  clone: 'duplicate',
-  comment: 'comment',
-  feedback: 'comment',
-  respond: 'reply',
-  price: 'price',
-  pricing: 'price',
-  model: 'model profile',
-  provider: 'driver',
-  key: 'credential',
-  alert: 'alert',
-  warning: 'alert',
-  limit: 'budget',
-  cap: 'budget',
-  publishable: 'publishable',
-  hide: 'publishable',
-  visible: 'publishable',
-  myself: 'current member',
-  profile: 'profile',
-  account: 'current member',
-  draft: 'draft generate document',
-  interviewee: 'interview',
-  interviewed: 'interview',
-  transcript: 'transcript',
-  recording: 'recording stream',
-  listen: 'recording stream',
-  // Doing again, undoing, serving, waiting, the current period: words for an action or a state that
-  // the API says otherwise.
-  procedure: 'procedure artifact',
-  again: 'start',
-  redo: 'generate',
-  refaire: 'generate',
-  rewrite: 'generate',
-  recreate: 'generate',
-  reecrire: 'generate',
-  undo: 'delete remove',
-  used: 'serve profile',
-  utilise: 'serve profile',
-  handle: 'serve profile',
-  sert: 'serve profile',
-  servir: 'serve profile',
-  send: 'publish',
-  envoyer: 'publish',
-  between: 'contradiction',
-  entre: 'contradiction',
-  dit: 'transcript ask',
-  dire: 'transcript ask',
-  disent: 'transcript ask',
-  serve: 'serve profile',
-  // The API's nouns and verbs that had no French (or everyday English) word yet.
-  externe: 'external',
-  valeur: 'value',
-  instantane: 'snapshot',
-  grille: 'grid price',
-  catalogue: 'catalog',
-  pilote: 'driver',
-  entree: 'entry',
-  revoquer: 'revoke',
-  seance: 'session',
-  televerser: 'upload',
-  deposer: 'upload',
-  importer: 'upload',
-  relire: 'review get',
-  revoir: 'review get',
-  examiner: 'review',
-  disagreement: 'contradiction',
-  dispute: 'contradiction',
-  mismatch: 'contradiction',
-  ecart: 'contradiction',
-  direct: 'live',
-  attente: 'pending awaiting',
-  pending: 'pending awaiting',
-  waiting: 'pending awaiting',
-  month: 'month period',
-  mois: 'month period',
-};
-
-/** Expressions of several words, rewritten before the words are read (folded text, no accents). */
-const PHRASES: ReadonlyArray<[RegExp, string]> = [
-  [/\bturn(ed|s|ing)? down\b/g, 'reject'],
-  // "current" alone would say the current member (get_current_member): a period is meant.
-  [/\bso far\b|\bjusqu ?ici\b|\bdepuis le debut\b/g, 'period total'],
-  [/\ben attente\b/g, 'pending'],
-  [/\ben cours\b/g, 'running live'],
-];
-
-function fold(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[’']/g, ' ');
+/** The vocabulary folded once, the way requests are. */
+function compile(v: SearchVocabulary) {
+  const stop = new Set(terms(`${v.stopWords.en} ${v.stopWords.fr}`));
+  // Keys folded like request words, so "processus" or "entretiens" find their entry.
+  const words = new Map<string, string>();
+  for (const [k, to] of Object.entries(v.words)) words.set(terms(k)[0] ?? k, to);
+  const phrases = v.phrases.map(([re, to]) => [new RegExp(re, 'g'), to] as const);
+  return { stop, words, phrases };
 }
+const WORDS = compile(vocabulary);
 
-// Keys folded like query words, so "processus" or "entretiens" find their entry.
-const SYNONYMS: Record<string, string> = Object.fromEntries(Object.entries(SYNONYM_WORDS).map(([k, v]) => [terms(k)[0] ?? k, v]));
-
-const FIELD_WEIGHTS = { name: 3, title: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8 } as const;
+const FIELD_WEIGHTS = { name: 3, title: 2, asked: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8 } as const;
+/** Weight of the best phrase the operation is asked as (title and askedAs), beside the word sum. */
+const PHRASE_WEIGHT = 1.2;
+/** For each pair of words the request says in the order one of the operation's phrases says them. */
+const PAIR_WEIGHT = 0.6;
 /** Up to this much more for an operation whose name's nouns the request all names. */
 const OBJECT_WEIGHT = 0.5;
 /** For an operation whose verb the request says. */
@@ -417,11 +82,18 @@ const VERB_BONUS = 1.15;
 /** For a write when the request asks for no change, and a read when it asks for one. */
 const UNASKED_CHANGE = 0.7;
 const UNASKED_READ = 0.85;
+/**
+ * A match is strong when it accounts for at least this share of what the request says (its words'
+ * weight, rare words counting more); below it find_operations says it is unsure.
+ */
+const STRONG_SHARE = 0.5;
 type Field = keyof typeof FIELD_WEIGHTS;
 
 interface Doc {
   op: Operation;
   fields: Record<Field, Set<string>>;
+  /** The phrases the operation is asked as (its title and askedAs), as folded words in order. */
+  phrases: string[][];
   /** The name's first word: what the operation does. */
   verb: string;
   /** The name's other words: what it acts on. */
@@ -434,29 +106,56 @@ export interface Match {
   score: number;
 }
 
+export interface SearchResult {
+  matches: Match[];
+  /** The best match accounts for most of what the request says. */
+  strong: boolean;
+  /** The areas the request most likely means, most likely first (from the matches' scores). */
+  areas: Toolset[];
+}
+
+interface Query {
+  /** Each word at full weight, the words it maps to at a lower one. */
+  weights: Map<string, number>;
+  /** Words said only as an English past participle ("the roadmap we published"): a state, not a change asked for. */
+  participles: Set<string>;
+  /** The request's own words in order (after its expressions are rewritten), for pair matches. */
+  sequence: string[];
+}
+
+/** The folded text with its expressions of several words rewritten (requests and askedAs phrases alike). */
+function rewrite(text: string): string {
+  let out = fold(text);
+  for (const [re, to] of WORDS.phrases) out = out.replace(re, to);
+  return out;
+}
+
 /**
- * Expanded query: each original word at full weight, its mapped words at a lower one. A word made
- * with "re" of a known one (regenerate, relancer, régénérer) also says the word itself.
+ * The expanded request. A word made with "re" of a known one (regenerate, relancer, régénérer) also
+ * says the word itself.
  */
-function expand(query: string, known: (t: string) => boolean): Map<string, number> {
-  const out = new Map<string, number>();
+function expand(query: string, known: (t: string) => boolean): Query {
+  const weights = new Map<string, number>();
   const add = (t: string, w: number) => {
-    if (STOP.has(t) && w < 1) return;
-    out.set(t, Math.max(out.get(t) ?? 0, w));
+    if (WORDS.stop.has(t) && w < 1) return;
+    weights.set(t, Math.max(weights.get(t) ?? 0, w));
   };
-  let text = fold(query);
-  for (const [re, to] of PHRASES) text = text.replace(re, to);
+  const text = rewrite(query);
   const words = terms(text);
+  const sequence = words.filter((t) => !WORDS.stop.has(t));
+  const raw = text.split(/[^a-z0-9]+/).filter(Boolean);
+  const participles = new Set(raw.filter((w) => w.length > 4 && w.endsWith('ed')).map((w) => stem(singular(w))));
+  for (const w of raw) if (!(w.length > 4 && w.endsWith('ed'))) participles.delete(stem(singular(w)));
   for (const t of [...words]) {
     const again = t.length > 5 && t.startsWith('re') ? t.slice(2) : '';
-    if (again && !known(t) && (known(again) || SYNONYMS[again])) words.push(again);
+    if (again && !known(t) && (known(again) || WORDS.words.has(again))) words.push(again);
   }
   for (const t of words) {
-    const mapped = SYNONYMS[t];
-    if (!STOP.has(t)) add(t, 1);
+    const mapped = WORDS.words.get(t);
+    if (!WORDS.stop.has(t)) add(t, 1);
     if (mapped) for (const m of terms(mapped)) add(m, mapped.startsWith(t) ? 1 : 0.8);
   }
-  return out;
+  return { weights, participles, sequence };
 }
 
 function enumValues(op: Operation): string[] {
@@ -490,17 +189,21 @@ export class OperationIndex {
   private build(): void {
     const ops = this.pending;
     this.pending = [];
+    this.idfs.clear();
     for (const op of ops) {
       const params = Object.keys(op.input.shape);
       const [verb = '', ...object] = terms(op.name);
+      const asked = [...(op.askedAs?.en ?? []), ...(op.askedAs?.fr ?? [])];
       const doc: Doc = {
         op,
         verb,
         object,
         writes: op.method !== 'GET',
+        phrases: [op.title, ...asked].map((p) => terms(rewrite(p)).filter((t) => !WORDS.stop.has(t))).filter((p) => p.length),
         fields: {
           name: new Set(terms(op.name)),
           title: new Set(terms(op.title)),
+          asked: new Set(terms(asked.map(rewrite).join(' ')).filter((t) => !WORDS.stop.has(t))),
           path: new Set(terms(op.path.replace(/\{[^}]+\}/g, ' '))),
           area: new Set(terms(op.toolset)),
           params: new Set(terms(params.filter((p) => !pathParams(op.path).includes(p)).join(' '))),
@@ -531,19 +234,58 @@ export class OperationIndex {
     return this.docs.length + this.pending.length;
   }
 
+  // Memoised: every search weighs the same few hundred words again. Cleared when operations are added.
+  private idfs = new Map<string, number>();
+  private idf(t: string): number {
+    let v = this.idfs.get(t);
+    if (v === undefined) {
+      const n = this.docs.length || 1;
+      v = Math.log(1 + n / (this.df.get(t) ?? n));
+      this.idfs.set(t, v);
+    }
+    return v;
+  }
+
+  /** The best phrase the operation is asked as: the weight of its words the request says, times their share, plus pairs in order. */
+  private phraseScore(doc: Doc, q: Query, pairs: ReadonlySet<string>): number {
+    let best = 0;
+    for (const phrase of doc.phrases) {
+      let said = 0;
+      let total = 0;
+      let inOrder = 0;
+      for (let i = 0; i < phrase.length; i++) {
+        const t = phrase[i] as string;
+        const idf = this.idf(t);
+        total += idf;
+        said += (q.weights.get(t) ?? 0) * idf;
+        if (i > 0 && pairs.has(`${phrase[i - 1]} ${t}`)) inOrder += (this.idf(phrase[i - 1] as string) + idf) / 2;
+      }
+      const s = (total ? (said * said) / total : 0) + PAIR_WEIGHT * inOrder;
+      if (s > best) best = s;
+    }
+    return best;
+  }
+
   search(query: string, opts: { limit?: number; filter?: (op: Operation) => boolean } = {}): Match[] {
+    return this.find(query, opts).matches;
+  }
+
+  find(query: string, opts: { limit?: number; filter?: (op: Operation) => boolean } = {}): SearchResult {
     if (this.pending.length) this.build();
     const q = expand(query, (t) => this.df.has(t));
-    const n = this.docs.length || 1;
-    const said = [...q.keys()];
-    const asksChange = said.some((t) => this.changeVerbs.has(t));
+    const said = [...q.weights.keys()];
+    const asksChange = said.some((t) => this.changeVerbs.has(t) && !q.participles.has(t));
     const undecided = !asksChange && said.some((t) => this.eitherVerbs.has(t));
-    const matches: Match[] = [];
+    // What the request says, weighed: its own words only (not what they map to), rare ones counting more.
+    const own = q.sequence.filter((t) => this.df.has(t) || WORDS.words.has(t));
+    const ownWeight = own.reduce((sum, t) => sum + this.idf(t), 0);
+    const pairs = new Set<string>();
+    for (let i = 1; i < q.sequence.length; i++) pairs.add(`${q.sequence[i - 1]} ${q.sequence[i]}`);
+    const scored: Match[] = [];
     for (const doc of this.docs) {
       if (opts.filter && !opts.filter(doc.op)) continue;
       let score = 0;
-      for (const [t, w] of q) {
-        const idf = Math.log(1 + n / (this.df.get(t) ?? n));
+      for (const [t, w] of q.weights) {
         let best = 0;
         let spread = 0;
         for (const f of Object.keys(FIELD_WEIGHTS) as Field[]) {
@@ -552,17 +294,34 @@ export class OperationIndex {
             spread += 0.15;
           }
         }
-        if (best > 0) score += w * idf * (best + spread);
+        if (best > 0) score += w * this.idf(t) * (best + spread);
       }
+      score += PHRASE_WEIGHT * this.phraseScore(doc, q, pairs);
       // The object: the share of the name's nouns the request names.
-      if (doc.object.length) score *= 1 + OBJECT_WEIGHT * (doc.object.filter((t) => q.has(t)).length / doc.object.length);
+      if (doc.object.length) score *= 1 + OBJECT_WEIGHT * (doc.object.filter((t) => q.weights.has(t)).length / doc.object.length);
       // The action: the verb said, and a change asked for or not.
-      if (q.has(doc.verb)) score *= VERB_BONUS;
+      if (q.weights.has(doc.verb)) score *= VERB_BONUS;
       if (!undecided && doc.writes !== asksChange) score *= doc.writes ? UNASKED_CHANGE : UNASKED_READ;
+      if (score <= 0) continue;
       // Among equals, the generic list/get of a resource beats its rarer relatives.
-      if (score > 0) matches.push({ op: doc.op, score: score - doc.op.name.length * 0.001 });
+      scored.push({ op: doc.op, score: score - doc.op.name.length * 0.001 });
     }
-    matches.sort((a, b) => b.score - a.score);
-    return matches.slice(0, opts.limit ?? 8);
+    scored.sort((a, b) => b.score - a.score);
+    const matches = scored.slice(0, opts.limit ?? 8);
+    const top = matches[0];
+    let strong = false;
+    if (top && ownWeight > 0) {
+      const doc = this.docs.find((d) => d.op === top.op) as Doc;
+      // A word of the request counts as accounted for when the operation has it or a word it maps to.
+      const has = (t: string) =>
+        Object.values(doc.fields).some((f) => f.has(t)) || terms(WORDS.words.get(t) ?? '').some((m) => Object.values(doc.fields).some((f) => f.has(m)));
+      const covered = own.filter(has).reduce((sum, t) => sum + this.idf(t), 0);
+      strong = covered / ownWeight >= STRONG_SHARE;
+    }
+    // The likeliest areas: the areas of the best few matches, by their summed scores.
+    const byArea = new Map<Toolset, number>();
+    for (const m of scored.slice(0, 10)) byArea.set(m.op.toolset, (byArea.get(m.op.toolset) ?? 0) + m.score);
+    const areas = [...byArea.entries()].sort((a, b) => b[1] - a[1]).map(([a]) => a);
+    return { matches, strong, areas };
   }
 }

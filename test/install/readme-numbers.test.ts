@@ -102,6 +102,15 @@ const CLAIMS: Claim[] = [
       }
     },
   },
+  {
+    // Claude Code's first turn with tool search, measured with the real CLI on each surface.
+    says: /the default surface adds under (\d+(?:,\d{3})*) tokens to its first turn, `all` under (\d+(?:,\d{3})*)/g,
+    check: ([def, all]) => {
+      const test = 'test/install/claude-code-surfaces.test.ts';
+      provedBy(test, `expect(cost.default.added).toBeLessThan(${(def as string).replace(/,/g, '_')})`)();
+      provedBy(test, `expect(cost.all.added).toBeLessThan(${(all as string).replace(/,/g, '_')})`)();
+    },
+  },
   { says: /the exit code is (0) only when nothing failed/g, check: provedBy('test/doctor.test.ts', 'expect(r.code).toBe(0);') },
   { says: /one file per workspace, mode (0600)/g, check: provedBy('test/auth/store.test.ts', 'toBe(0o600)') },
   {

@@ -25,6 +25,14 @@ describe('catalog', () => {
     expect(got).toEqual(want);
   });
 
+  it('says what people call every operation, in English and in French, for find_operations to match', () => {
+    for (const o of catalog) {
+      expect(o.askedAs?.en.length, `${o.name}: askedAs.en`).toBeGreaterThan(0);
+      expect(o.askedAs?.fr.length, `${o.name}: askedAs.fr`).toBeGreaterThan(0);
+      for (const phrase of [...(o.askedAs?.en ?? []), ...(o.askedAs?.fr ?? [])]) expect(phrase.trim(), o.name).not.toBe('');
+    }
+  });
+
   it('names are unique snake_case verb_noun', () => {
     const names = catalog.map((o) => o.name);
     expect(new Set(names).size).toBe(names.length);
