@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { DOCUMENT_KINDS, id, REVIEW_STATUSES } from '../../tools/shared.js';
 import { WorkspaceApiError } from '../api/errors.js';
+import { viewMeta } from './apps/views.js';
 import { refusal, refusalResult } from './arguments.js';
 import type { Pipeline } from './pipeline.js';
 import { renderWorkflow, toolError } from './render/index.js';
@@ -21,13 +22,13 @@ export interface WorkflowDeps {
 
 type Json = Record<string, unknown>;
 
-function errorText(err: unknown): string {
+export function errorText(err: unknown): string {
   if (err instanceof WorkspaceApiError) return `HTTP ${err.status} ${err.code}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
 }
 
 /** Every page of a list, up to `maxPages` of 200: enough for counts without an unbounded walk. */
-async function allPages(p: Pipeline, name: string, args: Json, signal: AbortSignal, maxPages = 5): Promise<{ items: Json[]; complete: boolean }> {
+export async function allPages(p: Pipeline, name: string, args: Json, signal: AbortSignal, maxPages = 5): Promise<{ items: Json[]; complete: boolean }> {
   const items: Json[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page++) {
@@ -40,7 +41,7 @@ async function allPages(p: Pipeline, name: string, args: Json, signal: AbortSign
   return { items, complete: false };
 }
 
-function countBy(items: Json[], key: string): Record<string, number> {
+export function countBy(items: Json[], key: string): Record<string, number> {
   const out: Record<string, number> = {};
   for (const it of items) {
     const k = String(it[key] ?? 'unknown');
@@ -50,7 +51,7 @@ function countBy(items: Json[], key: string): Record<string, number> {
 }
 
 /** Settled sections: a failed part is reported in place, the others still answer. */
-async function section<T>(f: () => Promise<T>): Promise<T | { error: string }> {
+export async function section<T>(f: () => Promise<T>): Promise<T | { error: string }> {
   try {
     return await f();
   } catch (err) {
@@ -68,6 +69,17 @@ const reviewInput = z.strictObject({
 });
 const contextInput = z.strictObject({ engagement: id(), kind: z.enum(DOCUMENT_KINDS) });
 
+/** AI cost so far, in the few figures a briefing needs: the total and what it was spent on. */
+function aiCost(costs: Json): Json {
+  if ('error' in costs) return costs;
+  const byUsage = Array.isArray(costs.by_usage) ? (costs.by_usage as Json[]) : [];
+  return {
+    total_eur: costs.total_eur ?? null,
+    currency: costs.currency ?? 'EUR',
+    by_usage: byUsage.map((u) => ({ usage: u.usage, cost_eur: u.cost_eur ?? null })),
+  };
+}
+
 const OPEN = new Set(['open', 'pending', 'unresolved']);
 
 export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
@@ -83,13 +95,16 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
       description:
         'Everything about one engagement in one call: the engagement, analysis summary and coverage, findings counted by type and review status, open contradictions, latest analysis run, deliverable stage. Start here to brief someone on an engagement.',
       inputSchema: shownSchema(overviewInput),
+      outputSchema: { type: 'object' },
       annotations: annotations({ readOnlyHint: true }),
+      // Hosts that render MCP Apps draw the answer as the engagement dashboard.
+      _meta: viewMeta('engagement_dashboard'),
     },
     async run(args, ctx: CallContext) {
       const { engagement } = args as z.infer<typeof overviewInput>;
       const s = ctx.signal;
       const get = (name: string, more: Json = {}) => pipeline.invoke(name, { engagement, ...more }, ctx).then((r) => r.data);
-      const [eng, summary, contradictions, draft] = await Promise.all([
+      const [eng, summary, contradictions, draft, costs] = await Promise.all([
         section(() => get('get_engagement')),
         section(() => get('get_analysis_summary')),
         section(async () => {
@@ -98,6 +113,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
           return { open: open.length, total: items.length, items: open.slice(0, 20) };
         }),
         section(() => get('get_deliverable_draft')),
+        section(() => get('get_engagement_costs')),
       ]);
       // The analysis summary already counts the findings and names the latest run: they are
       // requested on their own only when it does not (6 requests down to 4, the same facts).
@@ -136,12 +152,13 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         contradictions,
         latest_analysis_run: latestRun,
         deliverable: 'error' in draftData ? draftData : { stage: draftData.stage ?? null, updated_at: draftData.updated_at ?? null, id: draftData.id ?? null },
+        ai_cost: aiCost(costs as Json),
         analysis_summary: otherCounts,
       };
       const uri = resourceUri('engagement', { engagement });
       return renderWorkflow(value, deps.budget, {
         extra: [{ type: 'resource_link', uri, name: `engagement ${engagement}`, mimeType: 'application/json' }],
-        how: 'call the operation behind the section (get_engagement, list_contradictions, get_analysis_summary, get_deliverable_draft)',
+        how: 'call the operation behind the section (get_engagement, list_contradictions, get_analysis_summary, get_deliverable_draft, get_engagement_costs)',
         known: [engagement],
       });
     },
