@@ -30,8 +30,8 @@ function cited(blocks: Json[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   const add = (type: string, rid: unknown) => {
     if (typeof rid !== 'string') return;
-    let set = out.get(type);
-    if (!set) out.set(type, (set = new Set()));
+    const set = out.get(type) ?? new Set<string>();
+    out.set(type, set);
     set.add(rid);
   };
   for (const b of blocks) {
