@@ -76,15 +76,10 @@ export function painHeatmap(title: string, steps: Json[], findings: Json[]): HTM
   const cw = Math.max(44, Math.floor(300 / Math.max(1, types.length)));
   const top = 56;
   const svg = s('svg', { viewBox: `0 0 ${left + types.length * cw + 4} ${top + rows.length * 26 + 4}`, width: '100%' });
-  types.forEach((t, j) =>
-    svg.append(
-      s(
-        'text',
-        { x: left + j * cw + cw / 2, y: top - 8, 'text-anchor': 'middle', transform: `rotate(-25 ${left + j * cw + cw / 2} ${top - 8})` },
-        cut(words(t), 16),
-      ),
-    ),
-  );
+  types.forEach((t, j) => {
+    const x = left + j * cw + cw / 2;
+    svg.append(s('text', { x, y: top - 8, 'text-anchor': 'middle', transform: `rotate(-25 ${x} ${top - 8})` }, cut(words(t), 16)));
+  });
   const parts: string[] = [];
   rows.forEach((r, i) => {
     const y = top + i * 26;
