@@ -24,6 +24,18 @@ const T = {
   unavailable: { fr: 'Indisponible', en: 'Unavailable' },
 } as const;
 
+/** Run states and deliverable stages in the host's language; others as the API words them. */
+const STATES: Record<string, { fr: string; en: string }> = {
+  queued: { fr: 'en attente', en: 'queued' },
+  running: { fr: 'en cours', en: 'running' },
+  succeeded: { fr: 'terminée', en: 'succeeded' },
+  failed: { fr: 'en échec', en: 'failed' },
+  cancelled: { fr: 'annulée', en: 'cancelled' },
+  interim: { fr: 'intermédiaire', en: 'interim' },
+  final: { fr: 'final', en: 'final' },
+};
+const state = (v: unknown) => (typeof v === 'string' && STATES[v] ? tr(STATES, v) : words(v));
+
 const root = document.getElementById('view') as HTMLElement;
 const isErr = (v: unknown): v is { error: string } => typeof v === 'object' && v !== null && 'error' in v;
 const rec = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -61,8 +73,8 @@ function render(r: ToolResultLike): void {
         tr(T, 'contradictions'),
         isErr(contradictions) ? tr(T, 'unavailable') : `${num(Number(contradictions.open ?? 0))} / ${num(Number(contradictions.total ?? 0))}`,
       ),
-      tile(tr(T, 'run'), Object.keys(run).length ? words(run.status) : tr(T, 'noRun'), Object.keys(run).length ? progress(tr(T, 'run'), runPct) : undefined),
-      tile(tr(T, 'stage'), isErr(deliverable) ? tr(T, 'unavailable') : words(deliverable.stage ?? '-')),
+      tile(tr(T, 'run'), Object.keys(run).length ? state(run.status) : tr(T, 'noRun'), Object.keys(run).length ? progress(tr(T, 'run'), runPct) : undefined),
+      tile(tr(T, 'stage'), isErr(deliverable) ? tr(T, 'unavailable') : state(deliverable.stage ?? '-')),
       tile(
         tr(T, 'cost'),
         isErr(cost) || cost.total_eur === null || cost.total_eur === undefined

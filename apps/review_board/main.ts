@@ -167,9 +167,15 @@ async function loadStatus(to: string): Promise<void> {
   show(res);
 }
 
+function toggleEdit(id: string, on: boolean): void {
+  if (on) editing.add(id);
+  else editing.delete(id);
+  render();
+}
+
 function card(f: Finding, canWrite: boolean): HTMLElement {
   const headingId = `st-${f.id}`;
-  const el = h('article', { class: `card finding ${f.review_status}`, 'aria-labelledby': headingId, 'data-finding': f.id });
+  const el = h('article', { class: `card finding ${f.review_status}`, 'aria-labelledby': headingId, 'data-finding': f.id, tabindex: -1 });
   const head = h('header', {});
   if (canWrite) {
     const box = h('input', { type: 'checkbox', 'aria-label': `${tr(T, 'select')}: ${f.statement}`, 'data-select': f.id });
@@ -195,7 +201,7 @@ function card(f: Finding, canWrite: boolean): HTMLElement {
         'div',
         { class: 'actions' },
         h('button', { type: 'button', onclick: () => void saveEdit(f, st.value.trim(), de.value.trim()) }, tr(T, 'save')),
-        h('button', { type: 'button', onclick: () => (editing.delete(f.id), render()) }, tr(T, 'cancel')),
+        h('button', { type: 'button', onclick: () => toggleEdit(f.id, false) }, tr(T, 'cancel')),
       ),
     ]);
     queueMicrotask(() => st.focus());
@@ -223,13 +229,32 @@ function card(f: Finding, canWrite: boolean): HTMLElement {
       actions.append(h('button', { type: 'button', 'data-action': 'reject', onclick: () => void decide([f.id], 'rejected') }, tr(T, 'reject')));
     if (f.review_status !== 'proposed')
       actions.append(h('button', { type: 'button', 'data-action': 'reopen', onclick: () => void decide([f.id], 'proposed') }, tr(T, 'reopen')));
-    actions.append(h('button', { type: 'button', 'data-action': 'edit', onclick: () => (editing.add(f.id), render()) }, tr(T, 'edit')));
+    actions.append(h('button', { type: 'button', 'data-action': 'edit', onclick: () => toggleEdit(f.id, true) }, tr(T, 'edit')));
     el.append(actions);
   }
   return el;
 }
 
+/** Where keyboard focus is, as a selector that finds the same control again after a re-render. */
+function focusKey(): string | undefined {
+  const el = document.activeElement as HTMLElement | null;
+  if (!el || el === document.body) return undefined;
+  if (el.dataset.select) return `[data-select="${el.dataset.select}"]`;
+  if (el.dataset.bulk) return `[data-bulk="${el.dataset.bulk}"]`;
+  if (el.id) return `#${el.id}`;
+  const card = el.closest<HTMLElement>('[data-finding]');
+  if (card && el.dataset.action) return `[data-finding="${card.dataset.finding}"] [data-action="${el.dataset.action}"]`;
+  return undefined;
+}
+
 function render(): void {
+  // A re-render replaces the controls: keyboard focus is put back on the same one (or its card).
+  const focused = focusKey();
+  draw();
+  if (focused) (root.querySelector<HTMLElement>(focused) ?? root.querySelector<HTMLElement>(focused.split(' ')[0] as string))?.focus();
+}
+
+function draw(): void {
   root.replaceChildren();
   root.setAttribute('aria-busy', 'false');
   if (error) {

@@ -25,10 +25,12 @@ export function bars(name: string, title: string, rows: { label: string; value: 
   const row = 24;
   const left = 170;
   const max = Math.max(1, ...rows.map((r) => r.value));
-  const svg = s('svg', { viewBox: `0 0 ${w} ${rows.length * row + 8}`, width: '100%' });
+  // Drawn at its own scale (at most its view box wide), so figures read the same in a narrow or a wide host.
+  const svg = s('svg', { viewBox: `0 0 ${w} ${rows.length * row + 8}`, width: '100%', style: `max-width:${w}px` });
+  const room = w - left - 64;
   rows.forEach((r, i) => {
     const y = i * row + 4;
-    const len = ((w - left - 40) * r.value) / max;
+    const len = (room * r.value) / max;
     svg.append(
       s('text', { x: left - 6, y: y + 15, 'text-anchor': 'end' }, cut(r.label, 28)),
       s('rect', { x: left, y: y + 3, width: Math.max(len, 1), height: row - 8, rx: 3, fill: 'var(--accent)', opacity: r.part === undefined ? 0.85 : 0.35 }),
@@ -111,10 +113,10 @@ const levelName = (v: string) => ({ low: L('faible', 'low'), medium: L('moyen', 
 
 /** Opportunities placed by effort (across) and gain (up), numbered as in the list below the chart. */
 export function gainEffortMatrix(title: string, items: Json[]): HTMLElement {
-  const size = 300;
-  const pad = 40;
+  const size = 320;
+  const pad = 64;
   const cell = (size - pad) / 3;
-  const svg = s('svg', { viewBox: `0 0 ${size + 10} ${size + 10}`, width: '100%', style: 'max-width:420px' });
+  const svg = s('svg', { viewBox: `0 0 ${size + 10} ${size + 10}`, width: '100%', style: 'max-width:440px' });
   for (let gx = 0; gx < 3; gx++)
     for (let gy = 0; gy < 3; gy++)
       svg.append(
@@ -133,7 +135,7 @@ export function gainEffortMatrix(title: string, items: Json[]): HTMLElement {
     svg.append(s('text', { x: pad - 6, y: (2 - i) * cell + cell / 2, 'text-anchor': 'end' }, levelName(lv)));
   });
   svg.append(s('text', { x: pad + (size - pad) / 2, y: size - pad + 32, 'text-anchor': 'middle' }, L('Effort', 'Effort')));
-  svg.append(s('text', { x: 10, y: (size - pad) / 2, transform: `rotate(-90 10 ${(size - pad) / 2})`, 'text-anchor': 'middle' }, L('Gain', 'Gain')));
+  svg.append(s('text', { x: 12, y: (size - pad) / 2, transform: `rotate(-90 12 ${(size - pad) / 2})`, 'text-anchor': 'middle' }, L('Gain', 'Gain')));
   const placed = new Map<string, number>();
   const list = h('ol', { class: 'legend' });
   items.forEach((it, n) => {

@@ -3,10 +3,10 @@
 // answers conform to (the SDK client validates it), and each view reads as one self-contained HTML
 // resource of the apps' mime type whose CSP names no domain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureAppsBuilt } from '../../../scripts/build-apps.js';
 import { APP_MIME_TYPE, UI_EXTENSION, VIEWS } from '../../../src/mcp/apps/views.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { ensureAppsBuilt } from '../../../scripts/build-apps.js';
 import { connectHttp, connectStdio, ERAS, type EraClient, type ServerHome, serverHome, startHttpServer, WIRES } from '../../helpers/eras.js';
 import type { HttpChild } from '../../helpers/spawn-http.js';
 
@@ -27,7 +27,11 @@ afterAll(async () => {
   await home?.cleanup();
 });
 
-const APP_TOOLS = { review_board: VIEWS.review_board.uri, engagement_overview: VIEWS.engagement_dashboard.uri, preview_deliverable_document: VIEWS.document_preview.uri };
+const APP_TOOLS = {
+  review_board: VIEWS.review_board.uri,
+  engagement_overview: VIEWS.engagement_dashboard.uri,
+  preview_deliverable_document: VIEWS.document_preview.uri,
+};
 
 for (const era of ERAS) {
   for (const wire of WIRES) {
