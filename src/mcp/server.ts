@@ -23,7 +23,7 @@ import { WorkspaceApiError } from '../api/errors.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
-import { APP_MIME_TYPE, isViewUri, readView, UI_EXTENSION, ViewNotFoundError, viewResources } from './apps/views.js';
+import { APP_MIME_TYPE, isViewUri, readView, UI_EXTENSION, ViewNotFoundError } from './apps/views.js';
 import { complete } from './completions.js';
 import { getPrompt, listPrompts, PROMPTS, PromptError } from './prompts.js';
 import { shownName } from './registry.js';
@@ -217,14 +217,16 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
     server.setRequestHandler('resources/list', async (_req, ctx) => {
       try {
         const rd = await resourceDeps();
-        return { resources: [...(await logs.run(sinkFor(ctx), () => listResources(rd, ctx.mcpReq.signal))), ...viewResources()] };
+        return { resources: await logs.run(sinkFor(ctx), () => listResources(rd, ctx.mcpReq.signal)) };
       } catch (err) {
         logger.info({ err: String(err) }, 'could not list engagements as resources');
-        return { resources: viewResources() };
+        return { resources: [] };
       }
     });
     server.setRequestHandler('resources/read', async (req, ctx) => {
       // The apps' views are files of this server, the same for every member: no workspace request.
+      // Hosts find them from the tools' _meta.ui.resourceUri; resources/list keeps to the workspace's
+      // records, as the extension allows.
       if (isViewUri(req.params.uri)) {
         try {
           return readView(req.params.uri);

@@ -31,9 +31,10 @@ async function listed(env: Record<string, string>) {
 const DEFAULT = { WORKSPACE_TOOLSETS: 'default' };
 
 describe('the default surface', () => {
-  it('has at most 25 tools and costs under 6,000 tokens', async () => {
+  it('has at most 30 tools and costs under 6,000 tokens', async () => {
     const { tools, tokens } = await listed(DEFAULT);
-    expect(tools.length).toBeLessThanOrEqual(25);
+    // 30: the ceiling of issue 23 (the apps' review_board and preview_deliverable_document joined it).
+    expect(tools.length).toBeLessThanOrEqual(30);
     expect(tokens).toBeLessThan(6_000);
   });
 

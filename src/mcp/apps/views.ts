@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ReadResourceResult, Resource } from '@modelcontextprotocol/server';
+import type { ReadResourceResult } from '@modelcontextprotocol/server';
 
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
@@ -44,11 +44,6 @@ export function viewPath(view: ViewName): string {
 
 export function isViewUri(uri: string): boolean {
   return uri.startsWith('ui://');
-}
-
-/** resources/list entries of the views (hosts find them from the tools; listed for review too). */
-export function viewResources(): Resource[] {
-  return (Object.keys(VIEWS) as ViewName[]).map((name) => ({ uri: VIEWS[name].uri, name, title: VIEWS[name].title, mimeType: APP_MIME_TYPE }));
 }
 
 export class ViewNotFoundError extends Error {}
