@@ -93,7 +93,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
     definition: {
       name: 'engagement_overview',
       description:
-        'Everything about one engagement in one call: the engagement, analysis summary and coverage, findings counted by type and review status, open contradictions, latest analysis run, deliverable stage. Start here to brief someone on an engagement.',
+        'Everything about one engagement in one call: the engagement, analysis summary and coverage, findings counted by type and review status, open contradictions, latest analysis run, deliverable stage, AI cost so far. Start here to brief someone on an engagement.',
       inputSchema: shownSchema(overviewInput),
       outputSchema: { type: 'object' },
       annotations: annotations({ readOnlyHint: true }),
