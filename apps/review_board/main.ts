@@ -295,7 +295,9 @@ function draw(): void {
       h('button', { type: 'button', 'data-bulk': 'reopen', disabled: n === 0, onclick: () => void decide(ids(), 'proposed') }, tr(T, 'reopen')),
     ]);
   }
-  root.append(h('h1', {}, `${tr(T, 'title')} · ${shown.length} ${statusName(b.filter.review_status)}`), toolbar);
+  // The count is of the cards still in the status asked for: one just decided stays shown (to reopen it) but is no longer counted.
+  const still = shown.filter((f) => f.review_status === b.filter.review_status).length;
+  root.append(h('h1', {}, `${tr(T, 'title')} · ${still} ${statusName(b.filter.review_status)}`), toolbar);
   if (!b.can_write) root.append(h('p', { class: 'muted', 'data-read-only': true }, tr(T, 'readOnly')));
   if (!shown.length) root.append(h('p', { class: 'muted' }, tr(T, 'none')));
   for (const f of shown) root.append(card(f, b.can_write));

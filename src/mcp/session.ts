@@ -68,8 +68,8 @@ export class Session {
       // The default surface: the operations the three jobs use first, the workflows, the gateway.
       const own = [
         ...workflowTools({ pipeline, budget: this.#config.responseBudget }),
-        reviewBoardTool(pipeline),
-        documentPreviewTool(pipeline),
+        reviewBoardTool(pipeline, this.#config.responseBudget),
+        documentPreviewTool(pipeline, this.#config.responseBudget),
         ...gatewayTools({ pipeline }),
       ];
       const direct = surfaceOperations(registry.callable()).map((op) => pipeline.operationTool(op));

@@ -10,6 +10,7 @@ import { toolError } from '../render/index.js';
 import { shownSchema } from '../schema.js';
 import { annotations, type ToolSpec } from '../tools.js';
 import { allPages, section } from '../workflows.js';
+import { linesWithin } from './bounded-lines.js';
 import { viewMeta } from './views.js';
 
 type Json = Record<string, unknown>;
@@ -42,7 +43,8 @@ function cited(blocks: Json[]): Map<string, Set<string>> {
   return out;
 }
 
-export function documentPreviewTool(pipeline: Pipeline): ToolSpec {
+/** `budget`: WORKSPACE_RESPONSE_BUDGET, in tokens, for the outline the model reads. */
+export function documentPreviewTool(pipeline: Pipeline, budget: number): ToolSpec {
   return {
     name: 'preview_deliverable_document',
     scope: 'read',
@@ -123,13 +125,15 @@ export function documentPreviewTool(pipeline: Pipeline): ToolSpec {
         const label = str(b.title) ?? str(b.text) ?? (b.type === 'chart' ? String(b.chart) : '');
         return `- ${String(b.type)}${label ? `: ${label.length > 120 ? `${label.slice(0, 117)}...` : label}` : ''}`;
       });
+      const { kept, left } = linesWithin(outline, budget);
+      if (left) kept.push(`(${left} more blocks not shown here: get_deliverable_document has them all.)`);
       const head = `${document.title} (${kind}, ${document.included ? 'included in' : 'excluded from'} the deliverable): ${blocks.length} blocks.`;
       const others = `Included documents: ${documents
         .filter((d) => d.included)
         .map((d) => d.kind)
         .join(', ')}.`;
       return {
-        content: [{ type: 'text', text: [head, ...outline, others, ...(missing.length ? [`Not read: ${missing.join('; ')}`] : [])].join('\n') }],
+        content: [{ type: 'text', text: [head, ...kept, others, ...(missing.length ? [`Not read: ${missing.join('; ')}`] : [])].join('\n') }],
         structuredContent: { engagement, document, documents, records, data, ...(missing.length ? { missing } : {}) },
       };
     },

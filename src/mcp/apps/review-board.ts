@@ -9,6 +9,7 @@ import { toolError } from '../render/index.js';
 import { shownSchema } from '../schema.js';
 import { annotations, type ToolSpec } from '../tools.js';
 import { allPages, countBy, section } from '../workflows.js';
+import { linesWithin } from './bounded-lines.js';
 import { viewMeta } from './views.js';
 
 type Json = Record<string, unknown>;
@@ -45,7 +46,8 @@ export const reviewBoardOutput = {
   required: ['findings', 'total', 'can_write'],
 } as const;
 
-export function reviewBoardTool(pipeline: Pipeline): ToolSpec {
+/** `budget`: WORKSPACE_RESPONSE_BUDGET, in tokens, for the text the model reads. */
+export function reviewBoardTool(pipeline: Pipeline, budget: number): ToolSpec {
   return {
     name: 'review_board',
     scope: 'read',
@@ -99,12 +101,14 @@ export function reviewBoardTool(pipeline: Pipeline): ToolSpec {
       const lines = cards.map(
         (c) => `- ${String(c.id)} [${String(c.type)}] ${c.statement} (${c.evidences.length} evidence${c.evidences.length === 1 ? '' : 's'})`,
       );
-      const more = shown.length > cards.length ? `\n(${shown.length - cards.length} more not shown: filter by type.)` : '';
+      const { kept, left } = linesWithin(lines, budget);
+      const notShown = left + shown.length - cards.length;
+      const more = notShown ? `\n(${notShown} more not shown here: filter by type, or list them with list_findings.)` : '';
       const next = canWrite
         ? 'Decide with review_findings (validate, reject, reopen as proposed) and edit with update_finding.'
         : 'This session is read-only: nothing can be decided here.';
       return {
-        content: [{ type: 'text', text: `${what} in engagement ${engagement}:\n${lines.join('\n')}${more}\n${next}` }],
+        content: [{ type: 'text', text: `${what} in engagement ${engagement}:\n${kept.join('\n')}${more}\n${next}` }],
         structuredContent: value,
       };
     },

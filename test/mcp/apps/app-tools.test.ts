@@ -49,6 +49,23 @@ describe('review_board', () => {
     }
   });
 
+  it('cuts its text at a finding within the response budget, saying how many were left out, and still gives the view every card', async () => {
+    const small = await startStack({ sandboxHandle: sandbox, env: { ...DEFAULT, WORKSPACE_RESPONSE_BUDGET: '500' } });
+    try {
+      const r = await small.call('review_board', { engagement: ENGAGEMENT_AP });
+      const board = r.structuredContent as Board;
+      const listed = textOf(r)
+        .split('\n')
+        .filter((l) => l.startsWith('- '));
+      expect(listed.length).toBeGreaterThan(0);
+      expect(listed.length).toBeLessThan(board.total);
+      expect(textOf(r)).toContain(`(${board.total - listed.length} more not shown here`);
+      expect(board.findings.length).toBe(board.total);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('an unknown engagement is one clear error', async () => {
     const r = await stack.call('review_board', { engagement: '01ZZZZZZZZZZZZZZZZZZZZZZZZ' });
     expect(r.isError).toBe(true);
