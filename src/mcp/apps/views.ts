@@ -3,7 +3,7 @@
 // by `npm run build` (scripts/build-apps.ts) into dist/apps/<name>.html, one self-contained file per
 // view: inline script and style, nothing remote, so the CSP declares no domain at all.
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ReadResourceResult } from '@modelcontextprotocol/server';
 
@@ -24,7 +24,7 @@ export function viewMeta(view: ViewName): { ui: { resourceUri: string } } {
 
 /**
  * What the view's resource declares: no domain of any kind (no connection, no remote script, style,
- * font or frame; every datum comes through the host), and a border, since its cards have none of their own.
+ * font or frame; every datum comes through the host), and the host's border: the view draws no frame of its own.
  */
 const RESOURCE_UI_META = { csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, prefersBorder: true };
 
@@ -33,9 +33,8 @@ const RESOURCE_UI_META = { csp: { connectDomains: [], resourceDomains: [], frame
  * (dist/src/mcp/apps), or under dist/ of the repository when running from sources (tsx, tests).
  */
 function viewsDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const root = join(here, '..', '..', '..');
-  return here.split(sep).includes('dist') ? join(root, 'apps') : join(root, 'dist', 'apps');
+  const up = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+  return basename(up) === 'dist' ? join(up, 'apps') : join(up, 'dist', 'apps');
 }
 
 export function viewPath(view: ViewName): string {

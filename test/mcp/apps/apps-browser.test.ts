@@ -206,6 +206,9 @@ describe('the review board', () => {
     ]);
     expect(told[1]?.content[0]?.text).toContain(c);
     expect(told[1]?.structuredContent.decided).toEqual([{ finding: c, review_status: 'rejected' }]);
+    // The decided cards stay (to reopen them) with their new status; the heading counts those still proposed.
+    expect(await frame.locator('h1').textContent()).toContain('12 proposed');
+    expect(await frame.locator(`article[data-finding="${c}"] button[data-action="reopen"]`).count()).toBe(1);
     // The calls went through the server's own review tool, called by the view through the host.
     expect(((await page.evaluate(() => (globalThis as unknown as PageGlobals).toolCalls)) as { name: string }[]).map((t) => t.name)).toEqual([
       'review_findings',
