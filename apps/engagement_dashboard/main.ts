@@ -5,6 +5,7 @@ import { bars, progress, topicCoverage } from '../shared/charts.js';
 import { h } from '../shared/dom.js';
 import { startView, type ToolResultLike, textOf } from '../shared/host.js';
 import { num, tr, words } from '../shared/i18n.js';
+import { findingType, reviewStatus, usageName } from '../shared/labels.js';
 
 type Json = Record<string, unknown>;
 
@@ -39,7 +40,8 @@ const state = (v: unknown) => (typeof v === 'string' && STATES[v] ? tr(STATES, v
 const root = document.getElementById('view') as HTMLElement;
 const isErr = (v: unknown): v is { error: string } => typeof v === 'object' && v !== null && 'error' in v;
 const rec = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
-const entries = (v: unknown) => Object.entries(rec(v)).map(([label, value]) => ({ label: words(label), value: Number(value) || 0 }));
+const entries = (v: unknown, name: (k: string) => string) =>
+  Object.entries(rec(v)).map(([label, value]) => ({ label: name(label), value: Number(value) || 0 }));
 
 function tile(label: string, value: string, extra?: HTMLElement): HTMLElement {
   return h('section', { class: 'tile', 'aria-label': label }, h('span', { class: 'muted' }, label), h('strong', {}, value), extra);
@@ -91,8 +93,8 @@ function render(r: ToolResultLike): void {
         interviews.map((i) => ({ label: String(i.interviewee_name ?? i.title ?? ''), value: Number(i.findings ?? 0) })),
       ),
       topicCoverage(tr(T, 'topics'), topics),
-      bars('findings_by_type', tr(T, 'byType'), entries(findings.by_type)),
-      bars('findings_by_status', tr(T, 'byStatus'), entries(findings.by_review_status)),
+      bars('findings_by_type', tr(T, 'byType'), entries(findings.by_type, findingType)),
+      bars('findings_by_status', tr(T, 'byStatus'), entries(findings.by_review_status, reviewStatus)),
     ),
   );
   const open = Array.isArray(contradictions.items) ? (contradictions.items as Json[]) : [];
@@ -105,7 +107,7 @@ function render(r: ToolResultLike): void {
       bars(
         'ai_cost',
         `${tr(T, 'cost')} (EUR)`,
-        (cost.by_usage as Json[]).map((u) => ({ label: words(u.usage), value: Math.round(Number(u.cost_eur ?? 0) * 100) / 100 })),
+        (cost.by_usage as Json[]).map((u) => ({ label: usageName(u.usage), value: Math.round(Number(u.cost_eur ?? 0) * 100) / 100 })),
       ),
     );
 }

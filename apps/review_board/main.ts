@@ -6,6 +6,7 @@ import type { App } from '@modelcontextprotocol/ext-apps';
 import { append, h } from '../shared/dom.js';
 import { startView, type ToolResultLike, textOf } from '../shared/host.js';
 import { clock, num, tr, words } from '../shared/i18n.js';
+import { findingType } from '../shared/labels.js';
 
 type Json = Record<string, unknown>;
 interface Evidence {
@@ -187,7 +188,7 @@ function card(f: Finding, canWrite: boolean): HTMLElement {
     });
     head.append(box);
   }
-  append(head, [h('span', { class: 'chip' }, words(f.type)), h('span', { class: 'chip' }, statusName(f.review_status))]);
+  append(head, [h('span', { class: 'chip' }, findingType(f.type)), h('span', { class: 'chip' }, statusName(f.review_status))]);
   el.append(head);
   if (canWrite && editing.has(f.id)) {
     const st = h('textarea', { 'aria-label': tr(T, 'statement'), maxlength: 2000 });
@@ -269,7 +270,7 @@ function draw(): void {
   for (const st of ['proposed', 'validated', 'rejected']) statusSel.append(h('option', { value: st, selected: st === b.filter.review_status }, statusName(st)));
   statusSel.addEventListener('change', () => void loadStatus(statusSel.value));
   const typeSel = h('select', { 'aria-label': tr(T, 'type'), id: 'type-filter' }, h('option', { value: '' }, tr(T, 'allTypes')));
-  for (const ty of types) typeSel.append(h('option', { value: ty, selected: ty === typeFilter }, words(ty)));
+  for (const ty of types) typeSel.append(h('option', { value: ty, selected: ty === typeFilter }, findingType(ty)));
   typeSel.addEventListener('change', () => {
     typeFilter = typeSel.value;
     render();

@@ -2,7 +2,8 @@
 // no chart library, no remote asset. Each chart is a <figure> whose SVG has role="img" and a text
 // alternative that says the figures, and carries data-chart with its name.
 import { h, s } from './dom.js';
-import { currentLang, words } from './i18n.js';
+import { currentLang, num, words } from './i18n.js';
+import { findingType, topicName } from './labels.js';
 
 type Json = Record<string, unknown>;
 
@@ -37,7 +38,7 @@ export function bars(name: string, title: string, rows: { label: string; value: 
     );
     if (r.part !== undefined)
       svg.append(s('rect', { x: left, y: y + 3, width: ((w - left - 40) * r.part) / max, height: row - 8, rx: 3, fill: 'var(--accent)' }));
-    svg.append(s('text', { x: left + len + 6, y: y + 15 }, r.part === undefined ? String(r.value) : `${r.part}/${r.value}`));
+    svg.append(s('text', { x: left + len + 6, y: y + 15 }, r.part === undefined ? num(r.value) : `${num(r.part)}/${num(r.value)}`));
   });
   const summary = rows.map((r) => `${r.label}: ${r.part === undefined ? r.value : `${r.part} ${opts.partLabel ?? ''} / ${r.value}`}`).join('; ');
   return figure(name, title, svg, summary);
@@ -63,7 +64,11 @@ export function coverageBars(title: string, interviews: Json[]): HTMLElement {
 
 /** Findings per topic (deliverable category), the validated ones in full colour. */
 export function topicCoverage(title: string, topics: Json[]): HTMLElement {
-  const rows = topics.map((t) => ({ label: words(t.topic ?? L('sans thème', 'no topic')), value: Number(t.findings ?? 0), part: Number(t.validated ?? 0) }));
+  const rows = topics.map((t) => ({
+    label: t.topic ? topicName(t.topic) : L('sans thème', 'no topic'),
+    value: Number(t.findings ?? 0),
+    part: Number(t.validated ?? 0),
+  }));
   return bars('topic_coverage', title, rows, { partLabel: L('validés', 'validated') });
 }
 
@@ -80,7 +85,7 @@ export function painHeatmap(title: string, steps: Json[], findings: Json[]): HTM
   const svg = s('svg', { viewBox: `0 0 ${left + types.length * cw + 4} ${top + rows.length * 26 + 4}`, width: '100%' });
   types.forEach((t, j) => {
     const x = left + j * cw + cw / 2;
-    svg.append(s('text', { x, y: top - 8, 'text-anchor': 'middle', transform: `rotate(-25 ${x} ${top - 8})` }, cut(words(t), 16)));
+    svg.append(s('text', { x, y: top - 8, 'text-anchor': 'middle', transform: `rotate(-25 ${x} ${top - 8})` }, cut(findingType(t), 16)));
   });
   const parts: string[] = [];
   rows.forEach((r, i) => {
@@ -101,7 +106,7 @@ export function painHeatmap(title: string, steps: Json[], findings: Json[]): HTM
       );
       if (n) {
         svg.append(s('text', { x: left + j * cw + cw / 2, y: y + 17, 'text-anchor': 'middle' }, String(n)));
-        parts.push(`${r.name}, ${words(t)}: ${n}`);
+        parts.push(`${r.name}, ${findingType(t)}: ${n}`);
       }
     });
   });
