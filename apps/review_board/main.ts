@@ -103,14 +103,20 @@ function quantityText(q: Json): string {
     .join(', ');
 }
 
+/** A server tool through the host; a host that refuses or fails answers as a tool error would. */
+async function call(name: string, args: Record<string, unknown>): Promise<ToolResultLike> {
+  try {
+    return (await app.callServerTool({ name, arguments: args })) as ToolResultLike;
+  } catch (err) {
+    return { isError: true, content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }] };
+  }
+}
+
 /** Decisions through review_findings, then the model told what was decided. */
 async function decide(ids: string[], to: 'validated' | 'rejected' | 'proposed'): Promise<void> {
   if (!board || !ids.length) return;
   say(tr(T, 'working'));
-  const res = (await app.callServerTool({
-    name: 'review_findings',
-    arguments: { engagement: board.engagement, reviews: ids.map((finding) => ({ finding, review_status: to })) },
-  })) as ToolResultLike;
+  const res = await call('review_findings', { engagement: board.engagement, reviews: ids.map((finding) => ({ finding, review_status: to })) });
   const results = (res.structuredContent?.results as Json[] | undefined) ?? [];
   const applied = results.filter((r) => r.ok).map((r) => String(r.finding));
   if (!results.length) {
@@ -139,10 +145,7 @@ async function decide(ids: string[], to: 'validated' | 'rejected' | 'proposed'):
 async function saveEdit(f: Finding, statement: string, details: string): Promise<void> {
   if (!board) return;
   say(tr(T, 'working'));
-  const res = (await app.callServerTool({
-    name: 'update_finding',
-    arguments: { engagement: board.engagement, finding: f.id, statement, details: details || null },
-  })) as ToolResultLike;
+  const res = await call('update_finding', { engagement: board.engagement, finding: f.id, statement, details: details || null });
   if (res.isError) {
     say(`${tr(T, 'failed')}: ${textOf(res)}`);
     return;
@@ -164,8 +167,7 @@ async function saveEdit(f: Finding, statement: string, details: string): Promise
 /** Another status is another list: asked of the server again (through the host), not filtered here. */
 async function loadStatus(to: string): Promise<void> {
   if (!board) return;
-  const res = (await app.callServerTool({ name: 'review_board', arguments: { engagement: board.engagement, review_status: to } })) as ToolResultLike;
-  show(res);
+  show(await call('review_board', { engagement: board.engagement, review_status: to }));
 }
 
 function toggleEdit(id: string, on: boolean): void {
@@ -195,6 +197,10 @@ function card(f: Finding, canWrite: boolean): HTMLElement {
     st.value = f.statement;
     const de = h('textarea', { 'aria-label': tr(T, 'details'), maxlength: 5000 });
     de.value = f.details ?? '';
+    for (const area of [st, de])
+      area.addEventListener('keydown', (e) => {
+        if (e.key === 'Escape') toggleEdit(f.id, false);
+      });
     append(el, [
       h('label', {}, tr(T, 'statement'), st),
       h('label', {}, tr(T, 'details'), de),

@@ -1,7 +1,9 @@
 // The MCP Apps views (extension io.modelcontextprotocol/ui): the three `ui://` resources a host
 // renders a tool's result with, and how a tool names its view. The HTML is built from apps/<name>/
 // by `npm run build` (scripts/build-apps.ts) into dist/apps/<name>.html, one self-contained file per
-// view: inline script and style, nothing remote, so the CSP declares no domain at all.
+// view: inline script and style, nothing remote, so the CSP declares no domain at all. Tools name their
+// view for every client alike: a host without apps ignores _meta.ui, and one tool list serves every
+// connection of a member (the 2026 era caches it across connections).
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -231,6 +231,30 @@ describe('the review board', () => {
     await frame.waitForSelector(`text=${first.statement} (edited)`);
   });
 
+  it('asks the server again through the host for another status, and Escape leaves an edit unsaved', async () => {
+    const { frame } = await open(writer, 'review_board', 'review_board', { engagement: ENGAGEMENT_AP });
+    const validated = (await writer.call('review_board', { engagement: ENGAGEMENT_AP, review_status: 'validated' })).structuredContent as {
+      findings: { id: string }[];
+    };
+    await frame.locator('#status-filter').selectOption('validated');
+    await frame.waitForSelector('h1:has-text("validated")');
+    const shown = await frame.locator('article[data-finding]').evaluateAll((els) => els.map((e) => e.getAttribute('data-finding')));
+    expect(shown).toEqual(validated.findings.map((f) => f.id));
+    expect(
+      ((await page.evaluate(() => (globalThis as unknown as PageGlobals).toolCalls)) as { name: string; arguments: { review_status?: string } }[]).map((t) => [
+        t.name,
+        t.arguments.review_status,
+      ]),
+    ).toEqual([['review_board', 'validated']]);
+    const id = shown[0] as string;
+    const before = sandbox.requests().length;
+    await frame.locator(`article[data-finding="${id}"] button[data-action="edit"]`).click();
+    await frame.locator(`article[data-finding="${id}"] textarea`).first().fill('not kept');
+    await page.keyboard.press('Escape');
+    await frame.waitForSelector(`article[data-finding="${id}"] button[data-action="edit"]`);
+    expect(reviewPosts(before)).toEqual([]);
+  });
+
   it('a read-consent session renders no write control, and a write the app sends anyway is refused with nothing sent', async () => {
     const { result, frame } = await open(reader, 'review_board', 'review_board', { engagement: ENGAGEMENT_AP });
     expect((result.structuredContent as { can_write: boolean }).can_write).toBe(false);
