@@ -86,6 +86,17 @@ function say(text: string): void {
   status.textContent = text;
 }
 
+const PLURAL = {
+  proposed: { fr: 'proposés', en: 'proposed' },
+  validated: { fr: 'validés', en: 'validated' },
+  rejected: { fr: 'rejetés', en: 'rejected' },
+} as const;
+
+/** A status after a count: French agrees it with the count. */
+function statusCounted(s: string, n: number): string {
+  return n > 1 && (s === 'proposed' || s === 'validated' || s === 'rejected') ? tr(PLURAL, s) : statusName(s);
+}
+
 function statusName(s: string): string {
   return s === 'validated' || s === 'rejected' || s === 'proposed' ? tr(T, s) : words(s);
 }
@@ -304,7 +315,7 @@ function draw(): void {
   }
   // The count is of the cards still in the status asked for: one just decided stays shown (to reopen it) but is no longer counted.
   const still = shown.filter((f) => f.review_status === b.filter.review_status).length;
-  root.append(h('h1', {}, `${tr(T, 'title')} · ${still} ${statusName(b.filter.review_status)}`), toolbar);
+  root.append(h('h1', {}, `${tr(T, 'title')} · ${still} ${statusCounted(b.filter.review_status, still)}`), toolbar);
   if (!b.can_write) root.append(h('p', { class: 'muted', 'data-read-only': true }, tr(T, 'readOnly')));
   if (!shown.length) root.append(h('p', { class: 'muted' }, tr(T, 'none')));
   for (const f of shown) root.append(card(f, b.can_write));

@@ -16,6 +16,14 @@ function figure(name: string, title: string, svg: SVGElement, summary: string): 
   return h('figure', { class: 'chart', 'data-chart': name }, svg, h('figcaption', { class: 'muted' }, title));
 }
 
+/** A text split at the last space before `n` characters: the first line and the rest. */
+function splitAt(text: string, n: number): [string, string] {
+  if (text.length <= n) return [text, ''];
+  const at = text.lastIndexOf(' ', n);
+  const i = at > 0 ? at : n;
+  return [text.slice(0, i), text.slice(i).trim()];
+}
+
 function cut(text: string, n: number): string {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }
@@ -118,10 +126,10 @@ const levelName = (v: string) => ({ low: L('faible', 'low'), medium: L('moyen', 
 
 /** Opportunities placed by effort (across) and gain (up), numbered as in the list below the chart. */
 export function gainEffortMatrix(title: string, items: Json[]): HTMLElement {
-  const size = 320;
-  const pad = 64;
+  const size = 340;
+  const pad = 84;
   const cell = (size - pad) / 3;
-  const svg = s('svg', { viewBox: `0 0 ${size + 10} ${size + 10}`, width: '100%', style: 'max-width:440px' });
+  const svg = s('svg', { viewBox: `0 0 ${size + 10} ${size - pad + 44}`, width: '100%', style: 'max-width:440px' });
   for (let gx = 0; gx < 3; gx++)
     for (let gy = 0; gy < 3; gy++)
       svg.append(
@@ -140,7 +148,7 @@ export function gainEffortMatrix(title: string, items: Json[]): HTMLElement {
     svg.append(s('text', { x: pad - 6, y: (2 - i) * cell + cell / 2, 'text-anchor': 'end' }, levelName(lv)));
   });
   svg.append(s('text', { x: pad + (size - pad) / 2, y: size - pad + 32, 'text-anchor': 'middle' }, L('Effort', 'Effort')));
-  svg.append(s('text', { x: 12, y: (size - pad) / 2, transform: `rotate(-90 12 ${(size - pad) / 2})`, 'text-anchor': 'middle' }, L('Gain', 'Gain')));
+  svg.append(s('text', { x: 14, y: (size - pad) / 2, transform: `rotate(-90 14 ${(size - pad) / 2})`, 'text-anchor': 'middle' }, L('Gain', 'Gain')));
   const placed = new Map<string, number>();
   const list = h('ol', { class: 'legend' });
   items.forEach((it, n) => {
@@ -177,7 +185,7 @@ const horizonName = (v: string) =>
 export function roadmapLanes(title: string, items: Json[]): HTMLElement {
   const lanes = [...HORIZONS, ...new Set(items.map((i) => String(i.horizon)).filter((x) => !HORIZONS.includes(x)))];
   const laneW = 200;
-  const rowH = 40;
+  const rowH = 52;
   const maxIn = Math.max(1, ...lanes.map((l) => items.filter((i) => String(i.horizon) === l).length));
   const svg = s('svg', { viewBox: `0 0 ${lanes.length * laneW} ${40 + maxIn * rowH}`, width: '100%' });
   lanes.forEach((lane, j) => {
@@ -189,7 +197,9 @@ export function roadmapLanes(title: string, items: Json[]): HTMLElement {
       .forEach((it, k) => {
         const y = 34 + k * rowH;
         svg.append(s('rect', { x: x + 8, y, width: laneW - 16, height: rowH - 6, rx: 4, fill: 'var(--bg)', stroke: 'var(--accent)' }));
-        svg.append(s('text', { x: x + 14, y: y + 21 }, cut(String(it.title), 30)));
+        // The title on two lines of the lane's width, the second cut if it runs longer.
+        const [first, rest] = splitAt(String(it.title), 30);
+        svg.append(s('text', { x: x + 14, y: y + 19 }, first), s('text', { x: x + 14, y: y + 36 }, cut(rest, 30)));
       });
   });
   const summary = lanes
