@@ -2,7 +2,7 @@
 // the view's TypeScript bundled by esbuild with the ext-apps SDK and inlined as one script, its
 // stylesheets inlined as style elements, a CSP meta that forbids any network origin. Run by
 // `npm run build`, and on demand by the tests that read the views (buildApps()).
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -55,7 +55,10 @@ async function buildOne(name: string, outDir: string): Promise<number> {
     )
     .replace(/<script type="module" src="\.\/main\.ts"><\/script>/, () => `<script>${js}</script>`);
   if (/<(script|link)[^>]+(src|href)=/i.test(html)) throw new Error(`${name}: a script or stylesheet is still referenced, not inlined`);
-  await writeFile(join(outDir, `${name}.html`), html);
+  // Written aside then renamed: a server or test reading the view meanwhile reads the old file or the new one, never half of one.
+  const tmp = join(outDir, `.${name}.${process.pid}.html`);
+  await writeFile(tmp, html);
+  await rename(tmp, join(outDir, `${name}.html`));
   return Buffer.byteLength(html);
 }
 
