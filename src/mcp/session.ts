@@ -65,7 +65,7 @@ export class Session {
     const { pipeline, registry } = this;
     let listed: ToolSpec[];
     if (this.#config.toolsets === 'default') {
-      // The default surface: the operations the three jobs use first, the workflows, the gateway.
+      // The default surface: the operations the three jobs use first, the workflows, the apps' tools, the gateway.
       const own = [
         ...workflowTools({ pipeline, budget: this.#config.responseBudget }),
         reviewBoardTool(pipeline, this.#config.responseBudget),

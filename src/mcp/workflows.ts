@@ -22,7 +22,7 @@ export interface WorkflowDeps {
 
 type Json = Record<string, unknown>;
 
-export function errorText(err: unknown): string {
+function errorText(err: unknown): string {
   if (err instanceof WorkspaceApiError) return `HTTP ${err.status} ${err.code}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
 }
