@@ -26,6 +26,8 @@ const rec = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
 
 interface Ctx {
+  /** Anchors the document itself holds (an item of a list, a quote): a ref to one is a link to it. */
+  anchors: Set<string>;
   records: Record<string, Record<string, Json>>;
   data: Json;
   /** Opportunities known from the charts' figures: their titles for item lists. */
@@ -39,8 +41,26 @@ function labelOf(ctx: Ctx, type: string, id: string): string {
   return text(r.statement) || text(r.title) || text(r.topic) || text(r.excerpt) || id;
 }
 
+/**
+ * A ref as the reader follows it: a link to the item or quote when the document shows it, else a
+ * disclosure that opens on the cited finding's statement or evidence's excerpt.
+ */
 function refLink(ctx: Ctx, type: string, id: string): HTMLElement {
-  return h('a', { class: 'ref', href: `#${type}-${id}`, 'data-ref': `${type}:${id}`, title: labelOf(ctx, type, id) }, `${words(type)} ${id.slice(-6)}`);
+  const name = `${words(type)} ${id.slice(-6)}`;
+  if (ctx.anchors.has(`${type}-${id}`))
+    return h('a', { class: 'ref', href: `#${type}-${id}`, 'data-ref': `${type}:${id}`, title: labelOf(ctx, type, id) }, name);
+  return h('details', { class: 'ref', 'data-ref': `${type}:${id}` }, h('summary', {}, name), h('span', {}, labelOf(ctx, type, id)));
+}
+
+/** The anchors the blocks will hold, known before they are drawn (a ref may come before its target). */
+function anchorsOf(blocks: Json[]): Set<string> {
+  const out = new Set<string>();
+  for (const b of blocks) {
+    if (b.type === 'item_list') for (const id of Array.isArray(b.ids) ? b.ids : []) out.add(`${text(b.item_type) || 'finding'}-${String(id)}`);
+    if (b.type === 'quote' && text(b.evidence_id)) out.add(`evidence-${text(b.evidence_id)}`);
+    if (b.type === 'process') for (const st of arr(rec(b.options).steps)) out.add(`process_step-${String(st.id)}`);
+  }
+  return out;
 }
 
 function chart(b: Json, ctx: Ctx): HTMLElement {
@@ -154,7 +174,7 @@ function render(r: ToolResultLike): void {
   const blocks = arr(doc.blocks);
   const opportunities = new Map<string, Json>();
   for (const b of blocks) for (const it of arr(rec(b.options).items)) opportunities.set(String(it.id), it);
-  const ctx: Ctx = { records: rec(o.records) as Ctx['records'], data: rec(o.data), opportunities };
+  const ctx: Ctx = { anchors: anchorsOf(blocks), records: rec(o.records) as Ctx['records'], data: rec(o.data), opportunities };
   const docs = arr(o.documents);
   root.append(
     h(

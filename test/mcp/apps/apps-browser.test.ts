@@ -37,6 +37,8 @@ interface PageGlobals {
   parent: { postMessage(message: unknown, target: string): void };
 }
 
+type Json = Record<string, unknown>;
+
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const SHOTS = join(ROOT, 'docs', 'screenshots');
 const CHROMIUM = '/usr/bin/chromium';
@@ -311,7 +313,7 @@ describe('the document preview', () => {
     const blocks = new Set<string>();
     const charts = new Set<string>();
     for (const kind of ['executive_summary', 'coverage', 'pain_map', 'roadmap', 'process_sheets', 'interim_insights']) {
-      const { frame } = await open(writer, 'document_preview', 'preview_deliverable_document', { engagement: ENGAGEMENT_AP, kind });
+      const { frame, result } = await open(writer, 'document_preview', 'preview_deliverable_document', { engagement: ENGAGEMENT_AP, kind });
       await frame.waitForSelector('[data-block]');
       for (const t of await frame.locator('[data-block]').evaluateAll((els) => els.map((e) => e.getAttribute('data-block')))) blocks.add(String(t));
       for (const c of await frame.locator('figure[data-chart]').evaluateAll((els) => els.map((e) => e.getAttribute('data-chart')))) charts.add(String(c));
@@ -320,9 +322,20 @@ describe('the document preview', () => {
       expect(await frame.locator('[data-document="interim_insights"]').getAttribute('data-included')).toBe('false');
       expect(await frame.locator('[data-document="executive_summary"]').getAttribute('data-included')).toBe('true');
       if (kind === 'executive_summary') {
-        // The callout cites a finding, the quote an evidence: links to them.
-        expect(await frame.locator('a[data-ref^="finding:"]').count()).toBeGreaterThan(0);
-        expect(await frame.locator('a[data-ref^="evidence:"]').count()).toBeGreaterThan(0);
+        // The callout cites a finding, the quote an evidence: each ref links to what the document
+        // shows of it, or opens on the cited words themselves.
+        const refs = await frame
+          .locator('[data-ref]')
+          .evaluateAll((els) => els.map((e) => ({ ref: e.getAttribute('data-ref'), href: e.getAttribute('href'), text: e.textContent ?? '', tag: e.tagName })));
+        expect(refs.map((r) => r.ref?.split(':')[0])).toEqual(expect.arrayContaining(['finding', 'evidence']));
+        for (const r of refs) {
+          const [type, id] = (r.ref as string).split(':') as [string, string];
+          if (r.tag === 'A') expect(await frame.locator(`[id="${type}-${id}"]`).count(), r.ref as string).toBe(1);
+          else
+            expect(r.text).toContain(
+              ((result.structuredContent as Json).records as Record<string, Record<string, Json>>)[type]?.[id]?.[type === 'evidence' ? 'excerpt' : 'statement'],
+            );
+        }
       }
       if (kind === 'interim_insights') expect(await frame.locator('[role=note]', { hasText: 'left out of the deliverable' }).count()).toBe(1);
       if (kind === 'roadmap') await screenshots('document_preview', frame, 'figure[data-chart="gain_effort_matrix"]');
