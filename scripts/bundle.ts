@@ -24,7 +24,7 @@ export interface BundleOptions {
 }
 
 /** Runtime files, relative to the repository, copied as they are. */
-const STAGED = ['dist/src', 'dist/tools', 'manifest.json', 'icon.png', 'README.md', 'LICENSE', 'package-lock.json'];
+const STAGED = ['dist/src', 'dist/tools', 'dist/apps', 'manifest.json', 'icon.png', 'README.md', 'LICENSE', 'package-lock.json'];
 
 export function buildBundle(opts: BundleOptions = {}): string {
   const run = (cmd: string, args: string[], cwd: string) =>

@@ -23,6 +23,7 @@ import { WorkspaceApiError } from '../api/errors.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
+import { APP_MIME_TYPE, isViewUri, readView, UI_EXTENSION, ViewNotFoundError } from './apps/views.js';
 import { complete } from './completions.js';
 import { getPrompt, listPrompts, PROMPTS, PromptError } from './prompts.js';
 import { shownName } from './registry.js';
@@ -103,7 +104,15 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
     const server = new Server(
       { name: SERVER_NAME, title: 'Workspace Consulting', version: SERVER_VERSION },
       {
-        capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, completions: {}, logging: {} },
+        capabilities: {
+          tools: { listChanged: true },
+          resources: {},
+          prompts: {},
+          completions: {},
+          logging: {},
+          // MCP Apps: three tools name a view (ui:// resources) a host that supports it renders.
+          extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } },
+        },
         instructions,
         cacheHints: CACHE_HINTS,
         ...(deps.signIn ? { requestState: { verify: deps.signIn.verify } } : {}),
@@ -218,6 +227,17 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
       }
     });
     server.setRequestHandler('resources/read', async (req, ctx) => {
+      // The apps' views are files of this server, the same for every member: no workspace request.
+      // Hosts find them from the tools' _meta.ui.resourceUri; resources/list keeps to the workspace's
+      // records, as the extension allows.
+      if (isViewUri(req.params.uri)) {
+        try {
+          return readView(req.params.uri);
+        } catch (err) {
+          if (err instanceof ViewNotFoundError) throw new ResourceNotFoundError(shownName(req.params.uri, 200), err.message);
+          throw err;
+        }
+      }
       try {
         const rd = await resourceDeps();
         return await logs.run(sinkFor(ctx), () => readResource(rd, req.params.uri, ctx.mcpReq.signal));

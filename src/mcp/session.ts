@@ -7,6 +7,8 @@ import type { ApiClient } from '../api/client.js';
 import { type Config, loadConfig } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Operation, Scope } from '../operation.js';
+import { documentPreviewTool } from './apps/document-preview.js';
+import { reviewBoardTool } from './apps/review-board.js';
 import type { MemberFileLinks } from './file-links.js';
 import { gatewayTools } from './gateway.js';
 import { OperationSet } from './operations.js';
@@ -72,8 +74,13 @@ export class Session {
     const { pipeline, registry } = this;
     let listed: ToolSpec[];
     if (this.#config.toolsets === 'default') {
-      // The default surface: the operations the three jobs use first, the workflows, the gateway.
-      const own = [...workflowTools({ pipeline, budget: this.#config.responseBudget }), ...gatewayTools({ pipeline })];
+      // The default surface: the operations the three jobs use first, the workflows, the apps' tools, the gateway.
+      const own = [
+        ...workflowTools({ pipeline, budget: this.#config.responseBudget }),
+        reviewBoardTool(pipeline, this.#config.responseBudget),
+        documentPreviewTool(pipeline, this.#config.responseBudget),
+        ...gatewayTools({ pipeline }),
+      ];
       const direct = surfaceOperations(registry.callable()).map((op) => pipeline.operationTool(op));
       listed = [...direct, ...own].filter((t) => t.scope === 'read' || registry.writesAllowed());
       const names = new Set(listed.map((t) => t.name));

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { DOCUMENT_KINDS, id, REVIEW_STATUSES } from '../../tools/shared.js';
 import { WorkspaceApiError } from '../api/errors.js';
+import { viewMeta } from './apps/views.js';
 import { refusal, refusalResult } from './arguments.js';
 import { editDocumentBlocks } from './edit-document-blocks.js';
 import { allPages } from './pages.js';
@@ -28,7 +29,7 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function countBy(items: Json[], key: string): Record<string, number> {
+export function countBy(items: Json[], key: string): Record<string, number> {
   const out: Record<string, number> = {};
   for (const it of items) {
     const k = String(it[key] ?? 'unknown');
@@ -38,7 +39,7 @@ function countBy(items: Json[], key: string): Record<string, number> {
 }
 
 /** Settled sections: a failed part is reported in place, the others still answer. */
-async function section<T>(f: () => Promise<T>): Promise<T | { error: string }> {
+export async function section<T>(f: () => Promise<T>): Promise<T | { error: string }> {
   try {
     return await f();
   } catch (err) {
@@ -56,6 +57,17 @@ const reviewInput = z.strictObject({
 });
 const contextInput = z.strictObject({ engagement: id(), kind: z.enum(DOCUMENT_KINDS) });
 
+/** AI cost so far, in the few figures a briefing needs: the total and what it was spent on. */
+function aiCost(costs: Json): Json {
+  if ('error' in costs) return costs;
+  const byUsage = Array.isArray(costs.by_usage) ? (costs.by_usage as Json[]) : [];
+  return {
+    total_eur: costs.total_eur ?? null,
+    currency: costs.currency ?? 'EUR',
+    by_usage: byUsage.map((u) => ({ usage: u.usage, cost_eur: u.cost_eur ?? null })),
+  };
+}
+
 const OPEN = new Set(['open', 'pending', 'unresolved']);
 
 export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
@@ -69,15 +81,18 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
     definition: {
       name: 'engagement_overview',
       description:
-        'Everything about one engagement in one call: the engagement, analysis summary and coverage, findings counted by type and review status, open contradictions, latest analysis run, deliverable stage. Start here to brief someone on an engagement.',
+        'Everything about one engagement in one call: the engagement, analysis summary and coverage, findings counted by type and review status, open contradictions, latest analysis run, deliverable stage, AI cost so far. Start here to brief someone on an engagement.',
       inputSchema: shownSchema(overviewInput),
+      outputSchema: { type: 'object' },
       annotations: annotations({ readOnlyHint: true }),
+      // Hosts that render MCP Apps draw the answer as the engagement dashboard.
+      _meta: viewMeta('engagement_dashboard'),
     },
     async run(args, ctx: CallContext) {
       const { engagement } = args as z.infer<typeof overviewInput>;
       const s = ctx.signal;
       const get = (name: string, more: Json = {}) => pipeline.invoke(name, { engagement, ...more }, ctx).then((r) => r.data);
-      const [eng, summary, contradictions, draft] = await Promise.all([
+      const [eng, summary, contradictions, draft, costs] = await Promise.all([
         section(() => get('get_engagement')),
         section(() => get('get_analysis_summary')),
         section(async () => {
@@ -86,6 +101,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
           return { open: open.length, total: items.length, items: open.slice(0, 20) };
         }),
         section(() => get('get_deliverable_draft')),
+        section(() => get('get_engagement_costs')),
       ]);
       // The analysis summary already counts the findings and names the latest run: they are
       // requested on their own only when it does not (6 requests down to 4, the same facts).
@@ -124,12 +140,13 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         contradictions,
         latest_analysis_run: latestRun,
         deliverable: 'error' in draftData ? draftData : { stage: draftData.stage ?? null, updated_at: draftData.updated_at ?? null, id: draftData.id ?? null },
+        ai_cost: aiCost(costs as Json),
         analysis_summary: otherCounts,
       };
       const uri = resourceUri('engagement', { engagement });
       return renderWorkflow(value, deps.budget, {
         extra: [{ type: 'resource_link', uri, name: `engagement ${engagement}`, mimeType: 'application/json' }],
-        how: 'call the operation behind the section (get_engagement, list_contradictions, get_analysis_summary, get_deliverable_draft)',
+        how: 'call the operation behind the section (get_engagement, list_contradictions, get_analysis_summary, get_deliverable_draft, get_engagement_costs)',
         known: [engagement],
       });
     },

@@ -25,6 +25,9 @@ const CHECKOUT = [
   'tsconfig.build.json',
   'src',
   'tools',
+  // The apps' views and their build (npm run build bundles them into dist/apps).
+  'apps',
+  'scripts/build-apps.ts',
   'README.md',
   'LICENSE',
   'manifest.json',
@@ -67,7 +70,9 @@ async function listAndCall(command: string, args: string[], env: Record<string, 
   try {
     const { tools } = await client.listTools();
     const call = (await client.callTool({ name: 'list_engagements', arguments: {} })) as CallToolResult;
-    return { names: tools.map((t) => t.name), call };
+    // The installed server finds its built views (dist/apps) wherever it was installed.
+    const view = (await client.readResource({ uri: 'ui://workspace-consulting/review-board' })).contents[0] as { mimeType?: string; text?: string };
+    return { names: tools.map((t) => t.name), call, view };
   } finally {
     await client.close();
   }
@@ -79,6 +84,8 @@ describe('the npm package', () => {
   it('holds the built server and nothing of the sources or tests', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(files).toContain('package/dist/src/cli.js');
+    // The MCP Apps views, built at pack time into one HTML file each.
+    for (const view of ['review_board', 'engagement_dashboard', 'document_preview']) expect(files).toContain(`package/dist/apps/${view}.html`);
     expect(files).toContain('package/package.json');
     expect(files).toContain('package/LICENSE');
     expect(files.filter((f) => f.endsWith('.ts') || f.startsWith('package/test/') || f.startsWith('package/src/'))).toEqual([]);
@@ -92,8 +99,10 @@ describe('the npm package', () => {
     for (const dev of DEV_ONLY) expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
     const bin = join(app, 'node_modules', '.bin', process.platform === 'win32' ? 'workspace-consulting-mcp.cmd' : 'workspace-consulting-mcp');
     expect(existsSync(bin)).toBe(true);
-    const { names, call } = await listAndCall(bin, [], { WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read });
+    const { names, call, view } = await listAndCall(bin, [], { WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read });
     expect(names).toContain('find_operations');
+    expect(view.mimeType).toBe('text/html;profile=mcp-app');
+    expect(view.text).toMatch(/^<!doctype html>/i);
     expect(call.isError).toBeFalsy();
     expect(firstText(call)).toMatch(/[0-9A-HJKMNP-TV-Z]{26}/);
   });
@@ -128,7 +137,8 @@ describe('the MCP Bundle', () => {
     const { command, args, env } = manifest.server.mcp_config;
     const filledEnv = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, fill(v)]));
     expect(filledEnv.WORKSPACE_DOWNLOAD_DIR).toBe(join(work, 'Downloads', 'workspace-consulting'));
-    const { names, call } = await listAndCall(command === 'node' ? process.execPath : command, args.map(fill), filledEnv);
+    const { names, call, view } = await listAndCall(command === 'node' ? process.execPath : command, args.map(fill), filledEnv);
+    expect(view.mimeType).toBe('text/html;profile=mcp-app');
     expect(names).toEqual(manifest.tools.map((t) => t.name));
     expect(call.isError).toBeFalsy();
     expect(firstText(call)).toMatch(/[0-9A-HJKMNP-TV-Z]{26}/);

@@ -33,7 +33,18 @@ const prose = readme
   .replace(/pat_[0-9a-f]{40}/g, blank);
 
 /** Numbers that name something rather than count or measure it. */
-const NAMES: RegExp[] = [/RFC \d+/g, /base64/g, /OAuth 2\.1/g, /127\.0\.0\.1/g, /::1/g, /version: '1\.0\.0'/g, /o200k/g, /SDK v\d+/g, /(?:PR|issue) #\d+/g];
+const NAMES: RegExp[] = [
+  /RFC \d+/g,
+  /base64/g,
+  /OAuth 2\.1/g,
+  /127\.0\.0\.1/g,
+  /::1/g,
+  /version: '1\.0\.0'/g,
+  /o200k/g,
+  /SDK v\d+/g,
+  /(?:PR|issue) #\d+/g,
+  /Microsoft 365/g,
+];
 
 interface Claim {
   /** What the README says, the number(s) captured; a space matches any run of spaces and line breaks. */

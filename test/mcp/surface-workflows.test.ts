@@ -48,6 +48,7 @@ describe('engagement_overview', () => {
       contradictions: { open: number; items: { status: string }[] };
       latest_analysis_run: { status: string } | null;
       deliverable: { stage: string };
+      ai_cost: { total_eur: number };
     };
     const all = await findings();
     expect(o.engagement.id).toBe(ENGAGEMENT_AP);
@@ -60,14 +61,17 @@ describe('engagement_overview', () => {
     for (const c of o.contradictions.items) expect(c.status).toBe('open');
     expect(o.latest_analysis_run?.status).toBeTruthy();
     expect(['interim', 'final']).toContain(o.deliverable.stage);
-    // Four requests, each one endpoint: the engagement, the summary (which also counts the findings
-    // and names the latest run, so neither is listed again), the contradictions and the draft.
+    // Five requests, each one endpoint: the engagement, the summary (which also counts the findings
+    // and names the latest run, so neither is listed again), the contradictions, the draft and the
+    // AI cost (the dashboard's last tile).
     expect(made.map((q) => q.template).sort()).toEqual([
       '/engagements/{engagement}',
       '/engagements/{engagement}/analysis/summary',
       '/engagements/{engagement}/contradictions',
+      '/engagements/{engagement}/costs',
       '/engagements/{engagement}/deliverable/draft',
     ]);
+    expect(o.ai_cost.total_eur).toBeGreaterThan(0);
     expect(r.content.some((c) => c.type === 'resource_link' && c.uri === `workspace://engagements/${ENGAGEMENT_AP}`)).toBe(true);
   });
 

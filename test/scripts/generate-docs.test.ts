@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureAppsBuilt } from '../../scripts/build-apps.js';
 import { updateReadme } from '../../scripts/generate-docs.js';
 import { demoToken } from '../../src/sandbox/data/workspace.js';
 import { SERVER_VERSION } from '../../src/version.js';
@@ -8,6 +9,9 @@ const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 describe('README stays true', () => {
+  // The README states each app's built size.
+  beforeAll(() => ensureAppsBuilt(), 60_000);
+
   it('has the generated blocks up to date (run npm run docs)', () => {
     expect(updateReadme(readme)).toBe(readme);
   });

@@ -67,6 +67,18 @@ export function composeBlocks(ws: WorkspaceState, engagementId: string, kind: Do
   const contradictions = ofEngagement(ws, 'contradictions', engagementId);
   const byType = (types: Set<string>) => findings.filter((f) => types.has(String(f.type)));
   const ids = (rs: Rec[]) => rs.slice(0, 50).map((r) => r.id);
+  // A chart block carries the figures it is drawn from in `options` (as a table block carries its
+  // rows), named by `data_ref`: the API has no read of opportunities or process steps of its own.
+  const opportunityPoints = () => ({
+    items: opportunities.slice(0, 50).map((o) => ({ id: o.id, title: label(o), gain: o.gain, effort: o.effort, horizon: o.horizon })),
+  });
+  const stepsOf = (processId: unknown) =>
+    ws
+      .c('process_steps')
+      .all((s) => s.process_id === processId)
+      .sort((x, y) => Number(x.position ?? 0) - Number(y.position ?? 0))
+      .slice(0, 50)
+      .map((s) => ({ id: s.id, name: label(s) }));
 
   const blocks: Omit<Block, 'id'>[] = [{ type: 'heading', level: 1, text: DOCUMENT_TITLES[kind][fr ? 'fr' : 'en'] }];
   switch (kind) {
@@ -102,7 +114,8 @@ export function composeBlocks(ws: WorkspaceState, engagementId: string, kind: Do
     }
     case 'coverage':
       blocks.push(
-        { type: 'chart', chart: 'coverage_bars', title: fr ? 'Entretiens par service' : 'Interviews by department' },
+        { type: 'chart', chart: 'coverage_bars', data_ref: 'interviews', title: fr ? 'Entretiens par service' : 'Interviews by department' },
+        { type: 'chart', chart: 'topic_coverage', data_ref: 'findings', title: fr ? 'Constats par thème' : 'Findings by topic' },
         {
           type: 'table',
           title: fr ? 'Entretiens menés' : 'Interviews conducted',
@@ -116,14 +129,20 @@ export function composeBlocks(ws: WorkspaceState, engagementId: string, kind: Do
       break;
     case 'pain_map':
       blocks.push(
-        { type: 'chart', chart: 'pain_heatmap', title: fr ? 'Irritants par étape' : 'Pain points by step' },
+        {
+          type: 'chart',
+          chart: 'pain_heatmap',
+          data_ref: 'findings',
+          title: fr ? 'Irritants par étape' : 'Pain points by step',
+          options: { steps: processes.flatMap((p) => stepsOf(p.id)).slice(0, 50) },
+        },
         { type: 'item_list', item_type: 'finding', ids: ids(byType(PAIN_TYPES)), display: 'full' },
       );
       break;
     case 'roadmap':
       blocks.push(
-        { type: 'chart', chart: 'roadmap_lanes', title: fr ? 'Feuille de route' : 'Roadmap' },
-        { type: 'chart', chart: 'gain_effort_matrix', title: fr ? 'Gain / effort' : 'Gain / effort' },
+        { type: 'chart', chart: 'roadmap_lanes', data_ref: 'opportunities', title: fr ? 'Feuille de route' : 'Roadmap', options: opportunityPoints() },
+        { type: 'chart', chart: 'gain_effort_matrix', data_ref: 'opportunities', title: fr ? 'Gain / effort' : 'Gain / effort', options: opportunityPoints() },
         { type: 'item_list', item_type: 'opportunity', ids: ids(opportunities), display: 'full' },
       );
       break;
@@ -132,7 +151,7 @@ export function composeBlocks(ws: WorkspaceState, engagementId: string, kind: Do
         const steps = ws.c('process_steps').all((s) => s.process_id === p.id);
         blocks.push(
           { type: 'heading', level: 2, text: label(p) },
-          { type: 'process', process_id: p.id, show_map: true },
+          { type: 'process', process_id: p.id, show_map: true, title: label(p), options: { steps: stepsOf(p.id) } },
           { type: 'item_list', item_type: 'process_step', ids: ids(steps), display: 'compact' },
           { type: 'item_list', item_type: 'finding', ids: ids(findings.filter((f) => f.process_id === p.id)), display: 'compact' },
         );

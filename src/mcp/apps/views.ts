@@ -1,0 +1,71 @@
+// The MCP Apps views (extension io.modelcontextprotocol/ui): the three `ui://` resources a host
+// renders a tool's result with, and how a tool names its view. The HTML is built from apps/<name>/
+// by `npm run build` (scripts/build-apps.ts) into dist/apps/<name>.html, one self-contained file per
+// view: inline script and style, nothing remote, so the CSP declares no domain at all. Tools name their
+// view for every client alike: a host without apps ignores _meta.ui, and one tool list serves every
+// connection of a member (the 2026 era caches it across connections).
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ReadResourceResult } from '@modelcontextprotocol/server';
+
+export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
+export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
+
+export const VIEWS = {
+  review_board: { uri: 'ui://workspace-consulting/review-board', title: 'Finding review board' },
+  engagement_dashboard: { uri: 'ui://workspace-consulting/engagement-dashboard', title: 'Engagement dashboard' },
+  document_preview: { uri: 'ui://workspace-consulting/document-preview', title: 'Deliverable document preview' },
+} as const;
+export type ViewName = keyof typeof VIEWS;
+
+/** `_meta` of a tool whose result a host renders with this view. */
+export function viewMeta(view: ViewName): { ui: { resourceUri: string } } {
+  return { ui: { resourceUri: VIEWS[view].uri } };
+}
+
+/**
+ * What the view's resource declares: no domain of any kind (no connection, no remote script, style,
+ * font or frame; every datum comes through the host), and the host's border: the view draws no frame of its own.
+ */
+const RESOURCE_UI_META = { csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, prefersBorder: true };
+
+/**
+ * Where the built views are: dist/apps, three levels up from this module in the build
+ * (dist/src/mcp/apps), or under dist/ of the repository when running from sources (tsx, tests).
+ */
+function viewsDir(): string {
+  const up = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+  return basename(up) === 'dist' ? join(up, 'apps') : join(up, 'dist', 'apps');
+}
+
+export function viewPath(view: ViewName): string {
+  return join(viewsDir(), `${view}.html`);
+}
+
+export function isViewUri(uri: string): boolean {
+  return uri.startsWith('ui://');
+}
+
+export class ViewNotFoundError extends Error {}
+
+const cache = new Map<ViewName, string>();
+
+/** resources/read of a view: its HTML, read once from the build. */
+export function readView(uri: string): ReadResourceResult {
+  const name = (Object.keys(VIEWS) as ViewName[]).find((n) => VIEWS[n].uri === uri);
+  if (!name)
+    throw new ViewNotFoundError(
+      `Unknown view ${uri.slice(0, 200)}: the views are ${Object.values(VIEWS)
+        .map((v) => v.uri)
+        .join(', ')}.`,
+    );
+  let html = cache.get(name);
+  if (html === undefined) {
+    const file = viewPath(name);
+    if (!existsSync(file)) throw new Error(`The view ${name} is not built: run npm run build (it writes ${file}).`);
+    html = readFileSync(file, 'utf8');
+    cache.set(name, html);
+  }
+  return { contents: [{ uri, mimeType: APP_MIME_TYPE, text: html, _meta: { ui: RESOURCE_UI_META } }] };
+}
