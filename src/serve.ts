@@ -155,7 +155,7 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
     }),
     logger,
     userAgent: `${SERVER_NAME}/${SERVER_VERSION} (node ${process.version})`,
-    retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },
+    retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds, maxBudgetWaitMs: config.maxBudgetWaitMs },
   });
   const operations = new OperationSet({
     catalog,

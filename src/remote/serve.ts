@@ -113,7 +113,7 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       }),
       logger,
       userAgent: `${SERVER_NAME}/${SERVER_VERSION} remote (node ${process.version})`,
-      retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },
+      retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds, maxBudgetWaitMs: config.maxBudgetWaitMs },
     });
     operations.startLive(client);
     const session = new Session({ config, client, logger, operations, grantedScope: principal.scope });
