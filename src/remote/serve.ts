@@ -19,6 +19,7 @@ import { OperationSet } from '../mcp/operations.js';
 import type { RequestLogRouter } from '../mcp/request-log.js';
 import { createServerFactory } from '../mcp/server.js';
 import { Session } from '../mcp/session.js';
+import type { Operator } from '../operator.js';
 import type { Store } from '../store/open.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { createRemoteFront, GrantEndedError, principalOf, type RemotePrincipal } from './index.js';
@@ -51,10 +52,13 @@ export interface RemoteServeOptions {
   workspaceUrl: string;
   /** Client ID Metadata Documents from loopback (tests and local trials). */
   allowLoopbackClientMetadata?: boolean;
+  /** The audit trail and metrics the operator asked for. */
+  operator?: Operator;
 }
 
 export async function startRemoteServer(opts: RemoteServeOptions): Promise<RemoteServing> {
-  const { config, logger, logs, store, workspaceUrl } = opts;
+  const { config, logger, logs, store, workspaceUrl, operator } = opts;
+  const events = operator?.events;
   const { remote } = config;
   // The live description is the workspace's, the same for every member: fetched once, with the first
   // member's client (the remote mode holds no token of its own).
@@ -108,8 +112,10 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       limiter: limiterFor(principal.budgetKey, {
         ...config.rateLimit,
         store,
-        onStoreError: (err: unknown) =>
-          logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: counting alone'),
+        onStoreError: (err: unknown) => {
+          operator?.redisError();
+          logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: counting alone');
+        },
       }),
       logger,
       userAgent: `${SERVER_NAME}/${SERVER_VERSION} remote (node ${process.version})`,
@@ -131,8 +137,20 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     return session;
   };
 
-  const factory = createServerFactory({ config, logger, logs, sessionFor });
+  const factory = createServerFactory({
+    config,
+    logger,
+    logs,
+    sessionFor,
+    ...(events ? { events } : {}),
+    // The audit trail names the member and the OAuth client the request's token was issued to.
+    identify: (authInfo) => {
+      const p = principalOf(authInfo);
+      return p ? { member: p.memberKey, client: p.clientId } : undefined;
+    },
+  });
   const mcp = createMcpHttp({ factory, logger, store, ...(config.stateKey ? { sessionKey: config.stateKey } : {}) });
+  operator?.countSessions(() => mcp.sessions);
   operations.onChanged(() => mcp.toolsChanged());
 
   // Listen first: with --port 0 and no public URL (a loopback trial), the public URL is where it listens.
@@ -163,6 +181,7 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     logger,
     allowPersonalTokens: remote.allowPersonalTokens,
     ...(opts.allowLoopbackClientMetadata ? { allowLoopbackClientMetadata: true } : {}),
+    ...(events ? { events } : {}),
     mcp: async (req, res, principal) => {
       let body: unknown;
       if (req.method === 'POST') {
