@@ -306,10 +306,12 @@ export class RateLimiter {
 
   /** Callers behind the first whose expected turn is now past their bound: told at once, not at the bound. */
   #refuseHopeless(): void {
+    if (this.#waiters.length < 2) return;
     const now = this.#now();
-    for (const w of this.#waiters.slice(1)) {
-      if (Number.isFinite(w.deadline) && now + this.#estimate(w) > w.deadline) this.#refuse(w);
-    }
+    // One look at the window for the whole line: each caller's estimate is then a lookup.
+    const waits = this.#waitsFor();
+    const hopeless = this.#waiters.filter((w, ahead) => ahead > 0 && Number.isFinite(w.deadline) && now + this.#estimate(w, waits, ahead) > w.deadline);
+    for (const w of hopeless) this.#refuse(w);
   }
 
   /**
@@ -321,11 +323,20 @@ export class RateLimiter {
    * bound cannot be met.
    */
   #expectedWait(ahead: number): number {
+    return this.#waitsFor()(ahead);
+  }
+
+  /** #expectedWait for any place in line, from one look at this process's slots. */
+  #waitsFor(): (ahead: number) => number {
     const now = this.#now();
     const paused = Math.max(0, this.#pausedUntil - now);
-    const head = ahead > 0 || this.#queue.pending > 0 ? Math.max(0, this.#headReadyAt - now) : 0;
+    const headWait = Math.max(0, this.#headReadyAt - now);
+    const head = (ahead: number) => (ahead > 0 || this.#queue.pending > 0 ? headWait : 0);
     const cap = this.#cap(now);
-    if (cap <= 0) return Math.max(paused, head, this.#othersAgeOutIn(now));
+    if (cap <= 0) {
+      const others = this.#othersAgeOutIn(now);
+      return (ahead) => Math.max(paused, head(ahead), others);
+    }
     const ends: number[] = [];
     let unanswered = 0;
     for (const s of this.#local) {
@@ -334,13 +345,18 @@ export class RateLimiter {
     }
     // Takes still on their way to the store count as slots too (in flight, not yet recorded).
     for (let i = unanswered; i < this.#inFlight; i++) ends.push(now + this.#holdMs);
+    ends.sort((a, b) => a - b);
     const free = Math.max(0, cap - ends.length);
-    if (ahead < free) return Math.max(paused, head);
     // Room opens in the order the slots end: the free ones now, then each end; past those, a hold later.
-    const opens = [...Array.from({ length: free }, () => now), ...ends].sort((a, b) => a - b);
-    const i = ahead + Math.max(0, ends.length - cap);
-    const at = (opens[i % opens.length] as number) + Math.floor(i / opens.length) * this.#holdMs;
-    return Math.max(paused, head, at - now);
+    const cycle = free + ends.length;
+    const skip = Math.max(0, ends.length - cap);
+    return (ahead) => {
+      if (ahead < free) return Math.max(paused, head(ahead));
+      const i = ahead + skip;
+      const k = i % cycle;
+      const at = (k < free ? now : (ends[k - free] as number)) + Math.floor(i / cycle) * this.#holdMs;
+      return Math.max(paused, head(ahead), at - now);
+    };
   }
 
   /** Until the oldest sighting of others is a window old (and the cap may widen); Infinity if none. */
@@ -504,11 +520,11 @@ export class RateLimiter {
    * How long `waiter` may still wait: the first in line's wait and a window per full budget ahead of
    * it, or what this process's own slots say (#expectedWait) when that is later.
    */
-  #estimate(waiter: Waiter): number {
-    const ahead = Math.max(0, this.#waiters.indexOf(waiter));
+  #estimate(waiter: Waiter, waits: (ahead: number) => number = this.#waitsFor(), at?: number): number {
+    const ahead = at ?? Math.max(0, this.#waiters.indexOf(waiter));
     const perWindow = Math.max(1, this.#cap(this.#now()));
     const paced = Math.max(0, Math.ceil(this.#headReadyAt - this.#now())) + Math.floor(ahead / perWindow) * this.#windowMs;
-    return Math.max(paced, Math.ceil(this.#expectedWait(ahead)));
+    return Math.max(paced, Math.ceil(waits(ahead)));
   }
 
   #wake(): void {
