@@ -34,7 +34,7 @@ export interface MetricsOptions {
 export async function startMetrics(opts: MetricsOptions): Promise<Metrics> {
   const prom = await import('prom-client');
   const registry = new prom.Registry();
-  prom.collectDefaultMetrics({ register: registry, prefix: 'wcm_process_' });
+  prom.collectDefaultMetrics({ register: registry, prefix: 'wcm_' });
   const calls = new prom.Counter({
     name: 'wcm_tool_calls_total',
     help: 'Tool calls, by tool and outcome (ok, error, refused, cancelled, failed).',
