@@ -3,7 +3,8 @@
 // (WORKSPACE_METRICS_PORT). A member signs in and makes three calls (a write, a search, a call refused
 // for its arguments), each carrying a canary in an argument: the trail holds one event per sign-in,
 // grant change and call, with the operation and path ids of what was sent, and the canary nowhere;
-// /metrics parses as Prometheus text and counts the sign-in and the three calls.
+// /metrics parses as Prometheus text and counts the sign-in and the three calls (the last one made by a
+// client of the 2026-07-28 protocol, whose requests carry no session).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -148,8 +149,15 @@ describe('serve --remote tells the operator what was done, never what was said',
       const search = (await client.callTool({ name: 'find_operations', arguments: { query: `findings ${CANARY}` } })) as CallToolResult;
       expect(search.isError).toBeFalsy();
       // Refused for its arguments: nothing is sent, and the id it was given is not an id from a path.
-      const refused = (await client.callTool({ name: 'get_engagement', arguments: { engagement: CANARY } })) as CallToolResult;
-      expect(refused.isError).toBe(true);
+      // Sent by a client of the 2026-07-28 protocol (stateless requests): the same member and client.
+      const modern = new Client({ name: 'audit-test', version: '1.0.0' }, { versionNegotiation: negotiation('modern') });
+      await modern.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+      try {
+        const refused = (await modern.callTool({ name: 'get_engagement', arguments: { engagement: CANARY } })) as CallToolResult;
+        expect(refused.isError).toBe(true);
+      } finally {
+        await modern.close();
+      }
     } finally {
       await client.close();
     }
