@@ -189,7 +189,7 @@ export class RateLimiter {
     }
     if (held === undefined) {
       // Refused before it queues: a wait past the bound would only end in the same answer, later.
-      const expected = this.#expectedWait(this.#waiters.length);
+      const expected = this.#estimate(this.#waiters.length);
       if (expected > maxWaitMs) throw refusal(expected, maxWaitMs, 0);
       publishBudgetWait({ expectedMs: expected });
       held = await this.#waitForSlot(signal, onWait, maxWaitMs);
@@ -246,7 +246,7 @@ export class RateLimiter {
       // A report that fails (its client went away) must not cost the request its turn.
       const report = () => {
         try {
-          onWait(this.#estimate(waiter));
+          onWait(this.#estimate(Math.max(0, this.#waiters.indexOf(waiter))));
         } catch {
           // nothing to do: the caller's own signal ends the wait if it must end
         }
@@ -300,7 +300,7 @@ export class RateLimiter {
     if (waiter.refuse.signal.aborted) return;
     const now = this.#now();
     const i = this.#waiters.indexOf(waiter);
-    const expected = Math.max(1, i < 0 ? this.#windowMs : this.#estimate(waiter));
+    const expected = Math.max(1, i < 0 ? this.#windowMs : this.#estimate(i));
     waiter.refuse.abort(refusal(expected, waiter.maxWaitMs, now - waiter.queuedAt));
   }
 
@@ -310,7 +310,7 @@ export class RateLimiter {
     const now = this.#now();
     // One look at the window for the whole line: each caller's estimate is then a lookup.
     const waits = this.#waitsFor();
-    const hopeless = this.#waiters.filter((w, ahead) => ahead > 0 && Number.isFinite(w.deadline) && now + this.#estimate(w, waits, ahead) > w.deadline);
+    const hopeless = this.#waiters.filter((w, ahead) => ahead > 0 && Number.isFinite(w.deadline) && now + this.#estimate(ahead, waits) > w.deadline);
     for (const w of hopeless) this.#refuse(w);
   }
 
@@ -318,15 +318,10 @@ export class RateLimiter {
    * How long a caller with `ahead` callers queued before it may expect to wait for its slot, from
    * what this process knows: a pause, the first in line's wait, and this process's own slots still
    * counting (an unanswered one counts a whole hold from now, at least), each freeing room for one
-   * caller in turn, then again a hold later. Slots of other participants of the store are seen only
-   * when the first in line tries the store: a caller queued on this estimate is refused then if its
-   * bound cannot be met.
+   * caller in turn, then again a hold later; for any place in line, from one look at the slots.
+   * Slots of other participants of the store are seen only when the first in line tries the store:
+   * a caller queued on this estimate is refused then if its bound cannot be met.
    */
-  #expectedWait(ahead: number): number {
-    return this.#waitsFor()(ahead);
-  }
-
-  /** #expectedWait for any place in line, from one look at this process's slots. */
   #waitsFor(): (ahead: number) => number {
     const now = this.#now();
     const paused = Math.max(0, this.#pausedUntil - now);
@@ -517,14 +512,15 @@ export class RateLimiter {
   }
 
   /**
-   * How long `waiter` may still wait: the first in line's wait and a window per full budget ahead of
-   * it, or what this process's own slots say (#expectedWait) when that is later.
+   * How long a caller with `ahead` callers before it may still wait: the first in line's wait (when
+   * one is being admitted) and a window per full budget ahead of it, or what this process's own slots
+   * say (#waitsFor) when that is later.
    */
-  #estimate(waiter: Waiter, waits: (ahead: number) => number = this.#waitsFor(), at?: number): number {
-    const ahead = at ?? Math.max(0, this.#waiters.indexOf(waiter));
-    const perWindow = Math.max(1, this.#cap(this.#now()));
-    const paced = Math.max(0, Math.ceil(this.#headReadyAt - this.#now())) + Math.floor(ahead / perWindow) * this.#windowMs;
-    return Math.max(paced, Math.ceil(waits(ahead)));
+  #estimate(ahead: number, waits: (ahead: number) => number = this.#waitsFor()): number {
+    const now = this.#now();
+    const perWindow = Math.max(1, this.#cap(now));
+    const head = ahead > 0 || this.#queue.pending > 0 ? Math.max(0, Math.ceil(this.#headReadyAt - now)) : 0;
+    return Math.max(head + Math.floor(ahead / perWindow) * this.#windowMs, Math.ceil(waits(ahead)));
   }
 
   #wake(): void {
