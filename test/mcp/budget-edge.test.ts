@@ -80,10 +80,11 @@ describe('the rate budget edge over stdio', () => {
   }, 120_000);
 
   it('a call that waits for its slot within the bound tells a client that gave a progress token, then is served', async () => {
-    // A small budget (10 a 4 s window) and a bound of 6 s: the second ten wait one window, within the
-    // bound; the rest would wait two, past it, and are refused at once.
-    const boundS = 6;
-    const { sandbox, client } = await serverOn({ WORKSPACE_RATE_LIMIT: '10/4', WORKSPACE_MAX_BUDGET_WAIT: String(boundS) });
+    // A small budget (10 a 5 s window) and a bound of 8 s: the second ten wait one window, within the
+    // bound (3 s to spare for a slow machine's answers); the rest would wait two, past it, and are
+    // refused at once.
+    const boundS = 8;
+    const { sandbox, client } = await serverOn({ WORKSPACE_RATE_LIMIT: '10/5', WORKSPACE_MAX_BUDGET_WAIT: String(boundS) });
     const before = apiRequests(sandbox).length;
     const progressOf = new Map<number, string[]>();
     const results = await Promise.all(
