@@ -3,9 +3,11 @@
 // then. Either way nothing is sent and no slot is taken or kept for it.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
-import { BudgetWaitTooLongError } from '../../src/api/errors.js';
+import { ApiClient } from '../../src/api/client.js';
+import { BudgetWaitTooLongError, RateLimitWaitTooLongError } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { MemoryStore } from '../../src/store/memory.js';
+import { fakeWorkspace, sendJson } from './fake-workspace.js';
 
 const LIMITS = (limit: number, windowMs: number) => ({ limit, windowMs, holdMs: windowMs + Math.max(10, windowMs / 100), leaseMs: 5 * 60_000 });
 
@@ -124,6 +126,28 @@ describe('the bound of a wait for the rate budget', () => {
     } finally {
       unsubscribe('workspace-consulting-mcp:budget.wait', onWait);
       unsubscribe('workspace-consulting-mcp:budget.refusal', onRefusal);
+    }
+  });
+
+  it("a 429 whose Retry-After passes the call's bound is answered at once with when to try again, not waited out", async () => {
+    const ws = await fakeWorkspace((_hit, res) =>
+      sendJson(res, 429, { code: 'rate.limited', message: 'Too many requests.', details: {} }, { 'retry-after': '5' }),
+    );
+    const client = new ApiClient({
+      baseUrl: ws.api,
+      token: () => 'pat_bound_test',
+      limiter: new RateLimiter(),
+      retry: { maxBudgetWaitMs: 2_000, maxRetryAfterSeconds: 120 },
+    });
+    try {
+      const err = await client.request({ method: 'GET', path: '/workspace' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RateLimitWaitTooLongError);
+      expect((err as RateLimitWaitTooLongError).retryAfterSeconds).toBe(5);
+      expect((err as RateLimitWaitTooLongError).message).toMatch(/Try again in 5 s/);
+      expect(ws.hits).toHaveLength(1);
+    } finally {
+      await client.close();
+      await ws.close();
     }
   });
 });
