@@ -284,7 +284,15 @@ export class RateLimiter {
         continue;
       }
       const taken = await this.#take();
-      if ('held' in taken) return taken.held;
+      if ('held' in taken) {
+        // Refused or cancelled while the store answered: the caller is gone (its add() has already
+        // rejected), so the slot it would have used goes back at once, counted as never sent.
+        if (signal?.aborted) {
+          this.#settle(taken.held, false, true, undefined);
+          throw signal.reason;
+        }
+        return taken.held;
+      }
       // The window is full under a cap narrowed by others: look again when that sighting ages out.
       const wait = Math.min(taken.waitMs, this.#othersAgeOutIn(this.#now()));
       this.#headReadyAt = this.#now() + wait;
