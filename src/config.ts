@@ -36,6 +36,8 @@ export interface Config {
   timeoutMs: number;
   rateLimit: { limit: number; windowMs: number };
   maxRetryAfterSeconds: number;
+  /** The longest a call waits for the rate budget before it is answered with when to try again. */
+  maxBudgetWaitMs: number;
   /** Where downloads are saved: stdio and --http only (the remote mode writes nothing to disk). */
   downloadDir: string;
   /** Folders uploads may read by path: WORKSPACE_UPLOAD_DIRS, or in remote mode WORKSPACE_REMOTE_UPLOAD_DIRS. */
@@ -66,7 +68,17 @@ export interface Config {
   stateKey?: Uint8Array;
   /** Keys of a key rotation in progress: stored tokens sealed with them are still opened (secrets). */
   previousStateKeys?: Uint8Array[];
+  /** WORKSPACE_AUDIT: where the audit trail goes; undefined: no audit trail. */
+  audit?: AuditTarget;
+  /** WORKSPACE_METRICS_PORT (and _HOST): where Prometheus scrapes the metrics; undefined: no metrics. */
+  metrics?: { host: string; port: number };
 }
+
+/** Where the audit trail is written: its own log stream on stderr, a file, or a capped Redis stream. */
+export type AuditTarget = { kind: 'stderr' } | { kind: 'file'; path: string } | { kind: 'redis'; maxLen: number };
+
+/** How many entries the Redis audit stream keeps, about (XADD MAXLEN ~), unless `redis:N` says. */
+export const AUDIT_STREAM_DEFAULT_MAXLEN = 100_000;
 
 export interface RemoteConfig {
   /** Any address: the server authenticates its clients. Default 127.0.0.1 (behind a proxy). */
@@ -114,6 +126,11 @@ export const SETTINGS = [
   { env: 'WORKSPACE_TIMEOUT_MS', flag: '--timeout-ms', help: 'Per-request timeout in milliseconds. Default 30000.' },
   { env: 'WORKSPACE_RATE_LIMIT', flag: '--rate-limit', help: 'Client-side budget as REQUESTS/SECONDS. Default 120/60 (the API limit).' },
   { env: 'WORKSPACE_MAX_RETRY_AFTER', flag: '--max-retry-after', help: 'Longest Retry-After (seconds) waited before giving up. Default 120.' },
+  {
+    env: 'WORKSPACE_MAX_BUDGET_WAIT',
+    flag: '--max-budget-wait',
+    help: 'Longest time (seconds, at most 60) one call waits for the rate budget, queued or after a 429. A call that would wait longer is answered at once with a tool error saying when the next slot opens, having sent nothing; a call that waits reports progress to clients that asked for it. Default 30.',
+  },
   {
     env: 'WORKSPACE_DOWNLOAD_DIR',
     flag: '--download-dir',
@@ -193,6 +210,21 @@ export const SETTINGS = [
     flag: '--state-key-previous',
     help: 'With --remote, during a key rotation: the former WORKSPACE_STATE_KEY (a comma list for several), still read, never used to encrypt. A secret: prefer the variable to the flag.',
   },
+  {
+    env: 'WORKSPACE_AUDIT',
+    flag: '--audit',
+    help: 'Where the audit trail goes (one JSON event per tool call, sign-in, grant change and revocation; never argument values or results): stderr (its own log stream, logger "audit"), file:/absolute/path (appended, owner-only), or redis (a stream on REDIS_URL capped at about 100000 entries; redis:N for another cap). Unset: no audit trail.',
+  },
+  {
+    env: 'WORKSPACE_METRICS_PORT',
+    flag: '--metrics-port',
+    help: 'Serve Prometheus metrics at /metrics on this port, apart from the MCP endpoint (never on the public port of --remote). Unset: no metrics.',
+  },
+  {
+    env: 'WORKSPACE_METRICS_HOST',
+    flag: '--metrics-host',
+    help: 'Address the metrics port listens on. Default 127.0.0.1; 0.0.0.0 lets a scraper on another machine in (keep that port off the internet).',
+  },
 ] as const;
 
 type Setting = (typeof SETTINGS)[number];
@@ -217,6 +249,7 @@ const DEFAULT_FIX: Record<SettingEnv, FixKey> = {
   WORKSPACE_TIMEOUT_MS: 'config.fix.timeout',
   WORKSPACE_RATE_LIMIT: 'config.fix.rate_limit',
   WORKSPACE_MAX_RETRY_AFTER: 'config.fix.retry_after',
+  WORKSPACE_MAX_BUDGET_WAIT: 'config.fix.budget_wait',
   WORKSPACE_DOWNLOAD_DIR: 'config.fix.absolute_folder',
   WORKSPACE_RESPONSE_BUDGET: 'config.fix.response_budget',
   WORKSPACE_CONFIG_DIR: 'config.fix.absolute_folder',
@@ -233,6 +266,9 @@ const DEFAULT_FIX: Record<SettingEnv, FixKey> = {
   REDIS_URL: 'config.fix.redis_url',
   WORKSPACE_STATE_KEY: 'config.fix.state_key',
   WORKSPACE_STATE_KEY_PREVIOUS: 'config.fix.state_key',
+  WORKSPACE_AUDIT: 'config.fix.audit',
+  WORKSPACE_METRICS_PORT: 'config.fix.http_port',
+  WORKSPACE_METRICS_HOST: 'config.fix.metrics_host',
 };
 
 /** Refuse the value being parsed with `fix` (and its parameters, which never hold the value). */
@@ -360,6 +396,18 @@ const uploadDirs = z.string().transform((raw, ctx) => {
   return dirs;
 });
 
+const audit = z.string().transform((raw, ctx): AuditTarget => {
+  if (raw === 'stderr') return { kind: 'stderr' };
+  const file = /^file:(.+)$/.exec(raw);
+  if (file && isAbsolute(file[1] as string)) return { kind: 'file', path: resolve(file[1] as string) };
+  const redis = /^redis(?::(\d{1,9}))?$/.exec(raw);
+  if (redis) {
+    const maxLen = redis[1] === undefined ? AUDIT_STREAM_DEFAULT_MAXLEN : Number(redis[1]);
+    if (maxLen >= 1) return { kind: 'redis', maxLen };
+  }
+  return refuse(ctx, 'config.fix.audit');
+});
+
 /** A host name or an IP address (IPv6 with or without brackets), as `listen` takes it. */
 function listenableHost(host: string): string | undefined {
   const h = host.replace(/^\[(.*)\]$/, '$1');
@@ -382,6 +430,7 @@ const SETTINGS_SCHEMA = z.object({
   WORKSPACE_TIMEOUT_MS: wholeNumber(100, 600_000).default(30_000),
   WORKSPACE_RATE_LIMIT: rateLimit.default({ limit: 120, windowMs: 60_000 }),
   WORKSPACE_MAX_RETRY_AFTER: decimal(0, 3600).default(120),
+  WORKSPACE_MAX_BUDGET_WAIT: decimal(0, 60).default(30),
   WORKSPACE_DOWNLOAD_DIR: z
     .string()
     .transform((d) => resolve(d))
@@ -401,6 +450,9 @@ const SETTINGS_SCHEMA = z.object({
   REDIS_URL: redisUrl.optional(),
   WORKSPACE_STATE_KEY: stateKey.optional(),
   WORKSPACE_STATE_KEY_PREVIOUS: previousStateKeys.optional(),
+  WORKSPACE_AUDIT: audit.optional(),
+  WORKSPACE_METRICS_PORT: wholeNumber(0, 65_535).optional(),
+  WORKSPACE_METRICS_HOST: z.string().default('127.0.0.1'),
   XDG_CONFIG_HOME: z.string().optional(),
 });
 
@@ -440,6 +492,15 @@ export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform((s, ctx): Config => {
     http = { host, port: s.WORKSPACE_HTTP_PORT };
   }
 
+  // The stream lives in the shared Redis: without one there is nowhere to write it.
+  if (s.WORKSPACE_AUDIT?.kind === 'redis' && s.REDIS_URL === undefined) return refuse(ctx, 'config.fix.audit_redis', {}, ['WORKSPACE_AUDIT']);
+  let metrics: Config['metrics'];
+  if (s.WORKSPACE_METRICS_PORT !== undefined) {
+    const host = listenableHost(s.WORKSPACE_METRICS_HOST);
+    if (host === undefined) return refuse(ctx, 'config.fix.metrics_host', {}, ['WORKSPACE_METRICS_HOST']);
+    metrics = { host, port: s.WORKSPACE_METRICS_PORT };
+  }
+
   const xdg = s.XDG_CONFIG_HOME;
   return {
     ...(s.WORKSPACE_URL !== undefined ? { workspaceUrl: s.WORKSPACE_URL } : {}),
@@ -451,6 +512,7 @@ export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform((s, ctx): Config => {
     timeoutMs: s.WORKSPACE_TIMEOUT_MS,
     rateLimit: s.WORKSPACE_RATE_LIMIT,
     maxRetryAfterSeconds: s.WORKSPACE_MAX_RETRY_AFTER,
+    maxBudgetWaitMs: Math.round(s.WORKSPACE_MAX_BUDGET_WAIT * 1000),
     downloadDir: s.WORKSPACE_DOWNLOAD_DIR ?? join(homedir(), 'Downloads', 'workspace-consulting'),
     // Remote mode: only the folders the operator opened to every member (none by default); the
     // local setting is never read there, so a local configuration reused for a deployment opens nothing.
@@ -463,6 +525,8 @@ export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform((s, ctx): Config => {
     ...(s.REDIS_URL !== undefined ? { redisUrl: s.REDIS_URL } : {}),
     ...(s.WORKSPACE_STATE_KEY !== undefined ? { stateKey: s.WORKSPACE_STATE_KEY } : {}),
     ...(s.WORKSPACE_STATE_KEY_PREVIOUS?.length ? { previousStateKeys: s.WORKSPACE_STATE_KEY_PREVIOUS } : {}),
+    ...(s.WORKSPACE_AUDIT !== undefined ? { audit: s.WORKSPACE_AUDIT } : {}),
+    ...(metrics ? { metrics } : {}),
   };
 });
 

@@ -101,6 +101,22 @@ const MESSAGES = {
     en: () => 'use a number of seconds between 0 and 3600',
     fr: () => 'utilisez un nombre de secondes entre 0 et 3600',
   }),
+  'config.fix.budget_wait': text({
+    en: () => 'use a number of seconds between 0 and 60 (past 60 s, clients give up on a call that waits silently)',
+    fr: () => 'utilisez un nombre de secondes entre 0 et 60 (au-delà de 60 s, les clients abandonnent un appel qui attend en silence)',
+  }),
+  'config.fix.audit': text({
+    en: () => 'use stderr, file:/absolute/path/audit.log, or redis (redis:N caps the stream at about N entries)',
+    fr: () => 'utilisez stderr, file:/chemin/absolu/audit.log, ou redis (redis:N limite le flux à environ N entrées)',
+  }),
+  'config.fix.audit_redis': text({
+    en: () => 'an audit trail in Redis needs REDIS_URL; or write it to stderr or a file',
+    fr: () => "une piste d'audit dans Redis demande REDIS_URL ; ou écrivez-la sur stderr ou dans un fichier",
+  }),
+  'config.fix.metrics_host': text({
+    en: () => 'use an IP address (e.g. 127.0.0.1, or 0.0.0.0 for a scraper on another machine) or a host name of this machine',
+    fr: () => "utilisez une adresse IP (par exemple 127.0.0.1, ou 0.0.0.0 pour un collecteur sur une autre machine) ou un nom d'hôte de cette machine",
+  }),
   'config.fix.absolute_folders': text<{ position: number; count: number }>({
     en: (p) => `folder ${p.position} of ${p.count} is not an absolute path; give absolute folder paths`,
     fr: (p) => `le dossier ${p.position} sur ${p.count} n'est pas un chemin absolu ; donnez des chemins de dossiers absolus`,

@@ -15,6 +15,7 @@ import { RequestLogRouter } from './mcp/request-log.js';
 import { announceToolsChanged, createServerFactory } from './mcp/server.js';
 import { Session } from './mcp/session.js';
 import { type SignInFlow, SignInGate } from './mcp/sign-in.js';
+import { type Operator, openOperator } from './operator.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
 
 export interface Workspace {
@@ -77,6 +78,21 @@ async function resolveWorkspace(config: Config, logger: Logger): Promise<Workspa
   return { url: sandbox.url, token: sandbox.tokens.write, embedded: true, close: () => sandbox.close() };
 }
 
+/**
+ * The audit trail and metrics the operator asked for; the metrics' address is always said on stderr
+ * (with port 0 it is the only way to learn it). A metrics port that cannot be had stops the start.
+ */
+async function startOperator(config: Config, logger: Logger, store?: unknown): Promise<Operator> {
+  let operator: Operator;
+  try {
+    operator = await openOperator(config, logger, store);
+  } catch (err) {
+    cannotStart(`cannot serve metrics on ${config.metrics?.host}:${config.metrics?.port} (${reason(err)}); choose another port with --metrics-port.`);
+  }
+  if (operator.metricsUrl) process.stderr.write(`${SERVER_NAME}: serving metrics at ${operator.metricsUrl}\n`);
+  return operator;
+}
+
 /** One interactive sign-in for the MCP layer's gate: the loopback listener runs in this process. */
 function startSignIn(oauth: OAuthSession, config: Config, logger: Logger): SignInFlow {
   let showUrl!: (url: string) => void;
@@ -112,6 +128,8 @@ export interface Backend {
   /** Called when the tool list changed (new operations, another consent after a sign-in). */
   onToolsChanged(listener: () => void): void;
   logger: Logger;
+  /** The audit trail and metrics the operator asked for. */
+  operator: Operator;
   close(): Promise<void>;
 }
 
@@ -133,6 +151,7 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
   // The budget's window, shared with the member's other local processes (a file store in the config
   // folder) or every process on REDIS_URL; opened while the server starts (the limiter waits for it).
   const store = openLocalStore({ redisUrl: config.redisUrl, configDir: config.configDir, warn: (m) => logger.warn(m) });
+  const operator = await startOperator(config, logger, store);
   const { oauth, token } = workspace;
   if (oauth) {
     logger.info(
@@ -151,11 +170,14 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
     limiter: limiterFor(tokenFingerprint(`${workspace.url}\n${token ?? 'oauth'}`), {
       ...config.rateLimit,
       store,
-      onStoreError: (err: unknown) => logger.warn({ err: reason(err) }, 'the shared rate budget is unavailable: counting alone'),
+      onStoreError: (err: unknown) => {
+        if (config.redisUrl) operator.redisError();
+        logger.warn({ err: reason(err) }, 'the shared rate budget is unavailable: counting alone');
+      },
     }),
     logger,
     userAgent: `${SERVER_NAME}/${SERVER_VERSION} (node ${process.version})`,
-    retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },
+    retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds, maxBudgetWaitMs: config.maxBudgetWaitMs },
   });
   const operations = new OperationSet({
     catalog,
@@ -195,7 +217,14 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
         loginCommand: loginCommand(workspace.url),
       })
     : undefined;
-  const factory = createServerFactory({ config, logger, logs, sessionFor: () => session, ...(signIn ? { signIn } : {}) });
+  const factory = createServerFactory({
+    config,
+    logger,
+    logs,
+    sessionFor: () => session,
+    ...(signIn ? { signIn } : {}),
+    ...(operator.events ? { events: operator.events } : {}),
+  });
 
   return {
     workspace,
@@ -205,7 +234,9 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
     factory,
     onToolsChanged: (l) => void listeners.add(l),
     logger,
+    operator,
     async close() {
+      await operator.close();
       await client.close().catch(() => {});
       await store.then((s) => s.close()).catch(() => {});
       await workspace.close().catch(() => {});
@@ -286,6 +317,7 @@ async function runHttpServe(config: Config, listen: { host: string; port: number
   const [{ startHttpServer }, { createMcpHttp }] = await Promise.all([import('./http.js'), import('./mcp/http-serving.js')]);
   const backend = await openBackend(config, logger, logs);
   const mcp = createMcpHttp({ factory: backend.factory, logger });
+  backend.operator.countSessions(() => mcp.sessions);
   backend.onToolsChanged(() => mcp.toolsChanged());
   let http: Awaited<ReturnType<typeof startHttpServer>>;
   try {
@@ -322,24 +354,31 @@ async function runRemoteServe(config: Config & { remote: NonNullable<Config['rem
   }
   // Every replica on one Redis (REDIS_URL) shares sign-ins, grants and budgets; without it, one process.
   let store: Awaited<ReturnType<typeof openStore>>;
+  let redisError = () => {};
   try {
     store = await openStore({
       ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
-      onError: (err) => logger.warn({ err: err.message }, 'the state store reported an error'),
+      onError: (err) => {
+        redisError();
+        logger.warn({ err: err.message }, 'the state store reported an error');
+      },
     });
   } catch (err) {
     await sandbox?.close();
     cannotStart(`cannot open the state store (${reason(err)}).`);
   }
+  const operator = await startOperator(config, logger, store);
+  redisError = () => operator.redisError();
   let remote: Awaited<ReturnType<typeof startRemoteServer>>;
   try {
-    remote = await startRemoteServer({ config, logger, logs, store, workspaceUrl });
+    remote = await startRemoteServer({ config, logger, logs, store, workspaceUrl, operator });
   } catch (err) {
     await sandbox?.close();
     cannotStart(`cannot serve the remote mode on ${config.remote.host}:${config.remote.port} (${reason(err)}).`);
   }
   shutdownOnce(logger, async () => {
     await remote.close(SHUTDOWN_GRACE_MS);
+    await operator.close();
     await store.close();
     await sandbox?.close();
   });

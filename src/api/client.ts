@@ -9,6 +9,7 @@ import { type HttpMethod, type Operation, pathParams } from '../operation.js';
 import { ResponseCache } from './cache.js';
 import { decodeError, decodeSuccess, dispositionFilename, rateLimitHeaders } from './decode.js';
 import { abortError, NetworkError, OutcomeUnknownError, RateLimitWaitTooLongError, RequestTimeoutError } from './errors.js';
+import { publishAnswer } from './events.js';
 import { limiterFor, type RateLimiter } from './limiter.js';
 import { loopbackLookup, parseApiRoot } from './lookup.js';
 import { buildPath } from './path.js';
@@ -20,6 +21,12 @@ export interface RetryOptions {
   max429Retries?: number;
   /** A Retry-After above this fails at once instead of blocking the tool call. Default 120. */
   maxRetryAfterSeconds?: number;
+  /**
+   * The longest one call waits for the rate budget in all (its turn in the window, and any
+   * Retry-After): a call that would wait longer fails at once with BudgetWaitTooLongError (nothing
+   * sent) or RateLimitWaitTooLongError (after a 429), saying when to try again. Default 30 s.
+   */
+  maxBudgetWaitMs?: number;
   /** Retries after a network failure or a 502/503/504 (idempotent methods only). Default 2. */
   maxNetworkRetries?: number;
   /** First backoff step; doubles each retry, with jitter. Default 250 ms. */
@@ -124,6 +131,7 @@ export class ApiClient {
   readonly #maxRetryAfter: number;
   readonly #maxNetwork: number;
   readonly #backoffBase: number;
+  readonly #maxBudgetWaitMs: number;
   #limiter: RateLimiter | undefined;
   // The token's fingerprint, recomputed only when the provider hands out a new token.
   #lastToken = '';
@@ -145,6 +153,7 @@ export class ApiClient {
     this.#maxRetryAfter = opts.retry?.maxRetryAfterSeconds ?? 120;
     this.#maxNetwork = opts.retry?.maxNetworkRetries ?? 2;
     this.#backoffBase = opts.retry?.backoffBaseMs ?? 250;
+    this.#maxBudgetWaitMs = opts.retry?.maxBudgetWaitMs ?? 30_000;
     this.#agent = new Agent({ connect: { lookup: loopbackLookup } });
   }
 
@@ -163,6 +172,8 @@ export class ApiClient {
     // An attempt may have reached the workspace and been applied, but its answer did not reach us
     // whole: a retry of an idempotent call then meets the state that attempt left.
     let mayHaveApplied = false;
+    // What this call has spent waiting for the rate budget, against its bound.
+    let budgetWaitedMs = 0;
 
     for (;;) {
       if (signal?.aborted) throw abortError(signal);
@@ -182,15 +193,18 @@ export class ApiClient {
       if (pausedMs > this.#maxRetryAfter * 1000) throw new RateLimitWaitTooLongError(Math.ceil(pausedMs / 1000), this.#maxRetryAfter);
 
       let answer: Answer;
+      const queuedAt = Date.now();
       try {
         answer = await limiter.schedule(
           () => {
             attempts++;
+            budgetWaitedMs += Date.now() - queuedAt;
             return this.#send(method, path, token, body, call.response ?? 'json', signal);
           },
           {
             ...(signal ? { signal } : {}),
             ...(call.onRateWait ? { onWait: call.onRateWait } : {}),
+            maxWaitMs: Math.max(0, this.#maxBudgetWaitMs - budgetWaitedMs),
             refused: (a) => a.status === 429,
             // Learnt before the next request is admitted: how much of the budget is left, or how long
             // the server asks every participant to stay away.
@@ -220,6 +234,7 @@ export class ApiClient {
       }
 
       const { status, headers } = answer;
+      publishAnswer({ method, path: call.path, ids: call.pathParams ?? {}, status });
 
       if (status >= 200 && status < 300) {
         if (answer.file !== undefined) {
@@ -260,9 +275,14 @@ export class ApiClient {
       if (status === 429) {
         const retryAfter = parseRetryAfter(headers['retry-after']) ?? 1;
         if (retryAfter > this.#maxRetryAfter) throw new RateLimitWaitTooLongError(retryAfter, this.#maxRetryAfter);
+        // The bound of a call's waits for the budget holds for Retry-After too: said at once, not after it.
+        // (In whole seconds, Retry-After's own grain: a few milliseconds spent taking a slot do not count.)
+        const allowedS = Math.max(0, Math.ceil((this.#maxBudgetWaitMs - budgetWaitedMs) / 1000));
+        if (retryAfter > allowedS) throw new RateLimitWaitTooLongError(retryAfter, allowedS);
         if (rateLimitRetries < this.#max429) {
           rateLimitRetries++;
           this.#log?.warn({ method, path, retryAfterSeconds: retryAfter, retry: rateLimitRetries }, 'rate limited by the workspace, waiting');
+          budgetWaitedMs += retryAfter * 1000;
           await this.#wait(retryAfter * 1000, signal, call.onRateWait, limiter.waitReportMs);
           continue;
         }

@@ -76,6 +76,33 @@ export class RateLimitWaitTooLongError extends Error {
   }
 }
 
+/**
+ * The rate budget has no slot for this call within the bound a call waits (WORKSPACE_MAX_BUDGET_WAIT):
+ * it is answered at once, or when the bound runs out in the queue, and nothing was sent. Safe to call
+ * again after `retryAfterSeconds`, writes included.
+ */
+export class BudgetWaitTooLongError extends Error {
+  override name = 'BudgetWaitTooLongError';
+  /** When the next slot is expected to open, in seconds from the refusal (at least 1). */
+  readonly retryAfterSeconds: number;
+  /** The bound a call waits for a slot, in seconds. */
+  readonly boundSeconds: number;
+  /** How long the call waited in the queue before the refusal (0: refused at once). */
+  readonly waitedMs: number;
+  constructor(retryAfterMs: number, boundMs: number, waitedMs: number) {
+    const retry = Math.max(1, Math.ceil(retryAfterMs / 1000));
+    const bound = Math.round(boundMs / 100) / 10;
+    super(
+      `The rate budget of this workspace token is spent for now: the next request slot opens in about ${retry} s, ` +
+        `${waitedMs > 0 ? `and this call already waited the ${bound} s a call may wait for one` : `later than the ${bound} s a call may wait for one`}. ` +
+        `Nothing was sent to the workspace. Call again in ${retry} s.`,
+    );
+    this.retryAfterSeconds = retry;
+    this.boundSeconds = bound;
+    this.waitedMs = waitedMs;
+  }
+}
+
 /** An argument that would change which endpoint is hit, or is missing; thrown before anything is sent. */
 export class InvalidArgumentError extends Error {
   override name = 'InvalidArgumentError';

@@ -13,6 +13,8 @@
 import PQueue from 'p-queue';
 import { MemoryStore } from '../store/memory.js';
 import type { SlidingWindowStore, WindowTake } from '../store/windows.js';
+import { BudgetWaitTooLongError } from './errors.js';
+import { publishBudgetRefusal, publishBudgetWait } from './events.js';
 
 /** Requests sent before the first answer of a window tells how much of the budget is left. */
 const SLOW_START = 4;
@@ -65,6 +67,12 @@ export interface ScheduleOptions<T> {
   observation?: (value: T) => RateLimitObservation | undefined;
   /** Called when this request must wait for the budget, then every `waitReportMs` while it waits. */
   onWait?: (waitMs: number) => void;
+  /**
+   * The longest this request may wait for its slot. One expected to wait longer is refused at once
+   * (BudgetWaitTooLongError, saying when a slot opens), and one still queued when it runs out is
+   * refused then: either way nothing is sent, and no slot is taken or kept for it. Unset: no bound.
+   */
+  maxWaitMs?: number;
 }
 
 /** A slot this process holds in the store's window. */
@@ -80,6 +88,12 @@ interface Held {
 
 interface Waiter {
   onWait: ((waitMs: number) => void) | undefined;
+  /** When it must have its slot, on the limiter's clock (Infinity: no bound). */
+  deadline: number;
+  /** Ends its wait with a refusal (the bound ran out, or it cannot be met). */
+  refuse: AbortController;
+  queuedAt: number;
+  maxWaitMs: number;
 }
 
 /**
@@ -161,15 +175,25 @@ export class RateLimiter {
    */
   async schedule<T>(fn: () => Promise<T>, opts: ScheduleOptions<T> = {}): Promise<T> {
     const { signal, onWait } = opts;
+    const maxWaitMs = opts.maxWaitMs ?? Infinity;
     if (signal?.aborted) throw signal.reason;
     let held: Held | undefined;
     // Fast path: nobody waiting and nothing local in the way: one take, no queue.
     if (this.#queue.size === 0 && this.#queue.pending === 0 && this.#localDelay(this.#now()) <= 0) {
       const taken = await this.#take();
       if ('held' in taken) held = taken.held;
-      else this.#headReadyAt = this.#now() + taken.waitMs;
+      else {
+        this.#headReadyAt = this.#now() + taken.waitMs;
+        if (taken.waitMs > maxWaitMs) throw refusal(taken.waitMs, maxWaitMs, 0);
+      }
     }
-    held ??= await this.#waitForSlot(signal, onWait);
+    if (held === undefined) {
+      // Refused before it queues: a wait past the bound would only end in the same answer, later.
+      const expected = this.#estimate(this.#waiters.length);
+      if (expected > maxWaitMs) throw refusal(expected, maxWaitMs, 0);
+      publishBudgetWait({ expectedMs: expected });
+      held = await this.#waitForSlot(signal, onWait, maxWaitMs);
+    }
     let value: T | undefined;
     let answered = false;
     try {
@@ -210,15 +234,19 @@ export class RateLimiter {
     return { sentInWindow: this.#local.length, queued: this.#queue.size + this.#queue.pending };
   }
 
-  async #waitForSlot(signal: AbortSignal | undefined, onWait: ((waitMs: number) => void) | undefined): Promise<Held> {
-    const waiter: Waiter = { onWait };
+  async #waitForSlot(signal: AbortSignal | undefined, onWait: ((waitMs: number) => void) | undefined, maxWaitMs: number): Promise<Held> {
+    const now = this.#now();
+    const waiter: Waiter = { onWait, deadline: now + maxWaitMs, refuse: new AbortController(), queuedAt: now, maxWaitMs };
     this.#waiters.push(waiter);
     let timer: NodeJS.Timeout | undefined;
+    // Still queued when the bound runs out: refused then, whatever was expected when it queued.
+    const bound = Number.isFinite(maxWaitMs) ? setTimeout(() => this.#refuse(waiter), maxWaitMs) : undefined;
+    bound?.unref();
     if (onWait) {
       // A report that fails (its client went away) must not cost the request its turn.
       const report = () => {
         try {
-          onWait(this.#estimate(waiter));
+          onWait(this.#estimate(Math.max(0, this.#waiters.indexOf(waiter))));
         } catch {
           // nothing to do: the caller's own signal ends the wait if it must end
         }
@@ -227,16 +255,22 @@ export class RateLimiter {
       timer = setInterval(report, this.waitReportMs);
       timer.unref();
     }
+    const ended = signal ? AbortSignal.any([signal, waiter.refuse.signal]) : waiter.refuse.signal;
     try {
-      return await this.#queue.add(({ signal: taskSignal }) => this.#admit(taskSignal), signal ? { signal } : {});
+      return await this.#queue.add(({ signal: taskSignal }) => this.#admit(waiter, taskSignal), { signal: ended });
+    } catch (err) {
+      // The caller's own cancellation wins over a refusal that came with it.
+      if (waiter.refuse.signal.aborted && !signal?.aborted) throw waiter.refuse.signal.reason;
+      throw err;
     } finally {
       clearInterval(timer);
+      clearTimeout(bound);
       const i = this.#waiters.indexOf(waiter);
       if (i >= 0) this.#waiters.splice(i, 1);
     }
   }
 
-  async #admit(signal: AbortSignal | undefined): Promise<Held> {
+  async #admit(waiter: Waiter, signal: AbortSignal | undefined): Promise<Held> {
     for (;;) {
       if (signal?.aborted) throw signal.reason;
       const now = this.#now();
@@ -244,16 +278,88 @@ export class RateLimiter {
       if (local > 0) {
         // Waiting for an answer has no known end: guess the budget's average pace for reports.
         this.#headReadyAt = now + (local === Infinity ? this.#windowMs / this.#limit : local);
+        if (local !== Infinity && now + local > waiter.deadline) this.#refuse(waiter);
+        this.#refuseHopeless();
         await this.#sleepOrKick(local, signal);
         continue;
       }
       const taken = await this.#take();
-      if ('held' in taken) return taken.held;
+      if ('held' in taken) {
+        // Refused or cancelled while the store answered: the caller is gone (its add() has already
+        // rejected), so the slot it would have used goes back at once, counted as never sent.
+        if (signal?.aborted) {
+          this.#settle(taken.held, false, true, undefined);
+          throw signal.reason;
+        }
+        return taken.held;
+      }
       // The window is full under a cap narrowed by others: look again when that sighting ages out.
       const wait = Math.min(taken.waitMs, this.#othersAgeOutIn(this.#now()));
       this.#headReadyAt = this.#now() + wait;
+      // The store knows what this process cannot (others' slots): a slot past the bound is refused now.
+      if (this.#now() + taken.waitMs > waiter.deadline) this.#refuse(waiter);
+      this.#refuseHopeless();
       await this.#sleepOrKick(wait, signal);
     }
+  }
+
+  /** End `waiter`'s wait with a refusal saying when a slot is expected (it takes no slot). */
+  #refuse(waiter: Waiter): void {
+    if (waiter.refuse.signal.aborted) return;
+    const now = this.#now();
+    const i = this.#waiters.indexOf(waiter);
+    const expected = Math.max(1, i < 0 ? this.#windowMs : this.#estimate(i));
+    waiter.refuse.abort(refusal(expected, waiter.maxWaitMs, now - waiter.queuedAt));
+  }
+
+  /** Callers behind the first whose expected turn is now past their bound: told at once, not at the bound. */
+  #refuseHopeless(): void {
+    if (this.#waiters.length < 2) return;
+    const now = this.#now();
+    // One look at the window for the whole line: each caller's estimate is then a lookup.
+    const waits = this.#waitsFor();
+    const hopeless = this.#waiters.filter((w, ahead) => ahead > 0 && Number.isFinite(w.deadline) && now + this.#estimate(ahead, waits) > w.deadline);
+    for (const w of hopeless) this.#refuse(w);
+  }
+
+  /**
+   * How long a caller with `ahead` callers queued before it may expect to wait for its slot, from
+   * what this process knows: a pause, the first in line's wait, and this process's own slots still
+   * counting (an unanswered one counts a whole hold from now, at least), each freeing room for one
+   * caller in turn, then again a hold later; for any place in line, from one look at the slots.
+   * Slots of other participants of the store are seen only when the first in line tries the store:
+   * a caller queued on this estimate is refused then if its bound cannot be met.
+   */
+  #waitsFor(): (ahead: number) => number {
+    const now = this.#now();
+    const paused = Math.max(0, this.#pausedUntil - now);
+    const headWait = Math.max(0, this.#headReadyAt - now);
+    const head = (ahead: number) => (ahead > 0 || this.#queue.pending > 0 ? headWait : 0);
+    const cap = this.#cap(now);
+    if (cap <= 0) {
+      const others = this.#othersAgeOutIn(now);
+      return (ahead) => Math.max(paused, head(ahead), others);
+    }
+    const ends: number[] = [];
+    let unanswered = 0;
+    for (const s of this.#local) {
+      if (s.end === Infinity) unanswered++;
+      if (s.end > now) ends.push(s.end === Infinity ? now + this.#holdMs : s.end);
+    }
+    // Takes still on their way to the store count as slots too (in flight, not yet recorded).
+    for (let i = unanswered; i < this.#inFlight; i++) ends.push(now + this.#holdMs);
+    ends.sort((a, b) => a - b);
+    const free = Math.max(0, cap - ends.length);
+    // Room opens in the order the slots end: the free ones now, then each end; past those, a hold later.
+    const cycle = free + ends.length;
+    const skip = Math.max(0, ends.length - cap);
+    return (ahead) => {
+      if (ahead < free) return Math.max(paused, head(ahead));
+      const i = ahead + skip;
+      const k = i % cycle;
+      const at = (k < free ? now : (ends[k - free] as number)) + Math.floor(i / cycle) * this.#holdMs;
+      return Math.max(paused, head(ahead), at - now);
+    };
   }
 
   /** Until the oldest sighting of others is a window old (and the cap may widen); Infinity if none. */
@@ -413,11 +519,16 @@ export class RateLimiter {
     this.#storeDownUntil = now + STORE_RETRY_MS;
   }
 
-  /** How long `waiter` may still wait: the first in line's wait, and a window per full budget ahead of it. */
-  #estimate(waiter: Waiter): number {
-    const ahead = Math.max(0, this.#waiters.indexOf(waiter));
-    const perWindow = Math.max(1, this.#cap(this.#now()));
-    return Math.max(0, Math.ceil(this.#headReadyAt - this.#now())) + Math.floor(ahead / perWindow) * this.#windowMs;
+  /**
+   * How long a caller with `ahead` callers before it may still wait: the first in line's wait (when
+   * one is being admitted) and a window per full budget ahead of it, or what this process's own slots
+   * say (#waitsFor) when that is later.
+   */
+  #estimate(ahead: number, waits: (ahead: number) => number = this.#waitsFor()): number {
+    const now = this.#now();
+    const perWindow = Math.max(1, this.#cap(now));
+    const head = ahead > 0 || this.#queue.pending > 0 ? Math.max(0, Math.ceil(this.#headReadyAt - now)) : 0;
+    return Math.max(head + Math.floor(ahead / perWindow) * this.#windowMs, Math.ceil(waits(ahead)));
   }
 
   #wake(): void {
@@ -447,6 +558,11 @@ export class RateLimiter {
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
+}
+
+function refusal(retryAfterMs: number, boundMs: number, waitedMs: number): BudgetWaitTooLongError {
+  publishBudgetRefusal({ retryAfterMs, waitedMs });
+  return new BudgetWaitTooLongError(retryAfterMs, boundMs, waitedMs);
 }
 
 function defaultStoreError(err: unknown): void {

@@ -7,8 +7,10 @@
 
 import { fileURLToPath } from 'node:url';
 import {
+  type AuthInfo,
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   type ClientCapabilities,
   type InputRequiredResult,
   LOG_LEVEL_META_KEY,
@@ -20,10 +22,13 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { WorkspaceApiError } from '../api/errors.js';
+import type { EventSink } from '../audit/events.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { APP_MIME_TYPE, isViewUri, readView, UI_EXTENSION, ViewNotFoundError } from './apps/views.js';
+import { toolCallEvent } from './call-event.js';
+import { traceCall } from './call-trace.js';
 import { complete } from './completions.js';
 import { getPrompt, listPrompts, PROMPTS, PromptError } from './prompts.js';
 import { shownName } from './registry.js';
@@ -69,6 +74,13 @@ export interface ServerFactoryDeps {
   signIn?: SignInGate;
   /** Each server built (stdio keeps its pinned one to announce list changes to it). */
   onServer?(server: Server, ctx: McpRequestContext): void;
+  /** The operator's audit trail and metrics: told of every tool call. */
+  events?: EventSink;
+  /**
+   * Who a request acts for, as the audit trail names them: the remote mode's member and OAuth client.
+   * Unset (a local server): the one member, `local`, and the name the client gave.
+   */
+  identify?(authInfo: AuthInfo | undefined): { member: string; client: string } | undefined;
 }
 
 /** The client capabilities this request declares: its envelope (2026), else the connection's (2025). */
@@ -79,6 +91,12 @@ function capabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities 
 }
 
 export type ServerFactory = (ctx: McpRequestContext) => Promise<Server>;
+
+/** The client's name a 2026 request carries in its envelope. */
+function clientName(env: Record<string, unknown> | undefined): string | undefined {
+  const info = env?.[CLIENT_INFO_META_KEY] as { name?: unknown } | undefined;
+  return typeof info?.name === 'string' ? info.name : undefined;
+}
 
 /**
  * Servers whose client may hold a tool list, the only ones told it changed: a 2025 connection once
@@ -208,8 +226,24 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
         call.waiting = (ms) => send(Math.max(last, 0) + 0.001, undefined, `waiting for the rate budget: about ${Math.max(1, Math.ceil(ms / 1000))} s`);
       }
       const session = await current();
-      const result = await logs.run(sinkFor(ctx), () => session.call(req.params.name, req.params.arguments, call));
-      return server.projectCallToolResult(result, undefined);
+      const run = () => logs.run(sinkFor(ctx), () => session.call(req.params.name, req.params.arguments, call));
+      if (!deps.events) return server.projectCallToolResult(await run(), undefined);
+      const started = performance.now();
+      const traced = await traceCall(run);
+      const env = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+      const authInfo = ctx.http?.authInfo ?? factoryCtx.authInfo;
+      deps.events.emit(
+        toolCallEvent({
+          tool: req.params.name,
+          rpcId: ctx.mcpReq.id,
+          who: deps.identify?.(authInfo) ?? { member: 'local', client: clientName(env) ?? server.getClientVersion()?.name ?? 'unknown' },
+          traced,
+          aborted: ctx.mcpReq.signal.aborted,
+          durationMs: performance.now() - started,
+        }),
+      );
+      if ('error' in traced) throw traced.error;
+      return server.projectCallToolResult(traced.value, undefined);
     });
 
     const resourceDeps = async () => {

@@ -40,6 +40,8 @@ export async function handleCallback(ctx: RemoteContext, req: IncomingMessage, r
   try {
     tokens = await ctx.upstream.finish({ state: flow.upstreamState, codeVerifier: flow.codeVerifier, clientId: flow.upstreamClientId, scope: flow.scope }, q);
   } catch (e) {
+    const outcome = e instanceof UpstreamDenied ? 'denied' : 'failed';
+    ctx.events?.emit({ event: 'sign_in', member: null, client: flow.clientId, outcome });
     if (e instanceof UpstreamDenied) {
       ctx.logger.info({ event: 'remote.signin_denied', client_id: flow.clientId, error: e.error }, 'the workspace sign-in ended without access');
       return PASSED_ON.has(e.error) ? failed(e.error, 'The workspace did not grant access.') : failed('server_error', 'The workspace refused the sign-in.');
@@ -50,6 +52,7 @@ export async function handleCallback(ctx: RemoteContext, req: IncomingMessage, r
   }
   const member = await ctx.upstream.member(tokens.access_token);
   if (!member?.id) {
+    ctx.events?.emit({ event: 'sign_in', member: null, client: flow.clientId, outcome: 'failed' });
     ctx.logger.warn({ event: 'remote.signin_failed', client_id: flow.clientId, cause: 'GET /me failed' }, 'a workspace sign-in could not identify the member');
     if (tokens.refresh_token) await ctx.upstream.revoke(flow.upstreamClientId, tokens.refresh_token).catch(() => false);
     return failed('temporarily_unavailable', 'The workspace did not say who signed in. Try again.');
@@ -82,5 +85,6 @@ export async function handleCallback(ctx: RemoteContext, req: IncomingMessage, r
   };
   await ctx.records.write('code', hashOf(code), rec, ctx.lifetimes.codeMs);
   ctx.logger.info({ event: 'remote.signed_in', member: `member:${member.id}`, client_id: flow.clientId, scope }, 'a member signed in');
+  ctx.events?.emit({ event: 'sign_in', member: `member:${member.id}`, client: flow.clientId, outcome: 'ok', scope });
   back({ code });
 }

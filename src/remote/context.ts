@@ -2,6 +2,7 @@
 // (MCP clients, the workspace, grants), the clock and the lifetimes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { EventSink } from '../audit/events.js';
 import type { Clients } from './clients.js';
 import type { Grants } from './grants.js';
 import { cookie, redirect } from './io.js';
@@ -19,6 +20,8 @@ export interface RemoteContext {
   logger: Logger;
   now: () => number;
   lifetimes: TokenLifetimes & { codeMs: number; signInMs: number };
+  /** The operator's audit trail and metrics, when on. */
+  events?: EventSink;
 }
 
 /** The authorization response (RFC 6749 4.1.2, RFC 9207): parameters, the client's state, and our issuer. */

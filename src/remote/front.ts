@@ -5,6 +5,7 @@
 // `mcp(req, res, principal)` serves an authenticated request.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { EventSink } from '../audit/events.js';
 import { requireSecureUrl } from '../auth/secure.js';
 import type { StateStore } from '../store/store.js';
 import { decideAuthorization, showAuthorization } from './authorize.js';
@@ -56,6 +57,8 @@ export interface RemoteFrontOptions {
   signInTtlMs?: number;
   /** The clock used for token expiry (tests). */
   now?: () => number;
+  /** The operator's audit trail and metrics: told of sign-ins, grant changes and revocations. */
+  events?: EventSink;
 }
 
 export interface RemoteFront {
@@ -138,8 +141,19 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
     records,
     logger,
   });
-  const grants = new Grants({ records, upstream, logger, now, ttlMs: lifetimes.refreshMs });
-  const ctx: RemoteContext = { ep, records, clients: new Clients(records, documents, logger), upstream, grants, logger, now, lifetimes };
+  const events = opts.events;
+  const grants = new Grants({ records, upstream, logger, now, ttlMs: lifetimes.refreshMs, ...(events ? { events } : {}) });
+  const ctx: RemoteContext = {
+    ep,
+    records,
+    clients: new Clients(records, documents, logger),
+    upstream,
+    grants,
+    logger,
+    now,
+    lifetimes,
+    ...(events ? { events } : {}),
+  };
   const personal = opts.allowPersonalTokens ? new PersonalTokens(workspaceUrl) : undefined;
 
   async function ready(): Promise<boolean> {

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import type { EventSink } from '../audit/events.js';
 import type { StoredTokens } from '../auth/store.js';
 import { RefreshRejectedError } from '../auth/tokens.js';
 import type { RemoteScope } from './metadata.js';
@@ -48,6 +49,8 @@ export interface GrantsOptions {
   now: () => number;
   /** How long a grant is kept after its last use (the refresh token's life). */
   ttlMs: number;
+  /** The audit trail and metrics: told of each grant that ends. */
+  events?: EventSink;
 }
 
 /** How long one replica may hold the right to refresh a grant (the refresh request times out at 15 s). */
@@ -173,6 +176,7 @@ export class Grants {
         if (!again) throw new GrantEndedError();
         if (again.value.workspace.refresh_token !== failed) return again;
         if (await this.o.records.remove('grant', id, again.raw)) {
+          this.#ended(id, again.value, 'workspace refused the refresh');
           this.o.logger.warn(
             { event: 'remote.grant_ended', grant: shortId(id), reason: 'workspace refused the refresh', cause: e.message },
             "a member's authorization ended at the workspace",
@@ -194,11 +198,16 @@ export class Grants {
     throw new GrantEndedError();
   }
 
+  #ended(id: string, g: GrantRecord, reason: string): void {
+    this.o.events?.emit({ event: 'revocation', what: 'grant', member: `member:${g.memberId}`, client: g.clientId, reason, grant: shortId(id) });
+  }
+
   /** End a grant here and, best effort, at the workspace. */
   async end(id: string, reason: string): Promise<void> {
     const g = await this.read(id);
     await this.o.records.delete('grant', id);
     if (!g) return;
+    this.#ended(id, g.value, reason);
     this.o.logger.info({ event: 'remote.grant_ended', grant: shortId(id), reason }, "a member's authorization ended");
     const rt = g.value.workspace.refresh_token;
     if (rt) await this.o.upstream.revoke(g.value.upstreamClientId, rt).catch(() => false);

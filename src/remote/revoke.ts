@@ -17,7 +17,20 @@ export async function handleRevoke(ctx: RemoteContext, req: IncomingMessage, res
     if (g && g.value.clientId === client.client_id && g.value.refresh?.hash === hashOf(token)) await ctx.grants.end(grantId, 'revoked by the client');
   } else if (looksLikeOurs(token, ACCESS_PREFIX)) {
     const rec = await ctx.records.read<AccessRecord>('access', hashOf(token));
-    if (rec && rec.value.clientId === client.client_id) await ctx.records.delete('access', hashOf(token));
+    if (rec && rec.value.clientId === client.client_id) {
+      await ctx.records.delete('access', hashOf(token));
+      if (ctx.events) {
+        const g = await ctx.grants.read(rec.value.grantId);
+        ctx.events.emit({
+          event: 'revocation',
+          what: 'access_token',
+          member: g ? `member:${g.value.memberId}` : null,
+          client: client.client_id,
+          reason: 'revoked by the client',
+          grant: rec.value.grantId.slice(0, 8),
+        });
+      }
+    }
   }
   sendJson(res, 200, {});
 }

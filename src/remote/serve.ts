@@ -21,6 +21,7 @@ import type { RequestLogRouter } from '../mcp/request-log.js';
 import { createServerFactory } from '../mcp/server.js';
 import { Session } from '../mcp/session.js';
 import { messageBytesForUpload } from '../mcp/uploads.js';
+import type { Operator } from '../operator.js';
 import type { Store } from '../store/open.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { serveFileLink } from './file-link-serving.js';
@@ -55,10 +56,13 @@ export interface RemoteServeOptions {
   workspaceUrl: string;
   /** Client ID Metadata Documents from loopback (tests and local trials). */
   allowLoopbackClientMetadata?: boolean;
+  /** The audit trail and metrics the operator asked for. */
+  operator?: Operator;
 }
 
 export async function startRemoteServer(opts: RemoteServeOptions): Promise<RemoteServing> {
-  const { config, logger, logs, store, workspaceUrl } = opts;
+  const { config, logger, logs, store, workspaceUrl, operator } = opts;
+  const events = operator?.events;
   const { remote } = config;
   // The live description is the workspace's, the same for every member: fetched once, with the first
   // member's client (the remote mode holds no token of its own).
@@ -119,12 +123,14 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       limiter: limiterFor(principal.budgetKey, {
         ...config.rateLimit,
         store,
-        onStoreError: (err: unknown) =>
-          logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: counting alone'),
+        onStoreError: (err: unknown) => {
+          operator?.redisError();
+          logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: counting alone');
+        },
       }),
       logger,
       userAgent: `${SERVER_NAME}/${SERVER_VERSION} remote (node ${process.version})`,
-      retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds },
+      retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds, maxBudgetWaitMs: config.maxBudgetWaitMs },
     });
     operations.startLive(client);
     if (!links) throw new Error('a member session was asked for before the server listened');
@@ -145,8 +151,20 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
 
   // Members send files as content (the replica's disk is not theirs): a request holds the largest upload.
   const bodyMax = Math.max(MAX_BODY_BYTES, ...catalog.map((op) => (op.upload ? messageBytesForUpload(op.upload.maxKib) : 0)));
-  const factory = createServerFactory({ config, logger, logs, sessionFor });
+  const factory = createServerFactory({
+    config,
+    logger,
+    logs,
+    sessionFor,
+    ...(events ? { events } : {}),
+    // The audit trail names the member and the OAuth client the request's token was issued to.
+    identify: (authInfo) => {
+      const p = principalOf(authInfo);
+      return p ? { member: p.memberKey, client: p.clientId } : undefined;
+    },
+  });
   const mcp = createMcpHttp({ factory, logger, store, ...(config.stateKey ? { sessionKey: config.stateKey } : {}) });
+  operator?.countSessions(() => mcp.sessions);
   operations.onChanged(() => mcp.toolsChanged());
 
   // Listen first: with --port 0 and no public URL (a loopback trial), the public URL is where it listens.
@@ -179,6 +197,7 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     allowPersonalTokens: remote.allowPersonalTokens,
     ...(opts.allowLoopbackClientMetadata ? { allowLoopbackClientMetadata: true } : {}),
     files: (_req, res, principal, id) => serveFileLink(links as FileLinks, memberSession, res, principal, id),
+    ...(events ? { events } : {}),
     mcp: async (req, res, principal) => {
       let body: unknown;
       if (req.method === 'POST') {

@@ -79,6 +79,14 @@ async function redeemCode(ctx: RemoteContext, client: ClientRecord, form: URLSea
     g.refresh ? undefined : { ...g, refresh: { hash: refresh.hash, scope: rec.scope, expiresAt: now + ctx.lifetimes.refreshMs } },
   );
   if (!('written' in set)) throw invalidGrant('The sign-in behind this code has ended; sign in again.');
+  ctx.events?.emit({
+    event: 'grant_change',
+    change: 'activated',
+    member: `member:${set.written.value.memberId}`,
+    client: client.client_id,
+    scope: rec.scope,
+    grant: rec.grantId.slice(0, 8),
+  });
   await ctx.clients.renew(client);
   const access = await issueAccessToken(
     ctx.records,
@@ -126,6 +134,16 @@ async function rotate(ctx: RemoteContext, client: ClientRecord, form: URLSearchP
   );
   if ('absent' in outcome) throw invalidGrant("The member's authorization ended; sign in again.");
   if ('declined' in outcome) throw await reused();
+  if (scope !== current.scope) {
+    ctx.events?.emit({
+      event: 'grant_change',
+      change: 'narrowed',
+      member: `member:${outcome.written.value.memberId}`,
+      client: client.client_id,
+      scope,
+      grant: grantId.slice(0, 8),
+    });
+  }
   await ctx.clients.renew(client);
   const access = await issueAccessToken(ctx.records, { grantId, clientId: client.client_id, scope, resource: found.value.resource }, ctx.lifetimes, now);
   return tokenAnswer(access, next.token, scope, ctx.lifetimes);

@@ -224,6 +224,14 @@ export class RedisStore implements StateStore, SlidingWindowStore {
     await this.#eval(PAUSE, [pause as string], [forMs]);
   }
 
+  /**
+   * Append one entry to the stream `key`, kept to about `maxLen` entries (XADD MAXLEN ~: Redis trims
+   * whole nodes, cheaply): an append-only log other programs read (the audit trail).
+   */
+  async appendToStream(key: string, fields: Record<string, string>, maxLen: number): Promise<void> {
+    await this.#client.sendCommand(['XADD', this.#key(key), 'MAXLEN', '~', String(maxLen), '*', ...Object.entries(fields).flat()]);
+  }
+
   async close(): Promise<void> {
     if (!this.#client.isOpen) return;
     await this.#client.close().catch(() => this.#client.destroy());

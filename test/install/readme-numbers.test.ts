@@ -122,6 +122,15 @@ const CLAIMS: Claim[] = [
       provedBy(test, `expect(cost.all.added).toBeLessThan(${(all as string).replace(/,/g, '_')})`)();
     },
   },
+  {
+    // The bound of a call's wait for the rate budget: its default, and the most it may be set to.
+    says: /`WORKSPACE_MAX_BUDGET_WAIT` seconds \(default (\d+), at most (\d+)/g,
+    check: ([byDefault, most]) => {
+      expect(loadConfig({}).maxBudgetWaitMs).toBe(num(byDefault as string) * 1000);
+      expect(loadConfig({ WORKSPACE_MAX_BUDGET_WAIT: most as string }).maxBudgetWaitMs).toBe(num(most as string) * 1000);
+      expect(() => loadConfig({ WORKSPACE_MAX_BUDGET_WAIT: String(num(most as string) + 1) })).toThrow(/WORKSPACE_MAX_BUDGET_WAIT/);
+    },
+  },
   { says: /the exit code is (0) only when nothing failed/g, check: provedBy('test/doctor.test.ts', 'expect(r.code).toBe(0);') },
   { says: /one file per workspace, mode (0600)/g, check: provedBy('test/auth/store.test.ts', 'toBe(0o600)') },
   {

@@ -1,6 +1,7 @@
 // Failures as tool errors the assistant can act on: what happened, and what to do instead.
 
 import {
+  BudgetWaitTooLongError,
   InvalidArgumentError,
   NetworkError,
   OutcomeUnknownError,
@@ -52,6 +53,11 @@ export function renderError(op: Operation, err: unknown): ToolResult {
   }
   if (err instanceof OutcomeUnknownError) {
     return toolError(`${op.name}: outcome unknown. ${err.message}`, { error: { code: 'outcome_unknown', method: err.method, path: err.path } });
+  }
+  if (err instanceof BudgetWaitTooLongError) {
+    return toolError(`${op.name}: ${err.message}`, {
+      error: { code: 'rate_budget_exhausted', retry_after_seconds: err.retryAfterSeconds, max_wait_seconds: err.boundSeconds, sent: false },
+    });
   }
   if (err instanceof RateLimitWaitTooLongError) {
     return toolError(`${op.name}: ${err.message}`, { error: { code: 'rate_limited', retry_after_seconds: err.retryAfterSeconds } });

@@ -1,0 +1,81 @@
+// The audit trail of a firm deployment in Redis: two replicas of `serve --remote` behind a round-robin
+// balancer, both appending to one stream (WORKSPACE_AUDIT=redis). The sign-in, handled by both, and
+// calls served by either land in the one stream, in order, each event whole, no argument value.
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { until } from '../helpers/eras.js';
+import { type RedisHandle, startRedis } from '../helpers/redis.js';
+import { negotiation } from '../helpers/stack.js';
+import { browse, spawnServeRemote, startBalancer, TestOAuthProvider } from './helpers.js';
+
+const CANARY = 'CANARY-redis-91b2';
+let redis: RedisHandle;
+const closers: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
+});
+
+describe('the audit trail in Redis, shared by the replicas', () => {
+  it('a sign-in and calls across two replicas: one stream, every event, no argument value', async () => {
+    const sandbox = await startSandbox({ port: 0, rateLimit: false, oauth: { autoConsent: 'write' }, logger: () => {} });
+    closers.push(() => sandbox.close());
+    const lb = await startBalancer();
+    closers.push(() => lb.close());
+    for (let i = 0; i < 2; i++) {
+      const r = await spawnServeRemote({ workspaceUrl: sandbox.url, publicUrl: lb.url, redisUrl: redis.url, extra: { WORKSPACE_AUDIT: 'redis' } });
+      closers.push(r.stop);
+      lb.targets.push(r.origin);
+    }
+    const mcpUrl = new URL('/mcp', lb.url);
+    const provider = new TestOAuthProvider();
+    const first = new Client({ name: 'audit-redis', version: '1.0.0' }, { versionNegotiation: negotiation('modern') });
+    await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    const back = await browse((provider.authorizationUrl as URL).href, provider.redirectUrl);
+    await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(back.searchParams);
+    const client = new Client({ name: 'audit-redis', version: '1.0.0' }, { versionNegotiation: negotiation('modern') });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+    closers.push(() => client.close());
+    const mark = lb.served.length;
+    for (let i = 0; i < 4; i++) {
+      const r = await client.callTool({ name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP, limit: 2, fields: ['id', CANARY] } });
+      expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+    }
+    // The calls met both replicas.
+    expect(new Set(lb.served.slice(mark).map((s) => s.target))).toEqual(new Set(lb.targets));
+
+    const reader = createClient({ url: redis.url });
+    await reader.connect();
+    closers.push(() => reader.close());
+    const events = await until(async () => {
+      const entries = (await reader.sendCommand(['XRANGE', 'wcm:audit', '-', '+'])) as Array<[string, string[]]>;
+      const all = entries.map(([, fields]) => JSON.parse(fields[1] as string) as Record<string, any>);
+      return all.filter((e) => e.event === 'tool_call').length >= 4 ? { all, raw: JSON.stringify(entries) } : undefined;
+    });
+    expect(events.raw).not.toContain(CANARY);
+    const clientId = provider.clientInformation()?.client_id;
+    expect(events.all.filter((e) => e.event === 'sign_in')).toEqual([expect.objectContaining({ outcome: 'ok', client: clientId })]);
+    const calls = events.all.filter((e) => e.event === 'tool_call');
+    expect(calls).toHaveLength(4);
+    for (const c of calls) {
+      expect(c).toMatchObject({
+        tool: 'list_findings',
+        client: clientId,
+        operation: 'GET /engagements/{engagement}/findings',
+        ids: { engagement: ENGAGEMENT_AP },
+        outcome: 'ok',
+        status: 200,
+      });
+      expect(c.member).toMatch(/^member:/);
+    }
+  }, 90_000);
+});
