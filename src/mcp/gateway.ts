@@ -9,6 +9,7 @@ import { isGenerated } from './live-openapi.js';
 import { type Pipeline, refusalResult } from './pipeline.js';
 import { isRefusal, shownName } from './registry.js';
 import { toolError } from './render/index.js';
+import { DESCRIBE_RESULT, FIND_RESULT, RECORD_RESULT } from './result-schemas.js';
 import { shownSchema } from './schema.js';
 import { annotations, operationInput, type ToolSpec, toolDefinition } from './tools.js';
 
@@ -84,6 +85,7 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         'Search every Workspace Consulting operation (over 140, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.',
       inputSchema: shownSchema(findInput),
       annotations: annotations({ readOnlyHint: true }),
+      outputSchema: FIND_RESULT,
     },
     async run(args) {
       await registry.operations.ready();
@@ -127,6 +129,7 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
       description: 'The full input schema and notes of one operation found with find_operations, before calling it with call_operation.',
       inputSchema: shownSchema(describeInput),
       annotations: annotations({ readOnlyHint: true }),
+      outputSchema: DESCRIBE_RESULT,
     },
     async run(args) {
       await registry.operations.ready();
@@ -179,6 +182,9 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         : 'Run any read operation by name (from find_operations) with its arguments. This session is read-only: operations that change data are refused.',
       inputSchema: shownSchema(callInput),
       annotations: annotations({ readOnlyHint: !writes, destructiveHint: writes, idempotentHint: !writes, openWorldHint: writes }),
+      // Whatever the operation's own tool answers (its own outputSchema, shown by describe_operation's
+      // method and path): every one of them is an object.
+      outputSchema: RECORD_RESULT,
     },
     async run(args, ctx) {
       const { operation, arguments: inner } = args as z.infer<typeof callInput>;

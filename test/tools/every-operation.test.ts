@@ -1,6 +1,9 @@
 // Every catalog tool (the documented operations and the curated ones), called through the SDK's MCP
 // client against the sandbox over real HTTP. For each call: exactly one request reached the sandbox, on the operation's method and
-// path template, and the tool answered without error.
+// path template, and the tool answered without error. The client has listed the tools first, so it
+// validates each result's structuredContent against the tool's outputSchema (the SDK client does on
+// every callTool once it holds the listing; a mismatch rejects the call). What the results hold is
+// in docs/tool-results.md; test/mcp/tool-results.test.ts keeps reviewed snapshots of them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK, METHOD_P2P, SESSION_AP_CLERK, VERSION_AP_1 } from '../../src/sandbox/data/ids.js';
 import type { RequestLogEntry } from '../../src/sandbox/index.js';
@@ -21,6 +24,9 @@ beforeAll(async () => {
   // Job tools answer once started (WORKSPACE_JOB_WAIT_SECONDS 0), so each call is exactly one request;
   // following jobs is tested in test/jobs. Their answer carries the job as structuredContent.job.
   stack = await startStack({ sandbox: { timeScale: 0.01, rateLimit: true }, env: { WORKSPACE_RATE_LIMIT: '120/0.6', WORKSPACE_JOB_WAIT_SECONDS: '0' } });
+  // The listing the client validates every result against.
+  const { tools } = await stack.client.listTools();
+  for (const t of tools) expect(t.outputSchema, t.name).toMatchObject({ type: 'object' });
 });
 afterAll(async () => {
   await stack?.close();
