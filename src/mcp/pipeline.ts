@@ -51,13 +51,14 @@ export class Pipeline {
 
   constructor(deps: PipelineDeps) {
     this.#deps = deps;
-    const { client, registry } = deps;
-    // Uploads ask the workspace for the external-source format (a cached reference read) before sending.
+    const { registry } = deps;
+    // Uploads ask the workspace for the external-source format (a cached reference read) before
+    // sending: through `invoke`, like a workflow's inner call (the policy, validation and limiter).
     this.#uploadChecks = {
-      async externalSourceSchema(version, signal) {
+      externalSourceSchema: async (version, signal) => {
         const op = registry.at('GET', '/sources/schema/external-source/{version}');
         if (!op || !registry.permitted(op)) return undefined;
-        return (await client.callOperation(op, { version }, signal ? { signal } : {})).data;
+        return (await this.invoke(op.name, { version }, { signal: signal ?? new AbortController().signal })).data;
       },
     };
   }

@@ -24,6 +24,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { complete } from './completions.js';
+import { InvocationRefused } from './pipeline.js';
 import { getPrompt, listPrompts, PROMPTS, PromptError } from './prompts.js';
 import { shownName } from './registry.js';
 import { isLoggingLevel, type LogSink, type RequestLogRouter } from './request-log.js';
@@ -200,10 +201,8 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
       return server.projectCallToolResult(result, undefined);
     });
 
-    const resourceDeps = async () => {
-      const session = await current();
-      return { registry: session.registry, client: session.client, ready: () => session.operations.ready() };
-    };
+    // Resources and completions read through the session's pipeline, like every tool call.
+    const resourceDeps = async () => ({ pipeline: (await current()).pipeline });
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: resourceTemplates() }));
     server.setRequestHandler('resources/list', async (_req, ctx) => {
       try {
@@ -220,7 +219,7 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
         return await logs.run(sinkFor(ctx), () => readResource(rd, req.params.uri, ctx.mcpReq.signal));
       } catch (err) {
         if (err instanceof ResourceError && err.notFound) throw new ResourceNotFoundError(shownName(req.params.uri, 200), err.message);
-        if (err instanceof ResourceError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
+        if (err instanceof ResourceError || err instanceof InvocationRefused) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
         if (err instanceof WorkspaceApiError && err.status === 404)
           throw new ResourceNotFoundError(shownName(req.params.uri, 200), `HTTP 404 ${err.code}: ${err.message}`);
         if (err instanceof WorkspaceApiError) throw new ProtocolError(ProtocolErrorCode.InternalError, `HTTP ${err.status} ${err.code}: ${err.message}`);
