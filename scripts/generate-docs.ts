@@ -90,7 +90,9 @@ const defaultSurfaceCost = (): ToolListCost => toolLists().find((r) => r.surface
 export const FACTS: Record<string, () => string> = {
   'default-tools': () => String(defaultSurfaceCost().tools),
   'default-tokens': () => defaultSurfaceCost().tokens.toLocaleString('en-US'),
-  operations: () => String(catalog.length),
+  // The spec's documented operations, and the ones the catalog curates from the live description only.
+  'documented-operations': () => String(catalog.filter((o) => o.documented).length),
+  'live-only-operations': () => String(catalog.filter((o) => !o.documented).length),
   // The conformance suite's figures come from the classification test/conformance/conformance.test.ts
   // holds to each run: every scenario listed as applicable passes, and every scenario run is listed.
   'conformance-suite': suiteVersion,

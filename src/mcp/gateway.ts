@@ -3,6 +3,7 @@
 // them, describe_operation shows one in full, call_operation runs one exactly as its own tool would
 // (the pipeline's same validation, limiter, read-only and consent checks, results and budget).
 import { z } from 'zod';
+import { catalog } from '../../tools/index.js';
 import { type Operation, TOOLSETS } from '../operation.js';
 import { readCallOperation } from './arguments.js';
 import { isGenerated } from './live-openapi.js';
@@ -68,6 +69,14 @@ function summaryLine(op: Operation): string {
   return `${op.name}: ${purposeOf(op)} Needs ${req.length ? req.join(', ') : 'nothing'}. [${flags}]`;
 }
 
+/**
+ * How many operations the gateway reaches, in words that stay true as the count moves a little: the
+ * count of the catalog (and the live description's additions) rounded down to ten, "over 140".
+ */
+export function operationCountWords(count: number): string {
+  return `over ${Math.floor((count - 1) / 10) * 10}`;
+}
+
 export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
   const { pipeline } = deps;
   const registry = pipeline.registry;
@@ -81,8 +90,7 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
     quotesContent: false,
     definition: {
       name: 'find_operations',
-      description:
-        'Search every Workspace Consulting operation (over 140, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.',
+      description: `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.`,
       inputSchema: shownSchema(findInput),
       annotations: annotations({ readOnlyHint: true }),
       outputSchema: FIND_RESULT,
