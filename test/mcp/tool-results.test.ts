@@ -72,6 +72,23 @@ describe('the result contract', () => {
     );
   });
 
+  it('a 2026-07-28 client holds the results to the same schemas', async () => {
+    const modern = await stack.connect('modern');
+    const tools = (await modern.listTools()).tools;
+    for (const t of tools) expect(t.outputSchema, t.name).toEqual(listed.get(t.name)?.outputSchema);
+    // A list, a record, a workflow and the gateway: each validated by the modern client on the way in.
+    for (const [name, args] of [
+      ['list_findings', { engagement: E, limit: 2 }],
+      ['get_session_transcript', { session: SESSION_AP_CLERK }],
+      ['engagement_overview', { engagement: E }],
+      ['find_operations', { query: 'findings' }],
+    ] as const) {
+      const r = await modern.callTool({ name, arguments: args });
+      expect(r.isError, name).toBeFalsy();
+      expect(r.structuredContent, name).toBeTypeOf('object');
+    }
+  });
+
   it('an error says what went wrong in structuredContent.error, code first', async () => {
     const refused = await stack.call('get_finding', { engagement: E, finding: 'not-an-id' });
     expect(refused.isError).toBe(true);
