@@ -21,10 +21,9 @@ function files(dir: string): string[] {
  * shares no client code).
  */
 const DOORS: Record<string, string> = {
-  'src/api/': 'the API client itself, and GET /me (src/api/me.ts) for whoever needs to know the member',
+  'src/api/': 'the API client itself, GET /me (me.ts) for whoever needs to know the member, and the live description (description.ts)',
   'src/mcp/pipeline.ts': 'the pipeline: resolve, parse, run',
   'src/mcp/jobs.ts': "the pipeline's run step following a job it started (its reads and cancel)",
-  'src/mcp/live-openapi.ts': "the workspace's live description, read once to build the operation set the pipeline resolves from",
   'src/sandbox/': 'the emulated workspace',
 };
 
