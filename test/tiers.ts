@@ -26,6 +26,7 @@ export const FAST_TESTS = [
   'test/mcp/surface-workflows.test.ts',
   'test/mcp/tool-results.test.ts',
   'test/mcp/result-shapes.test.ts',
+  'test/mcp/read-results.test.ts',
   'test/mcp/tool-snapshots.test.ts',
   'test/mcp/one-door.test.ts',
   'test/mcp/resources.test.ts',

@@ -3,6 +3,7 @@
 // replaced by a placeholder: the time of the run (records created or changed during the test), ids
 // minted during it (ULIDs carry their creation time), and where files were saved. Everything else is
 // the sandbox's deterministic demo data, so a change to what a tool answers shows up as a diff.
+import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
 
 const ULID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/g;
@@ -49,6 +50,11 @@ export function scrubResult(result: unknown, scrub: SnapshotScrub = {}): unknown
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return text(v);
     if (Array.isArray(v)) return v.map(walk);
+    // An image inline: its size and digest stand for its bytes (the demo's images are deterministic).
+    if (v && typeof v === 'object' && (v as { type?: unknown }).type === 'image' && typeof (v as { data?: unknown }).data === 'string') {
+      const data = (v as { data: string }).data;
+      return { ...v, data: `<${Buffer.from(data, 'base64').length} bytes, sha256 ${createHash('sha256').update(data).digest('hex').slice(0, 16)}>` };
+    }
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
   };

@@ -3,8 +3,9 @@
 // listing, checks structuredContent against the tool's schema on every callTool and rejects a call
 // that does not match). Each tool of the default surface is called here on a fresh sandbox's
 // deterministic demo data, and its result (structured and text) matches its reviewed snapshot in
-// ./result-snapshots, written by `npm run snapshots` like the listing's. Every catalog operation's
-// tool is called, and validated the same way, in test/tools/every-operation.test.ts.
+// ./result-snapshots, written by `npm run snapshots` like the listing's. Every other read operation's
+// tool is snapshotted the same way in read-results.test.ts; every catalog operation's tool is called,
+// and validated the same way, in test/tools/every-operation.test.ts.
 import type { Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
