@@ -15,7 +15,7 @@ export default defineConfig({
     // stderr and its child processes' stderr are scanned for token material.
     setupFiles: ['test/setup/child-env.ts', 'test/reliability/log-scan-setup.ts'],
     // Two tiers (test/tiers.ts): `vitest run` runs both, each file once; `--project fast` the quick
-    // tier alone (npm run test:fast), `--project rest` the others. (No `include` above: a project's
+    // tier alone (npm run test:fast), `--project rest` the others (npm test runs one, then the other). (No `include` above: a project's
     // would be added to it, not put in its place.)
     projects: [
       { extends: true, test: { name: 'fast', include: FAST_TESTS } },

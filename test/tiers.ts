@@ -1,8 +1,8 @@
 // The quick tier of the tests (`npm run test:fast`, DESIGN.md's contract name): the catalog, argument
 // reading, the pipeline, rendering, the limiter and the stores, each in process or over loopback
-// (the sandbox on a port, Redis on a port), no child process, no browser, no install. `npm test` runs
-// the quick tier and the rest together, each file once; CI runs the quick tier first, then the rest
-// (`--project fast`, then `--project rest`: vitest.config.ts).
+// (the sandbox on a port, Redis on a port), no child process, no browser, no install. `npm test` (what
+// CI runs) runs the quick tier first, then the rest, each file once (`--project fast`, then
+// `--project rest`: vitest.config.ts); `vitest run` alone runs both tiers together.
 //
 // Left to the rest: files that start processes (stdio servers, the CLI, Redis-backed workers, Caddy,
 // Chromium, installs), and files that wait on real time windows no clock is injected into yet
