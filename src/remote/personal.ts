@@ -26,10 +26,12 @@ export type PersonalCheck = PersonalIdentity | 'malformed' | 'refused' | 'unavai
 export class PersonalTokens {
   readonly #known = new LRUCache<string, PersonalIdentity>({ max: 1000, ttl: REMEMBER_MS });
   /**
-   * One budget for every check of this process (the API's 120 a minute): a token not yet known has
-   * no member budget to draw from, and a limiter per token sent would let anyone grow a table of them.
+   * Each token's checks draw from a budget of its own (the workspace counts per token), kept for the
+   * most recent tokens only: the process-wide table of limiters (limiterFor) would grow with every
+   * token anyone sends, and one budget for all checks would let a flood of made-up tokens hold up
+   * the real ones.
    */
-  readonly #checks = new RateLimiter({ key: 'budget:personal-token-checks' });
+  readonly #budgets = new LRUCache<string, RateLimiter>({ max: 1000 });
 
   constructor(private readonly workspaceUrl: string) {}
 
@@ -44,7 +46,12 @@ export class PersonalTokens {
     if (hit) return hit;
     let me: CurrentMember;
     try {
-      me = await memberOfToken(`${new URL(this.workspaceUrl).origin}/api/v1`, token, { limiter: this.#checks });
+      let limiter = this.#budgets.get(key);
+      if (!limiter) {
+        limiter = new RateLimiter({ key: `budget:personal-check:${key.slice(0, 32)}` });
+        this.#budgets.set(key, limiter);
+      }
+      me = await memberOfToken(`${new URL(this.workspaceUrl).origin}/api/v1`, token, { limiter });
     } catch (err) {
       return err instanceof WorkspaceApiError && (err.status === 401 || err.status === 403) ? 'refused' : 'unavailable';
     }
