@@ -10,7 +10,7 @@ import { isGenerated } from './live-openapi.js';
 import { type Pipeline, refusalResult } from './pipeline.js';
 import { isRefusal, shownName } from './registry.js';
 import { toolError } from './render/index.js';
-import { DESCRIBE_RESULT, FIND_RESULT, RECORD_RESULT } from './result-schemas.js';
+import { DESCRIBE_RESULT, FIND_RESULT, operationOutputSchema, RECORD_RESULT } from './result-schemas.js';
 import { shownSchema } from './schema.js';
 import { annotations, operationInput, type ToolSpec, toolDefinition } from './tools.js';
 
@@ -168,6 +168,8 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         area: op.toolset,
         annotations: op.annotations,
         input_schema: schema,
+        // What call_operation's structuredContent holds for it (call_operation itself can only say "an object").
+        output_schema: operationOutputSchema(op),
         notes,
       };
       return { content: [{ type: 'text', text: JSON.stringify(info) }], structuredContent: info };
@@ -190,8 +192,8 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         : 'Run any read operation by name (from find_operations) with its arguments. This session is read-only: operations that change data are refused.',
       inputSchema: shownSchema(callInput),
       annotations: annotations({ readOnlyHint: !writes, destructiveHint: writes, idempotentHint: !writes, openWorldHint: writes }),
-      // Whatever the operation's own tool answers (its own outputSchema, shown by describe_operation's
-      // method and path): every one of them is an object.
+      // Whatever the operation's own tool answers (its outputSchema, which describe_operation shows as
+      // output_schema): every one of them is an object.
       outputSchema: RECORD_RESULT,
     },
     async run(args, ctx) {

@@ -115,7 +115,10 @@ export const FIND_RESULT: OutputSchema = {
   required: ['operations'],
 };
 
-/** describe_operation: one operation in full, its input schema as the JSON Schema its tool validates. */
+/**
+ * describe_operation: one operation in full, its input schema as the JSON Schema its tool validates
+ * and the output schema of what it answers (through call_operation too).
+ */
 export const DESCRIBE_RESULT: OutputSchema = {
   type: 'object',
   properties: {
@@ -128,9 +131,10 @@ export const DESCRIBE_RESULT: OutputSchema = {
     area: STRING,
     annotations: OBJECT,
     input_schema: OBJECT,
+    output_schema: OBJECT,
     notes: { type: 'array', items: STRING },
   },
-  required: ['name', 'title', 'description', 'method', 'path', 'scope', 'area', 'annotations', 'input_schema', 'notes'],
+  required: ['name', 'title', 'description', 'method', 'path', 'scope', 'area', 'annotations', 'input_schema', 'output_schema', 'notes'],
 };
 
 /** A workflow's section: what the operation behind it answered, or `{error}` when it failed. */

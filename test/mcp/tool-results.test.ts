@@ -6,6 +6,7 @@
 // ./result-snapshots, written by `npm run snapshots` like the listing's. Every other read operation's
 // tool is snapshotted the same way in read-results.test.ts; every catalog operation's tool is called,
 // and validated the same way, in test/tools/every-operation.test.ts.
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 import type { Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
@@ -87,6 +88,19 @@ describe('the result contract', () => {
       const r = await modern.callTool({ name, arguments: args });
       expect(r.isError, name).toBeFalsy();
       expect(r.structuredContent, name).toBeTypeOf('object');
+    }
+  });
+
+  it("call_operation answers what describe_operation's output_schema says, checked by the client's own validator", async () => {
+    for (const [operation, args] of [
+      ['list_change_proposals', { engagement: E, limit: 2 }],
+      ['get_engagement', { engagement: E }],
+      ['get_deliverable_draft', { engagement: E }],
+    ] as const) {
+      const described = (await stack.call('describe_operation', { operation })).structuredContent as { output_schema: Record<string, unknown> };
+      const r = await stack.call('call_operation', { operation, arguments: args });
+      expect(r.isError, operation).toBeFalsy();
+      expect(new AjvJsonSchemaValidator().getValidator(described.output_schema as never)(r.structuredContent), operation).toMatchObject({ valid: true });
     }
   });
 
