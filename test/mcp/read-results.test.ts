@@ -4,6 +4,7 @@
 // ./result-snapshots (docs/tool-results.md). The default surface's tools, reads and writes, are
 // snapshotted by tool-results.test.ts; writes of the other operations are called and validated in
 // test/tools/every-operation.test.ts, whose answers depend on what ran before them.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_META_KEY } from '../../src/operation.js';
 import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK, METHOD_P2P, SESSION_AP_CLERK, VERSION_AP_1 } from '../../src/sandbox/data/ids.js';
@@ -20,6 +21,8 @@ let stack: Stack;
 let onDefaultSurface: Set<string>;
 /** The GET operations `all` lists, by tool name (catalog and generated). */
 let readTools: string[];
+/** Each tool as listed: handed to callTool, whose validation of the result uses its outputSchema. */
+const listed = new Map<string, Tool>();
 
 beforeAll(async () => {
   // Jobs stand still (a thousand times slower than real): no answer depends on how far one got.
@@ -27,6 +30,7 @@ beforeAll(async () => {
   stack = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'all' } });
   // The listing the client validates every result against.
   const { tools } = await stack.client.listTools();
+  for (const t of tools) listed.set(t.name, t);
   readTools = tools.filter((t) => (t._meta?.[OPERATION_META_KEY] as { method?: string } | undefined)?.method === 'GET').map((t) => t.name);
   expect(readTools.length).toBeGreaterThan(0);
   const def = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default' } });
@@ -123,7 +127,10 @@ describe('every read operation, called as its own tool on the demo data', () => 
     // Every catalog read is among them.
     expect(catalog.filter((o) => o.method === 'GET' && !onDefaultSurface.has(o.name) && !readTools.includes(o.name))).toEqual([]);
     for (const op of reads) {
-      const r = await stack.call(op.name, args[op.name] ?? {});
+      const r = (await stack.client.callTool(
+        { name: op.name, arguments: args[op.name] ?? {} },
+        { toolDefinition: listed.get(op.name) as Tool },
+      )) as CallToolResult;
       expect(r.isError, `${op.name}: ${textOf(r)}`).toBeFalsy();
       // The live description is the sandbox's whole OpenAPI document, built from the catalog: 400 KB
       // that every new entry changes (test/sandbox/openapi.test.ts checks it). Validated, not kept.

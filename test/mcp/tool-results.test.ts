@@ -7,7 +7,7 @@
 // tool is snapshotted the same way in read-results.test.ts; every catalog operation's tool is called,
 // and validated the same way, in test/tools/every-operation.test.ts.
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
-import type { Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
@@ -42,7 +42,9 @@ async function list(path: string, query: Record<string, unknown> = {}): Promise<
 /** Call a listed tool (the client validates its structuredContent), check it succeeded, compare with its snapshot. */
 async function call(name: string, args: Record<string, unknown> = {}): Promise<any> {
   expect(listed.has(name), `${name} is listed`).toBe(true);
-  const r = await stack.call(name, args);
+  // The listed definition, given to callTool: the client checks the result against its outputSchema
+  // on this call whatever its cache holds.
+  const r = (await stack.client.callTool({ name, arguments: args }, { toolDefinition: listed.get(name) as Tool })) as CallToolResult;
   expect(r.isError, `${name}: ${textOf(r)}`).toBeFalsy();
   expect(r.structuredContent, name).toBeTypeOf('object');
   called.add(name);
