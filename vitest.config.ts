@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { FAST_TESTS } from './test/tiers.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
@@ -14,5 +14,12 @@ export default defineConfig({
     // Children started with an environment of their own still get the run's temp root; every file's
     // stderr and its child processes' stderr are scanned for token material.
     setupFiles: ['test/setup/child-env.ts', 'test/reliability/log-scan-setup.ts'],
+    // Two tiers (test/tiers.ts): `vitest run` runs both, each file once; `--project fast` the quick
+    // tier alone (npm run test:fast), `--project rest` the others (npm test runs one, then the other). (No `include` above: a project's
+    // would be added to it, not put in its place.)
+    projects: [
+      { extends: true, test: { name: 'fast', include: FAST_TESTS } },
+      { extends: true, test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: FAST_TESTS } },
+    ],
   },
 });

@@ -1,8 +1,12 @@
 // What tools/list costs an assistant's context, per surface: the default surface, each toolset, and
-// `all`, in o200k tokens of the JSON of the tools/list result. The listing is built by the very
+// `all`, in o200k tokens. Two figures: what the model sees (each tool's name, title, description,
+// input schema and annotations: what clients put in its context; the outputSchema they validate
+// results with and the _meta they read are not shown to it), the figure the budgets hold; and the
+// whole JSON of the tools/list result, what travels on the wire. The listing is built by the very
 // functions the server answers tools/list with, over the catalog plus the operations the sandbox's
 // live description adds (as a workspace's would), so the numbers are the ones a client pays.
 // Run: `npx tsx bench/tokens.ts` (`--json` for machine output); the README table comes from here too.
+import type { Tool } from '@modelcontextprotocol/server';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { liveOperations } from '../src/mcp/live-openapi.js';
 import type { SurfacePolicy } from '../src/mcp/registry.js';
@@ -12,12 +16,33 @@ import { assumedOperations } from '../src/sandbox/assumed.js';
 import { buildOpenApi } from '../src/sandbox/openapi.js';
 import { catalog } from '../tools/index.js';
 
+/** Tools and model-visible tokens (see above) the default surface stays within, and the target for `all`. */
 export const BUDGETS = { defaultTools: 30, defaultTokens: 5_000, allTokens: 17_000 } as const;
 
 export interface ToolListCost {
   surface: string;
   tools: number;
+  /** What the model sees of the listing (name, title, description, inputSchema, annotations). */
   tokens: number;
+  /** The whole tools/list result as sent (outputSchema and _meta included). */
+  listTokens: number;
+}
+
+/** What a client shows the model of one tool: the outputSchema and _meta it keeps to itself are left out. */
+export function modelView(tool: Tool): Partial<Tool> {
+  const { name, title, description, inputSchema, annotations } = tool;
+  return {
+    name,
+    ...(title !== undefined ? { title } : {}),
+    ...(description !== undefined ? { description } : {}),
+    inputSchema,
+    ...(annotations ? { annotations } : {}),
+  };
+}
+
+/** o200k tokens of what the model sees of these tools. */
+export function modelVisibleTokens(tools: readonly Tool[]): number {
+  return encode(JSON.stringify(tools.map(modelView))).length;
 }
 
 /** The catalog and the operations a live description like the sandbox's adds to it. */
@@ -32,7 +57,7 @@ export function toolListFor(policy: SurfacePolicy, operations: readonly Operatio
 
 export function tokenCost(surface: string, policy: SurfacePolicy, operations: readonly Operation[]): ToolListCost {
   const result = toolListFor(policy, operations);
-  return { surface, tools: result.tools.length, tokens: encode(JSON.stringify(result)).length };
+  return { surface, tools: result.tools.length, tokens: modelVisibleTokens(result.tools), listTokens: encode(JSON.stringify(result)).length };
 }
 
 /** Default surface, each toolset, and all. */
@@ -49,12 +74,13 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '
   if (process.argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify({ budgets: BUDGETS, rows })}\n`);
   } else {
-    const lines = ['tools/list cost (o200k tokens of the JSON result)', 'surface        tools   tokens'];
-    for (const r of rows) lines.push(`${r.surface.padEnd(14)} ${String(r.tools).padStart(5)}  ${String(r.tokens).padStart(7)}`);
+    const lines = ['tools/list cost (o200k tokens: what the model sees; the whole JSON result)', 'surface        tools    model     list'];
+    for (const r of rows)
+      lines.push(`${r.surface.padEnd(14)} ${String(r.tools).padStart(5)}  ${String(r.tokens).padStart(7)}  ${String(r.listTokens).padStart(7)}`);
     const def = rows[0]!;
     const all = rows[rows.length - 1]!;
     lines.push(
-      `default: ${def.tools} tools (budget ${BUDGETS.defaultTools}), ${def.tokens} tokens (budget ${BUDGETS.defaultTokens}); all: ${all.tokens} tokens (budget ${BUDGETS.allTokens})`,
+      `default: ${def.tools} tools (budget ${BUDGETS.defaultTools}), ${def.tokens} model-visible tokens (budget ${BUDGETS.defaultTokens}), ${def.listTokens} in the whole listing; all: ${all.tokens} model-visible tokens (target ${BUDGETS.allTokens}), ${all.listTokens} in the whole listing`,
     );
     process.stdout.write(`${lines.join('\n')}\n`);
   }

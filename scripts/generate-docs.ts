@@ -64,15 +64,17 @@ const toolLists = (): ToolListCost[] => (measured ??= measureToolLists());
 export function renderToolsets(): string {
   const rows = toolLists();
   const out = [
-    'What each `WORKSPACE_TOOLSETS` value lists, and what its `tools/list` costs an assistant (o200k tokens of the JSON result,',
-    "counting the operations the sandbox's live description adds; a real workspace's description may add others).",
+    'What each `WORKSPACE_TOOLSETS` value lists, and what its `tools/list` costs an assistant in o200k tokens: what the model sees',
+    '(names, titles, descriptions, input schemas, annotations), and the whole JSON result, which adds the output schemas and',
+    "`_meta` clients keep to themselves (counting the operations the sandbox's live description adds; a real workspace's",
+    'description may add others).',
     '',
-    '| `WORKSPACE_TOOLSETS` | Tools | Tokens |',
-    '|---|---|---|',
+    '| `WORKSPACE_TOOLSETS` | Tools | Tokens the model sees | Whole listing |',
+    '|---|---|---|---|',
   ];
   for (const r of rows) {
     const label = r.surface === 'default' ? '(unset): the default surface' : r.surface === 'all' ? '`all`: one tool per operation' : `\`${r.surface}\``;
-    out.push(`| ${label} | ${r.tools} | ${r.tokens.toLocaleString('en-US')} |`);
+    out.push(`| ${label} | ${r.tools} | ${r.tokens.toLocaleString('en-US')} | ${r.listTokens.toLocaleString('en-US')} |`);
   }
   return out.join('\n');
 }
@@ -105,6 +107,9 @@ export const FACTS: Record<string, () => string> = {
   'retrieval-tuned': () => retrieval(retrievalFigures().tuning),
   'retrieval-held-out-first': () => retrieval(retrievalFigures().heldOutFirst),
   'retrieval-held-out-consultants': () => retrieval(retrievalFigures().heldOutConsultants),
+  // The spec's documented operations, and the ones the catalog curates from the live description only.
+  'documented-operations': () => String(catalog.filter((o) => o.documented).length),
+  'live-only-operations': () => String(catalog.filter((o) => !o.documented).length),
   // The conformance suite's figures come from the classification test/conformance/conformance.test.ts
   // holds to each run: every scenario listed as applicable passes, and every scenario run is listed.
   'conformance-suite': suiteVersion,

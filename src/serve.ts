@@ -285,7 +285,8 @@ async function showBanner(config: Config, backend: Backend): Promise<void> {
   const { workspace, client } = backend;
   let member: string;
   try {
-    const me = (await client.request({ method: 'GET', path: '/me' })).data as Record<string, unknown>;
+    const { readCurrentMember } = await import('./api/me.js');
+    const me = await readCurrentMember(client);
     member = [me.name, me.email ? `<${String(me.email)}>` : undefined, me.role ? `(${String(me.role)})` : undefined].filter(Boolean).join(' ') || String(me.id);
   } catch (err) {
     member = `unknown (GET /me failed: ${reason(err)}; the Diagnose line below says why)`;

@@ -1,16 +1,11 @@
 // Who signed in: GET /me with the new access token, to tell the member which account the
-// assistant now acts as. A failure here does not undo the sign-in.
+// assistant now acts as (through the API client: src/api/me.ts). A failure here does not undo the sign-in.
+import { memberOfToken } from '../api/me.js';
 import type { StoredMember } from './store.js';
 
 export async function fetchMember(workspaceUrl: string, accessToken: string): Promise<StoredMember | undefined> {
   try {
-    const res = await fetch(new URL('/api/v1/me', workspaceUrl), {
-      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (!res.ok) return undefined;
-    const body = (await res.json()) as { data?: Record<string, unknown> };
-    const d = body.data ?? {};
+    const d = await memberOfToken(`${new URL(workspaceUrl).origin}/api/v1`, accessToken);
     const pick = (k: string) => (typeof d[k] === 'string' ? { [k]: d[k] as string } : {});
     return { ...pick('id'), ...pick('name'), ...pick('email') };
   } catch {

@@ -3,15 +3,13 @@
 // findings on their statement. Enumerations complete from the catalog's own lists.
 
 import { CONTRADICTION_STATUSES, DOCUMENT_KINDS, EXPORT_KINDS, FINDING_TYPES, REVIEW_STATUSES } from '../../tools/shared.js';
-import type { ApiClient } from '../api/client.js';
 import type { Operation } from '../operation.js';
-import type { ToolRegistry } from './registry.js';
+import type { Pipeline } from './pipeline.js';
 import { terms } from './search.js';
 
+/** Lookups go through the pipeline: the session's policy, the operation's validation, the token's limiter. */
 export interface CompletionDeps {
-  registry: ToolRegistry;
-  client: ApiClient;
-  ready: () => Promise<void>;
+  pipeline: Pipeline;
 }
 
 const ENUMS: Record<string, readonly string[]> = {
@@ -56,14 +54,15 @@ async function records(
 ): Promise<Record<string, unknown>[]> {
   if (!op) return [];
   try {
-    const res = await deps.client.callOperation(op, { ...args, limit: 200 }, signal ? { signal } : undefined);
+    // A context argument the operation refuses (an id that is not one) sends nothing.
+    const res = await deps.pipeline.invoke(op.name, { ...args, limit: 200 }, { signal: signal ?? new AbortController().signal });
     return Array.isArray(res.data) ? (res.data as Record<string, unknown>[]) : [];
   } catch {
-    return []; // completion is a convenience: a failed lookup offers nothing rather than an error
+    return []; // completion is a convenience: a failed or refused lookup offers nothing rather than an error
   }
 }
 
-const at = (deps: CompletionDeps, method: string, path: string) => deps.registry.callable().find((o) => o.method === method && o.path === path);
+const at = (deps: CompletionDeps, method: string, path: string) => deps.pipeline.registry.callable().find((o) => o.method === method && o.path === path);
 
 export async function complete(
   deps: CompletionDeps,
@@ -78,7 +77,7 @@ export async function complete(
     values = enumValues.filter((e) => e.startsWith(v));
     if (!values.length) values = enumValues.filter((e) => e.includes(v));
   } else {
-    await deps.ready();
+    await deps.pipeline.registry.operations.ready();
     const engagement = context.engagement;
     if (name === 'engagement') values = rank(await records(deps, at(deps, 'GET', '/engagements'), {}), value, 'name');
     else if (name === 'finding' && engagement)

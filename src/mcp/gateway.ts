@@ -3,12 +3,14 @@
 // them, describe_operation shows one in full, call_operation runs one exactly as its own tool would
 // (the pipeline's same validation, limiter, read-only and consent checks, results and budget).
 import { z } from 'zod';
+import { catalog } from '../../tools/index.js';
 import { type Operation, TOOLSETS } from '../operation.js';
 import { readCallOperation } from './arguments.js';
 import { isGenerated } from './live-openapi.js';
 import { type Pipeline, refusalResult } from './pipeline.js';
 import { isRefusal, shownName } from './registry.js';
 import { toolError } from './render/index.js';
+import { DESCRIBE_RESULT, FIND_RESULT, operationOutputSchema, RECORD_RESULT } from './result-schemas.js';
 import { shownSchema } from './schema.js';
 import { annotations, operationInput, type ToolSpec, toolDefinition } from './tools.js';
 
@@ -71,6 +73,14 @@ function summaryLine(op: Operation): string {
   return `${op.name}: ${purposeOf(op)} Needs ${req.length ? req.join(', ') : 'nothing'}. [${flags}]`;
 }
 
+/**
+ * How many operations the gateway reaches, in words that stay true as the count moves a little: the
+ * count of the catalog (and the live description's additions) rounded down to ten, "over 140".
+ */
+export function operationCountWords(count: number): string {
+  return `over ${Math.floor((count - 1) / 10) * 10}`;
+}
+
 export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
   const { pipeline } = deps;
   const registry = pipeline.registry;
@@ -84,10 +94,10 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
     quotesContent: false,
     definition: {
       name: 'find_operations',
-      description:
-        'Search every Workspace Consulting operation (over 140, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.',
+      description: `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.`,
       inputSchema: shownSchema(findInput),
       annotations: annotations({ readOnlyHint: true }),
+      outputSchema: FIND_RESULT,
     },
     async run(args) {
       await registry.operations.ready();
@@ -145,6 +155,7 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
       description: 'The full input schema and notes of one operation found with find_operations, before calling it with call_operation.',
       inputSchema: shownSchema(describeInput),
       annotations: annotations({ readOnlyHint: true }),
+      outputSchema: DESCRIBE_RESULT,
     },
     async run(args) {
       await registry.operations.ready();
@@ -176,6 +187,8 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         area: op.toolset,
         annotations: op.annotations,
         input_schema: shown,
+        // What call_operation's structuredContent holds for it (call_operation itself can only say "an object").
+        output_schema: operationOutputSchema(op),
         notes,
       };
       return { content: [{ type: 'text', text: JSON.stringify(info) }], structuredContent: info };
@@ -198,6 +211,9 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         : 'Run any read operation by name (from find_operations) with its arguments. This session is read-only: operations that change data are refused.',
       inputSchema: shownSchema(callInput),
       annotations: annotations({ readOnlyHint: !writes, destructiveHint: writes, idempotentHint: !writes, openWorldHint: writes }),
+      // Whatever the operation's own tool answers (its outputSchema, which describe_operation shows as
+      // output_schema): every one of them is an object.
+      outputSchema: RECORD_RESULT,
     },
     async run(args, ctx) {
       const { operation, arguments: inner } = args as z.infer<typeof callInput>;

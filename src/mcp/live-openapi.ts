@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ARTIFACT_MAX_KIB, ULID_PATTERN } from '../../tools/shared.js';
 import { uploadFile } from '../../tools/sources.js';
 import type { ApiClient } from '../api/client.js';
+import { readApiDescription } from '../api/description.js';
 import type { Logger } from '../log.js';
 import { type HttpMethod, type Operation, pathParams, TOOLSETS, type Toolset } from '../operation.js';
 
@@ -88,13 +89,9 @@ export async function loadLiveDescription(opts: LoadOptions): Promise<LiveDescri
     return d;
   }
   try {
-    const res = await opts.client.request({ method: 'GET', path: '/openapi.json' });
-    const doc = res.data;
-    if (!doc || typeof doc !== 'object' || Array.isArray(doc) || typeof (doc as Json).paths !== 'object') {
-      throw new Error('the answer is not an OpenAPI document');
-    }
-    const info = (doc as Json).info as Json | undefined;
-    const d: LiveDescription = { version: String(info?.version ?? 'unknown'), fetchedAt: now(), source: 'network', document: doc as Json };
+    const doc = await readApiDescription(opts.client);
+    const info = doc.info as Json | undefined;
+    const d: LiveDescription = { version: String(info?.version ?? 'unknown'), fetchedAt: now(), source: 'network', document: doc };
     if (origin) memory.set(origin, d);
     if (file && origin)
       await writeCache(file, { origin, version: d.version, fetched_at: d.fetchedAt, document: d.document }).catch((err: unknown) =>

@@ -65,13 +65,14 @@ export class Pipeline {
 
   constructor(deps: PipelineDeps) {
     this.#deps = deps;
-    const { client, registry } = deps;
-    // Uploads ask the workspace for the external-source format (a cached reference read) before sending.
+    const { registry } = deps;
+    // Uploads ask the workspace for the external-source format (a cached reference read) before
+    // sending: through `invoke`, like a workflow's inner call (the policy, validation and limiter).
     this.#uploadChecks = {
-      async externalSourceSchema(version, signal) {
+      externalSourceSchema: async (version, signal) => {
         const op = registry.at('GET', '/sources/schema/external-source/{version}');
         if (!op || !registry.permitted(op)) return undefined;
-        return (await client.callOperation(op, { version }, signal ? { signal } : {})).data;
+        return (await this.invoke(op.name, { version }, { signal: signal ?? new AbortController().signal })).data;
       },
     };
   }
@@ -220,7 +221,7 @@ export class Pipeline {
       const kind = jobKindOf(op);
       const ref = kind && res.data !== undefined ? jobFromStart(kind, res.data, api) : undefined;
       if (kind && ref) return await this.#followStarted(op, kind, ref, extras, ctx);
-      return await renderSuccess(op, res, {
+      const rendered = await renderSuccess(op, res, {
         budget: config.responseBudget,
         known: pathParams(op.path).map((p) => String(api[p])),
         ...(extras.fields ? { fields: extras.fields } : {}),
@@ -232,6 +233,11 @@ export class Pipeline {
         // After a cut, the cursor right after the last record shown (one more request).
         cursorAfter: async (n) => (await client.callOperation(op, { ...api, limit: n }, { signal: ctx.signal })).meta?.next_cursor as string | null | undefined,
       });
+      // A job's start that names no job to follow still answers in a job's shape (its outputSchema):
+      // state unknown, never polled, the answer as its record.
+      return kind
+        ? { ...rendered, structuredContent: { state: 'unknown', waited_seconds: 0, polls: 0, record: rendered.structuredContent ?? null } }
+        : rendered;
     } catch (err) {
       if (ctx.signal.aborted) throw err; // cancelled: no answer is sent for a cancelled request
       logger.info({ tool: ctx.via ?? op.name, op: op.name, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, 'tool call failed');
@@ -297,7 +303,7 @@ export class Pipeline {
         const res = await client.callOperation(dlOp, dl.args(ref), { signal: ctx.signal });
         report.file = res.file
           ? await this.#fileResult(dlOp, dl.args(ref), res.file, ctx)
-          : toolError(`${dlOp.name} answered without a file (HTTP ${res.status}).`);
+          : toolError(`${dlOp.name} answered without a file (HTTP ${res.status}).`, { error: { code: 'no_file', status: res.status } });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         report.file = renderError(dlOp, err);

@@ -4,9 +4,9 @@
 // a client reads a resource when it decides to).
 import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import { catalog } from '../../tools/index.js';
-import type { ApiClient } from '../api/client.js';
 import type { Operation, ResourceFacet } from '../operation.js';
-import { shownName, type ToolRegistry } from './registry.js';
+import type { Pipeline } from './pipeline.js';
+import { shownName } from './registry.js';
 import type { ResourceLink } from './render/index.js';
 
 export const SCHEME = 'workspace';
@@ -106,10 +106,17 @@ export class ResourceError extends Error {
   }
 }
 
+/** Resources read through the pipeline: the session's policy, the operation's validation, the token's limiter. */
 export interface ResourceDeps {
-  registry: ToolRegistry;
-  client: ApiClient;
-  ready: () => Promise<void>;
+  pipeline: Pipeline;
+}
+
+/**
+ * The operation's answer through the pipeline. URI variables it refuses (an id that is not a ULID)
+ * send nothing: the pipeline throws InvocationRefused, which resources/read answers as invalid params.
+ */
+function readThrough(deps: ResourceDeps, op: Operation, args: Record<string, unknown>, signal: AbortSignal) {
+  return deps.pipeline.invoke(op.name, args, { signal });
 }
 
 async function readBody(body: NodeJS.ReadableStream, max: number): Promise<Buffer> {
@@ -129,10 +136,11 @@ async function readBody(body: NodeJS.ReadableStream, max: number): Promise<Buffe
 export async function readResource(deps: ResourceDeps, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
   const m = matchUri(uri);
   if (!m) throw new ResourceError(`Unknown resource ${shownName(uri, 200)}: see resources/templates/list.`, true);
-  await deps.ready();
-  const op = deps.registry.callable().find((o) => o === m.spec.op);
+  const registry = deps.pipeline.registry;
+  await registry.operations.ready();
+  const op = registry.callable().find((o) => o === m.spec.op);
   if (!op) throw new ResourceError(`This workspace does not offer ${m.spec.title.toLowerCase()} resources.`, true);
-  const res = await deps.client.callOperation(op, m.vars, { signal });
+  const res = await readThrough(deps, op, m.vars, signal);
   if (res.file) {
     const buf = await readBody(res.file.body, FILE_MAX_BYTES);
     const mimeType = res.file.contentType.split(';')[0]?.trim() || 'application/octet-stream';
@@ -144,10 +152,11 @@ export async function readResource(deps: ResourceDeps, uri: string, signal: Abor
 
 /** resources/list: the engagements of the workspace (first page), each as its resource. */
 export async function listResources(deps: ResourceDeps, signal: AbortSignal): Promise<Resource[]> {
-  await deps.ready();
-  const op = deps.registry.callable().find((o) => o.linksTo === 'engagement' && o.paginated);
+  const registry = deps.pipeline.registry;
+  await registry.operations.ready();
+  const op = registry.callable().find((o) => o.linksTo === 'engagement' && o.paginated);
   if (!op) return [];
-  const res = await deps.client.callOperation(op, { limit: 100 }, { signal });
+  const res = await readThrough(deps, op, { limit: 100 }, signal);
   const items = Array.isArray(res.data) ? (res.data as Record<string, unknown>[]) : [];
   return items
     .filter((e) => typeof e.id === 'string')

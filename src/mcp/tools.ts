@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { OPERATION_META_KEY, type Operation, operationMeta, type Scope, type ToolAnnotations } from '../operation.js';
 import type { ReadResult } from './arguments.js';
 import { toolInput } from './extras.js';
+import { type OutputSchema, operationOutputSchema } from './result-schemas.js';
 import { operationSchema } from './schema.js';
 
 /** What a tool handler gets besides its arguments. */
@@ -22,10 +23,16 @@ export interface CallContext {
   uploadDirs?: () => Promise<string[]>;
 }
 
+/**
+ * A tool as tools/list shows it. The output schema is required: every tool declares what its
+ * structuredContent holds (docs/tool-results.md), and clients validate each result against it.
+ */
+export type ToolDefinition = Tool & { outputSchema: OutputSchema };
+
 export interface ToolSpec {
   name: string;
   /** What tools/list shows. */
-  definition: Tool;
+  definition: ToolDefinition;
   /** 'write' tools are neither listed nor callable in read-only mode or under read consent. */
   scope: Scope;
   /** Every argument the tool accepts: a strict object (unknown keys are refused, not dropped). */
@@ -43,10 +50,10 @@ function titleAddsSomething(name: string, title: string): boolean {
   return title.toLowerCase() !== name.replace(/_/g, ' ').toLowerCase();
 }
 
-const definitions = new WeakMap<Operation, Tool>();
+const definitions = new WeakMap<Operation, ToolDefinition>();
 
 /** One catalog (or generated) operation as a tool, built once per operation. */
-export function toolDefinition(op: Operation): Tool {
+export function toolDefinition(op: Operation): ToolDefinition {
   let t = definitions.get(op);
   if (!t) {
     t = {
@@ -55,6 +62,7 @@ export function toolDefinition(op: Operation): Tool {
       description: op.description,
       inputSchema: operationSchema(op),
       annotations: listedAnnotations(op.annotations),
+      outputSchema: operationOutputSchema(op),
       _meta: { [OPERATION_META_KEY]: operationMeta(op) },
     };
     definitions.set(op, t);

@@ -13,6 +13,7 @@ import { allPages } from './pages.js';
 import type { Pipeline } from './pipeline.js';
 import { renderWorkflow, toolError } from './render/index.js';
 import { resourceUri } from './resources.js';
+import { REVIEWS_RESULT, sectionsResult } from './result-schemas.js';
 import { shownSchema } from './schema.js';
 import { annotations, type CallContext, type ToolSpec } from './tools.js';
 
@@ -83,10 +84,19 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
       description:
         'Everything about one engagement in one call: the engagement, analysis summary and coverage, findings counted by type and review status, open contradictions, latest analysis run, deliverable stage, AI cost so far. Start here to brief someone on an engagement.',
       inputSchema: shownSchema(overviewInput),
-      outputSchema: { type: 'object' },
       annotations: annotations({ readOnlyHint: true }),
       // Hosts that render MCP Apps draw the answer as the engagement dashboard.
       _meta: viewMeta('engagement_dashboard'),
+      outputSchema: sectionsResult([
+        'engagement',
+        'coverage',
+        'findings',
+        'contradictions',
+        'latest_analysis_run',
+        'deliverable',
+        'ai_cost',
+        'analysis_summary',
+      ]),
     },
     async run(args, ctx: CallContext) {
       const { engagement } = args as z.infer<typeof overviewInput>;
@@ -163,6 +173,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         'Validate or reject several findings of one engagement in one call (review_status validated, rejected, or proposed to reopen). Each finding is reviewed in turn and the result says, per finding, whether it was applied.',
       inputSchema: shownSchema(reviewInput),
       annotations: annotations({ readOnlyHint: false, idempotentHint: true }),
+      outputSchema: REVIEWS_RESULT,
     },
     async run(args, extra) {
       const { engagement, reviews } = args as z.infer<typeof reviewInput>;
@@ -220,6 +231,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         'What drafting one deliverable document needs, in one call: the document (its blocks, with the ids edit_document_blocks takes), the validated findings to cite (id, type, statement), open contradictions and the draft stage.',
       inputSchema: shownSchema(contextInput),
       annotations: annotations({ readOnlyHint: true }),
+      outputSchema: sectionsResult(['kind', 'document', 'findings', 'open_contradictions', 'draft']),
     },
     async run(args, extra) {
       const { engagement, kind } = args as z.infer<typeof contextInput>;

@@ -1,11 +1,14 @@
 // Unattended agents (a scheduled job drafting deliverables, a CI step) have no browser to sign in
 // with. When the operator turns it on, such an agent sends a member's personal token in the
 // X-Workspace-Token header, over TLS to the public origin. It is used for that request only: checked
-// against the workspace (GET /me, remembered for a minute by its hash, in this process's memory),
+// against the workspace (GET /me through the API client, src/api/me.ts; remembered for a minute by its hash, in this process's memory),
 // never written to the store or a log line. Off by default: a server that accepts personal tokens
 // makes every holder of one a caller, with no consent step of its own.
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { WorkspaceApiError } from '../api/errors.js';
+import { RateLimiter } from '../api/limiter.js';
+import { type CurrentMember, memberOfToken } from '../api/me.js';
 import type { RemoteScope } from './metadata.js';
 
 export const PERSONAL_TOKEN_HEADER = 'x-workspace-token';
@@ -22,6 +25,13 @@ export type PersonalCheck = PersonalIdentity | 'malformed' | 'refused' | 'unavai
 
 export class PersonalTokens {
   readonly #known = new LRUCache<string, PersonalIdentity>({ max: 1000, ttl: REMEMBER_MS });
+  /**
+   * Each token's checks draw from a budget of its own (the workspace counts per token), kept for the
+   * most recent tokens only: the process-wide table of limiters (limiterFor) would grow with every
+   * token anyone sends, and one budget for all checks would let a flood of made-up tokens hold up
+   * the real ones.
+   */
+  readonly #budgets = new LRUCache<string, RateLimiter>({ max: 1000 });
 
   constructor(private readonly workspaceUrl: string) {}
 
@@ -34,29 +44,22 @@ export class PersonalTokens {
     const key = PersonalTokens.hash(token);
     const hit = this.#known.get(key);
     if (hit) return hit;
-    let res: Response;
+    let me: CurrentMember;
     try {
-      res = await fetch(new URL('/api/v1/me', this.workspaceUrl), {
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-        signal: AbortSignal.timeout(10_000),
-      });
-    } catch {
-      return 'unavailable';
+      let limiter = this.#budgets.get(key);
+      if (!limiter) {
+        limiter = new RateLimiter({ key: `budget:personal-check:${key.slice(0, 32)}` });
+        this.#budgets.set(key, limiter);
+      }
+      me = await memberOfToken(`${new URL(this.workspaceUrl).origin}/api/v1`, token, { limiter });
+    } catch (err) {
+      return err instanceof WorkspaceApiError && (err.status === 401 || err.status === 403) ? 'refused' : 'unavailable';
     }
-    if (res.status === 401 || res.status === 403) {
-      await res.body?.cancel();
-      return 'refused';
-    }
-    if (!res.ok) {
-      await res.body?.cancel();
-      return 'unavailable';
-    }
-    const body = (await res.json().catch(() => ({}))) as { data?: { id?: unknown; token?: { scope?: unknown } } };
-    const id = body.data?.id;
+    const id = me.id;
     if (typeof id !== 'string' || id === '') return 'unavailable';
     // The workspace describes the token it was sent (GET /me `token.scope`); when it does not, read
     // only: the narrowest scope is the safe guess, and a write then fails with the workspace's 403.
-    const scope: RemoteScope = body.data?.token?.scope === 'write' ? 'write' : 'read';
+    const scope: RemoteScope = me.token?.scope === 'write' ? 'write' : 'read';
     const identity = { memberId: id, scope };
     this.#known.set(key, identity);
     return identity;

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import type { WorkspaceApiError } from '../../src/api/errors.js';
 import { limiterFor, RateLimiter } from '../../src/api/limiter.js';
@@ -257,11 +257,23 @@ describe('RateLimiter', () => {
   }, 20_000);
 
   it('pauses every caller for Retry-After once the server refuses', async () => {
-    const limiter = new RateLimiter({ limit: 100, windowMs: 1000 });
-    limiter.observe({ retryAfterSeconds: 0.2 });
-    const t0 = performance.now();
-    await limiter.schedule(async () => undefined);
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(190);
+    // On an injected clock (vitest's fake timers: Date and setTimeout), not the wall's.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const limiter = new RateLimiter({ limit: 100, windowMs: 1000 });
+      limiter.observe({ retryAfterSeconds: 0.2 });
+      const t0 = Date.now();
+      const ran: number[] = [];
+      const done = limiter.schedule(async () => void ran.push(Date.now()));
+      await vi.advanceTimersByTimeAsync(199);
+      expect(ran).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1_000);
+      await done;
+      expect(ran).toHaveLength(1);
+      expect((ran[0] as number) - t0).toBeGreaterThanOrEqual(200);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a call waiting for the budget reports its wait at once, then again while it waits', async () => {
@@ -308,20 +320,29 @@ describe('RateLimiter', () => {
     // Another participant of the store holds the whole window: every take of the burst is refused.
     // The requests past the slow start had gone to sleep until an answer came, and no request was
     // out to answer: the process hung (seen as an unsettled await in test/store/budget-exact.test.ts).
-    const store = new MemoryStore();
-    const limits = { limit: 4, windowMs: 200, holdMs: 210, leaseMs: 60_000 };
-    for (let i = 0; i < limits.limit; i++) {
-      const taken = await store.takeSlot('budget:full', limits);
-      if (!taken.taken) throw new Error('the window should have room');
-      await store.settleSlot('budget:full', taken.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    // On an injected clock (vitest's fake timers: Date and setTimeout), not the wall's.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const store = new MemoryStore();
+      const limits = { limit: 4, windowMs: 200, holdMs: 210, leaseMs: 60_000 };
+      for (let i = 0; i < limits.limit; i++) {
+        const taken = await store.takeSlot('budget:full', limits);
+        if (!taken.taken) throw new Error('the window should have room');
+        await store.settleSlot('budget:full', taken.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+      }
+      const limiter = new RateLimiter({ limit: limits.limit, windowMs: limits.windowMs, store, key: 'budget:full' });
+      const sent: number[] = [];
+      const all = Promise.all(Array.from({ length: 8 }, (_, i) => limiter.schedule(async () => void sent.push(i))));
+      // None goes before the other participant's slots leave the window.
+      await vi.advanceTimersByTimeAsync(limits.windowMs - 1);
+      expect(sent).toEqual([]);
+      // Then all of them, within a few windows: none waits for good.
+      await vi.advanceTimersByTimeAsync(10 * limits.windowMs);
+      await all;
+      expect(sent).toHaveLength(8);
+    } finally {
+      vi.useRealTimers();
     }
-    const limiter = new RateLimiter({ limit: limits.limit, windowMs: limits.windowMs, store, key: 'budget:full' });
-    const sent: number[] = [];
-    const t0 = performance.now();
-    await Promise.all(Array.from({ length: 8 }, (_, i) => limiter.schedule(async () => void sent.push(i))));
-    expect(sent).toHaveLength(8);
-    // None went before the other participant's slots left the window.
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(limits.windowMs);
   });
 
   it('is shared by every client of one token in the process', () => {

@@ -68,7 +68,7 @@ describe('stdio transport', () => {
     send({ id: 8, method: 'ping' });
     send({ id: 9, method: 'no/such/method' });
     const list = await waitFor(3);
-    // All 141 catalog operations, plus what the live openapi.json adds (marked as generated).
+    // Every catalog operation, plus what the live openapi.json adds (marked as generated).
     const names = (list.result as { tools: { name: string }[] }).tools.map((t) => t.name);
     for (const op of catalog) expect(names).toContain(op.name);
     expect(((await waitFor(4)).result as { isError?: boolean }).isError).toBeFalsy();

@@ -1,5 +1,5 @@
-// What the model sees, one file per tool: its name, description, input schema, annotations and _meta
-// exactly as tools/list gives them, for every tool of the default surface and of `all` (together,
+// What the model sees, one file per tool: its name, description, input schema, annotations, and the
+// output schema and _meta its client reads, exactly as tools/list gives them, for every tool of the default surface and of `all` (together,
 // every tool this server can list). A change to a description, a schema or a hint shows up as a diff
 // of the tool's file in review. After a deliberate change, rewrite the files with
 // `npm run snapshots` (vitest's --update) and commit them beside the change. Under CI a missing

@@ -1,6 +1,10 @@
 // Every catalog tool (the documented operations and the curated ones), called through the SDK's MCP
 // client against the sandbox over real HTTP. For each call: exactly one request reached the sandbox, on the operation's method and
-// path template, and the tool answered without error.
+// path template, and the tool answered without error. The client has listed the tools first, so it
+// validates each result's structuredContent against the tool's outputSchema (the SDK client does on
+// every callTool once it holds the listing; a mismatch rejects the call). What the results hold is
+// in docs/tool-results.md; test/mcp/tool-results.test.ts keeps reviewed snapshots of them.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK, METHOD_P2P, SESSION_AP_CLERK, VERSION_AP_1 } from '../../src/sandbox/data/ids.js';
 import type { RequestLogEntry } from '../../src/sandbox/index.js';
@@ -14,6 +18,8 @@ type Rec = Record<string, unknown> & { id: string };
 /** Ids discovered from the demo data (or created by earlier steps). */
 const ids: Record<string, string> = {};
 const called = new Set<string>();
+/** Each tool as listed: handed to callTool, whose validation of the result uses its outputSchema. */
+const listed = new Map<string, Tool>();
 
 beforeAll(async () => {
   // Jobs run 100x faster, so exports and runs finish within the test.
@@ -21,6 +27,12 @@ beforeAll(async () => {
   // Job tools answer once started (WORKSPACE_JOB_WAIT_SECONDS 0), so each call is exactly one request;
   // following jobs is tested in test/jobs. Their answer carries the job as structuredContent.job.
   stack = await startStack({ sandbox: { timeScale: 0.01, rateLimit: true }, env: { WORKSPACE_RATE_LIMIT: '120/0.6', WORKSPACE_JOB_WAIT_SECONDS: '0' } });
+  // The listing the client validates every result against.
+  const { tools } = await stack.client.listTools();
+  for (const t of tools) {
+    expect(t.outputSchema, t.name).toMatchObject({ type: 'object' });
+    listed.set(t.name, t);
+  }
 });
 afterAll(async () => {
   await stack?.close();
@@ -48,7 +60,9 @@ async function call(name: string, args: Record<string, unknown> = {}): Promise<a
   expect(op, `unknown tool ${name}`).toBeDefined();
   const before = stack.sandbox.requests().length;
   if (process.env.DEBUG_CALLS) process.stderr.write(`call ${name}\n`);
-  const r = await stack.call(name, args);
+  // The listed definition, given to callTool: the client checks the result against its outputSchema
+  // on this call whatever its cache holds (a list_changed meanwhile would have dropped the listing).
+  const r = (await stack.client.callTool({ name, arguments: args }, { toolDefinition: listed.get(name) as Tool })) as CallToolResult;
   const seen: RequestLogEntry[] = stack.sandbox
     .requests()
     .slice(before)

@@ -1,0 +1,60 @@
+// The quick tier of the tests (`npm run test:fast`, DESIGN.md's contract name): the catalog, argument
+// reading, the pipeline, rendering, the limiter and the stores, each in process or over loopback
+// (the sandbox on a port, Redis on a port), no child process, no browser, no install. `npm test` (what
+// CI runs) runs the quick tier first, then the rest, each file once (`--project fast`, then
+// `--project rest`: vitest.config.ts); `vitest run` alone runs both tiers together.
+//
+// Left to the rest: files that start processes (stdio servers, the CLI, Redis-backed workers, Caddy,
+// Chromium, installs), and files that wait on real time windows no clock is injected into yet
+// (test/mcp/limits.test.ts overloads a real minute window; test/mcp/gateway-live.test.ts waits out
+// the live description's bound).
+export const FAST_TESTS = [
+  // The catalog and the layout.
+  'test/tools/catalog.test.ts',
+  'test/tools/spec-constraints-*.test.ts',
+  'test/tools/every-operation.test.ts',
+  'test/architecture/*.test.ts',
+  'test/i18n.test.ts',
+  // Arguments, as models send them.
+  'test/mcp/arguments.test.ts',
+  'test/mcp/schema-portability.test.ts',
+  'test/mcp/config.test.ts',
+  // The pipeline and what it serves: tools, gateway, workflows, jobs, files, resources, prompts.
+  'test/mcp/calls.test.ts',
+  'test/mcp/gateway.test.ts',
+  'test/mcp/surface.test.ts',
+  'test/mcp/surface-workflows.test.ts',
+  'test/mcp/tool-results.test.ts',
+  'test/mcp/result-shapes.test.ts',
+  'test/mcp/read-results.test.ts',
+  'test/mcp/tool-snapshots.test.ts',
+  'test/mcp/one-door.test.ts',
+  'test/mcp/resources.test.ts',
+  'test/mcp/prompts.test.ts',
+  'test/mcp/retrieval.test.ts',
+  'test/mcp/files.test.ts',
+  'test/mcp/file-transfers.test.ts',
+  'test/mcp/log.test.ts',
+  'test/mcp/jobs/*.test.ts',
+  // Rendering (job-cost.test.ts runs a bench script as a process: the rest).
+  'test/mcp/render/budget.test.ts',
+  'test/mcp/render/compact.test.ts',
+  'test/mcp/render/concise.test.ts',
+  'test/mcp/render/list-tools.test.ts',
+  'test/mcp/render/notation.test.ts',
+  'test/mcp/render/response-format.test.ts',
+  'test/mcp/render/tokens.test.ts',
+  // The API client and its limiter.
+  'test/api/*.test.ts',
+  // The stores (Redis over loopback).
+  'test/store/contract.test.ts',
+  // The sandbox the rest stands on (main.test.ts and auto-consent-cli.test.ts start the CLI: the rest).
+  'test/sandbox/handlers/*.test.ts',
+  'test/sandbox/files.test.ts',
+  'test/sandbox/malformed-requests.test.ts',
+  'test/sandbox/me.test.ts',
+  'test/sandbox/openapi.test.ts',
+  'test/sandbox/pipeline.test.ts',
+  'test/sandbox/ratelimit-faults.test.ts',
+  'test/sandbox/router.test.ts',
+];
