@@ -27,6 +27,11 @@ import { authInfoFor } from './principal.js';
 /** Members whose sessions are kept at once (each holds its API client); the oldest unused go first. */
 const MAX_MEMBER_SESSIONS = 500;
 const MEMBER_SESSION_IDLE_MS = 60 * 60_000;
+/**
+ * 2025 sessions one member (with one consent, through one client) holds on a replica: a member opening
+ * more evicts their own oldest idle ones, never another member's.
+ */
+export const MAX_SESSIONS_PER_MEMBER = 20;
 
 export interface RemoteServing {
   url: string;
@@ -132,7 +137,18 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
   };
 
   const factory = createServerFactory({ config, logger, logs, sessionFor });
-  const mcp = createMcpHttp({ factory, logger, store, ...(config.stateKey ? { sessionKey: config.stateKey } : {}) });
+  const mcp = createMcpHttp({
+    factory,
+    logger,
+    store,
+    ...(config.stateKey ? { sessionKey: config.stateKey } : {}),
+    // A 2025 session is the member's, under the consent and through the client that opened it.
+    ownerOf: (authInfo) => {
+      const p = principalOf(authInfo);
+      return p ? JSON.stringify([p.kind, p.memberKey, p.scope, p.clientId]) : '';
+    },
+    maxSessionsPerOwner: MAX_SESSIONS_PER_MEMBER,
+  });
   operations.onChanged(() => mcp.toolsChanged());
 
   // Listen first: with --port 0 and no public URL (a loopback trial), the public URL is where it listens.
