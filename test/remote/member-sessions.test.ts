@@ -64,7 +64,7 @@ describe("a 2025 session is its member's", () => {
     d.sandbox.clearRequests();
     // Each replica, whether it holds Claire's session or not, twice (the balancer's turn aside).
     for (const replica of [...d.replicas, ...d.replicas]) {
-      const send = (spec: ReturnType<typeof legacyCall>) => raw(replica.origin, d.lb.url, spec);
+      const send = (spec: Parameters<typeof raw>[2]) => raw(replica.origin, d.lb.url, spec);
       const listed = await send(legacyCall(marc.token, sessionId, 'tools/list'));
       expect(listed.status, listed.body).toBe(404);
       const read = await send(legacyCall(marc.token, sessionId, 'tools/call', { name: 'list_engagements', arguments: {} }));
