@@ -9,7 +9,7 @@ import type { McpRequestContext } from '@modelcontextprotocol/server';
 import { LRUCache } from 'lru-cache';
 import { catalog } from '../../tools/index.js';
 import { ApiClient } from '../api/client.js';
-import { WorkspaceApiError } from '../api/errors.js';
+import { BRIEFLY_UNAVAILABLE, WorkspaceApiError } from '../api/errors.js';
 import { limiterFor } from '../api/limiter.js';
 import { type Config, isLoopbackHost } from '../config.js';
 import { boundConnections, guardedBody, sendError } from '../http.js';
@@ -20,9 +20,11 @@ import type { RequestLogRouter } from '../mcp/request-log.js';
 import { createServerFactory } from '../mcp/server.js';
 import { Session } from '../mcp/session.js';
 import type { Store } from '../store/open.js';
+import { isStoreUnavailable } from '../store/store.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { createRemoteFront, GrantEndedError, principalOf, type RemotePrincipal } from './index.js';
 import { authInfoFor } from './principal.js';
+import { WorkspaceUnavailableError } from './upstream.js';
 
 /** Members whose sessions are kept at once (each holds its API client); the oldest unused go first. */
 const MAX_MEMBER_SESSIONS = 500;
@@ -32,6 +34,30 @@ const MEMBER_SESSION_IDLE_MS = 60 * 60_000;
  * more evicts their own oldest idle ones, never another member's.
  */
 export const MAX_SESSIONS_PER_MEMBER = 20;
+
+/**
+ * Why the member's workspace token could not be had, as the API error their assistant reads (before
+ * anything was sent): a grant that ended reads as the workspace refusing the token (the member signs
+ * in again); the workspace's token endpoint or this server's store briefly unavailable reads as a
+ * retryable 503 in those words, never as an internal error with a library's message.
+ */
+function tokenFailure(err: unknown): unknown {
+  if (err instanceof GrantEndedError) return new WorkspaceApiError(401, 'auth.grant_ended', "The member's sign-in has ended: the client must sign in again.");
+  if (err instanceof WorkspaceUnavailableError || isStoreUnavailable(err)) {
+    const what =
+      err instanceof WorkspaceUnavailableError
+        ? "the workspace's sign-in service did not renew the member's access"
+        : "this server's state store is unreachable";
+    return new WorkspaceApiError(
+      503,
+      BRIEFLY_UNAVAILABLE,
+      `The workspace is briefly unavailable (${what}). Nothing was sent: retry this call in a few seconds.`,
+      {},
+      5,
+    );
+  }
+  return err;
+}
 
 export interface RemoteServing {
   url: string;
@@ -95,17 +121,20 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     const holder = { principal };
     const client = new ApiClient({
       baseUrl: `${workspaceUrl}/api/v1`,
-      // A grant that ended meanwhile reads as the workspace refusing the token: the member signs in again.
       token: async () => {
         try {
           return await holder.principal.workspaceToken();
         } catch (err) {
-          if (err instanceof GrantEndedError)
-            throw new WorkspaceApiError(401, 'auth.grant_ended', "The member's sign-in has ended: the client must sign in again.");
-          throw err;
+          throw tokenFailure(err);
         }
       },
-      onUnauthorized: async () => (await holder.principal.onWorkspaceUnauthorized()) === 'refreshed',
+      onUnauthorized: async () => {
+        try {
+          return (await holder.principal.onWorkspaceUnauthorized()) === 'refreshed';
+        } catch (err) {
+          throw tokenFailure(err);
+        }
+      },
       locale: config.locale,
       timeoutMs: config.timeoutMs,
       // The workspace counts per application and member (or per personal token): so does the budget,
