@@ -7,11 +7,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { requireSecureUrl } from '../auth/secure.js';
 import { BodyTooLarge, MAX_BODY_BYTES } from '../http.js';
+import { MemoryStore } from '../store/memory.js';
 import { isStoreUnavailable, type StateStore } from '../store/store.js';
+import type { SlidingWindowStore } from '../store/windows.js';
+import { addressKey, clientAddress, trustedProxyList } from './address.js';
 import { decideAuthorization, showAuthorization } from './authorize.js';
 import { handleCallback } from './callback.js';
 import { createMetadataFetcher } from './cimd.js';
-import { Clients } from './clients.js';
+import { Clients, REGISTRATION_LIMITS, type RegistrationLimits } from './clients.js';
 import type { RemoteContext } from './context.js';
 import { authenticate } from './gate.js';
 import { GrantEndedError, Grants } from './grants.js';
@@ -52,6 +55,13 @@ export interface RemoteFrontOptions {
   signInTtlMs?: number;
   /** The clock used for token expiry (tests). */
   now?: () => number;
+  /** Bounds on anonymous registration (defaults: REGISTRATION_LIMITS). */
+  registrationLimits?: Partial<RegistrationLimits>;
+  /**
+   * Proxies whose X-Forwarded-For names the caller (addresses or networks). Unset: the socket's peer is
+   * the caller, so behind a proxy every caller counts under the proxy's address.
+   */
+  trustedProxies?: readonly string[];
   /** Largest /mcp body, refused 413 from its Content-Length (default: the HTTP server's, MAX_BODY_BYTES). */
   maxBodyBytes?: number;
 }
@@ -86,6 +96,10 @@ const METHODS: Record<string, string[]> = {
   '/oauth/token': ['POST'],
   '/oauth/revoke': ['POST'],
 };
+
+function isWindowStore(store: StateStore): store is StateStore & SlidingWindowStore {
+  return typeof (store as Partial<SlidingWindowStore>).takeSlot === 'function';
+}
 
 /** Seconds a client is told to wait when the state store is unreachable: the Redis client retries within 2 s. */
 export const STORE_RETRY_AFTER_S = 5;
@@ -172,7 +186,11 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
     logger,
   });
   const grants = new Grants({ records, upstream, logger, now, ttlMs: lifetimes.refreshMs });
-  const ctx: RemoteContext = { ep, records, clients: new Clients(records, documents, logger), upstream, grants, logger, now, lifetimes };
+  // Registrations are counted in the shared store's windows when it has them (Redis: across replicas).
+  const windows = isWindowStore(opts.store) ? opts.store : new MemoryStore();
+  const clients = new Clients(records, documents, logger, windows, { ...REGISTRATION_LIMITS, ...opts.registrationLimits });
+  const ctx: RemoteContext = { ep, records, clients, upstream, grants, logger, now, lifetimes };
+  const trusted = opts.trustedProxies?.length ? trustedProxyList(opts.trustedProxies) : undefined;
   const personal = opts.allowPersonalTokens ? new PersonalTokens(workspaceUrl) : undefined;
 
   async function ready(): Promise<boolean> {
@@ -260,7 +278,7 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
         case 'GET /.well-known/oauth-authorization-server':
           return sendJson(res, 200, authorizationServerMetadata(ep));
         case 'POST /oauth/register':
-          return await ctx.clients.register(req, res);
+          return await ctx.clients.register(req, res, addressKey(clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted)));
         case 'GET /oauth/authorize':
           return await showAuthorization(ctx, req, res, target.searchParams);
         case 'POST /oauth/authorize':
