@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { SlidingWindowStore } from '../store/windows.js';
-import { ClientMetadataError, isMetadataDocumentId, type MetadataFetcher } from './cimd.js';
+import { ClientMetadataBusyError, ClientMetadataError, isMetadataDocumentId, type MetadataFetcher } from './cimd.js';
 import { OAuthHttpError, readJsonObject, sendJson } from './io.js';
 import type { SealedRecords } from './records.js';
 import { refuseRedirect } from './redirects.js';
@@ -146,6 +146,7 @@ export class Clients {
         return { ...doc, kind: 'document' };
       } catch (e) {
         if (e instanceof ClientMetadataError) return { unknown: e.message };
+        if (e instanceof ClientMetadataBusyError) throw new OAuthHttpError(503, 'temporarily_unavailable', e.message, { 'Retry-After': '5' });
         throw e;
       }
     }
