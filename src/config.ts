@@ -77,6 +77,8 @@ export interface RemoteConfig {
   publicUrl?: string;
   /** WORKSPACE_ALLOW_PERSONAL_TOKENS: accept a member's personal token in a header (unattended agents). */
   allowPersonalTokens: boolean;
+  /** WORKSPACE_TRUSTED_PROXIES: addresses or networks whose X-Forwarded-For names the caller (src/remote/address.ts). */
+  trustedProxies?: string[];
 }
 
 export class ConfigError extends Error {
@@ -175,6 +177,11 @@ export const SETTINGS = [
     flag: '--state-key-previous',
     help: 'With --remote, during a key rotation: the former WORKSPACE_STATE_KEY (a comma list for several), still read, never used to encrypt. A secret: prefer the variable to the flag.',
   },
+  {
+    env: 'WORKSPACE_TRUSTED_PROXIES',
+    flag: '--trusted-proxies',
+    help: "With --remote: the proxies in front of the replicas (comma list of addresses or networks, e.g. 10.0.0.0/8), whose X-Forwarded-For names the caller for per-address limits (registrations). Unset: the connection's peer is the caller, so behind a proxy all callers share the proxy's count.",
+  },
 ] as const;
 
 type Setting = (typeof SETTINGS)[number];
@@ -213,6 +220,7 @@ const DEFAULT_FIX: Record<SettingEnv, FixKey> = {
   REDIS_URL: 'config.fix.redis_url',
   WORKSPACE_STATE_KEY: 'config.fix.state_key',
   WORKSPACE_STATE_KEY_PREVIOUS: 'config.fix.state_key',
+  WORKSPACE_TRUSTED_PROXIES: 'config.fix.trusted_proxies',
 };
 
 /** Refuse the value being parsed with `fix` (and its parameters, which never hold the value). */
@@ -340,6 +348,22 @@ const uploadDirs = z.string().transform((raw, ctx) => {
   return dirs;
 });
 
+const trustedProxies = z.string().transform((raw, ctx) => {
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const bad = entries.findIndex((e) => {
+    const [address = '', bits, extra] = e.split('/');
+    const family = isIP(address);
+    if (family === 0 || extra !== undefined) return true;
+    if (bits === undefined) return false;
+    return !/^\d{1,3}$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128);
+  });
+  if (bad >= 0) return refuse(ctx, 'config.fix.trusted_proxies', { position: bad + 1, count: entries.length });
+  return entries;
+});
+
 /** A host name or an IP address (IPv6 with or without brackets), as `listen` takes it. */
 function listenableHost(host: string): string | undefined {
   const h = host.replace(/^\[(.*)\]$/, '$1');
@@ -379,6 +403,7 @@ const SETTINGS_SCHEMA = z.object({
   REDIS_URL: redisUrl.optional(),
   WORKSPACE_STATE_KEY: stateKey.optional(),
   WORKSPACE_STATE_KEY_PREVIOUS: previousStateKeys.optional(),
+  WORKSPACE_TRUSTED_PROXIES: trustedProxies.optional(),
   XDG_CONFIG_HOME: z.string().optional(),
 });
 
@@ -408,6 +433,7 @@ export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform((s, ctx): Config => {
       port: s.WORKSPACE_HTTP_PORT,
       ...(s.WORKSPACE_PUBLIC_URL !== undefined ? { publicUrl: s.WORKSPACE_PUBLIC_URL } : {}),
       allowPersonalTokens: s.WORKSPACE_ALLOW_PERSONAL_TOKENS,
+      ...(s.WORKSPACE_TRUSTED_PROXIES?.length ? { trustedProxies: s.WORKSPACE_TRUSTED_PROXIES } : {}),
     };
   } else if (s.WORKSPACE_HTTP) {
     // The endpoint has no client authentication of its own and acts with the member's token, so it

@@ -207,6 +207,7 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     ...(config.previousStateKeys ? { previousStateKeys: config.previousStateKeys.map((k) => Buffer.from(k)) } : {}),
     logger,
     allowPersonalTokens: remote.allowPersonalTokens,
+    ...(remote.trustedProxies ? { trustedProxies: remote.trustedProxies } : {}),
     ...(opts.allowLoopbackClientMetadata ? { allowLoopbackClientMetadata: true } : {}),
     mcp: async (req, res, principal) => {
       let body: unknown;

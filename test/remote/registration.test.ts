@@ -22,12 +22,12 @@ afterEach(async () => {
 });
 
 /** A fresh deployment on an empty Redis: each test counts registrations from the same address anew. */
-async function deploy(): Promise<Deployment> {
+async function deploy(env: Record<string, string> = {}): Promise<Deployment> {
   const db = createClient({ url: redis.url });
   await db.connect();
   await db.sendCommand(['FLUSHALL']);
   await db.close();
-  const d = await deployment(redis, 2);
+  const d = await deployment(redis, 2, env);
   closers.push(d.close);
   return d;
 }
@@ -39,8 +39,8 @@ async function admin() {
   return c;
 }
 
-const register = (url: string, body: unknown) =>
-  fetch(`${url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const register = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
 /** The largest registration a caller may send: ten redirect URIs of 400 characters, a long name and client_uri. */
 function bigRegistration(i: number) {
@@ -64,7 +64,8 @@ describe('anonymous registration', () => {
     for (let batch = 0; batch < 30; batch++) {
       const answers = await Promise.all(
         Array.from({ length: 50 }, async (_, k) => {
-          const res = await register(d.lb.url, bigRegistration(batch * 50 + k));
+          // An X-Forwarded-For from a caller, not from a trusted proxy (none is configured): ignored.
+          const res = await register(d.lb.url, bigRegistration(batch * 50 + k), { 'x-forwarded-for': `198.51.100.${k}` });
           if (res.status === 429) retryAfter = res.headers.get('retry-after');
           await res.body?.cancel();
           return res.status;
@@ -136,5 +137,22 @@ describe('anonymous registration', () => {
     expect(t.status).toBe(200);
     // Its first sign-in keeps it for the full term (90 days), far beyond the minutes of an unused one.
     expect(await ttlOf()).toBeGreaterThan(30 * 24 * 3600 * 1000);
+  }, 120_000);
+
+  it('behind trusted proxies, callers are counted by the address the proxy forwards, not by the proxy', async () => {
+    // The balancer connects from 127.0.0.1 and passes X-Forwarded-For on as a proxy appends it.
+    const d = await deploy({ WORKSPACE_TRUSTED_PROXIES: '127.0.0.1, ::1' });
+    const limit = REGISTRATION_LIMITS.perAddress.limit;
+    const from = async (address: string) => {
+      const res = await register(d.lb.url, { client_name: 'c', redirect_uris: [REDIRECT] }, { 'x-forwarded-for': `10.9.9.9, ${address}` });
+      await res.body?.cancel();
+      return res.status;
+    };
+    const first: number[] = [];
+    for (let i = 0; i <= limit; i++) first.push(await from('203.0.113.7'));
+    expect(first.filter((s) => s === 201)).toHaveLength(limit);
+    expect(first.at(-1)).toBe(429);
+    // Another caller behind the same proxy has its own count; the left-most (caller-written) entry is not it.
+    expect(await from('203.0.113.8')).toBe(201);
   }, 120_000);
 });
