@@ -122,3 +122,35 @@ export function legacyCall(token: string, sessionId: string | undefined, method:
     body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
   };
 }
+
+/**
+ * A 2025 session's GET event stream opened straight on a replica as `token`, kept open until `close()`
+ * (a replica serves one stream per session: whoever holds it keeps it).
+ */
+export function openStream(origin: string, publicUrl: string, token: string, sessionId: string): Promise<{ status: number; close(): void }> {
+  const u = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        method: 'GET',
+        path: '/mcp',
+        headers: {
+          host: new URL(publicUrl).host,
+          authorization: `Bearer ${token}`,
+          accept: 'text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          'mcp-session-id': sessionId,
+        },
+      },
+      (res) => {
+        res.on('error', () => {});
+        if (!String(res.headers['content-type']).startsWith('text/event-stream')) res.resume();
+        resolve({ status: res.statusCode ?? 0, close: () => res.destroy() });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}

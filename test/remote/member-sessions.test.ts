@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
-import { CLAIRE, type Deployment, deployment, legacyCall, MARC, raw, signInAs } from './deployment.js';
+import { CLAIRE, type Deployment, deployment, legacyCall, MARC, openStream, raw, signInAs } from './deployment.js';
 
 let redis: RedisHandle;
 const closers: (() => Promise<void>)[] = [];
@@ -100,6 +100,28 @@ describe("a 2025 session is its member's", () => {
     // And Marc, in his own session, still lists reads only.
     const marcTools = (await marc.client.listTools()).tools;
     expect(marcTools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual([]);
+  }, 120_000);
+
+  it("another member cannot take the session's event stream: refused 404, the owner then opens it", async () => {
+    const d = await deploy();
+    const claire = await signInAs(d, CLAIRE, 'write', 'legacy');
+    closers.push(() => claire.client.close());
+    const marc = await signInAs(d, MARC, 'read', 'legacy');
+    closers.push(() => marc.client.close());
+    const [replica] = d.replicas as [Deployment['replicas'][number]];
+    // A session of Claire's held by this replica, its stream not yet open.
+    const opened = await raw(
+      replica.origin,
+      d.lb.url,
+      legacyCall(claire.token, undefined, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }),
+    );
+    const sessionId = opened.headers['mcp-session-id'] as string;
+    const taken = await openStream(replica.origin, d.lb.url, marc.token, sessionId);
+    closers.push(async () => taken.close());
+    expect(taken.status).toBe(404);
+    const own = await openStream(replica.origin, d.lb.url, claire.token, sessionId);
+    closers.push(async () => own.close());
+    expect(own.status).toBe(200);
   }, 120_000);
 
   it("the owner's own request with another consent or client is another principal: 404 too", async () => {
