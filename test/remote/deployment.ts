@@ -73,7 +73,8 @@ export interface RawAnswer {
 
 /**
  * One request straight to a replica's `origin`, with the public Host of `publicUrl`. A GET answered
- * with an event stream is not read to its end: its status and headers are returned at once.
+ * with an event stream is not read to its end: its status and headers are returned at once. A POST's
+ * answer is read whole (as JSON, or as the event stream that carries it).
  */
 export function raw(
   origin: string,
@@ -91,7 +92,8 @@ export function raw(
         headers: { host: new URL(publicUrl).host, ...opts.headers },
       },
       (res) => {
-        if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+        // A POST's event stream ends with its answer; a GET's stays open for events.
+        if (opts.method === 'GET' && String(res.headers['content-type']).startsWith('text/event-stream')) {
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' });
           res.destroy();
           return;

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { CLAIRE, type Deployment, deployment, legacyCall, MARC, openStream, raw, signInAs } from './deployment.js';
+import { authorizeUrl, browse, pkce, REDIRECT, register, token } from './helpers.js';
 
 let redis: RedisHandle;
 const closers: (() => Promise<void>)[] = [];
@@ -122,6 +123,56 @@ describe("a 2025 session is its member's", () => {
     const own = await openStream(replica.origin, d.lb.url, claire.token, sessionId);
     closers.push(async () => own.close());
     expect(own.status).toBe(200);
+  }, 120_000);
+
+  it('the member is resolved on every request: a session opened with a sign-in since ended goes on with the current one', async () => {
+    const d = await deploy();
+    // One client, one member, one consent, signed in twice: two grants.
+    const clientId = await register(d.lb.url);
+    const signIn = async () => {
+      const { verifier, challenge } = pkce();
+      const back = await browse(
+        authorizeUrl(d.lb.url, {
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+        }),
+        REDIRECT,
+        'allow',
+        { email: CLAIRE, consent: 'write' },
+      );
+      const t = await token(d.lb.url, {
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        code: back.searchParams.get('code') ?? '',
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      });
+      expect(t.status).toBe(200);
+      return t.body as { access_token: string; refresh_token: string };
+    };
+    const first = await signIn();
+    const [replica] = d.replicas as [Deployment['replicas'][number]];
+    const opened = await raw(
+      replica.origin,
+      d.lb.url,
+      legacyCall(first.access_token, undefined, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }),
+    );
+    const sessionId = opened.headers['mcp-session-id'] as string;
+    const second = await signIn();
+    // The first sign-in ends (the client revokes it): its grant and workspace authorization are gone.
+    const revoked = await fetch(`${d.lb.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: clientId, token: first.refresh_token }),
+    });
+    expect(revoked.status).toBe(200);
+    const call = await raw(replica.origin, d.lb.url, legacyCall(second.access_token, sessionId, 'tools/call', { name: 'get_workspace', arguments: {} }));
+    expect(call.status, call.body).toBe(200);
+    expect(call.body).not.toMatch(/"isError":true/);
+    expect(call.body).toMatch(/"structuredContent"/);
   }, 120_000);
 
   it("the owner's own request with another consent or client is another principal: 404 too", async () => {
