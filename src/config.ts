@@ -93,6 +93,8 @@ export interface RemoteConfig {
   allowPersonalTokens: boolean;
   /** WORKSPACE_DOWNLOAD_LINK_SECONDS: lifetime of a member's link to a file too large to embed. */
   downloadLinkSeconds: number;
+  /** WORKSPACE_TRUSTED_PROXIES: addresses or networks whose X-Forwarded-For names the caller (src/remote/address.ts). */
+  trustedProxies?: string[];
 }
 
 export class ConfigError extends Error {
@@ -225,6 +227,11 @@ export const SETTINGS = [
     flag: '--metrics-host',
     help: 'Address the metrics port listens on. Default 127.0.0.1; 0.0.0.0 lets a scraper on another machine in (keep that port off the internet).',
   },
+  {
+    env: 'WORKSPACE_TRUSTED_PROXIES',
+    flag: '--trusted-proxies',
+    help: "With --remote: the proxies in front of the replicas (comma list of addresses or networks, e.g. 10.0.0.0/8), whose X-Forwarded-For names the caller for per-address limits (registrations). Unset: the connection's peer is the caller, so behind a proxy all callers share the proxy's count.",
+  },
 ] as const;
 
 type Setting = (typeof SETTINGS)[number];
@@ -269,6 +276,7 @@ const DEFAULT_FIX: Record<SettingEnv, FixKey> = {
   WORKSPACE_AUDIT: 'config.fix.audit',
   WORKSPACE_METRICS_PORT: 'config.fix.http_port',
   WORKSPACE_METRICS_HOST: 'config.fix.metrics_host',
+  WORKSPACE_TRUSTED_PROXIES: 'config.fix.trusted_proxies',
 };
 
 /** Refuse the value being parsed with `fix` (and its parameters, which never hold the value). */
@@ -408,6 +416,22 @@ const audit = z.string().transform((raw, ctx): AuditTarget => {
   return refuse(ctx, 'config.fix.audit');
 });
 
+const trustedProxies = z.string().transform((raw, ctx) => {
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const bad = entries.findIndex((e) => {
+    const [address = '', bits, extra] = e.split('/');
+    const family = isIP(address);
+    if (family === 0 || extra !== undefined) return true;
+    if (bits === undefined) return false;
+    return !/^\d{1,3}$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128);
+  });
+  if (bad >= 0) return refuse(ctx, 'config.fix.trusted_proxies', { position: bad + 1, count: entries.length });
+  return entries;
+});
+
 /** A host name or an IP address (IPv6 with or without brackets), as `listen` takes it. */
 function listenableHost(host: string): string | undefined {
   const h = host.replace(/^\[(.*)\]$/, '$1');
@@ -453,6 +477,7 @@ const SETTINGS_SCHEMA = z.object({
   WORKSPACE_AUDIT: audit.optional(),
   WORKSPACE_METRICS_PORT: wholeNumber(0, 65_535).optional(),
   WORKSPACE_METRICS_HOST: z.string().default('127.0.0.1'),
+  WORKSPACE_TRUSTED_PROXIES: trustedProxies.optional(),
   XDG_CONFIG_HOME: z.string().optional(),
 });
 
@@ -483,6 +508,7 @@ export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform((s, ctx): Config => {
       ...(s.WORKSPACE_PUBLIC_URL !== undefined ? { publicUrl: s.WORKSPACE_PUBLIC_URL } : {}),
       allowPersonalTokens: s.WORKSPACE_ALLOW_PERSONAL_TOKENS,
       downloadLinkSeconds: s.WORKSPACE_DOWNLOAD_LINK_SECONDS,
+      ...(s.WORKSPACE_TRUSTED_PROXIES?.length ? { trustedProxies: s.WORKSPACE_TRUSTED_PROXIES } : {}),
     };
   } else if (s.WORKSPACE_HTTP) {
     // The endpoint has no client authentication of its own and acts with the member's token, so it

@@ -169,6 +169,11 @@ const MESSAGES = {
     fr: () =>
       'donnez une URL redis:// ou rediss:// avec un hôte, un port et un numéro de base facultatifs, par exemple rediss://:MOT_DE_PASSE@redis.internal:6380/0',
   }),
+  'config.fix.trusted_proxies': text<{ position: number; count: number }>({
+    en: (p) => `entry ${p.position} of ${p.count} is not an IP address or network; give a comma list such as 10.0.0.5, 10.0.0.0/8, fd00::/8`,
+    fr: (p) =>
+      `l'élément ${p.position} sur ${p.count} n'est ni une adresse IP ni un réseau ; donnez une liste séparée par des virgules, par exemple 10.0.0.5, 10.0.0.0/8, fd00::/8`,
+  }),
   'config.fix.state_key': text({
     en: () => 'give 32 random bytes in base64 (44 characters), e.g. the output of openssl rand -base64 32',
     fr: () => 'donnez 32 octets aléatoires en base64 (44 caractères), par exemple la sortie de openssl rand -base64 32',

@@ -1,6 +1,12 @@
 // Typed failures of a call to the workspace API. The MCP layer turns each into a tool error with a
 // hint the assistant can act on, so every class says what happened and whether a retry is safe.
 
+/**
+ * Code of a WorkspaceApiError made before any request was sent (the member's token could not be had
+ * right now): retrying the same call shortly is safe, a write included.
+ */
+export const BRIEFLY_UNAVAILABLE = 'workspace.briefly_unavailable';
+
 /** The API answered with an error envelope `{code, message, details}` (or a non-JSON error page). */
 export class WorkspaceApiError extends Error {
   override name = 'WorkspaceApiError';

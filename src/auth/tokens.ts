@@ -80,10 +80,10 @@ export async function exchangeCode(
   }
 }
 
-export async function refreshTokens(as: AuthorizationServer, client: oauth.Client, current: StoredTokens): Promise<StoredTokens> {
+export async function refreshTokens(as: AuthorizationServer, client: oauth.Client, current: StoredTokens, timeoutMs?: number): Promise<StoredTokens> {
   if (!current.refresh_token) throw new RefreshRejectedError('no refresh token was issued');
   try {
-    const res = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), current.refresh_token, requestOptions(tokenEndpoint(as)));
+    const res = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), current.refresh_token, requestOptions(tokenEndpoint(as), timeoutMs));
     return toStored(await oauth.processRefreshTokenResponse(as, client, res), current.scope, current.refresh_token);
   } catch (err) {
     if (err instanceof oauth.ResponseBodyError && (err.error === 'invalid_grant' || err.error === 'invalid_client')) {

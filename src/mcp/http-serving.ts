@@ -9,6 +9,11 @@
 //   started on another replica) is served statelessly, like a 2026 one: its answer does not depend on
 //   where the session began. A session its client ended (DELETE) is the exception: its id is answered
 //   404 from then on, as the 2025 transport requires, by every replica sharing the state store.
+// - A session belongs to whoever opened it (in the remote mode: the member, their consent and their
+//   client): its id is signed together with that owner, so a request from anyone else naming it is
+//   answered 404, as for an id never issued, by every replica, whether or not it holds the session.
+//   Limits are per owner too: one owner's sessions are capped and evicted among themselves, so one
+//   member opening many sessions never pushes out another's.
 // Callers check Host/Origin and authentication first, read the body and hand it over parsed.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -32,8 +37,15 @@ import { announceToolsChanged } from './server.js';
 export interface McpHttpOptions {
   factory: (ctx: McpRequestContext) => Promise<Server>;
   logger: Logger;
-  /** 2025 sessions held at once before the oldest is evicted. */
+  /** 2025 sessions held at once before one is evicted (the oldest idle one of the owner holding most). */
   maxSessions?: number;
+  /** 2025 sessions one owner holds at once before their own oldest idle one is evicted. Default maxSessions. */
+  maxSessionsPerOwner?: number;
+  /**
+   * Who a request acts for, as a string (the remote mode: member, consent and client). A session is
+   * served only to requests of the owner that opened it. Unset: one owner (a local server's member).
+   */
+  ownerOf?: (authInfo: AuthInfo | undefined) => string;
   /** A 2025 session unused this long is closed. */
   sessionIdleMs?: number;
   /** Share of the heap limit in use above which idle sessions are evicted, oldest first. */
@@ -58,18 +70,23 @@ export interface McpHttpOptions {
  */
 export const ENDED_SESSION_TTL_MS = 24 * 60 * 60_000;
 
-/** Session ids: a random UUID and its MAC under the deployment's key. */
+/**
+ * Session ids: a random UUID and its MAC, under the deployment's key, over the UUID and the session's
+ * owner. Any replica tells from the id alone whether it was issued to this owner: no lookup, so a
+ * replica that does not hold the session refuses another owner exactly as the one that does.
+ */
 export function sessionIds(key: Uint8Array) {
-  const mac = (id: string) => createHmac('sha256', key).update(`mcp-session:${id}`).digest('base64url').slice(0, 22);
+  const mac = (id: string, owner: string) => createHmac('sha256', key).update(`mcp-session:${id}\n${owner}`).digest('base64url').slice(0, 22);
   return {
-    issue: () => {
+    issue: (owner = '') => {
       const id = randomUUID();
-      return `${id}.${mac(id)}`;
+      return `${id}.${mac(id, owner)}`;
     },
-    issued: (sessionId: string) => {
+    /** Was `sessionId` issued here, to `owner`? */
+    issued: (sessionId: string, owner = '') => {
       const [id, tag] = sessionId.split('.');
       if (!id || !tag || tag.length !== 22) return false;
-      const want = Buffer.from(mac(id));
+      const want = Buffer.from(mac(id, owner));
       const got = Buffer.from(tag);
       return got.length === want.length && timingSafeEqual(got, want);
     },
@@ -78,6 +95,8 @@ export function sessionIds(key: Uint8Array) {
 
 interface LegacySession {
   id: string;
+  /** Who opened it (McpHttpOptions.ownerOf): the only one it serves. */
+  owner: string;
   transport: NodeStreamableHTTPServerTransport;
   server: Server;
   lastUsed: number;
@@ -99,6 +118,8 @@ export interface McpHttp {
 export function createMcpHttp(opts: McpHttpOptions): McpHttp {
   const { factory, logger } = opts;
   const maxSessions = opts.maxSessions ?? 200;
+  const maxPerOwner = Math.min(opts.maxSessionsPerOwner ?? maxSessions, maxSessions);
+  const ownerOf = opts.ownerOf ?? (() => '');
   const idleMs = opts.sessionIdleMs ?? 15 * 60_000;
   const heapPressure = opts.heapPressure ?? 0.75;
   const onerror = (err: Error) => logger.debug({ err: err.message }, 'MCP HTTP exchange failed');
@@ -138,30 +159,59 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
     sessions.set(s.id, s);
   }
 
-  /** Makes room for one more session: expired ones go, then the oldest idle ones while over a limit. */
-  function reap(): void {
+  /** The sessions of each owner, oldest used first. */
+  function byOwner(): Map<string, LegacySession[]> {
+    const out = new Map<string, LegacySession[]>();
+    for (const s of sessions.values()) {
+      const list = out.get(s.owner);
+      if (list) list.push(s);
+      else out.set(s.owner, [s]);
+    }
+    return out;
+  }
+
+  /**
+   * Makes room for one more session of `owner`: expired ones go; then, while `owner` holds their cap,
+   * their own oldest idle one; then, while the process is full, the oldest idle one of whoever holds
+   * the most (never someone with fewer than `owner`, who would pay for another's many sessions);
+   * under memory pressure the oldest idle ones, whoever's.
+   */
+  function reap(owner?: string): void {
     const now = Date.now();
     for (const s of [...sessions.values()]) if (s.busy === 0 && now - s.lastUsed > idleMs) void closeSession(s, 'idle');
-    const heap = getHeapStatistics();
-    const pressed = () => heap.used_heap_size > heap.heap_size_limit * heapPressure;
-    for (const s of [...sessions.values()]) {
-      if (sessions.size < maxSessions && !pressed()) break;
-      if (s.busy === 0) void closeSession(s, sessions.size >= maxSessions ? 'evicted: too many sessions' : 'evicted: memory pressure');
+    if (owner !== undefined) {
+      const own = (byOwner().get(owner) ?? []).filter((s) => s.busy === 0);
+      let held = [...sessions.values()].filter((s) => s.owner === owner).length;
+      for (const s of own) {
+        if (held < maxPerOwner) break;
+        void closeSession(s, "evicted: too many sessions (the owner's own, at their cap)");
+        held--;
+      }
+      while (sessions.size >= maxSessions) {
+        const largest = [...byOwner().values()].sort((a, b) => b.length - a.length)[0] ?? [];
+        const victim = largest.find((s) => s.busy === 0);
+        if (!victim) break;
+        void closeSession(victim, 'evicted: too many sessions');
+      }
     }
+    const heap = getHeapStatistics();
+    if (heap.used_heap_size <= heap.heap_size_limit * heapPressure) return;
+    for (const s of [...sessions.values()]) if (s.busy === 0) void closeSession(s, 'evicted: memory pressure');
   }
-  const sweeper = setInterval(reap, Math.min(idleMs, 60_000));
+  const sweeper = setInterval(() => reap(), Math.min(idleMs, 60_000));
   sweeper.unref();
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo | undefined): Promise<void> {
-    reap();
+    const owner = ownerOf(authInfo);
+    reap(owner);
     const request = await toWebRequest(req, body);
     const server = await factory({ era: 'legacy', ...(authInfo ? { authInfo } : {}), requestInfo: request });
     let session: LegacySession | undefined;
     const transport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: ids.issue,
+      sessionIdGenerator: () => ids.issue(owner),
       onsessionclosed: recordEnded,
       onsessioninitialized: (id) => {
-        session = { id, transport, server, lastUsed: Date.now(), busy: 0 };
+        session = { id, owner, transport, server, lastUsed: Date.now(), busy: 0 };
         sessions.set(id, session);
         logger.debug({ sessions: sessions.size }, 'MCP session opened');
       },
@@ -178,7 +228,8 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
   async function handleLegacy(req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo | undefined): Promise<void> {
     const header = req.headers['mcp-session-id'];
     const id = Array.isArray(header) ? header[0] : header;
-    const issued = id !== undefined && ids.issued(id);
+    // Issued to this request's owner: an id of someone else's session is as unknown as a forged one.
+    const issued = id !== undefined && ids.issued(id, ownerOf(authInfo));
     // Checked even for a session held here: its client may have ended it through another replica.
     if (issued && (await ended(id))) {
       const held = sessions.get(id);
@@ -186,7 +237,7 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
       notFound(res);
       return;
     }
-    const session = id !== undefined ? sessions.get(id) : undefined;
+    const session = issued ? sessions.get(id) : undefined;
     if (session) {
       // A GET is the session's event stream, open for as long as the client listens (the SDK's client
       // opens one after initialize and keeps it): it is no work in progress, so it neither keeps the

@@ -119,8 +119,13 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
   const instructions = config.toolsets === 'default' ? `${INSTRUCTIONS} ${GATEWAY_NOTE}` : INSTRUCTIONS;
 
   return async (factoryCtx) => {
-    // Asked on each request: a sign-in inside a call can change the member's consent, and the session.
-    const current = () => Promise.resolve(deps.sessionFor(factoryCtx));
+    // Asked on each request, with that request's own credentials: a sign-in inside a call can change
+    // the member's consent, and in the remote mode the principal is the one each request authenticated
+    // as, never the one that opened a 2025 session (which would act for whoever sent its id).
+    const current = (ctx?: ServerContext) => {
+      const authInfo = ctx?.http?.authInfo ?? factoryCtx.authInfo;
+      return Promise.resolve(deps.sessionFor(authInfo ? { ...factoryCtx, authInfo } : factoryCtx));
+    };
     const server = new Server(
       { name: SERVER_NAME, title: 'Workspace Consulting', version: SERVER_VERSION },
       {
@@ -189,15 +194,15 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
     if (factoryCtx.era === 'modern') {
       // Asked after this request is built (a session that cannot be had fails the request, not this).
       void Promise.resolve()
-        .then(current)
+        .then(() => current())
         .then((session) => session.operations.listable())
         .then(
           () => listedBy.add(server),
           () => {},
         );
     }
-    server.setRequestHandler('tools/list', async () => {
-      const session = await current();
+    server.setRequestHandler('tools/list', async (_req, ctx) => {
+      const session = await current(ctx);
       await session.operations.listReady();
       listedBy.add(server);
       return { tools: session.tools() };
@@ -227,7 +232,7 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
         call.progress = (done, total, message) => send(done, total, message);
         call.waiting = (ms) => send(Math.max(last, 0) + 0.001, undefined, `waiting for the rate budget: about ${Math.max(1, Math.ceil(ms / 1000))} s`);
       }
-      const session = await current();
+      const session = await current(ctx);
       const run = () => logs.run(sinkFor(ctx), () => session.call(req.params.name, req.params.arguments, call));
       if (!deps.events) return server.projectCallToolResult(await run(), undefined);
       const started = performance.now();
@@ -249,11 +254,11 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
     });
 
     // Resources and completions read through the session's pipeline, like every tool call.
-    const resourceDeps = async () => ({ pipeline: (await current()).pipeline });
+    const resourceDeps = async (ctx: ServerContext) => ({ pipeline: (await current(ctx)).pipeline });
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: resourceTemplates() }));
     server.setRequestHandler('resources/list', async (_req, ctx) => {
       try {
-        const rd = await resourceDeps();
+        const rd = await resourceDeps(ctx);
         return { resources: await logs.run(sinkFor(ctx), () => listResources(rd, ctx.mcpReq.signal)) };
       } catch (err) {
         logger.info({ err: String(err) }, 'could not list engagements as resources');
@@ -273,7 +278,7 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
         }
       }
       try {
-        const rd = await resourceDeps();
+        const rd = await resourceDeps(ctx);
         return await logs.run(sinkFor(ctx), () => readResource(rd, req.params.uri, ctx.mcpReq.signal));
       } catch (err) {
         if (err instanceof ResourceError && err.notFound) throw new ResourceNotFoundError(shownName(req.params.uri, 200), err.message);
@@ -294,7 +299,7 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
         throw err;
       }
     });
-    server.setRequestHandler('completion/complete', async (req) => {
+    server.setRequestHandler('completion/complete', async (req, ctx) => {
       const ref = req.params.ref;
       if (ref.type === 'ref/prompt' && !PROMPTS.some((p) => p.name === ref.name)) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${ref.name.slice(0, 80)}".`);
@@ -302,7 +307,7 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
       if (ref.type === 'ref/resource' && !TEMPLATES.some((t) => t.uriTemplate === ref.uri)) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template "${ref.uri.slice(0, 200)}".`);
       }
-      const completion = await complete(await resourceDeps(), req.params.argument, req.params.context?.arguments ?? {});
+      const completion = await complete(await resourceDeps(ctx), req.params.argument, req.params.context?.arguments ?? {});
       return { completion };
     });
 

@@ -11,9 +11,20 @@ import { refuseRedirect } from './redirects.js';
 
 const MAX_BYTES = 64 * 1024;
 const TIMEOUT_MS = 5_000;
+/** A document that could not be had is not fetched again for this long: every request naming it is refused from memory. */
+export const FAILURE_TTL_MS = 60_000;
+/** Documents fetched at once, across every client_id: an anonymous caller cannot make a replica open many. */
+export const MAX_CONCURRENT_FETCHES = 8;
+/** Documents (good and failed) remembered at once. */
+const MAX_REMEMBERED = 1000;
 
 export class ClientMetadataError extends Error {
   override name = 'ClientMetadataError';
+}
+
+/** Too many documents are being fetched right now: nothing is known about this one, try again shortly. */
+export class ClientMetadataBusyError extends Error {
+  override name = 'ClientMetadataBusyError';
 }
 
 /** Non-public address ranges: loopback, private, link-local, carrier NAT, multicast, reserved, documentation. */
@@ -123,12 +134,22 @@ export interface MetadataFetcher {
   close(): Promise<void>;
 }
 
-/** Fetch and check documents; good ones are kept for their Cache-Control max-age (1 to 60 minutes, default 5). */
-export function createMetadataFetcher(opts: { allowLoopback?: boolean; now?: () => number; resolve?: Resolve } = {}): MetadataFetcher {
+/**
+ * Fetch and check documents; good ones are kept for their Cache-Control max-age (1 to 60 minutes,
+ * default 5), failures for FAILURE_TTL_MS. One fetch per URL at a time (concurrent requests share it),
+ * at most MAX_CONCURRENT_FETCHES at once.
+ */
+export function createMetadataFetcher(
+  opts: { allowLoopback?: boolean; now?: () => number; resolve?: Resolve; maxConcurrent?: number; failureTtlMs?: number } = {},
+): MetadataFetcher {
   const allowLoopback = opts.allowLoopback ?? false;
   const now = opts.now ?? Date.now;
   const agent = new Agent({ connect: { lookup: publicOnlyLookup(allowLoopback, opts.resolve ?? systemResolve), timeout: TIMEOUT_MS } });
   const cache = new Map<string, { doc: ClientMetadata; until: number }>();
+  const failures = new Map<string, { error: ClientMetadataError; until: number }>();
+  const inFlight = new Map<string, Promise<ClientMetadata>>();
+  const maxConcurrent = opts.maxConcurrent ?? MAX_CONCURRENT_FETCHES;
+  const failureTtlMs = opts.failureTtlMs ?? FAILURE_TTL_MS;
 
   async function load(clientId: string): Promise<{ doc: ClientMetadata; maxAgeS: number }> {
     const why = refuseMetadataUrl(clientId, allowLoopback);
@@ -169,10 +190,35 @@ export function createMetadataFetcher(opts: { allowLoopback?: boolean; now?: () 
     async fetch(clientId) {
       const hit = cache.get(clientId);
       if (hit && hit.until > now()) return hit.doc;
-      const { doc, maxAgeS } = await load(clientId);
-      if (cache.size > 1000) cache.clear();
-      cache.set(clientId, { doc, until: now() + Math.min(3600, Math.max(60, maxAgeS)) * 1000 });
-      return doc;
+      const failed = failures.get(clientId);
+      if (failed && failed.until > now()) throw failed.error;
+      const pending = inFlight.get(clientId);
+      if (pending) return pending;
+      if (inFlight.size >= maxConcurrent) {
+        throw new ClientMetadataBusyError('Too many client metadata documents are being fetched right now: try again in a few seconds.');
+      }
+      const p = load(clientId).then(
+        ({ doc, maxAgeS }) => {
+          if (cache.size >= MAX_REMEMBERED) cache.clear();
+          cache.set(clientId, { doc, until: now() + Math.min(3600, Math.max(60, maxAgeS)) * 1000 });
+          failures.delete(clientId);
+          return doc;
+        },
+        (e: unknown) => {
+          // Remembered: a caller naming a failing document again and again costs one fetch a minute.
+          if (e instanceof ClientMetadataError) {
+            if (failures.size >= MAX_REMEMBERED) failures.clear();
+            failures.set(clientId, { error: e, until: now() + failureTtlMs });
+          }
+          throw e;
+        },
+      );
+      inFlight.set(clientId, p);
+      try {
+        return await p;
+      } finally {
+        inFlight.delete(clientId);
+      }
     },
     close: () => agent.close(),
   };

@@ -7,11 +7,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { EventSink } from '../audit/events.js';
 import { requireSecureUrl } from '../auth/secure.js';
-import type { StateStore } from '../store/store.js';
+import { BodyTooLarge, MAX_BODY_BYTES } from '../http.js';
+import { MemoryStore } from '../store/memory.js';
+import { isStoreUnavailable, type StateStore } from '../store/store.js';
+import type { SlidingWindowStore } from '../store/windows.js';
+import { addressKey, clientAddress, trustedProxyList } from './address.js';
 import { decideAuthorization, showAuthorization } from './authorize.js';
 import { handleCallback } from './callback.js';
 import { createMetadataFetcher } from './cimd.js';
-import { Clients } from './clients.js';
+import { Clients, REGISTRATION_LIMITS, type RegistrationLimits } from './clients.js';
 import type { RemoteContext } from './context.js';
 import { authenticate } from './gate.js';
 import { GrantEndedError, Grants } from './grants.js';
@@ -59,6 +63,15 @@ export interface RemoteFrontOptions {
   now?: () => number;
   /** The operator's audit trail and metrics: told of sign-ins, grant changes and revocations. */
   events?: EventSink;
+  /** Bounds on anonymous registration (defaults: REGISTRATION_LIMITS). */
+  registrationLimits?: Partial<RegistrationLimits>;
+  /**
+   * Proxies whose X-Forwarded-For names the caller (addresses or networks). Unset: the socket's peer is
+   * the caller, so behind a proxy every caller counts under the proxy's address.
+   */
+  trustedProxies?: readonly string[];
+  /** Largest /mcp body, refused 413 from its Content-Length (default: the HTTP server's, MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
 }
 
 export interface RemoteFront {
@@ -95,6 +108,48 @@ const METHODS: Record<string, string[]> = {
   '/oauth/revoke': ['POST'],
 };
 
+function isWindowStore(store: StateStore): store is StateStore & SlidingWindowStore {
+  return typeof (store as Partial<SlidingWindowStore>).takeSlot === 'function';
+}
+
+/** Seconds a client is told to wait when the state store is unreachable: the Redis client retries within 2 s. */
+export const STORE_RETRY_AFTER_S = 5;
+
+/**
+ * The state store (Redis) is unreachable: nothing can be checked or kept, and nothing was decided.
+ * Answered at once, retryable: 503 with Retry-After; for /mcp as a JSON-RPC error an MCP client
+ * reads, elsewhere as the OAuth error temporarily_unavailable (RFC 6749 4.1.2.1) with its words.
+ */
+function storeUnavailable(req: IncomingMessage, res: ServerResponse): void {
+  const headers = { 'Retry-After': String(STORE_RETRY_AFTER_S), Connection: 'close' };
+  const words = `This server's state store is briefly unavailable: nothing was done. Try again in ${STORE_RETRY_AFTER_S} seconds.`;
+  // The body is not read: the connection closes after the answer instead.
+  if (new URL(req.url ?? '/', 'http://target.invalid').pathname === '/mcp') {
+    sendJson(res, 503, { jsonrpc: '2.0', id: null, error: { code: -32000, message: words } }, headers);
+    return;
+  }
+  sendJson(res, 503, { error: 'temporarily_unavailable', error_description: words }, headers);
+}
+
+/**
+ * The most of an unauthenticated request's body ever read (drained, to keep the connection): an
+ * anonymous caller cannot make a replica read megabytes before its 401.
+ */
+export const MAX_UNAUTHENTICATED_BODY = 16 * 1024;
+
+/** The Content-Length a request declares, if it declares one (chunked bodies do not). */
+function declaredLength(req: IncomingMessage): number | undefined {
+  const v = req.headers['content-length'];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** 413, and the connection closed after it: what is left of the body is never read. */
+function bodyTooLarge(res: ServerResponse, limit: number): void {
+  sendJson(res, 413, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Request body larger than ${limit} bytes.` } }, { Connection: 'close' });
+}
+
 /** Host as sent for the public origin, with or without the scheme's default port. */
 function hostMatches(ep: Endpoints, host: string | undefined): boolean {
   if (!host) return false;
@@ -127,6 +182,7 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
     );
   });
   const now = opts.now ?? Date.now;
+  const maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   const lifetimes = {
     accessMs: opts.accessTokenTtlMs ?? 60 * 60 * 1000,
     refreshMs: opts.refreshTokenTtlMs ?? 30 * 24 * 3600 * 1000,
@@ -143,17 +199,11 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
   });
   const events = opts.events;
   const grants = new Grants({ records, upstream, logger, now, ttlMs: lifetimes.refreshMs, ...(events ? { events } : {}) });
-  const ctx: RemoteContext = {
-    ep,
-    records,
-    clients: new Clients(records, documents, logger),
-    upstream,
-    grants,
-    logger,
-    now,
-    lifetimes,
-    ...(events ? { events } : {}),
-  };
+  // Registrations are counted in the shared store's windows when it has them (Redis: across replicas).
+  const windows = isWindowStore(opts.store) ? opts.store : new MemoryStore();
+  const clients = new Clients(records, documents, logger, windows, { ...REGISTRATION_LIMITS, ...opts.registrationLimits });
+  const ctx: RemoteContext = { ep, records, clients, upstream, grants, logger, now, lifetimes, ...(events ? { events } : {}) };
+  const trusted = opts.trustedProxies?.length ? trustedProxyList(opts.trustedProxies) : undefined;
   const personal = opts.allowPersonalTokens ? new PersonalTokens(workspaceUrl) : undefined;
 
   async function ready(): Promise<boolean> {
@@ -170,11 +220,18 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
 
   async function serveMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const who = await authenticate(ctx, personal, req);
+    const declared = declaredLength(req);
     if (!('memberKey' in who)) {
-      // Drain what the client sent so the connection can be reused for its next (signed-in) request.
-      req.resume();
-      return sendJson(res, who.status, who.body, who.headers);
+      // A small body is drained so the connection can carry the client's next (signed-in) request;
+      // anything larger, or of unknown length, is never read: the connection closes after the answer.
+      if (declared !== undefined && declared <= MAX_UNAUTHENTICATED_BODY) {
+        req.resume();
+        return sendJson(res, who.status, who.body, who.headers);
+      }
+      return sendJson(res, who.status, who.body, { ...who.headers, Connection: 'close' });
     }
+    // Refused from its declared length, before a byte of it is read.
+    if (declared !== undefined && declared > maxBodyBytes) return bodyTooLarge(res, maxBodyBytes);
     try {
       await opts.mcp(req, res, who);
     } catch (e) {
@@ -242,7 +299,7 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
         case 'GET /.well-known/oauth-authorization-server':
           return sendJson(res, 200, authorizationServerMetadata(ep));
         case 'POST /oauth/register':
-          return await ctx.clients.register(req, res);
+          return await ctx.clients.register(req, res, addressKey(clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted)));
         case 'GET /oauth/authorize':
           return await showAuthorization(ctx, req, res, target.searchParams);
         case 'POST /oauth/authorize':
@@ -265,6 +322,13 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     route(req, res).catch((e: unknown) => {
+      // A body sent without a length, found over the limit as it streamed in: the rest is not read.
+      if (e instanceof BodyTooLarge) return res.headersSent ? void res.destroy() : bodyTooLarge(res, maxBodyBytes);
+      if (isStoreUnavailable(e)) {
+        if (res.headersSent) return void res.destroy();
+        logger.warn({ event: 'remote.store_unavailable', cause: e instanceof Error ? e.message : String(e) }, 'the state store is unreachable');
+        return storeUnavailable(req, res);
+      }
       logger.error({ event: 'remote.internal_error', cause: e instanceof Error ? e.message : String(e) }, 'the remote front failed a request');
       if (!res.headersSent) sendJson(res, 500, { error: 'server_error', error_description: 'Internal error.' });
       else res.destroy();

@@ -11,7 +11,7 @@ import type { StoredTokens } from '../auth/store.js';
 import { RefreshRejectedError } from '../auth/tokens.js';
 import type { RemoteScope } from './metadata.js';
 import type { Read, SealedRecords } from './records.js';
-import type { Upstream } from './upstream.js';
+import { type Upstream, WorkspaceUnavailableError } from './upstream.js';
 
 /** The member's authorization is gone (revoked at the workspace, signed out, or expired): sign in again. */
 export class GrantEndedError extends Error {
@@ -53,7 +53,7 @@ export interface GrantsOptions {
   events?: EventSink;
 }
 
-/** How long one replica may hold the right to refresh a grant (the refresh request times out at 15 s). */
+/** How long one replica may hold the right to refresh a grant (the refresh request times out at 5 s). */
 const LEASE_MS = 20_000;
 
 /** Refresh a little before expiry: a minute, or a quarter of the token's life if that is shorter. */
@@ -148,7 +148,7 @@ export class Grants {
       const cur = await this.read(id);
       if (!cur) throw new GrantEndedError();
       if (replaced(cur)) return cur;
-      if (Date.now() > deadline) throw new Error('Timed out waiting for another replica to refresh the workspace tokens.');
+      if (Date.now() > deadline) throw new WorkspaceUnavailableError(new Error('Timed out waiting for another replica to refresh the workspace tokens.'));
     }
     try {
       const cur = await this.read(id);

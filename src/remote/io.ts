@@ -57,12 +57,15 @@ export function redirect(res: ServerResponse, status: 302 | 303, location: strin
 
 export async function readBody(req: IncomingMessage, limit = 64 * 1024): Promise<string> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new OAuthHttpError(413, 'invalid_request', `The request body is over ${limit} bytes.`);
+  // Refused from its declared length, unread: the connection closes after the answer.
+  if (Number.isFinite(declared) && declared > limit) {
+    throw new OAuthHttpError(413, 'invalid_request', `The request body is over ${limit} bytes.`, { Connection: 'close' });
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req as AsyncIterable<Buffer>) {
     size += c.length;
-    if (size > limit) throw new OAuthHttpError(413, 'invalid_request', `The request body is over ${limit} bytes.`);
+    if (size > limit) throw new OAuthHttpError(413, 'invalid_request', `The request body is over ${limit} bytes.`, { Connection: 'close' });
     chunks.push(c);
   }
   return Buffer.concat(chunks).toString('utf8');

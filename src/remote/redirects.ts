@@ -55,6 +55,8 @@ export function redirectMatches(registered: string, asked: string): boolean {
   } catch {
     return false;
   }
-  if (!isLoopbackRedirect(r) || !isLoopbackRedirect(a) || asked.includes('#')) return false;
+  // User-info is refused at registration; an asked redirect carrying some (http://x@127.0.0.1:P/cb)
+  // is another URI, whatever its host and path.
+  if (!isLoopbackRedirect(r) || !isLoopbackRedirect(a) || asked.includes('#') || a.username || a.password) return false;
   return r.hostname === a.hostname && r.pathname === a.pathname && r.search === a.search;
 }

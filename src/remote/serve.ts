@@ -9,7 +9,7 @@ import type { McpRequestContext } from '@modelcontextprotocol/server';
 import { LRUCache } from 'lru-cache';
 import { catalog } from '../../tools/index.js';
 import { ApiClient } from '../api/client.js';
-import { WorkspaceApiError } from '../api/errors.js';
+import { BRIEFLY_UNAVAILABLE, WorkspaceApiError } from '../api/errors.js';
 import { limiterFor } from '../api/limiter.js';
 import { type Config, isLoopbackHost } from '../config.js';
 import { boundConnections, guardedBody, MAX_BODY_BYTES, sendError } from '../http.js';
@@ -23,15 +23,46 @@ import { Session } from '../mcp/session.js';
 import { messageBytesForUpload } from '../mcp/uploads.js';
 import type { Operator } from '../operator.js';
 import type { Store } from '../store/open.js';
+import { isStoreUnavailable } from '../store/store.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { serveFileLink } from './file-link-serving.js';
 import { FILE_LINK_PREFIX } from './front.js';
 import { createRemoteFront, GrantEndedError, principalOf, type RemotePrincipal } from './index.js';
 import { authInfoFor } from './principal.js';
+import { WorkspaceUnavailableError } from './upstream.js';
 
 /** Members whose sessions are kept at once (each holds its API client); the oldest unused go first. */
 const MAX_MEMBER_SESSIONS = 500;
 const MEMBER_SESSION_IDLE_MS = 60 * 60_000;
+/**
+ * 2025 sessions one member (with one consent, through one client) holds on a replica: a member opening
+ * more evicts their own oldest idle ones, never another member's.
+ */
+export const MAX_SESSIONS_PER_MEMBER = 20;
+
+/**
+ * Why the member's workspace token could not be had, as the API error their assistant reads (before
+ * anything was sent): a grant that ended reads as the workspace refusing the token (the member signs
+ * in again); the workspace's token endpoint or this server's store briefly unavailable reads as a
+ * retryable 503 in those words, never as an internal error with a library's message.
+ */
+function tokenFailure(err: unknown): unknown {
+  if (err instanceof GrantEndedError) return new WorkspaceApiError(401, 'auth.grant_ended', "The member's sign-in has ended: the client must sign in again.");
+  if (err instanceof WorkspaceUnavailableError || isStoreUnavailable(err)) {
+    const what =
+      err instanceof WorkspaceUnavailableError
+        ? "the workspace's sign-in service did not renew the member's access"
+        : "this server's state store is unreachable";
+    return new WorkspaceApiError(
+      503,
+      BRIEFLY_UNAVAILABLE,
+      `The workspace is briefly unavailable (${what}). Nothing was sent: retry this call in a few seconds.`,
+      {},
+      5,
+    );
+  }
+  return err;
+}
 
 export interface RemoteServing {
   url: string;
@@ -105,17 +136,20 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     const holder = { principal };
     const client = new ApiClient({
       baseUrl: `${workspaceUrl}/api/v1`,
-      // A grant that ended meanwhile reads as the workspace refusing the token: the member signs in again.
       token: async () => {
         try {
           return await holder.principal.workspaceToken();
         } catch (err) {
-          if (err instanceof GrantEndedError)
-            throw new WorkspaceApiError(401, 'auth.grant_ended', "The member's sign-in has ended: the client must sign in again.");
-          throw err;
+          throw tokenFailure(err);
         }
       },
-      onUnauthorized: async () => (await holder.principal.onWorkspaceUnauthorized()) === 'refreshed',
+      onUnauthorized: async () => {
+        try {
+          return (await holder.principal.onWorkspaceUnauthorized()) === 'refreshed';
+        } catch (err) {
+          throw tokenFailure(err);
+        }
+      },
       locale: config.locale,
       timeoutMs: config.timeoutMs,
       // The workspace counts per application and member (or per personal token): so does the budget,
@@ -163,7 +197,18 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       return p ? { member: p.memberKey, client: p.clientId } : undefined;
     },
   });
-  const mcp = createMcpHttp({ factory, logger, store, ...(config.stateKey ? { sessionKey: config.stateKey } : {}) });
+  const mcp = createMcpHttp({
+    factory,
+    logger,
+    store,
+    ...(config.stateKey ? { sessionKey: config.stateKey } : {}),
+    // A 2025 session is the member's, under the consent and through the client that opened it.
+    ownerOf: (authInfo) => {
+      const p = principalOf(authInfo);
+      return p ? JSON.stringify([p.kind, p.memberKey, p.scope, p.clientId]) : '';
+    },
+    maxSessionsPerOwner: MAX_SESSIONS_PER_MEMBER,
+  });
   operator?.countSessions(() => mcp.sessions);
   operations.onChanged(() => mcp.toolsChanged());
 
@@ -195,6 +240,9 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     ...(config.previousStateKeys ? { previousStateKeys: config.previousStateKeys.map((k) => Buffer.from(k)) } : {}),
     logger,
     allowPersonalTokens: remote.allowPersonalTokens,
+    ...(remote.trustedProxies ? { trustedProxies: remote.trustedProxies } : {}),
+    // The same bound the body is read with: a request declaring more is refused 413 before it is read.
+    maxBodyBytes: bodyMax,
     ...(opts.allowLoopbackClientMetadata ? { allowLoopbackClientMetadata: true } : {}),
     files: (_req, res, principal, id) => serveFileLink(links as FileLinks, memberSession, res, principal, id),
     ...(events ? { events } : {}),

@@ -11,7 +11,7 @@ import { SignInError } from '../auth/errors.js';
 import { fetchMember } from '../auth/member.js';
 import { registerClient } from '../auth/registration.js';
 import type { StoredMember, StoredTokens } from '../auth/store.js';
-import { exchangeCode, refreshTokens, revokeToken } from '../auth/tokens.js';
+import { exchangeCode, RefreshRejectedError, refreshTokens, revokeToken } from '../auth/tokens.js';
 import type { RemoteScope } from './metadata.js';
 import type { SealedRecords } from './records.js';
 
@@ -33,6 +33,20 @@ interface UpstreamClient {
   issuer: string;
   redirect_uri: string;
 }
+
+/**
+ * The workspace's token endpoint did not refresh a member's tokens: unreachable, an error status, an
+ * unreadable answer, or no answer in time. Nothing was refused: the same call shortly after may work.
+ */
+export class WorkspaceUnavailableError extends Error {
+  override name = 'WorkspaceUnavailableError';
+  constructor(cause: unknown) {
+    super(`the workspace's token endpoint did not answer the refresh (${cause instanceof Error ? cause.name : 'unknown error'})`, { cause });
+  }
+}
+
+/** How long a refresh may take: a member's tool call is waiting on it. */
+export const REFRESH_TIMEOUT_MS = 5_000;
 
 /** Metadata is read again after this long, so a changed workspace configuration is picked up. */
 const METADATA_TTL_MS = 10 * 60 * 1000;
@@ -126,10 +140,24 @@ export class Upstream {
     }
   }
 
-  /** New workspace tokens; RefreshRejectedError when the workspace refuses the refresh token. */
+  /**
+   * New workspace tokens; RefreshRejectedError when the workspace refuses the refresh token,
+   * WorkspaceUnavailableError when it does not answer usably in time (down, 5xx, hanging): a member's
+   * tool call waits on this, so it gives up well before the member would.
+   */
   async refresh(clientId: string, tokens: StoredTokens): Promise<StoredTokens> {
-    const as = await this.metadata();
-    return refreshTokens(as, { client_id: clientId, token_endpoint_auth_method: 'none' }, tokens);
+    let as: AuthorizationServer;
+    try {
+      as = await this.metadata();
+    } catch (e) {
+      throw new WorkspaceUnavailableError(e);
+    }
+    try {
+      return await refreshTokens(as, { client_id: clientId, token_endpoint_auth_method: 'none' }, tokens, REFRESH_TIMEOUT_MS);
+    } catch (e) {
+      if (e instanceof RefreshRejectedError) throw e;
+      throw new WorkspaceUnavailableError(e);
+    }
   }
 
   /** End the workspace authorization behind a grant (best effort: false when not confirmed). */

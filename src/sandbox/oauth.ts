@@ -60,6 +60,12 @@ export interface SandboxOAuthControl {
    * client_id only, when given), its access and refresh tokens with it. Returns how many ended.
    */
   revokeAuthorizations(clientId?: string): number;
+  /**
+   * How the token endpoint answers refresh requests from now on: 'unavailable' (503 with an HTML
+   * error page, as a proxy in front of a workspace answers), 'hang' (never answers), or undefined
+   * (normally). Code exchanges are unaffected.
+   */
+  failRefreshes(how: 'unavailable' | 'hang' | undefined): void;
 }
 
 const token = (prefix: string) => prefix + randomBytes(32).toString('base64url');
@@ -231,6 +237,7 @@ function hidden(fields: Record<string, string>): string {
 
 export class SandboxOAuth implements SandboxOAuthControl {
   #autoConsent: OAuthScope | undefined;
+  #failRefreshes: 'unavailable' | 'hang' | undefined;
   #log: TokenRequestLogEntry[] = [];
   readonly #accessTtlS: number;
   readonly #refreshTtlMs: number;
@@ -243,6 +250,10 @@ export class SandboxOAuth implements SandboxOAuthControl {
     // expires_in is whole seconds: the token lives exactly as long as announced.
     this.#accessTtlS = Math.max(1, Math.round((ACCESS_TTL_MS * opts.timeScale) / 1000));
     this.#refreshTtlMs = Math.max(2000, REFRESH_TTL_MS * opts.timeScale);
+  }
+
+  failRefreshes(how: 'unavailable' | 'hang' | undefined): void {
+    this.#failRefreshes = how;
   }
 
   setAutoConsent(scope: OAuthScope | undefined): void {
@@ -558,6 +569,13 @@ ${writeOffered ? '<button type="submit" name="decision" value="write">Allow read
     try {
       const form = await readForm(req);
       grantType = form.get('grant_type') ?? '';
+      if (grantType === 'refresh_token' && this.#failRefreshes) {
+        this.#log.push({ workspace: ws.slug, grant_type: grantType, ok: false, error: this.#failRefreshes, at: new Date().toISOString() });
+        // A hung endpoint: the request is held until the client gives up and closes the connection.
+        if (this.#failRefreshes === 'hang') return;
+        res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>503 Service Temporarily Unavailable</h1>');
+        return;
+      }
       const client = this.client(ws, form.get('client_id'));
       if (!client) throw new OAuthError(401, 'invalid_client', 'Unknown client_id: register the application first.');
       let body: Record<string, unknown>;

@@ -50,6 +50,9 @@ export interface RequestLogEntry {
   template: string | null;
   workspace: string | null;
   scope: 'read' | 'write' | null;
+  /** Who the request's credential belongs to, and which credential it was (its record id, never its value): null when unauthenticated. */
+  member_id?: string | null;
+  token_id?: string | null;
   query: Record<string, string | string[]>;
   /** Parsed JSON body, or for multipart `{fields: [...names], files: {name: {filename, size}}}`. */
   body: unknown;
@@ -243,6 +246,8 @@ export class Pipeline {
       throw e;
     }
     x.entry.scope = principal.scope;
+    x.entry.member_id = String(principal.member.id);
+    x.entry.token_id = String(principal.token.id);
     const target = route.target;
     if (target.kind === 'session_only') throw sessionRequired();
     if (target.op.scope === 'write' && principal.scope !== 'write') throw insufficientScope();

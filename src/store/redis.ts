@@ -7,8 +7,8 @@
 // share a hash tag (`{...}`), so a script touches a single slot and the layout works on Redis Cluster.
 // Needs Redis 6.2 or later (GETDEL).
 import { createHash } from 'node:crypto';
-import { createClient } from 'redis';
-import type { SetOptions, StateStore } from './store.js';
+import { createClient, ErrorReply } from 'redis';
+import { type SetOptions, type StateStore, StoreUnavailableError } from './store.js';
 import { type SettleOptions, type SlidingWindowStore, slotNamer, type WindowLimits, type WindowTake } from './windows.js';
 
 export interface RedisStoreOptions {
@@ -155,13 +155,27 @@ export class RedisStore implements StateStore, SlidingWindowStore {
     return new RedisStore(client, opts.prefix ?? 'wcm:');
   }
 
+  /**
+   * One command. Redis's own error replies pass as they are; anything else (the client offline,
+   * the socket closed mid-command) is the store being unreachable: StoreUnavailableError, at once,
+   * since there is no offline queue to wait in.
+   */
+  async #send(args: string[]): Promise<unknown> {
+    try {
+      return await this.#client.sendCommand(args);
+    } catch (err) {
+      if (err instanceof ErrorReply) throw err;
+      throw new StoreUnavailableError(`Redis is unreachable (${errorCode(err)}).`, { cause: err });
+    }
+  }
+
   async #eval(s: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
     const rest = [String(keys.length), ...keys, ...args.map(String)];
     try {
-      return await this.#client.sendCommand(['EVALSHA', s.sha, ...rest]);
+      return await this.#send(['EVALSHA', s.sha, ...rest]);
     } catch (err) {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return await this.#client.sendCommand(['EVAL', s.source, ...rest]);
+      return await this.#send(['EVAL', s.source, ...rest]);
     }
   }
 
@@ -175,21 +189,21 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   }
 
   async get(key: string): Promise<string | undefined> {
-    const v = await this.#client.sendCommand(['GET', this.#key(key)]);
+    const v = await this.#send(['GET', this.#key(key)]);
     return typeof v === 'string' ? v : undefined;
   }
 
   async set(key: string, value: string, opts?: SetOptions): Promise<void> {
-    await this.#client.sendCommand(['SET', this.#key(key), value, ...ttlArgs(opts)]);
+    await this.#send(['SET', this.#key(key), value, ...ttlArgs(opts)]);
   }
 
   async setIfAbsent(key: string, value: string, opts?: SetOptions): Promise<boolean> {
-    const r = await this.#client.sendCommand(['SET', this.#key(key), value, 'NX', ...ttlArgs(opts)]);
+    const r = await this.#send(['SET', this.#key(key), value, 'NX', ...ttlArgs(opts)]);
     return String(r) === 'OK';
   }
 
   async take(key: string): Promise<string | undefined> {
-    const v = await this.#client.sendCommand(['GETDEL', this.#key(key)]);
+    const v = await this.#send(['GETDEL', this.#key(key)]);
     return typeof v === 'string' ? v : undefined;
   }
 
@@ -204,7 +218,7 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.#client.sendCommand(['DEL', this.#key(key)]);
+    await this.#send(['DEL', this.#key(key)]);
   }
 
   async takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {

@@ -9,6 +9,21 @@
 // Values are strings: callers serialise (and seal what is secret) before storing. Keys are namespaced
 // by the caller (`grant:...`, `budget:...`); a backend may add its own prefix.
 
+/**
+ * The store could not be reached (Redis down or restarting): nothing was decided, the same request
+ * later may well succeed. Servers answer it as retryable (503 with Retry-After), never as a failure
+ * of the request itself; a backend's own refusals (a script error) are not this.
+ */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}
+
+/** Is `err`, or an error it was caused by, the store being unreachable? */
+export function isStoreUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof StoreUnavailableError) return true;
+  return false;
+}
+
 export interface SetOptions {
   /** Time to live in milliseconds; the value is gone after it. Unset: kept until deleted. */
   ttlMs?: number;

@@ -12,6 +12,10 @@ export interface RedisHandle {
   url: string;
   port: number;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash: clients see their connections drop. What was saved (SAVE) is kept on disk. */
+  kill(): Promise<void>;
+  /** Start it again on the same port and folder (loading what SAVE wrote there). */
+  restart(): Promise<void>;
 }
 
 function findRedisServer(): string {
@@ -28,9 +32,11 @@ export async function startRedis(): Promise<RedisHandle> {
   let lastOutput = '';
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
-    const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const launch = () =>
+      spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    let child = launch();
     const ready = await waitReady(child);
     if (ready.ok) {
       return {
@@ -39,6 +45,17 @@ export async function startRedis(): Promise<RedisHandle> {
         stop: async () => {
           await stopChild(child);
           await rm(dir, { recursive: true, force: true });
+        },
+        kill: async () => {
+          if (child.exitCode !== null || child.signalCode !== null) return;
+          const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+          child.kill('SIGKILL');
+          await exited;
+        },
+        restart: async () => {
+          child = launch();
+          const again = await waitReady(child);
+          if (!again.ok) throw new Error(`redis-server did not start again on port ${port}: ${again.output.slice(-1000)}`);
         },
       };
     }

@@ -345,7 +345,7 @@ describe("deploy/Caddyfile's health checks", () => {
     );
     expect(caddy.logs().find((l) => String(l.logger).includes('health_checker') && l.host === sickHost)).toMatchObject({ status_code: 503 });
 
-    // A registration needs the store: the sick replica fails it, the healthy one makes it.
+    // A registration needs the store: the sick replica refuses it as retryable, the healthy one makes it.
     const register = (url: string, host?: string) =>
       rawRequest(`${url}/oauth/register`, {
         method: 'POST',
@@ -353,7 +353,10 @@ describe("deploy/Caddyfile's health checks", () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ client_name: 'health check test', redirect_uris: ['http://127.0.0.1:45999/callback'] }),
       });
-    expect((await register(sick.origin, `localhost:${caddy.port}`)).status).toBe(500);
+    // Answered 503 with Retry-After (retryable), never a 500.
+    const refused = await register(sick.origin, `localhost:${caddy.port}`);
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: 'temporarily_unavailable' });
     const registered = () =>
       healthy
         .stderr()

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkDocument, createMetadataFetcher, isNonPublicAddress, refuseMetadataUrl } from '../../src/remote/cimd.js';
+import { checkDocument, createMetadataFetcher, isNonPublicAddress, MAX_CONCURRENT_FETCHES, refuseMetadataUrl } from '../../src/remote/cimd.js';
 import { browse, type Stack, startStack } from './helpers.js';
 
 let stack: Stack | undefined;
@@ -116,5 +116,77 @@ describe('client ID metadata documents', () => {
       checkDocument(id, { client_id: id, client_name: 'A', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'private_key_jwt' }),
     ).toThrow(/public clients/);
     expect(() => checkDocument(id, [])).toThrow(/object/);
+  });
+});
+
+describe('client ID metadata documents: failures and load', () => {
+  /** A document server whose every answer waits for `release()` (or is a 500 when `fail`); counts fetches, and those open at once. */
+  async function holdingServer(fail: boolean) {
+    let fetches = 0;
+    let open = 0;
+    let mostOpen = 0;
+    const waiting: (() => void)[] = [];
+    docServer = createServer((_req, res) => {
+      fetches++;
+      open++;
+      mostOpen = Math.max(mostOpen, open);
+      const answer = () => {
+        open--;
+        res.writeHead(fail ? 500 : 404, { 'content-type': 'application/json' }).end('{}');
+      };
+      if (fail) answer();
+      else waiting.push(answer);
+    });
+    await new Promise<void>((resolve) => docServer!.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(docServer.address() as AddressInfo).port}`;
+    return {
+      origin,
+      fetches: () => fetches,
+      open: () => open,
+      mostOpen: () => mostOpen,
+      release: () => {
+        for (const w of waiting.splice(0)) w();
+      },
+    };
+  }
+
+  const authorize = (url: string, clientId: string) =>
+    fetch(`${url}/oauth/authorize?client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent(REDIRECT)}`, { redirect: 'manual' });
+
+  it('a document that fails is remembered: asked for five times, it is fetched once', async () => {
+    stack = await startStack({ allowLoopbackClientMetadata: true });
+    const docs = await holdingServer(true);
+    for (let i = 0; i < 5; i++) {
+      const res = await authorize(stack.replica.url, `${docs.origin}/client.json`);
+      expect(res.status).toBe(400);
+      expect(await res.text()).toMatch(/answered HTTP 500/);
+    }
+    expect(docs.fetches()).toBe(1);
+  });
+
+  it('fetches at once are capped: past the cap a request is answered temporarily_unavailable without a fetch', async () => {
+    stack = await startStack({ allowLoopbackClientMetadata: true });
+    const docs = await holdingServer(false);
+    const refused: Response[] = [];
+    const asked = Array.from({ length: 20 }, (_, i) =>
+      authorize(stack!.replica.url, `${docs.origin}/client-${i}.json`).then((r) => {
+        if (r.status !== 404 && r.status !== 400) refused.push(r);
+        return r;
+      }),
+    );
+    // The refused ones answer while the others still wait for their documents (held until released).
+    for (let i = 0; i < 200 && refused.length + docs.open() < 20; i++) await new Promise((r) => setTimeout(r, 25));
+    const answeredWhileHeld = refused.length;
+    docs.release();
+    await Promise.all(asked);
+    for (const r of refused) {
+      expect(r.status).toBe(503);
+      expect(r.headers.get('retry-after')).toBeTruthy();
+      expect(await r.json()).toMatchObject({ error: 'temporarily_unavailable' });
+    }
+    expect(answeredWhileHeld).toBe(20 - MAX_CONCURRENT_FETCHES);
+    expect(refused).toHaveLength(20 - MAX_CONCURRENT_FETCHES);
+    expect(docs.mostOpen()).toBe(MAX_CONCURRENT_FETCHES);
+    expect(docs.fetches()).toBe(MAX_CONCURRENT_FETCHES);
   });
 });

@@ -1,6 +1,7 @@
 // Failures as tool errors the assistant can act on: what happened, and what to do instead.
 
 import {
+  BRIEFLY_UNAVAILABLE,
   BudgetWaitTooLongError,
   InvalidArgumentError,
   NetworkError,
@@ -19,6 +20,7 @@ export function toolError(message: string, structured?: Record<string, unknown>)
 
 /** What the assistant should do next, per error class. */
 function hintFor(err: WorkspaceApiError): string {
+  if (err.code === BRIEFLY_UNAVAILABLE) return 'Nothing reached the workspace: call again in a few seconds.';
   if (err.status === 401) {
     return 'The token was refused (missing, invalid, revoked or expired). Sign in again (workspace-consulting-mcp login) or set a new WORKSPACE_TOKEN.';
   }

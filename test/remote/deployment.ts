@@ -1,0 +1,158 @@
+// A firm deployment for the trust-boundary tests: replicas of the real CLI's `serve --remote` on one
+// real Redis, behind the round-robin balancer, in front of a sandbox; members who sign in through the
+// workspace's own pages (e-mail, password, two-step code, consent); and raw requests sent straight to
+// one replica (with the public Host, as the proxy forwards it), for what a client library would not send.
+import { type IncomingHttpHeaders, request } from 'node:http';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import type { RedisHandle } from '../helpers/redis.js';
+import { type Era, negotiation } from '../helpers/stack.js';
+import { browse, type ServeRemote, spawnServeRemote, startBalancer, TestOAuthProvider } from './helpers.js';
+
+export const CLAIRE = 'claire.dubois@atelier-conseil.fr';
+export const MARC = 'marc.lefevre@atelier-conseil.fr';
+
+export interface Deployment {
+  sandbox: SandboxHandle;
+  lb: Awaited<ReturnType<typeof startBalancer>>;
+  replicas: ServeRemote[];
+  mcpUrl: URL;
+  close(): Promise<void>;
+}
+
+/** `replicas` replicas of `serve --remote` on `redis`, behind a balancer; the sandbox shows its sign-in pages. */
+export async function deployment(redis: RedisHandle, replicas = 2, env: Record<string, string> = {}): Promise<Deployment> {
+  const closers: (() => Promise<void>)[] = [];
+  const sandbox = await startSandbox({ port: 0, rateLimit: false, logger: () => {} });
+  closers.push(() => sandbox.close());
+  const lb = await startBalancer();
+  closers.push(() => lb.close());
+  const started: ServeRemote[] = [];
+  for (let i = 0; i < replicas; i++) {
+    const r = await spawnServeRemote({ workspaceUrl: sandbox.url, publicUrl: lb.url, redisUrl: redis.url, extra: env });
+    closers.push(r.stop);
+    started.push(r);
+    lb.targets.push(r.origin);
+  }
+  return {
+    sandbox,
+    lb,
+    replicas: started,
+    mcpUrl: new URL('/mcp', lb.url),
+    async close() {
+      for (const c of closers.reverse()) await c().catch(() => {});
+    },
+  };
+}
+
+export interface Member {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+  provider: TestOAuthProvider;
+  /** The member's access token (ours). */
+  token: string;
+}
+
+/** A member signs in through the workspace's pages with `consent`, and connects in `era`. */
+export async function signInAs(d: Deployment, email: string, consent: 'read' | 'write', era: Era): Promise<Member> {
+  const provider = new TestOAuthProvider();
+  await new Client({ name: 'member', version: '1' }).connect(new StreamableHTTPClientTransport(d.mcpUrl, { authProvider: provider })).catch(() => {});
+  const back = await browse((provider.authorizationUrl as URL).href, provider.redirectUrl, 'allow', { email, consent });
+  await new StreamableHTTPClientTransport(d.mcpUrl, { authProvider: provider }).finishAuth(back.searchParams);
+  const transport = new StreamableHTTPClientTransport(d.mcpUrl, { authProvider: provider });
+  const client = new Client({ name: 'member', version: '1' }, { versionNegotiation: negotiation(era) });
+  await client.connect(transport);
+  return { client, transport, provider, token: provider.stored?.access_token ?? '' };
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * One request straight to a replica's `origin`, with the public Host of `publicUrl`. A GET answered
+ * with an event stream is not read to its end: its status and headers are returned at once. A POST's
+ * answer is read whole (as JSON, or as the event stream that carries it).
+ */
+export function raw(
+  origin: string,
+  publicUrl: string,
+  opts: { method: string; path?: string; headers?: Record<string, string>; body?: string },
+): Promise<RawAnswer> {
+  const u = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        method: opts.method,
+        path: opts.path ?? '/mcp',
+        headers: { host: new URL(publicUrl).host, ...opts.headers },
+      },
+      (res) => {
+        // A POST's event stream ends with its answer; a GET's stays open for events.
+        if (opts.method === 'GET' && String(res.headers['content-type']).startsWith('text/event-stream')) {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' });
+          res.destroy();
+          return;
+        }
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+/** A JSON-RPC request of the 2025 era, in session `sessionId`, as `token`. */
+export function legacyCall(token: string, sessionId: string | undefined, method: string, params: unknown = {}) {
+  return {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
+  };
+}
+
+/**
+ * A 2025 session's GET event stream opened straight on a replica as `token`, kept open until `close()`
+ * (a replica serves one stream per session: whoever holds it keeps it).
+ */
+export function openStream(origin: string, publicUrl: string, token: string, sessionId: string): Promise<{ status: number; close(): void }> {
+  const u = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        method: 'GET',
+        path: '/mcp',
+        headers: {
+          host: new URL(publicUrl).host,
+          authorization: `Bearer ${token}`,
+          accept: 'text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          'mcp-session-id': sessionId,
+        },
+      },
+      (res) => {
+        res.on('error', () => {});
+        if (!String(res.headers['content-type']).startsWith('text/event-stream')) res.resume();
+        resolve({ status: res.statusCode ?? 0, close: () => res.destroy() });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}

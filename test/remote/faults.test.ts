@@ -1,0 +1,222 @@
+// Faults of a firm deployment answered as retryable, in words a client can act on, over two replicas of
+// the real `serve --remote` on a real Redis: Redis killed gives 503 with Retry-After on /mcp and
+// temporarily_unavailable on the OAuth endpoints, and the replicas recover by themselves when it is
+// back; the workspace's token endpoint failing a refresh (503, or no answer) is a tool error saying to
+// retry; bodies over the limit are refused from their declared length, and an unauthenticated request
+// never has more than a small body read; a redirect URI with user-info is refused at authorization.
+import { connect } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisHandle, startRedis } from '../helpers/redis.js';
+import { CLAIRE, type Deployment, deployment, legacyCall, raw, signInAs } from './deployment.js';
+import { authorizeUrl, pkce, REDIRECT, register } from './helpers.js';
+
+let redis: RedisHandle;
+const closers: (() => Promise<void>)[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
+});
+
+async function deploy(): Promise<Deployment> {
+  const d = await deployment(redis, 2);
+  closers.push(d.close);
+  return d;
+}
+
+const textOf = (r: { content?: unknown }) => ((r.content as { type: string; text?: string }[] | undefined) ?? []).map((c) => c.text ?? '').join('\n');
+
+describe('Redis unavailable', () => {
+  it('answers 503 with Retry-After on /mcp and temporarily_unavailable on the OAuth endpoints, and the replicas recover without a restart', async () => {
+    const d = await deploy();
+    const claire = await signInAs(d, CLAIRE, 'write', 'modern');
+    closers.push(() => claire.client.close());
+    expect((await claire.client.callTool({ name: 'get_workspace', arguments: {} })).isError).toBeFalsy();
+    // What the replicas stored so far is written to disk, so the member's sign-in outlives the crash.
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    await admin.sendCommand(['SAVE']);
+    await admin.close();
+    await redis.kill();
+    // Started again even when this test fails midway: the others need it.
+    let down = true;
+    closers.unshift(async () => {
+      if (down) await redis.restart();
+    });
+
+    const latencies: number[] = [];
+    const timed = async <T>(f: () => Promise<T>) => {
+      const t = performance.now();
+      const out = await f();
+      latencies.push(performance.now() - t);
+      return out;
+    };
+    for (const replica of d.replicas) {
+      // A few more /mcp requests than checked, for the latency figure.
+      for (let i = 0; i < 20; i++) await timed(() => raw(replica.origin, d.lb.url, legacyCall(claire.token, undefined, 'tools/list')));
+      const mcp = await timed(() => raw(replica.origin, d.lb.url, legacyCall(claire.token, undefined, 'tools/list')));
+      expect(mcp.status, mcp.body).toBe(503);
+      expect(Number(mcp.headers['retry-after'])).toBeGreaterThan(0);
+      expect(JSON.parse(mcp.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/briefly unavailable/) } });
+
+      const registration = await timed(() =>
+        raw(replica.origin, d.lb.url, {
+          method: 'POST',
+          path: '/oauth/register',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ client_name: 'x', redirect_uris: [REDIRECT] }),
+        }),
+      );
+      const tokenEndpoint = await timed(() =>
+        raw(replica.origin, d.lb.url, {
+          method: 'POST',
+          path: '/oauth/token',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'mcp_x', refresh_token: 'wcm_rt_x' }).toString(),
+        }),
+      );
+      const asked = new URL(authorizeUrl(d.lb.url, { response_type: 'code', client_id: 'mcp_x', redirect_uri: REDIRECT }));
+      const authorization = await timed(() => raw(replica.origin, d.lb.url, { method: 'GET', path: asked.pathname + asked.search }));
+      for (const oauth of [registration, tokenEndpoint, authorization]) {
+        expect(oauth.status, oauth.body).toBe(503);
+        expect(Number(oauth.headers['retry-after'])).toBeGreaterThan(0);
+        expect(JSON.parse(oauth.body)).toMatchObject({ error: 'temporarily_unavailable' });
+      }
+    }
+    const sorted = [...latencies].sort((a, b) => a - b);
+    process.stderr.write(
+      `Redis down: ${latencies.length} answers 503, median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms, ` +
+        `95th percentile ${sorted[Math.floor(sorted.length * 0.95)]?.toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms\n`,
+    );
+
+    // Back on the same port: the replicas reconnect by themselves, and the member carries on.
+    await redis.restart();
+    down = false;
+    let served = false;
+    for (let attempt = 0; attempt < 40 && !served; attempt++) {
+      const answers = await Promise.all(d.replicas.map((r) => raw(r.origin, d.lb.url, legacyCall(claire.token, undefined, 'tools/list'))));
+      served = answers.every((a) => a.status === 200);
+      if (!served) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(served).toBe(true);
+    const after = await claire.client.callTool({ name: 'get_workspace', arguments: {} });
+    expect(after.isError, textOf(after)).toBeFalsy();
+    for (const r of d.replicas) expect(r.child.exitCode).toBeNull();
+  }, 120_000);
+});
+
+describe("the workspace's token endpoint failing a refresh", () => {
+  for (const how of ['unavailable', 'hang'] as const) {
+    it(`a refresh answered ${how === 'hang' ? 'never' : '503'} is a tool error saying the workspace is briefly unavailable and to retry`, async () => {
+      const d = await deploy();
+      const claire = await signInAs(d, CLAIRE, 'write', 'legacy');
+      closers.push(() => claire.client.close());
+      expect((await claire.client.callTool({ name: 'get_workspace', arguments: {} })).isError).toBeFalsy();
+      // The workspace's access token ends early; the refresh it calls for fails.
+      d.sandbox.oauth.expireAccessTokens();
+      d.sandbox.oauth.failRefreshes(how);
+      const t = performance.now();
+      const failed = await claire.client.callTool({ name: 'get_workspace', arguments: {} });
+      process.stderr.write(`refresh ${how}: tool error after ${(performance.now() - t).toFixed(0)} ms\n`);
+      expect(failed.isError).toBe(true);
+      expect(textOf(failed)).toMatch(/briefly unavailable/);
+      expect(textOf(failed)).toMatch(/retry|call again/i);
+      expect(failed.structuredContent).toMatchObject({ error: { status: 503, code: 'workspace.briefly_unavailable' } });
+      // The workspace is back: the same call works, no new sign-in.
+      d.sandbox.oauth.failRefreshes(undefined);
+      const again = await claire.client.callTool({ name: 'get_workspace', arguments: {} });
+      expect(again.isError, textOf(again)).toBeFalsy();
+    }, 120_000);
+  }
+});
+
+/**
+ * A POST to /mcp declaring `declared` bytes, sent raw to a replica: the body streams in 64 KiB chunks
+ * until the server answers and then, to see whether it keeps reading, up to `maxBytes` in all.
+ */
+function hugePost(origin: string, publicUrl: string, headers: Record<string, string>, declared: number, maxBytes: number) {
+  const u = new URL(origin);
+  return new Promise<{ status: number; written: number; closedByServer: boolean }>((resolve) => {
+    const socket = connect(Number(u.port), u.hostname);
+    let answer = '';
+    let written = 0;
+    let closed = false;
+    const head = [
+      'POST /mcp HTTP/1.1',
+      `Host: ${new URL(publicUrl).host}`,
+      'Content-Type: application/json',
+      'Accept: application/json, text/event-stream',
+      `Content-Length: ${declared}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      '',
+      '',
+    ].join('\r\n');
+    const finish = () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0), written, closedByServer: closed });
+    socket.on('data', (c) => (answer += c.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      closed = true;
+      finish();
+    });
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const pump = () => {
+      while (!closed && written < maxBytes) {
+        written += chunk.length;
+        if (!socket.write(chunk)) return void socket.once('drain', pump);
+      }
+      if (!closed) {
+        // All sent (more than any socket buffer holds) and the connection still open: the server read it all.
+        socket.removeAllListeners('close');
+        socket.destroy();
+        finish();
+      }
+    };
+    socket.write(head, pump);
+  });
+}
+
+describe('request bodies', () => {
+  it('a body declared over the limit is refused 413 from its Content-Length, and the connection closed without reading it', async () => {
+    const d = await deploy();
+    const claire = await signInAs(d, CLAIRE, 'write', 'modern');
+    closers.push(() => claire.client.close());
+    const [replica] = d.replicas as [Deployment['replicas'][number]];
+    const r = await hugePost(replica.origin, d.lb.url, { Authorization: `Bearer ${claire.token}` }, 100 * 1024 * 1024, 32 * 1024 * 1024);
+    process.stderr.write(`declared 100 MB with a token: HTTP ${r.status}, ${(r.written / 1024 / 1024).toFixed(1)} MB sent before the server closed\n`);
+    expect(r.status).toBe(413);
+    expect(r.closedByServer).toBe(true);
+  }, 120_000);
+
+  it('an unauthenticated request is answered 401 without its body being read: the connection closes', async () => {
+    const d = await deploy();
+    const [replica] = d.replicas as [Deployment['replicas'][number]];
+    const r = await hugePost(replica.origin, d.lb.url, {}, 64 * 1024 * 1024, 64 * 1024 * 1024);
+    process.stderr.write(`declared 64 MB without a token: HTTP ${r.status}, ${(r.written / 1024 / 1024).toFixed(1)} MB sent before the server closed\n`);
+    expect(r.status).toBe(401);
+    expect(r.closedByServer).toBe(true);
+  }, 120_000);
+});
+
+describe('redirect URIs at authorization', () => {
+  it('a loopback redirect with user-info does not match the registered one', async () => {
+    const d = await deploy();
+    const clientId = await register(d.lb.url);
+    const { challenge } = pkce();
+    const port = new URL(REDIRECT).port;
+    for (const asked of [`http://x@127.0.0.1:${port}/callback`, `http://x:y@127.0.0.1:${port}/callback`, 'http://evil@127.0.0.1:50123/callback']) {
+      const res = await fetch(
+        authorizeUrl(d.lb.url, { response_type: 'code', client_id: clientId, redirect_uri: asked, code_challenge: challenge, code_challenge_method: 'S256' }),
+        { redirect: 'manual' },
+      );
+      expect(res.status, asked).toBe(400);
+      expect(res.headers.get('location'), asked).toBeNull();
+      expect(await res.text()).toMatch(/Unknown redirect/);
+    }
+  }, 60_000);
+});
