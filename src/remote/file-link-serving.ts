@@ -1,12 +1,14 @@
 // GET <public>/files/<id>: a member opens the link to one of their files (src/mcp/file-links.ts). The
 // front has authenticated the request; here the link must be alive and this member's, and the
-// operation still one their session may run. The file is then fetched from the workspace with the
-// member's own token and rate budget and streamed through, never held whole nor written to disk.
+// operation still one their session may run. The file is then fetched from the workspace through the
+// session's pipeline, with the member's own token and rate budget, and streamed through, never held
+// whole nor written to disk.
 // Whatever is wrong (unknown, expired, another member's, no longer permitted) answers the same 404.
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { WorkspaceApiError } from '../api/errors.js';
 import type { FileLinks } from '../mcp/file-links.js';
+import { InvocationRefused } from '../mcp/pipeline.js';
 import { isRefusal } from '../mcp/registry.js';
 import type { Session } from '../mcp/session.js';
 import { sendJson } from './io.js';
@@ -36,11 +38,14 @@ export async function serveFileLink(
   // The member closing the connection stops the workspace request too.
   const stop = new AbortController();
   res.once('close', () => stop.abort());
-  let answer: Awaited<ReturnType<Session['client']['callOperation']>>;
+  let answer: Awaited<ReturnType<Session['pipeline']['invoke']>>;
   try {
-    answer = await session.client.callOperation(op, record.args, { signal: stop.signal });
+    // Through the session's pipeline, like a tool call: its policy, the arguments checked again, the
+    // member's rate budget.
+    answer = await session.pipeline.invoke(op.name, record.args, { signal: stop.signal });
   } catch (err) {
     if (stop.signal.aborted) return;
+    if (err instanceof InvocationRefused) return notFound(res);
     if (err instanceof WorkspaceApiError && (err.status === 404 || err.status === 410)) return notFound(res);
     const status = err instanceof WorkspaceApiError && err.status === 429 ? 503 : 502;
     return sendJson(
