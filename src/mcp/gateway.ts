@@ -10,6 +10,7 @@ import { type Pipeline, refusalResult } from './pipeline.js';
 import { isRefusal, shownName } from './registry.js';
 import { toolError } from './render/index.js';
 import { shownSchema } from './schema.js';
+import { signatureOf } from './signatures.js';
 import { annotations, operationInput, type ToolSpec, toolDefinition } from './tools.js';
 
 export interface GatewayDeps {
@@ -110,6 +111,7 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
             purpose: purposeOf(m.op),
             description: m.op.description,
             required: requiredArgs(m.op),
+            signature: signatureOf(m.op),
             ...(isGenerated(m.op) ? { generated: true } : {}),
           })),
         },
@@ -124,7 +126,8 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
     quotesContent: false,
     definition: {
       name: 'describe_operation',
-      description: 'The full input schema and notes of one operation found with find_operations, before calling it with call_operation.',
+      description:
+        'The full input schema and notes of one operation found with find_operations, before calling it with call_operation, and its signature for scripts.',
       inputSchema: shownSchema(describeInput),
       annotations: annotations({ readOnlyHint: true }),
     },
@@ -156,6 +159,8 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         scope: op.scope,
         area: op.toolset,
         annotations: op.annotations,
+        // How a script calls it (run_read_script, run_write_script): a TypeScript declaration.
+        signature: signatureOf(op),
         input_schema: schema,
         notes,
       };
