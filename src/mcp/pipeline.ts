@@ -161,12 +161,13 @@ export class Pipeline {
         { tool: ctx.via ?? op.name, op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache },
         'tool call',
       );
-      if (res.file) return await renderFile(op, res.file, config.downloadDir, ctx.signal, ctx.progress, config.responseBudget);
+      const budget = ctx.budget ?? config.responseBudget;
+      if (res.file) return await renderFile(op, res.file, config.downloadDir, ctx.signal, ctx.progress, budget);
       const kind = jobKindOf(op);
       const ref = kind && res.data !== undefined ? jobFromStart(kind, res.data, api) : undefined;
       if (kind && ref) return await this.#followStarted(op, kind, ref, extras, ctx);
       return await renderSuccess(op, res, {
-        budget: config.responseBudget,
+        budget,
         known: pathParams(op.path).map((p) => String(api[p])),
         ...(extras.fields ? { fields: extras.fields } : {}),
         ...(extras.format ? { format: extras.format } : {}),
@@ -228,7 +229,7 @@ export class Pipeline {
       try {
         const res = await client.callOperation(dlOp, dl.args(ref), { signal: ctx.signal });
         report.file = res.file
-          ? await renderFile(dlOp, res.file, config.downloadDir, ctx.signal, undefined, config.responseBudget)
+          ? await renderFile(dlOp, res.file, config.downloadDir, ctx.signal, undefined, ctx.budget ?? config.responseBudget)
           : toolError(`${dlOp.name} answered without a file (HTTP ${res.status}).`);
       } catch (err) {
         if (ctx.signal.aborted) throw err;
@@ -236,6 +237,6 @@ export class Pipeline {
       }
     }
     logger.debug({ op: op.name, job: ref.id, state, polls: out.polls, ms: out.waitedMs }, 'job followed');
-    return renderJob(report, config.responseBudget);
+    return renderJob(report, ctx.budget ?? config.responseBudget);
   }
 }

@@ -11,6 +11,8 @@ import { gatewayTools } from './gateway.js';
 import { OperationSet } from './operations.js';
 import { Pipeline } from './pipeline.js';
 import { isRefusal, type SurfacePolicy, ToolRegistry } from './registry.js';
+import type { ScriptLimits } from './script-engine.js';
+import { scriptTools } from './scripts.js';
 import { surfaceOperations } from './surface.js';
 import type { CallContext, ToolSpec } from './tools.js';
 import { workflowTools } from './workflows.js';
@@ -22,6 +24,8 @@ export interface SessionDeps {
   operations: OperationSet;
   /** The member's consent when known (OAuth): read lists and runs no write tool. */
   grantedScope?: Scope;
+  /** Limits of code mode's scripts, where they differ from the defaults (tests set them small). */
+  scriptLimits?: Partial<ScriptLimits>;
 }
 
 export class Session {
@@ -29,11 +33,13 @@ export class Session {
   readonly registry: ToolRegistry;
   readonly client: ApiClient;
   readonly #config: Config;
+  readonly #scriptLimits: Partial<ScriptLimits> | undefined;
   #listed: Tool[] = [];
   readonly #unsubscribe: () => void;
 
   constructor(deps: SessionDeps) {
     this.#config = deps.config;
+    this.#scriptLimits = deps.scriptLimits;
     this.client = deps.client;
     this.registry = new ToolRegistry(deps.operations, {
       toolsets: deps.config.toolsets,
@@ -63,8 +69,13 @@ export class Session {
     const { pipeline, registry } = this;
     let listed: ToolSpec[];
     if (this.#config.toolsets === 'default') {
-      // The default surface: the operations the three jobs use first, the workflows, the gateway.
-      const own = [...workflowTools({ pipeline, budget: this.#config.responseBudget }), ...gatewayTools({ pipeline })];
+      // The default surface: the operations the three jobs use first, the workflows, code mode, the gateway.
+      const budget = this.#config.responseBudget;
+      const own = [
+        ...workflowTools({ pipeline, budget }),
+        ...scriptTools({ pipeline, budget, ...(this.#scriptLimits ? { limits: this.#scriptLimits } : {}) }),
+        ...gatewayTools({ pipeline }),
+      ];
       const direct = surfaceOperations(registry.callable()).map((op) => pipeline.operationTool(op));
       listed = [...direct, ...own].filter((t) => t.scope === 'read' || registry.writesAllowed());
       const names = new Set(listed.map((t) => t.name));
