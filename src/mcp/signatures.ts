@@ -68,7 +68,9 @@ function objectType(s: Schema, depth: number, leave: ReadonlySet<string> = new S
   const names = Object.keys(props).filter((k) => !leave.has(k));
   if (!names.length) {
     const extra = s.additionalProperties;
-    return extra && typeof extra === 'object' ? `Record<string, ${tsType(extra, depth + 1)}>` : 'object';
+    if (extra && typeof extra === 'object') return `Record<string, ${tsType(extra, depth + 1)}>`;
+    // A strict object of no field (an operation that takes no argument) takes exactly {}.
+    return extra === false ? '{}' : 'object';
   }
   if (depth >= MAX_DEPTH) return 'object';
   const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
