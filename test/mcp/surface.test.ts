@@ -31,9 +31,10 @@ async function listed(env: Record<string, string>) {
 const DEFAULT = { WORKSPACE_TOOLSETS: 'default' };
 
 describe('the default surface', () => {
-  it('has at most 25 tools and costs under 6,000 tokens', async () => {
+  it('has at most 30 tools and costs under 6,000 tokens', async () => {
     const { tools, tokens } = await listed(DEFAULT);
-    expect(tools.length).toBeLessThanOrEqual(25);
+    // Issue 22's ceiling, with code mode's two script tools in it.
+    expect(tools.length).toBeLessThanOrEqual(30);
     expect(tokens).toBeLessThan(6_000);
   });
 
