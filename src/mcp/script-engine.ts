@@ -243,14 +243,12 @@ export async function runScript(source: string, host: ScriptHost, limits: Script
               message: `api.${name}: arguments of ${argsText.length} characters; at most ${MAX_ARGS_CHARS}. Nothing was sent.`,
             },
           })
-        : host
-            .call(name, JSON.parse(argsText), calling.signal)
-            .catch(
-              (err: unknown): CallAnswer => ({
-                ok: false,
-                error: { name: 'Error', code: 'failed', message: err instanceof Error ? err.message : String(err) },
-              }),
-            );
+        : host.call(name, JSON.parse(argsText), calling.signal).catch(
+            (err: unknown): CallAnswer => ({
+              ok: false,
+              error: { name: 'Error', code: 'failed', message: err instanceof Error ? err.message : String(err) },
+            }),
+          );
     const settled = answer.then((a) => {
       inFlight.delete(settled);
       if (finished || stop || !ctx.alive) return;
