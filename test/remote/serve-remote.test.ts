@@ -10,7 +10,7 @@ import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { ROOT } from '../helpers/spawn.js';
 import { type Era, negotiation } from '../helpers/stack.js';
-import { browse, TestOAuthProvider } from './helpers.js';
+import { browse, DEFAULT_SURFACE_TOOLS, TestOAuthProvider } from './helpers.js';
 
 let sandbox: SandboxHandle;
 let server: ChildProcessWithoutNullStreams;
@@ -79,7 +79,7 @@ describe('serve --remote', () => {
       try {
         expect(client.getProtocolEra()).toBe(era);
         const names = (await client.listTools()).tools.map((t) => t.name);
-        expect(names).toHaveLength(25);
+        expect(names).toHaveLength(DEFAULT_SURFACE_TOOLS);
         expect(names).toEqual(expect.arrayContaining(['list_engagements', 'review_findings', 'publish_deliverable', 'call_operation']));
         const r = await client.callTool({ name: 'engagement_overview', arguments: { engagement: ENGAGEMENT_AP } });
         expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
