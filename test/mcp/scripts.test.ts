@@ -5,6 +5,7 @@
 // answers the next call. Limits are set small per stack; nothing here asserts on elapsed time.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { estimateTokens, WORKSPACE_CONTENT_NOTE } from '../../src/mcp/render/index.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type Stack, type StackOptions, startStack, textOf } from '../helpers/stack.js';
@@ -100,6 +101,26 @@ describe('what a script returns', () => {
     const live = await read('const page = await api.list_engagements({}); return page.items.map((e) => e.id);');
     expect(live.isError).toBeFalsy();
     expect(structured(live).result).toContain(ENGAGEMENT_AP);
+  });
+
+  it('the text the model reads stays within the response budget; structuredContent.result keeps all of it', async () => {
+    const small = await startStack({ sandboxHandle: sandbox, env: { ...DEFAULT, WORKSPACE_RESPONSE_BUDGET: '500' } });
+    try {
+      const r = await read("return Array.from({ length: 400 }, (_, i) => 'finding number ' + i);", small);
+      expect(r.isError).toBeFalsy();
+      expect(structured(r).result).toHaveLength(400);
+      expect(estimateTokens(textOf(r))).toBeLessThan(600);
+      expect(textOf(r)).toMatch(/Cut to stay within the response budget of 500 tokens; all of it is in structuredContent/);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('carries the workspace-content note when a call quoted people, and only then', async () => {
+    const quoting = await read(`return (await api.list_findings({ engagement: ${JSON.stringify(ENGAGEMENT_AP)}, limit: 1 })).items.length;`);
+    expect(JSON.stringify(quoting.content)).toContain(WORKSPACE_CONTENT_NOTE);
+    const plain = await read('return 1;');
+    expect(JSON.stringify(plain.content)).not.toContain(WORKSPACE_CONTENT_NOTE);
   });
 
   it('a script that throws reports its error and the line it came from', async () => {
