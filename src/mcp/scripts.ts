@@ -128,7 +128,8 @@ function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string
       if (op.quotesContent && op.response === 'json') seen.quotes = true;
       if (result.isError) {
         const error = errorOf(op, result);
-        if (op.scope === 'write') seen.writes.push({ operation: op.name, ok: false, code: error.code });
+        // A write its validation refused was not sent: it is no write made.
+        if (op.scope === 'write' && error.name !== 'ValidationError') seen.writes.push({ operation: op.name, ok: false, code: error.code });
         return { ok: false, error };
       }
       if (op.scope === 'write') seen.writes.push({ operation: op.name, ok: true });
@@ -189,7 +190,8 @@ export function scriptTools(deps: ScriptDeps): ToolSpec[] {
       let result: ToolResult;
       if (out.ok) {
         const json = out.result === undefined ? '' : JSON.stringify(out.result);
-        const head = `${out.result === undefined ? 'The script returned nothing' : 'The script returned'} (${out.calls} API call${out.calls === 1 ? '' : 's'}).`;
+        const calls = `${out.calls} API call${out.calls === 1 ? '' : 's'}`;
+        const head = `${out.result === undefined ? 'The script returned nothing' : 'The script returned'} (${calls}). ${writesLine(seen.writes)}`.trim();
         result = {
           content: [{ type: 'text', text: answerText(head, json, out.logs, budget) }],
           structuredContent: { ...(out.result === undefined ? {} : { result: out.result }), logs: out.logs, api_calls: out.calls, ...writes },

@@ -204,6 +204,8 @@ describe('every api call goes through the pipeline', () => {
       `,
     });
     expect(structured(r).result).toEqual({ name: 'OutcomeUnknownError', code: 'outcome_unknown', operation: 'create_finding' });
+    // The answer says which writes were made, and how they ended.
+    expect(textOf(r)).toMatch(/Writes made: create_finding \(outcome unknown\)/);
     expect(structured(r).writes).toEqual([{ operation: 'create_finding', ok: false, code: 'outcome_unknown' }]);
     expect(apiRequests().filter((q) => q.method === 'POST')).toHaveLength(1);
   });
