@@ -7,7 +7,8 @@
 // cap is enforced by WebAssembly itself (QuickJS's own malloc limit counts allocations, not their
 // size, in this build: a loop of large strings passed it by a hundred times), and the memory is
 // given back when the script ends, so one script can neither starve the next nor grow the process.
-// The compiled module is cached by the process; instantiating it costs a few milliseconds.
+// The compiled module is cached by the process; instantiating it costs a few milliseconds. The tools
+// run it on a worker thread (script-thread.ts), so a script's own code never holds the server's.
 //
 // Host functions answer promises created inside the VM (newPromise) rather than suspending it
 // (asyncify): a script can await several calls at once (Promise.all of reads), and between host
@@ -31,8 +32,8 @@ export interface ScriptLimits {
 
 export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
   wallMs: 120_000,
-  // The script's own code holds the Node thread while it runs (between its API calls): every other
-  // request of the process waits that long at worst, so the CPU limit stays short.
+  // Scripts call the API and shape its answers: seconds of their own computing is a runaway loop,
+  // holding a core of the machine (on its worker thread) for nothing.
   cpuMs: 2_000,
   memoryBytes: 64 * 1024 * 1024,
   // QuickJS runs on the Node thread's own stack (about 1 MB): its limit must stay well below.
@@ -57,6 +58,10 @@ export interface ScriptError {
 export interface ScriptHost {
   /** One `api.<name>(args)`; `args` is what the script passed (JSON-decoded). */
   call(name: string, args: unknown, signal: AbortSignal): Promise<CallAnswer>;
+  /** Each console.log line as it is written (the outcome carries them all too). */
+  log?(line: string): void;
+  /** The engine is loaded and the script's time starts now. */
+  started?(): void;
 }
 
 export type ScriptOutcome = { ok: true; result: unknown; logs: string[]; calls: number } | { ok: false; error: ScriptError; logs: string[]; calls: number };
@@ -90,7 +95,7 @@ function limitError(code: string, message: string): ScriptError {
 
 const MIB = 1024 * 1024;
 
-function limitMessages(l: ScriptLimits) {
+export function limitMessages(l: ScriptLimits) {
   return {
     cpu: () => limitError('cpu_limit', `The script ran more than ${l.cpuMs} ms of its own code (the CPU limit) and was stopped. Do less work per script.`),
     wall: () =>
@@ -179,6 +184,7 @@ export async function runScript(source: string, host: ScriptHost, limits: Script
   let sliceStart = 0;
   const runtime: QuickJSRuntime = module.newRuntime();
   runtime.setMaxStackSize(limits.stackBytes);
+  host.started?.();
   const deadline = performance.now() + limits.wallMs;
   runtime.setInterruptHandler(() => {
     if (stop) return true;
@@ -267,7 +273,10 @@ export async function runScript(source: string, host: ScriptHost, limits: Script
     const line = ctx.getString(lineH);
     output += line.length + 1;
     if (output > limits.maxOutputChars) halt(limit.output());
-    else logs.push(line);
+    else {
+      logs.push(line);
+      host.log?.(line);
+    }
   });
   ctx.setProp(ctx.global, '__call', callFn);
   ctx.setProp(ctx.global, '__log', logFn);

@@ -5,7 +5,8 @@
 // reads and validates its arguments, runs it through the API client (the exact shared rate budget,
 // read retries, never a retried write) and answers the operation tool's structuredContent; a failure
 // (a refusal, an API error, an outcome unknown) is an Error the script can catch, by name and code.
-// The script itself runs in the WebAssembly isolate of script-engine.ts.
+// The script itself runs in the WebAssembly isolate of script-engine.ts, on a worker thread
+// (script-thread.ts).
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { abortError } from '../api/errors.js';
@@ -15,7 +16,8 @@ import type { Pipeline } from './pipeline.js';
 import { isRefusal, shownName } from './registry.js';
 import { cutText, estimateTokens, markWorkspaceContent, type ToolResult } from './render/index.js';
 import { shownSchema } from './schema.js';
-import { type CallAnswer, DEFAULT_SCRIPT_LIMITS, runScript, type ScriptError, type ScriptHost, type ScriptLimits } from './script-engine.js';
+import { type CallAnswer, DEFAULT_SCRIPT_LIMITS, type ScriptError, type ScriptHost, type ScriptLimits } from './script-engine.js';
+import { runScriptInWorker } from './script-thread.js';
 import { annotations, type CallContext, type ToolSpec } from './tools.js';
 
 export interface ScriptDeps {
@@ -183,7 +185,7 @@ export function scriptTools(deps: ScriptDeps): ToolSpec[] {
       }
       const seen: ScriptCalls = { quotes: false, writes: [] };
       const host = apiHost(name, mode, new Set(allow), pipeline, ctx, seen);
-      const out = await runScript(script, host, limits, ctx.signal);
+      const out = await runScriptInWorker(script, host, limits, ctx.signal);
       // Cancelled: no answer is sent for a cancelled request.
       if (ctx.signal.aborted) throw abortError(ctx.signal);
       const writes = mode === 'write' ? { writes: seen.writes } : {};

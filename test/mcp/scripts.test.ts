@@ -6,8 +6,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens, WORKSPACE_CONTENT_NOTE } from '../../src/mcp/render/index.js';
+import { scriptWorkers } from '../../src/mcp/script-thread.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { until } from '../helpers/eras.js';
 import { type Stack, type StackOptions, startStack, textOf } from '../helpers/stack.js';
 
 const DEFAULT = { WORKSPACE_TOOLSETS: 'default' };
@@ -340,6 +342,36 @@ describe('the isolate', () => {
       expect(r.isError).toBe(true);
       expect(structured(r).error).toMatchObject({ name: 'ScriptLimitError', code: 'time_limit' });
       await stillAnswers(s);
+    });
+  });
+
+  it('while a script computes, the server answers other calls, scripts too', async () => {
+    await withLimits({ cpuMs: 600_000, wallMs: 600_000 }, async (s) => {
+      const controller = new AbortController();
+      let loopEnded = false;
+      const loop = s.client.callTool({ name: 'run_read_script', arguments: { script: 'for (;;) {}' } }, { signal: controller.signal }).finally(() => {
+        loopEnded = true;
+      });
+      loop.catch(() => {});
+      // Answered while the loop still holds its own thread.
+      await stillAnswers(s);
+      expect(loopEnded).toBe(false);
+      controller.abort('user cancelled');
+      await expect(loop).rejects.toThrow();
+    });
+  });
+
+  it('cancelling a script that loops in its own code ends it at once: the next call is answered', async () => {
+    await withLimits({ cpuMs: 600_000, wallMs: 600_000 }, async (s) => {
+      const controller = new AbortController();
+      const call = s.client.callTool({ name: 'run_read_script', arguments: { script: 'while (true) {}' } }, { signal: controller.signal });
+      // The script is running (its worker took it) before the cancel.
+      await stillAnswers(s);
+      controller.abort('user cancelled');
+      await expect(call).rejects.toThrow();
+      await stillAnswers(s);
+      // Its worker is gone: only the idle one is left, while the script alone could have run ten minutes.
+      await until(() => (scriptWorkers() <= 1 ? true : undefined), 10_000, 'the looping script to end');
     });
   });
 
