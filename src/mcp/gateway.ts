@@ -12,6 +12,7 @@ import { isRefusal, shownName } from './registry.js';
 import { toolError } from './render/index.js';
 import { DESCRIBE_RESULT, FIND_RESULT, operationOutputSchema, RECORD_RESULT } from './result-schemas.js';
 import { shownSchema } from './schema.js';
+import { signatureOf } from './signatures.js';
 import { annotations, operationInput, type ToolSpec, toolDefinition } from './tools.js';
 
 export interface GatewayDeps {
@@ -122,6 +123,7 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         purpose: purposeOf(m.op),
         description: m.op.description,
         required: requiredArgs(m.op),
+        signature: signatureOf(m.op),
         ...(isGenerated(m.op) ? { generated: true } : {}),
       }));
       if (strong) return { content: [{ type: 'text', text: matches.map((m) => summaryLine(m.op)).join('\n') }], structuredContent: { operations } };
@@ -152,7 +154,8 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
     quotesContent: false,
     definition: {
       name: 'describe_operation',
-      description: 'The full input schema and notes of one operation found with find_operations, before calling it with call_operation.',
+      description:
+        'The full input schema and notes of one operation found with find_operations, before calling it with call_operation, and its signature for scripts.',
       inputSchema: shownSchema(describeInput),
       annotations: annotations({ readOnlyHint: true }),
       outputSchema: DESCRIBE_RESULT,
@@ -186,6 +189,8 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         scope: op.scope,
         area: op.toolset,
         annotations: op.annotations,
+        // How a script calls it (run_read_script, run_write_script): a TypeScript declaration.
+        signature: signatureOf(op),
         input_schema: shown,
         // What call_operation's structuredContent holds for it (call_operation itself can only say "an object").
         output_schema: operationOutputSchema(op),

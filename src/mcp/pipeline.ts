@@ -217,12 +217,13 @@ export class Pipeline {
         { tool: ctx.via ?? op.name, op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache },
         'tool call',
       );
-      if (res.file) return await this.#fileResult(op, api, res.file, ctx, ctx.progress);
+      const budget = ctx.budget ?? config.responseBudget;
+      if (res.file) return await this.#fileResult(op, api, res.file, ctx, ctx.progress, budget);
       const kind = jobKindOf(op);
       const ref = kind && res.data !== undefined ? jobFromStart(kind, res.data, api) : undefined;
       if (kind && ref) return await this.#followStarted(op, kind, ref, extras, ctx);
       const rendered = await renderSuccess(op, res, {
-        budget: config.responseBudget,
+        budget,
         known: pathParams(op.path).map((p) => String(api[p])),
         ...(extras.fields ? { fields: extras.fields } : {}),
         ...(extras.format ? { format: extras.format } : {}),
@@ -249,13 +250,20 @@ export class Pipeline {
    * A file answer: saved to the download folder on a member's own machine (stdio, --http); on a shared
    * server, never to the replica's disk: embedded when small, else a link for this member only.
    */
-  async #fileResult(op: Operation, args: Record<string, unknown>, file: ApiFile, ctx: CallContext, progress?: CallContext['progress']): Promise<ToolResult> {
+  async #fileResult(
+    op: Operation,
+    args: Record<string, unknown>,
+    file: ApiFile,
+    ctx: CallContext,
+    progress: CallContext['progress'] | undefined,
+    budget: number,
+  ): Promise<ToolResult> {
     const { config, files } = this.#deps;
     if (config.remote) {
       if (!files) throw new Error('a remote session has no file links: refusing to write a download to disk');
-      return renderMemberFile(op, args, file, files, config.responseBudget);
+      return renderMemberFile(op, args, file, files, budget);
     }
-    return renderFile(op, file, config.downloadDir, ctx.signal, progress, config.responseBudget);
+    return renderFile(op, file, config.downloadDir, ctx.signal, progress, budget);
   }
 
   async #followStarted(op: Operation, kind: JobKind, ref: JobRef, job: Extras, ctx: CallContext): Promise<CallToolResult> {
@@ -302,7 +310,7 @@ export class Pipeline {
       try {
         const res = await client.callOperation(dlOp, dl.args(ref), { signal: ctx.signal });
         report.file = res.file
-          ? await this.#fileResult(dlOp, dl.args(ref), res.file, ctx)
+          ? await this.#fileResult(dlOp, dl.args(ref), res.file, ctx, undefined, ctx.budget ?? config.responseBudget)
           : toolError(`${dlOp.name} answered without a file (HTTP ${res.status}).`, { error: { code: 'no_file', status: res.status } });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
@@ -310,6 +318,6 @@ export class Pipeline {
       }
     }
     logger.debug({ op: op.name, job: ref.id, state, polls: out.polls, ms: out.waitedMs }, 'job followed');
-    return renderJob(report, config.responseBudget);
+    return renderJob(report, ctx.budget ?? config.responseBudget);
   }
 }

@@ -14,6 +14,8 @@ import { gatewayTools } from './gateway.js';
 import { OperationSet } from './operations.js';
 import { Pipeline } from './pipeline.js';
 import { isRefusal, type SurfacePolicy, ToolRegistry } from './registry.js';
+import type { ScriptLimits } from './script-engine.js';
+import { scriptTools } from './scripts.js';
 import { surfaceOperations } from './surface.js';
 import type { CallContext, ToolSpec } from './tools.js';
 import { workflowTools } from './workflows.js';
@@ -27,6 +29,8 @@ export interface SessionDeps {
   grantedScope?: Scope;
   /** Remote mode: links to the member's files too large to embed (no download folder there). */
   files?: MemberFileLinks;
+  /** Limits of code mode's scripts, where they differ from the defaults (tests set them small). */
+  scriptLimits?: Partial<ScriptLimits>;
 }
 
 export class Session {
@@ -34,11 +38,13 @@ export class Session {
   readonly registry: ToolRegistry;
   readonly client: ApiClient;
   readonly #config: Config;
+  readonly #scriptLimits: Partial<ScriptLimits> | undefined;
   #listed: Tool[] = [];
   readonly #unsubscribe: () => void;
 
   constructor(deps: SessionDeps) {
     this.#config = deps.config;
+    this.#scriptLimits = deps.scriptLimits;
     this.client = deps.client;
     this.registry = new ToolRegistry(deps.operations, {
       toolsets: deps.config.toolsets,
@@ -74,11 +80,14 @@ export class Session {
     const { pipeline, registry } = this;
     let listed: ToolSpec[];
     if (this.#config.toolsets === 'default') {
-      // The default surface: the operations the three jobs use first, the workflows, the apps' tools, the gateway.
+      // The default surface: the operations the three jobs use first, the workflows, the apps' tools, code
+      // mode, the gateway.
+      const budget = this.#config.responseBudget;
       const own = [
-        ...workflowTools({ pipeline, budget: this.#config.responseBudget }),
-        reviewBoardTool(pipeline, this.#config.responseBudget),
-        documentPreviewTool(pipeline, this.#config.responseBudget),
+        ...workflowTools({ pipeline, budget }),
+        reviewBoardTool(pipeline, budget),
+        documentPreviewTool(pipeline, budget),
+        ...scriptTools({ pipeline, budget, ...(this.#scriptLimits ? { limits: this.#scriptLimits } : {}) }),
         ...gatewayTools({ pipeline }),
       ];
       const direct = surfaceOperations(registry.callable()).map((op) => pipeline.operationTool(op));

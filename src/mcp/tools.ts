@@ -14,13 +14,18 @@ export interface CallContext {
   /** The request's cancellation: aborts the API calls and any wait. */
   signal: AbortSignal;
   /** MCP progress, when the client gave a progress token (values that do not increase are not sent). */
-  progress?: (done: number, total: number, message?: string) => void;
+  progress?: (done: number, total?: number, message?: string) => void;
   /** Tells a client that gave a progress token the call is waiting for the rate budget, and how long. */
   waiting?: (waitMs: number) => void;
   /** The tool the assistant called, for "call again" hints: an operation's own tool, or call_operation. */
   via?: string;
   /** Folders uploads may read files from (the configured ones and the connection's roots). */
   uploadDirs?: () => Promise<string[]>;
+  /**
+   * Tokens of text the result may carry, instead of the response budget: a script's calls, whose
+   * text no model reads, lift it so their structuredContent is the whole answer, not a cut page.
+   */
+  budget?: number;
 }
 
 /**

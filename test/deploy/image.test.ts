@@ -20,7 +20,7 @@ import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { freePort } from '../helpers/programs.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { ROOT } from '../helpers/spawn.js';
-import { browse, STATE_KEY, TestOAuthProvider } from '../remote/helpers.js';
+import { browse, DEFAULT_SURFACE_TOOLS, STATE_KEY, TestOAuthProvider } from '../remote/helpers.js';
 
 // ---------------------------------------------------------------------------------------------------
 // The Dockerfile, read.
@@ -329,7 +329,7 @@ describe('the Dockerfile, its steps carried out without Docker', () => {
     const client = new Client({ name: 'image-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
     try {
-      expect((await client.listTools()).tools).toHaveLength(25);
+      expect((await client.listTools()).tools).toHaveLength(DEFAULT_SURFACE_TOOLS);
       const r = await client.callTool({ name: 'list_engagements', arguments: {} });
       expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
     } finally {

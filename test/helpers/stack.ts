@@ -15,6 +15,7 @@ import { createLogger } from '../../src/log.js';
 import { createMcpHttp, type McpHttp, type McpHttpOptions } from '../../src/mcp/http-serving.js';
 import { OperationSet } from '../../src/mcp/operations.js';
 import { RequestLogRouter } from '../../src/mcp/request-log.js';
+import type { ScriptLimits } from '../../src/mcp/script-engine.js';
 import { createServerFactory } from '../../src/mcp/server.js';
 import { Session } from '../../src/mcp/session.js';
 import type { Scope } from '../../src/operation.js';
@@ -38,6 +39,8 @@ export interface StackOptions {
   liveOpenApi?: boolean;
   /** Return only once the live description has landed (so tests count their own requests). Default true. */
   waitForLive?: boolean;
+  /** Limits of code mode's scripts (run_read_script, run_write_script), set small by the tests of their limits. */
+  scriptLimits?: Partial<ScriptLimits>;
   /** Limits of the HTTP serving (2025 sessions held, idle expiry, heap pressure), as serve --http takes them. */
   http?: Pick<McpHttpOptions, 'maxSessions' | 'sessionIdleMs' | 'heapPressure'>;
 }
@@ -90,7 +93,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const logBefore = sandbox.requests().length;
   const live = opts.liveOpenApi ?? true;
   const operations = new OperationSet({ catalog, logger, client: api, live, origin: sandbox.url });
-  const session = new Session({ config, client: api, logger, operations, ...(opts.grantedScope ? { grantedScope: opts.grantedScope } : {}) });
+  const session = new Session({
+    config,
+    client: api,
+    logger,
+    operations,
+    ...(opts.grantedScope ? { grantedScope: opts.grantedScope } : {}),
+    ...(opts.scriptLimits ? { scriptLimits: opts.scriptLimits } : {}),
+  });
   const factory = createServerFactory({ config, logger, logs: new RequestLogRouter(setTap), sessionFor: () => session });
   const mcp = createMcpHttp({ factory, logger, ...opts.http });
   operations.onChanged(() => mcp.toolsChanged());

@@ -10,6 +10,7 @@ import { FACT } from '../../scripts/generate-docs.js';
 import { isTransientStatus } from '../../src/api/retry.js';
 import { loadConfig, SETTINGS } from '../../src/config.js';
 import { EMBED_MAX_BYTES } from '../../src/mcp/render/member-file.js';
+import { DEFAULT_SCRIPT_LIMITS } from '../../src/mcp/script-engine.js';
 import { SESSION_BUYER } from '../../src/sandbox/data/ids.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { wavSize } from '../../src/sandbox/media.js';
@@ -63,6 +64,19 @@ const sourceNumber = (path: string, pattern: RegExp) => {
 const provedBy = (path: string, assertion: string) => () => expect(read(path), `${path} asserts ${assertion}`).toContain(assertion);
 
 const CLAIMS: Claim[] = [
+  {
+    // Code mode's limits per script, as the script engine defaults them.
+    says: /(\d+) s of wall time, (\d+) s of its own code's CPU time, (\d+) MiB of memory, a (\d+) KiB stack, (\d+) API calls, (\d[\d,]*) characters of output/g,
+    check: ([wall, cpu, memory, stack, calls, output]) =>
+      expect(DEFAULT_SCRIPT_LIMITS).toEqual({
+        wallMs: num(wall as string) * 1000,
+        cpuMs: num(cpu as string) * 1000,
+        memoryBytes: num(memory as string) * 1024 * 1024,
+        stackBytes: num(stack as string) * 1024,
+        maxCalls: num(calls as string),
+        maxOutputChars: num(output as string),
+      }),
+  },
   {
     // The API's rate limit, which the client's budget defaults to.
     says: /the API's (\d+) requests a minute/g,

@@ -32,7 +32,7 @@ import { until } from '../helpers/eras.js';
 import { freePort } from '../helpers/programs.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { type Era, negotiation } from '../helpers/stack.js';
-import { browse, type ServeRemote, spawnServeRemote, TestOAuthProvider } from './helpers.js';
+import { browse, DEFAULT_SURFACE_TOOLS, type ServeRemote, spawnServeRemote, TestOAuthProvider } from './helpers.js';
 
 type Json = Record<string, any>;
 const RUNS = '/engagements/{engagement}/analysis/runs';
@@ -206,7 +206,7 @@ describe('deploy/Caddyfile in a real Caddy, in front of two replicas of serve --
       expect((provider.authorizationUrl as URL).origin).toBe(main.caddy.origin);
       expect(provider.tokens()?.access_token).toEqual(expect.any(String));
       const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names).toHaveLength(25);
+      expect(names).toHaveLength(DEFAULT_SURFACE_TOOLS);
       expect(names).toContain('list_findings');
       const r = (await client.callTool({ name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP, limit: 3 } })) as CallToolResult;
       expect(r.isError, JSON.stringify(r.content)).toBeFalsy();

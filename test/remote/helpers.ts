@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { type CallToolResult, createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { sandboxOperations, toolListFor } from '../../bench/tokens.js';
 import { createLogger } from '../../src/log.js';
 import { createRemoteFront, type RemoteFront, type RemoteFrontOptions } from '../../src/remote/front.js';
 import { authInfoFor, principalOf } from '../../src/remote/principal.js';
@@ -22,6 +23,9 @@ import type { SetOptions, StateStore } from '../../src/store/store.js';
 import { ROOT } from '../helpers/spawn.js';
 
 export const STATE_KEY = Buffer.alloc(32, 7).toString('base64');
+
+/** How many tools a member with write consent is listed on the default surface (computed, not a literal). */
+export const DEFAULT_SURFACE_TOOLS = toolListFor({ toolsets: 'default', readOnly: false }, sandboxOperations()).tools.length;
 
 /** A StateStore that keeps every value ever written, to scan for unsealed secrets. */
 export class RecordingStore implements StateStore {

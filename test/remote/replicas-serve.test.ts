@@ -13,7 +13,7 @@ import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { type Era, negotiation } from '../helpers/stack.js';
 import { budgetUse, busiestWindow } from '../helpers/windows.js';
-import { browse, type ServeRemote, spawnServeRemote, startBalancer, TestOAuthProvider } from './helpers.js';
+import { browse, DEFAULT_SURFACE_TOOLS, type ServeRemote, spawnServeRemote, startBalancer, TestOAuthProvider } from './helpers.js';
 
 const LIMIT = 120;
 let redis: RedisHandle;
@@ -69,7 +69,7 @@ describe('two replicas of serve --remote on one Redis', () => {
       const { client, provider } = await signIn(mcpUrl, era);
       const mark = lb.served.length;
       const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names).toHaveLength(25);
+      expect(names).toHaveLength(DEFAULT_SURFACE_TOOLS);
       const r = await client.callTool({ name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP, limit: 3 } });
       expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
       // The sign-in and the session each met both replicas.
