@@ -1,0 +1,23 @@
+// `npm run bench`, the drafting part: the deliverable job of an unattended agent (bench/drafting.ts)
+// done three ways through the built server on a sandbox at real speed with its rate limit on (120
+// requests a minute). Prints the table the README shows and writes .bench-out/drafting.json.
+// Run: npx tsx bench/drafting-cost.ts (after npm run build).
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { draftingTable, runDrafting } from './drafting.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const OUT = join(ROOT, '.bench-out');
+const CLI = join(ROOT, 'dist/src/cli.js');
+
+if (!existsSync(CLI)) throw new Error('dist/ is missing: run `npm run bench` (it builds first)');
+mkdirSync(OUT, { recursive: true });
+process.stderr.write('drafting: one deliverable job three ways at real speed on a rate-limited sandbox\n');
+const results = await runDrafting({ command: process.execPath, args: [CLI], cwd: ROOT, scale: 1 });
+const costs = results.map((r) => r.cost);
+process.stdout.write(
+  `drafting: the executive summary refreshed from the validated findings and exported as PDF; o200k tokens of what the model reads and writes\n${draftingTable(costs)}\n`,
+);
+writeFileSync(join(OUT, 'drafting.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, costs }, null, 2)}\n`);
+process.stdout.write('written: .bench-out/drafting.json\n');

@@ -1,0 +1,231 @@
+// The deliverable job an unattended agent does, scripted three ways (no model is reachable here, so the
+// agent is a fixed sequence of calls, each reading what the previous answered):
+//   "refresh the executive summary from the validated findings: add a key figure, rewrite one
+//    paragraph, cite two findings, remove a stale callout; then export it as PDF"
+//   whole     tool by tool, the document re-sent whole through update_deliverable_document
+//   blocks    tool by tool, the four changes sent as edit_document_blocks
+//   script    one run_write_script doing the reads, the write and the export inside the isolate
+// Each way runs on a fresh sandbox (the same starting document) through the real server over stdio,
+// behind the recording proxy of bench/jobs.ts, so tool calls, API requests, the o200k tokens of the
+// results the model reads and of the arguments it writes, and the wall time are all measured.
+// Used by bench/drafting-cost.ts (`npm run bench`) and test/mcp/drafting-cost.test.ts.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { ENGAGEMENT_AP } from '../src/sandbox/data/ids.js';
+import { startSandbox } from '../src/sandbox/index.js';
+import { type Call, type JobRun, resultTokens, runJobs, startRecordingProxy, type ToolAnswer } from './jobs.js';
+
+type Rec = Record<string, unknown>;
+export type Block = Rec & { id?: string | null; type: string };
+
+const KIND = 'executive_summary';
+/** What the agent writes: the same four changes on every way. */
+const NEW_FIGURE = '2 constats validés par le comité';
+const NEW_PARAGRAPH = 'Le processus fournisseurs repose encore sur des ressaisies manuelles ; les constats validés ci-dessous fondent les recommandations.';
+const CITING_TEXT = 'Deux constats validés expliquent l’essentiel des retards de paiement.';
+
+function sc(a: ToolAnswer): Rec {
+  return (a.structuredContent ?? {}) as Rec;
+}
+
+/** The validated findings' ids (the first two), from a list_findings answer. */
+function validatedIds(a: ToolAnswer): string[] {
+  const items = (sc(a).items ?? []) as Rec[];
+  return items.filter((f) => f.review_status === 'validated').map((f) => String(f.id));
+}
+
+/** The four changes, found by what the blocks are (the agent reads the document to find them). */
+function plan(blocks: readonly Block[]) {
+  const paragraph = blocks.find((b) => b.type === 'paragraph');
+  const figures = blocks.find((b) => b.type === 'key_figures');
+  // The stale callout: the member's note the steering committee has since dealt with.
+  const stale = blocks.filter((b) => b.type === 'callout').at(-1);
+  if (!paragraph?.id || !figures?.id || !stale?.id) throw new Error('the demo executive summary lacks a paragraph, key figures or a callout');
+  return { paragraph, figures, stale };
+}
+
+export interface DraftingWay {
+  way: 'whole' | 'blocks' | 'script';
+  label: string;
+  run(call: Call, ctx: { engagement?: string }): Promise<void>;
+}
+
+async function engagementOf(call: Call, ctx: { engagement?: string }): Promise<string> {
+  if (!ctx.engagement) {
+    const listed = await call('list_engagements', {});
+    ctx.engagement = String(((sc(listed).items ?? []) as Rec[])[0]?.id);
+  }
+  return ctx.engagement;
+}
+
+export const DRAFTING_WAYS: readonly DraftingWay[] = [
+  {
+    way: 'whole',
+    label: 'tool by tool, whole-document update',
+    async run(call, ctx) {
+      const engagement = await engagementOf(call, ctx);
+      const [a, b] = validatedIds(await call('list_findings', { engagement, fields: ['id', 'type', 'statement', 'review_status'], limit: 200 }));
+      const doc = sc(await call('get_deliverable_document', { engagement, kind: KIND, response_format: 'detailed' }));
+      const blocks = doc.blocks as Block[];
+      const { paragraph, figures, stale } = plan(blocks);
+      const next: Block[] = [];
+      for (const block of blocks) {
+        if (block.id === stale.id) continue;
+        if (block.id === figures.id) next.push({ ...block, items: [...(block.items as string[]), NEW_FIGURE] });
+        else if (block.id === paragraph.id) {
+          next.push({ ...block, text: NEW_PARAGRAPH });
+          next.push({ type: 'paragraph', text: CITING_TEXT, refs: [a, b].map((id) => ({ type: 'finding', id })) });
+        } else next.push(block);
+      }
+      await call('update_deliverable_document', { engagement, kind: KIND, updated_at: doc.updated_at, blocks: next });
+      await call('create_export', { engagement, kind: 'document_pdf', document_kind: KIND });
+    },
+  },
+  {
+    way: 'blocks',
+    label: 'tool by tool, edit_document_blocks',
+    async run(call, ctx) {
+      const engagement = await engagementOf(call, ctx);
+      const [a, b] = validatedIds(await call('list_findings', { engagement, fields: ['id', 'type', 'statement', 'review_status'], limit: 200 }));
+      const doc = sc(await call('get_deliverable_document', { engagement, kind: KIND }));
+      const { paragraph, figures, stale } = plan(doc.blocks as Block[]);
+      await call('edit_document_blocks', {
+        engagement,
+        kind: KIND,
+        edits: [
+          { op: 'replace', id: figures.id, block: { ...figures, items: [...(figures.items as string[]), NEW_FIGURE] } },
+          { op: 'replace', id: paragraph.id, block: { ...paragraph, text: NEW_PARAGRAPH } },
+          { op: 'insert', after: paragraph.id, block: { type: 'paragraph', text: CITING_TEXT, refs: [a, b].map((id) => ({ type: 'finding', id })) } },
+          { op: 'delete', id: stale.id },
+        ],
+      });
+      await call('create_export', { engagement, kind: 'document_pdf', document_kind: KIND });
+    },
+  },
+  {
+    way: 'script',
+    label: 'one run_write_script',
+    async run(call, ctx) {
+      const engagement = await engagementOf(call, ctx);
+      // What a model writes: the whole job in the isolate, answering only what it decided.
+      const script = `
+const engagement = ${JSON.stringify(engagement)};
+const found = await api.list_findings({ engagement, limit: 200, fields: ['id', 'review_status'] });
+const cited = found.items.filter((f) => f.review_status === 'validated').slice(0, 2).map((f) => ({ type: 'finding', id: f.id }));
+const doc = await api.get_deliverable_document({ engagement, kind: ${JSON.stringify(KIND)}, response_format: 'detailed' });
+const paragraph = doc.blocks.find((b) => b.type === 'paragraph');
+const stale = doc.blocks.filter((b) => b.type === 'callout').at(-1);
+const blocks = [];
+for (const b of doc.blocks) {
+  if (b.id === stale.id) continue;
+  if (b.type === 'key_figures') blocks.push({ ...b, items: [...b.items, ${JSON.stringify(NEW_FIGURE)}] });
+  else if (b.id === paragraph.id) blocks.push({ ...b, text: ${JSON.stringify(NEW_PARAGRAPH)} }, { type: 'paragraph', text: ${JSON.stringify(CITING_TEXT)}, refs: cited });
+  else blocks.push(b);
+}
+await api.update_deliverable_document({ engagement, kind: ${JSON.stringify(KIND)}, updated_at: doc.updated_at, blocks });
+const exported = await api.create_export({ engagement, kind: 'document_pdf', document_kind: ${JSON.stringify(KIND)} });
+return { blocks: blocks.length, removed: stale.id, cited: cited.map((c) => c.id), export: exported.state };
+`;
+      await call('run_write_script', { script });
+    },
+  },
+];
+
+export interface DraftingCost {
+  way: DraftingWay['way'];
+  label: string;
+  toolCalls: number;
+  apiRequests: number;
+  /** o200k tokens of the results the model reads. */
+  resultTokens: number;
+  /** o200k tokens of the arguments the model writes (the whole document, twice in context, for `whole`). */
+  argumentTokens: number;
+  wallSeconds: number;
+}
+
+export function draftingCostOf(way: DraftingWay, run: JobRun): DraftingCost {
+  return {
+    way: way.way,
+    label: way.label,
+    toolCalls: run.calls.length,
+    apiRequests: run.requests.length,
+    resultTokens: run.calls.reduce((n, c) => n + resultTokens(c.answer), 0),
+    argumentTokens: run.calls.reduce((n, c) => n + encode(JSON.stringify(c.arguments)).length, 0),
+    wallSeconds: run.wallMs / 1000,
+  };
+}
+
+export interface DraftingResult {
+  cost: DraftingCost;
+  run: JobRun;
+  /** The document's blocks after the job. */
+  after: Block[];
+  /** Exports the job started. */
+  exports: number;
+}
+
+export interface DraftingOptions {
+  /** The command and arguments that start the server on stdio. */
+  command: string;
+  args: string[];
+  cwd: string;
+  /** Time scale of the sandbox and the rate window (1: real speed, 120 requests a minute). */
+  scale: number;
+}
+
+/** Runs each way on a fresh sandbox at 120 requests a minute (scaled), and measures it. */
+export async function runDrafting(o: DraftingOptions): Promise<DraftingResult[]> {
+  const out: DraftingResult[] = [];
+  for (const way of DRAFTING_WAYS) {
+    const sandbox = await startSandbox({ port: 0, rateLimit: true, timeScale: o.scale, logger: () => {} });
+    const proxy = await startRecordingProxy(sandbox.url);
+    try {
+      const [run] = await runJobs({
+        command: o.command,
+        args: o.args,
+        cwd: o.cwd,
+        workspaceUrl: proxy.url,
+        token: sandbox.tokens.write,
+        downloadDir: await mkdtemp(join(tmpdir(), 'wcm-drafting-')),
+        log: proxy.log,
+        env: { WORKSPACE_RATE_LIMIT: `120/${60 * o.scale}` },
+        jobs: [{ job: way.label, run: way.run }],
+      });
+      // The document as the job left it, read straight from the workspace.
+      const res = await fetch(`${sandbox.api}/engagements/${ENGAGEMENT_AP}/deliverable/documents/${KIND}`, {
+        headers: { authorization: `Bearer ${sandbox.tokens.read}`, accept: 'application/json' },
+      });
+      const after = ((await res.json()) as { data: { blocks: Block[] } }).data.blocks;
+      out.push({
+        cost: draftingCostOf(way, run!),
+        run: run!,
+        after,
+        exports: proxy.log.filter((q) => q.method === 'POST' && q.url.endsWith('/exports')).length,
+      });
+    } finally {
+      await proxy.close();
+      await sandbox.close();
+    }
+  }
+  return out;
+}
+
+/** The table `npm run bench` prints and the README shows. */
+export function draftingTable(costs: readonly DraftingCost[]): string {
+  const whole = costs.find((c) => c.way === 'whole');
+  const rows = [
+    ['way', 'tool calls', 'API requests', 'result tokens read', 'argument tokens written', 'wall s', 'result tokens vs whole'],
+    ...costs.map((c) => [
+      c.label,
+      String(c.toolCalls),
+      String(c.apiRequests),
+      String(c.resultTokens),
+      String(c.argumentTokens),
+      c.wallSeconds.toFixed(1),
+      whole ? `${(c.resultTokens / Math.max(1, whole.resultTokens)).toFixed(2)}x` : '',
+    ]),
+  ];
+  return [`| ${rows[0]!.join(' | ')} |`, `|${rows[0]!.map(() => '---').join('|')}|`, ...rows.slice(1).map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
