@@ -9,9 +9,11 @@
 // behind the recording proxy of bench/jobs.ts, so tool calls, API requests, the o200k tokens of the
 // results the model reads and of the arguments it writes, and the wall time are all measured.
 // Used by bench/drafting-cost.ts (`npm run bench`) and test/mcp/drafting-cost.test.ts.
+import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { ENGAGEMENT_AP } from '../src/sandbox/data/ids.js';
 import { startSandbox } from '../src/sandbox/index.js';
@@ -21,6 +23,8 @@ type Rec = Record<string, unknown>;
 export type Block = Rec & { id?: string | null; type: string };
 
 const KIND = 'executive_summary';
+/** The last real-speed run of `npm run bench` (bench/drafting-cost.ts): the README's table is generated from it. */
+export const DRAFTING_RESULTS = fileURLToPath(new URL('./results/drafting.json', import.meta.url));
 /** What the agent writes: the same four changes on every way. */
 const NEW_FIGURE = '2 constats validés par le comité';
 const NEW_PARAGRAPH = 'Le processus fournisseurs repose encore sur des ressaisies manuelles ; les constats validés ci-dessous fondent les recommandations.';
@@ -138,6 +142,8 @@ export interface DraftingCost {
   label: string;
   toolCalls: number;
   apiRequests: number;
+  /** Of those, reads of the export job's state while it runs: how many depends on how long it takes. */
+  exportPolls: number;
   /** o200k tokens of the results the model reads. */
   resultTokens: number;
   /** o200k tokens of the arguments the model writes (the whole document, twice in context, for `whole`). */
@@ -151,6 +157,7 @@ export function draftingCostOf(way: DraftingWay, run: JobRun): DraftingCost {
     label: way.label,
     toolCalls: run.calls.length,
     apiRequests: run.requests.length,
+    exportPolls: run.requests.filter((q) => q.method === 'GET' && /\/exports\/[^/?]+(\?|$)/.test(q.url)).length,
     resultTokens: run.calls.reduce((n, c) => n + resultTokens(c.answer), 0),
     argumentTokens: run.calls.reduce((n, c) => n + encode(JSON.stringify(c.arguments)).length, 0),
     wallSeconds: run.wallMs / 1000,
@@ -212,15 +219,20 @@ export async function runDrafting(o: DraftingOptions): Promise<DraftingResult[]>
   return out;
 }
 
+/** The committed figures of the last real-speed run. */
+export function draftingResults(): { date: string; costs: DraftingCost[] } {
+  return JSON.parse(readFileSync(DRAFTING_RESULTS, 'utf8')) as { date: string; costs: DraftingCost[] };
+}
+
 /** The table `npm run bench` prints and the README shows. */
 export function draftingTable(costs: readonly DraftingCost[]): string {
   const whole = costs.find((c) => c.way === 'whole');
   const rows = [
-    ['way', 'tool calls', 'API requests', 'result tokens read', 'argument tokens written', 'wall s', 'result tokens vs whole'],
+    ['way', 'tool calls', 'API requests (export polls)', 'result tokens read', 'argument tokens written', 'wall s', 'result tokens vs whole'],
     ...costs.map((c) => [
       c.label,
       String(c.toolCalls),
-      String(c.apiRequests),
+      `${c.apiRequests} (${c.exportPolls})`,
       String(c.resultTokens),
       String(c.argumentTokens),
       c.wallSeconds.toFixed(1),

@@ -2,9 +2,11 @@
 // numbers its prose quotes from the code (between <!-- fact:NAME --> and <!-- /fact -->), so neither can
 // drift from the code. `--check` exits 1 when the README is out of date. Numbers the README states
 // otherwise are checked by test/install/readme-numbers.test.ts.
+
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { draftingResults, draftingTable } from '../bench/drafting.js';
 import { RETRIEVAL_TOP, type RetrievalScore, retrievalFigures } from '../bench/retrieval.js';
 import { measureToolLists, sandboxOperations, type ToolListCost, toolListFor } from '../bench/tokens.js';
 import { SETTINGS } from '../src/config.js';
@@ -79,8 +81,15 @@ export function renderToolsets(): string {
   return out.join('\n');
 }
 
+/** The drafting job three ways, as the last real-speed `npm run bench` measured it (bench/results/drafting.json). */
+function renderDrafting(): string {
+  const { date, costs } = draftingResults();
+  return `${draftingTable(costs)}\n\nMeasured by \`npm run bench\` on ${date.slice(0, 10)}.`;
+}
+
 /** Generated blocks of the README, by marker name. */
 export const BLOCKS: Record<string, () => string> = {
+  drafting: renderDrafting,
   surface: renderSurface,
   config: renderConfig,
   toolsets: renderToolsets,

@@ -145,6 +145,16 @@ const CLAIMS: Claim[] = [
       expect(() => loadConfig({ WORKSPACE_MAX_BUDGET_WAIT: String(num(most as string) + 1) })).toThrow(/WORKSPACE_MAX_BUDGET_WAIT/);
     },
   },
+  {
+    // The most blocks a document holds: the document update's schema (the spec's limit).
+    says: /up to (\d+) blocks \(the API's limit per document\)/g,
+    check: ([n]) => provedBy('tools/deliverables.ts', `blocks: z.array(documentBlock).max(${n})`)(),
+  },
+  {
+    // The drafting bench's bound, as its test holds it.
+    says: /the script way reads at most (0\.2)x the result tokens/g,
+    check: provedBy('test/mcp/drafting-cost.test.ts', 'toBeLessThanOrEqual(0.2 * whole.cost.resultTokens)'),
+  },
   { says: /the exit code is (0) only when nothing failed/g, check: provedBy('test/doctor.test.ts', 'expect(r.code).toBe(0);') },
   { says: /one file per workspace, mode (0600)/g, check: provedBy('test/auth/store.test.ts', 'toBe(0o600)') },
   {
