@@ -168,7 +168,16 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     });
     operations.startLive(client);
     if (!links) throw new Error('a member session was asked for before the server listened');
-    const session = new Session({ config, client, logger, operations, grantedScope: principal.scope, files: links.forMember(principal.memberKey) });
+    const session = new Session({
+      config,
+      client,
+      logger,
+      operations,
+      grantedScope: principal.scope,
+      files: links.forMember(principal.memberKey),
+      // Scripts count per member, whatever the consent or client: one member cannot hold the replica's workers.
+      scriptOwner: principal.memberKey,
+    });
     entry = {
       session,
       client,
