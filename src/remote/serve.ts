@@ -19,7 +19,7 @@ import { createMcpHttp } from '../mcp/http-serving.js';
 import { OperationSet } from '../mcp/operations.js';
 import type { RequestLogRouter } from '../mcp/request-log.js';
 import { createServerFactory } from '../mcp/server.js';
-import { Session } from '../mcp/session.js';
+import { Session, toolListFor } from '../mcp/session.js';
 import { messageBytesForUpload } from '../mcp/uploads.js';
 import type { Operator } from '../operator.js';
 import type { Store } from '../store/open.js';
@@ -219,6 +219,13 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     maxSessionsPerOwner: MAX_SESSIONS_PER_MEMBER,
   });
   operator?.countSessions(() => mcp.sessions);
+  // Calls are labelled by tool only for the server's own tools and operations: any signed-in member may
+  // send made-up names, which would otherwise take the bounded labels and leave real tools unlabelled.
+  let ownTools: Set<string> | undefined;
+  operator?.knownTools((name) => {
+    ownTools ??= new Set(toolListFor({ toolsets: config.toolsets, readOnly: false }, catalog).map((t) => t.name));
+    return ownTools.has(name) || operations.get(name) !== undefined;
+  });
   operations.onChanged(() => mcp.toolsChanged());
 
   // Listen first: with --port 0 and no public URL (a loopback trial), the public URL is where it listens.
