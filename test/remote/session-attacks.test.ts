@@ -1,0 +1,116 @@
+// A member's 2025 session attacked with the other era's requests and after its sign-in ends, over two
+// replicas of the real `serve --remote` on one real Redis (member-sessions.test.ts covers the 2025
+// requests of another member):
+// - A 2026-07-28 request naming another member's session id is served statelessly for its own sender
+//   only, and its DELETE or GET neither ends nor takes the session: the owner goes on, on every replica.
+// - Once the owner's sign-in is revoked, the session id opens nothing: their old token is refused 401,
+//   another member's 404, on every replica, and nothing reaches the workspace.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisHandle, startRedis } from '../helpers/redis.js';
+import { eraParams } from '../reliability/stdio-peer.js';
+import { CLAIRE, type Deployment, deployment, legacyCall, MARC, raw, signInAs } from './deployment.js';
+
+let redis: RedisHandle;
+const closers: (() => Promise<void>)[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
+});
+
+async function deploy(): Promise<Deployment> {
+  const d = await deployment(redis, 2);
+  closers.push(d.close);
+  return d;
+}
+
+/** A 2026-07-28 request as `token`, naming `sessionId` all the same. */
+function modernCall(token: string, sessionId: string, method: string, params: Record<string, unknown>, httpMethod = 'POST') {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-session-id': sessionId,
+  };
+  if (httpMethod !== 'POST') return { method: httpMethod, headers };
+  return {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', 'mcp-method': method, ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}) },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method, params: eraParams('modern', params) }),
+  };
+}
+
+const membersAt = (d: Deployment, template: string) =>
+  new Set(
+    d.sandbox
+      .requests()
+      .filter((r) => r.template === template)
+      .map((r) => r.member_id),
+  );
+
+describe("a 2025 session against the other era's requests and a revoked sign-in", () => {
+  it("a 2026 request naming another member's session acts for its sender only, and its DELETE or GET leaves the session to its owner, on every replica", async () => {
+    const d = await deploy();
+    const claire = await signInAs(d, CLAIRE, 'write', 'legacy');
+    closers.push(() => claire.client.close());
+    const marc = await signInAs(d, MARC, 'read', 'modern');
+    closers.push(() => marc.client.close());
+    const sessionId = claire.transport.sessionId as string;
+    d.sandbox.clearRequests();
+    await claire.client.callTool({ name: 'get_workspace', arguments: {} });
+    const [claireId] = [...membersAt(d, '/workspace')];
+    expect(claireId).toBeTruthy();
+
+    for (const replica of [...d.replicas, ...d.replicas]) {
+      const send = (spec: Parameters<typeof raw>[2]) => raw(replica.origin, d.lb.url, spec);
+      d.sandbox.clearRequests();
+      const called = await send(modernCall(marc.token, sessionId, 'tools/call', { name: 'list_engagements', arguments: {} }));
+      expect(called.status, called.body).toBe(200);
+      const seen = membersAt(d, '/engagements');
+      expect(seen.size).toBe(1);
+      expect(seen.has(claireId)).toBe(false);
+      // Neither ends nor takes her session (whatever the era's answer to them is).
+      const ended = await send(modernCall(marc.token, sessionId, '', {}, 'DELETE'));
+      expect(ended.status).not.toBe(200);
+      const stream = await send(modernCall(marc.token, sessionId, '', {}, 'GET'));
+      expect(String(stream.headers['content-type'])).not.toMatch(/event-stream/);
+    }
+    // Her session is whole on both replicas.
+    for (const replica of d.replicas) {
+      const r = await raw(replica.origin, d.lb.url, legacyCall(claire.token, sessionId, 'tools/call', { name: 'get_workspace', arguments: {} }));
+      expect(r.status, r.body).toBe(200);
+      expect(r.body).not.toMatch(/"isError":true/);
+    }
+  }, 120_000);
+
+  it("once the owner signs out, the session id opens nothing: 401 with their old token, 404 with another member's, nothing sent", async () => {
+    const d = await deploy();
+    const claire = await signInAs(d, CLAIRE, 'write', 'legacy');
+    closers.push(() => claire.client.close());
+    const marc = await signInAs(d, MARC, 'write', 'legacy');
+    closers.push(() => marc.client.close());
+    const sessionId = claire.transport.sessionId as string;
+    const clientId = (claire.provider.clientInformation() as { client_id: string }).client_id;
+    const revoked = await fetch(`${d.lb.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: clientId, token: claire.provider.stored?.refresh_token as string }),
+    });
+    expect(revoked.status).toBe(200);
+    d.sandbox.clearRequests();
+    for (const replica of [...d.replicas, ...d.replicas]) {
+      for (const method of ['tools/list', 'tools/call']) {
+        const params = method === 'tools/call' ? { name: 'create_finding', arguments: {} } : {};
+        const own = await raw(replica.origin, d.lb.url, legacyCall(claire.token, sessionId, method, params));
+        expect(own.status, own.body).toBe(401);
+        const other = await raw(replica.origin, d.lb.url, legacyCall(marc.token, sessionId, method, params));
+        expect(other.status, other.body).toBe(404);
+      }
+    }
+    expect(d.sandbox.requests().filter((r) => r.path.startsWith('/api/v1/'))).toEqual([]);
+  }, 120_000);
+});
