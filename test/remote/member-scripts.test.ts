@@ -217,8 +217,15 @@ describe("a script reaches nothing of the replica, and nothing beyond its member
     for (const write of ['create_finding', 'update_finding']) expect(out[write], write).toMatch(/^(read_script|scope)$/);
     // The server's own tools are no api operation: a script cannot reach them at all.
     for (const tool of ['edit_document_blocks', 'call_operation', 'run_write_script', 'review_board']) expect(out[tool], tool).toBe('unknown');
+    // Nor around the script: the write script and the block edits, called directly, are refused.
     const write = await run(marc, 'return 1', 'run_write_script');
     expect(write.isError).toBe(true);
+    const edit = (await marc.client.callTool({
+      name: 'edit_document_blocks',
+      arguments: { engagement: ENGAGEMENT_AP, deliverable: '01ZZZZZZZZZZZZZZZZZZZZZZZZ', document: '01ZZZZZZZZZZZZZZZZZZZZZZZZ', edits: [] },
+    })) as CallToolResult;
+    expect(edit.isError).toBe(true);
+    expect(text(edit)).toMatch(/write|consent/i);
     expect(d.sandbox.requests().filter((q) => q.method !== 'GET')).toEqual([]);
   }, 180_000);
 
