@@ -71,6 +71,8 @@ describe("a member's file link", () => {
       expect(disposition.match(/filename=/g)).toHaveLength(1);
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('cache-control')).toBe('private, no-store');
+      // Rendered in place all the same, it would run nothing and load nothing on the public origin.
+      expect(res.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
       expect(await res.text()).toBe(page);
     }
 
