@@ -127,7 +127,10 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
   };
 
   function memberSession(principal: RemotePrincipal): Session {
-    const key = `${principal.memberKey}|${principal.scope}|${principal.kind}`;
+    // One per credential (a sign-in, a personal token): its API client sends that credential's
+    // workspace token only. Keyed by member alone, a member's sign-ins shared one client whose token was
+    // the latest request's, so one sign-in's call could go out as another's.
+    const key = `${principal.memberKey}|${principal.scope}|${principal.kind}|${principal.credential}`;
     let entry = members.get(key);
     if (entry) {
       entry.principal = principal;

@@ -5,7 +5,14 @@
 //   only, and its DELETE or GET neither ends nor takes the session: the owner goes on, on every replica.
 // - Once the owner's sign-in is revoked, the session id opens nothing: their old token is refused 401,
 //   another member's 404, on every replica, and nothing reaches the workspace.
+// - A member's two sign-ins (two clients) stay apart: each one's calls go out with its own workspace
+//   token, even while the other is busy on the same replica. Before, a member's sign-ins shared one
+//   API client whose token was the latest request's, so a call of one sign-in could go out with the
+//   other's token: the workspace saw the wrong authorization, and a sign-in revoked at the workspace
+//   could go on riding the member's live one.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
+import { until } from '../helpers/eras.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { eraParams } from '../reliability/stdio-peer.js';
 import { CLAIRE, type Deployment, deployment, legacyCall, MARC, raw, signInAs } from './deployment.js';
@@ -112,5 +119,66 @@ describe("a 2025 session against the other era's requests and a revoked sign-in"
       }
     }
     expect(d.sandbox.requests().filter((r) => r.path.startsWith('/api/v1/'))).toEqual([]);
+  }, 120_000);
+});
+
+describe("one member's sign-ins", () => {
+  it("each one's calls go out with its own workspace token, even while the other is busy on the same replica", async () => {
+    const d = await deploy();
+    d.lb.targets.splice(1);
+    const first = await signInAs(d, CLAIRE, 'write', 'modern');
+    closers.push(() => first.client.close());
+    const second = await signInAs(d, CLAIRE, 'write', 'modern');
+    closers.push(() => second.client.close());
+    const tokenOf = async (m: typeof first) => {
+      d.sandbox.clearRequests();
+      await m.client.callTool({ name: 'get_workspace', arguments: {} });
+      const seen = new Set(
+        d.sandbox
+          .requests()
+          .filter((r) => r.template === '/workspace')
+          .map((r) => r.token_id),
+      );
+      expect(seen.size).toBe(1);
+      return [...seen][0];
+    };
+    const firstToken = await tokenOf(first);
+    const secondToken = await tokenOf(second);
+    expect(firstToken).toBeTruthy();
+    expect(secondToken).not.toBe(firstToken);
+
+    // The second sign-in's script is held in its first call while the first sign-in works.
+    let held = 0;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    d.sandbox.admin.fault({
+      count: 1,
+      match: { method: 'GET', path: '/engagements/{engagement}/findings' },
+      before: async () => {
+        held++;
+        await gate;
+      },
+    });
+    d.sandbox.clearRequests();
+    const script = second.client.callTool({
+      name: 'run_read_script',
+      arguments: {
+        script: `await api.list_findings({ engagement: ${JSON.stringify(ENGAGEMENT_AP)}, limit: 1 }); return (await api.get_engagement({ engagement: ${JSON.stringify(ENGAGEMENT_AP)} })).id;`,
+      },
+    });
+    await until(() => (held === 1 ? true : undefined), 60_000, 'the script to be held');
+    await first.client.callTool({ name: 'list_engagements', arguments: {} });
+    release();
+    expect(((await script) as { isError?: boolean }).isError).toBeFalsy();
+    const byTemplate = (t: string) =>
+      d.sandbox
+        .requests()
+        .filter((r) => r.template === t)
+        .map((r) => r.token_id);
+    expect(byTemplate('/engagements')).toEqual([firstToken]);
+    expect(byTemplate('/engagements/{engagement}/findings')).toEqual([secondToken]);
+    expect(byTemplate('/engagements/{engagement}')).toEqual([secondToken]);
   }, 120_000);
 });
