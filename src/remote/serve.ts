@@ -39,6 +39,8 @@ const MEMBER_SESSION_IDLE_MS = 60 * 60_000;
  * more evicts their own oldest idle ones, never another member's.
  */
 export const MAX_SESSIONS_PER_MEMBER = 20;
+/** 2026 listen streams one member (consent and client) holds open on a replica: a client needs one per connection. */
+export const MAX_LISTENS_PER_MEMBER = 20;
 
 /**
  * Why the member's workspace token could not be had, as the API error their assistant reads (before
@@ -220,6 +222,7 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       return p ? JSON.stringify([p.kind, p.memberKey, p.scope, p.clientId]) : '';
     },
     maxSessionsPerOwner: MAX_SESSIONS_PER_MEMBER,
+    maxListensPerOwner: MAX_LISTENS_PER_MEMBER,
   });
   operator?.countSessions(() => mcp.sessions);
   // Calls are labelled by tool only for the server's own tools and operations: any signed-in member may

@@ -10,7 +10,12 @@
 //   API client whose token was the latest request's, so a call of one sign-in could go out with the
 //   other's token: the workspace saw the wrong authorization, and a sign-in revoked at the workspace
 //   could go on riding the member's live one.
+// - 2026 listen streams are capped per member on a replica: before, one member could open as many as
+//   the replica takes connections (4,096, shared by everyone), each holding a server, and lock everyone
+//   else out. Past the cap a new one is refused 429; another member still listens.
+import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_LISTENS_PER_MEMBER } from '../../src/remote/serve.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { until } from '../helpers/eras.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
@@ -180,5 +185,82 @@ describe("one member's sign-ins", () => {
     expect(byTemplate('/engagements')).toEqual([firstToken]);
     expect(byTemplate('/engagements/{engagement}/findings')).toEqual([secondToken]);
     expect(byTemplate('/engagements/{engagement}')).toEqual([secondToken]);
+  }, 120_000);
+});
+
+/** A 2026 listen stream opened straight on a replica as `token`; kept open until `close()`. */
+function listen(origin: string, publicUrl: string, token: string): Promise<{ status: number; type: string; close(): void }> {
+  const u = new URL(origin);
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'subscriptions/listen',
+    params: eraParams('modern', { notifications: { toolsListChanged: true } }),
+  });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        method: 'POST',
+        path: '/mcp',
+        headers: {
+          host: new URL(publicUrl).host,
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'subscriptions/listen',
+        },
+      },
+      (res) => {
+        res.on('error', () => {});
+        if (!String(res.headers['content-type']).startsWith('text/event-stream')) res.resume();
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), close: () => res.destroy() });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('listen streams (2026)', () => {
+  it("one member's are capped on a replica: past the cap a new one is refused 429, another member listens, and closing one makes room", async () => {
+    const d = await deploy();
+    const claire = await signInAs(d, CLAIRE, 'write', 'modern');
+    closers.push(() => claire.client.close());
+    const marc = await signInAs(d, MARC, 'read', 'modern');
+    closers.push(() => marc.client.close());
+    const [replica] = d.replicas as [Deployment['replicas'][number]];
+    const open: Awaited<ReturnType<typeof listen>>[] = [];
+    closers.push(async () => {
+      for (const s of open) s.close();
+    });
+    let refused: Awaited<ReturnType<typeof listen>> | undefined;
+    for (let i = 0; i < 3 * MAX_LISTENS_PER_MEMBER && !refused; i++) {
+      const s = await listen(replica.origin, d.lb.url, claire.token);
+      if (s.status === 200) open.push(s);
+      else refused = s;
+    }
+    expect(refused?.status).toBe(429);
+    // Her client's own stream may be on this replica too.
+    expect(open.length).toBeGreaterThanOrEqual(MAX_LISTENS_PER_MEMBER - 1);
+    expect(open.length).toBeLessThanOrEqual(MAX_LISTENS_PER_MEMBER);
+    for (const s of open) expect(s.type).toMatch(/^text\/event-stream/);
+    const his = await listen(replica.origin, d.lb.url, marc.token);
+    open.push(his);
+    expect(his.status).toBe(200);
+    (open.shift() as { close(): void }).close();
+    const again = await until(
+      async () => {
+        const s = await listen(replica.origin, d.lb.url, claire.token);
+        if (s.status === 200) return s;
+        s.close();
+        return undefined;
+      },
+      10_000,
+      'a listen stream once one of hers closed',
+    );
+    open.push(again);
   }, 120_000);
 });
