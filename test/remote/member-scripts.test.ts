@@ -189,9 +189,22 @@ describe("a script reaches nothing of the replica, and nothing beyond its member
     expect(mine.status).toBe(200);
     expect(Buffer.from(await mine.arrayBuffer()).equals(bytes)).toBe(true);
 
+    // Scripts that fail every way the engine can: their errors name nothing of the replica either.
+    for (const failing of [
+      'let a = []; for (;;) a.push("x".repeat(1 << 20));',
+      'const f = (n) => f(n + 1) + 1; return f(0);',
+      'return (',
+      'throw { stack: new Error().stack, where: import.meta };',
+      'return await api.get_engagement({ engagement: "../../etc/passwd" });',
+    ]) {
+      const r = await run(claire, failing);
+      expect(r.isError, failing).toBe(true);
+      results.push(r);
+    }
+
     // Nothing of the replica in any answer: no state key, no canary, no path of its disk; nothing written.
     const all = JSON.stringify(results);
-    for (const secret of [STATE_KEY, CANARY, 'file://']) expect(all).not.toContain(secret);
+    for (const secret of [STATE_KEY, CANARY, 'file://', process.cwd(), 'node_modules']) expect(all).not.toContain(secret);
     expect((await readdir(scratch)).sort()).toEqual(['blocker', 'canary.txt']);
   }, 180_000);
 
