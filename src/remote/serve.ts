@@ -18,6 +18,7 @@ import { FileLinks } from '../mcp/file-links.js';
 import { createMcpHttp } from '../mcp/http-serving.js';
 import { OperationSet } from '../mcp/operations.js';
 import type { RequestLogRouter } from '../mcp/request-log.js';
+import { ScriptSlots } from '../mcp/script-slots.js';
 import { createServerFactory } from '../mcp/server.js';
 import { Session, toolListFor } from '../mcp/session.js';
 import { messageBytesForUpload } from '../mcp/uploads.js';
@@ -41,6 +42,13 @@ const MEMBER_SESSION_IDLE_MS = 60 * 60_000;
 export const MAX_SESSIONS_PER_MEMBER = 20;
 /** 2026 listen streams one member (consent and client) holds open on a replica: a client needs one per connection. */
 export const MAX_LISTENS_PER_MEMBER = 20;
+/**
+ * Bodies over the usual limit (an upload sent as content: up to about 35 MB of JSON, held whole while
+ * it is read and parsed) one member sends a replica at once, and all members together. Without a cap,
+ * one member sending uploads in parallel could hold the replica's memory until it failed everyone.
+ */
+export const MAX_LARGE_BODIES_PER_MEMBER = 2;
+export const MAX_LARGE_BODIES = 8;
 
 /**
  * Why the member's workspace token could not be had, as the API error their assistant reads (before
@@ -197,6 +205,8 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     return session;
   }
 
+  // Large bodies held at once, per member and in all: counted like scripts (src/mcp/script-slots.ts).
+  const largeBodies = new ScriptSlots({ perProcess: MAX_LARGE_BODIES, perOwner: MAX_LARGE_BODIES_PER_MEMBER });
   // Members send files as content (the replica's disk is not theirs): a request holds the largest upload.
   const bodyMax = Math.max(MAX_BODY_BYTES, ...catalog.map((op) => (op.upload ? messageBytesForUpload(op.upload.maxKib) : 0)));
   const factory = createServerFactory({
@@ -271,6 +281,13 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     mcp: async (req, res, principal) => {
       let body: unknown;
       if (req.method === 'POST') {
+        // A large body (or one of unknown length, which may be) takes a slot before a byte is read.
+        const declared = Number(req.headers['content-length'] ?? Number.NaN);
+        if (!(declared <= MAX_BODY_BYTES)) {
+          const slot = largeBodies.take(principal.memberKey);
+          if (!slot.ok) return tooManyLargeBodies(res, slot.cap);
+          res.once('close', slot.release);
+        }
         body = await guardedBody(req, res, bodyMax);
         if (body === undefined) return;
       }
@@ -291,4 +308,15 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       members.clear();
     },
   };
+}
+
+/** A large body refused before it is read: retryable, the connection closed (its body is not read). */
+function tooManyLargeBodies(res: ServerResponse, cap: 'member' | 'process'): void {
+  const message =
+    cap === 'member'
+      ? `You are already sending ${MAX_LARGE_BODIES_PER_MEMBER} large requests (uploads) to this server at once: send this one when one of them has been answered. Nothing was read or sent.`
+      : 'This server is receiving as many large requests (uploads) as it takes at once: send this one again in a few seconds. Nothing was read or sent.';
+  res
+    .writeHead(cap === 'member' ? 429 : 503, { 'content-type': 'application/json', 'retry-after': '5', connection: 'close' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
 }

@@ -13,9 +13,11 @@
 // - 2026 listen streams are capped per member on a replica: before, one member could open as many as
 //   the replica takes connections (4,096, shared by everyone), each holding a server, and lock everyone
 //   else out. Past the cap a new one is refused 429; another member still listens.
+// - Large bodies (uploads as content, up to about 35 MB each, held whole while read) are capped per
+//   member on a replica: before, one member sending many at once could hold the replica's memory.
 import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_LISTENS_PER_MEMBER } from '../../src/remote/serve.js';
+import { MAX_LARGE_BODIES_PER_MEMBER, MAX_LISTENS_PER_MEMBER } from '../../src/remote/serve.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { until } from '../helpers/eras.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
@@ -262,5 +264,80 @@ describe('listen streams (2026)', () => {
       'a listen stream once one of hers closed',
     );
     open.push(again);
+  }, 120_000);
+});
+
+/** A POST to a replica declaring `length` bytes, of which only `sent` are written: held open until `abort()`. */
+function heldBody(origin: string, publicUrl: string, token: string, length: number, sent: number) {
+  const u = new URL(origin);
+  let answered: (status: number) => void = () => {};
+  const status = new Promise<number>((r) => {
+    answered = r;
+  });
+  const req = request(
+    {
+      host: u.hostname,
+      port: u.port,
+      method: 'POST',
+      path: '/mcp',
+      headers: {
+        host: new URL(publicUrl).host,
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        'content-length': String(length),
+      },
+    },
+    (res) => {
+      res.resume();
+      answered(res.statusCode ?? 0);
+    },
+  );
+  req.on('error', () => answered(-1));
+  req.write(Buffer.alloc(sent, 0x20));
+  return { status, abort: () => req.destroy() };
+}
+
+describe('large bodies', () => {
+  it("one member's are capped on a replica: past the cap one is refused 429 before it is read; another member's is read", async () => {
+    const d = await deploy();
+    const claire = await signInAs(d, CLAIRE, 'write', 'modern');
+    closers.push(() => claire.client.close());
+    const marc = await signInAs(d, MARC, 'write', 'modern');
+    closers.push(() => marc.client.close());
+    const [replica] = d.replicas as [Deployment['replicas'][number]];
+    const big = 20 * 1024 * 1024;
+    const held = Array.from({ length: MAX_LARGE_BODIES_PER_MEMBER }, () => heldBody(replica.origin, d.lb.url, claire.token, big, 1024 * 1024));
+    closers.push(async () => {
+      for (const h of held) h.abort();
+    });
+    // Her next one is answered at once, without its body: she has not sent a byte of it.
+    const refused = await until(
+      async () => {
+        const next = heldBody(replica.origin, d.lb.url, claire.token, big, 0);
+        const status = await Promise.race([next.status, new Promise<undefined>((r) => setTimeout(() => r(undefined), 1_000))]);
+        next.abort();
+        return status;
+      },
+      30_000,
+      'her third large body to be answered before it was sent',
+    );
+    expect(refused).toBe(429);
+    // Marc's large body is read and answered (a JSON-RPC error for its padding: it was read whole).
+    const his = heldBody(replica.origin, d.lb.url, marc.token, 5 * 1024 * 1024, 5 * 1024 * 1024);
+    expect(await his.status).toBe(400);
+    // Once one of hers ends, her next one is read too.
+    (held.shift() as { abort(): void }).abort();
+    const again = await until(
+      async () => {
+        const next = heldBody(replica.origin, d.lb.url, claire.token, 5 * 1024 * 1024, 5 * 1024 * 1024);
+        const status = await next.status;
+        return status === 400 ? status : undefined;
+      },
+      30_000,
+      'her next large body to be read',
+    );
+    expect(again).toBe(400);
   }, 120_000);
 });
