@@ -281,14 +281,19 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     mcp: async (req, res, principal) => {
       let body: unknown;
       if (req.method === 'POST') {
-        // A large body (or one of unknown length, which may be) takes a slot before a byte is read.
+        // A large body (or one of unknown length, which may be) takes a slot before a byte is read, and
+        // keeps it while its call holds it; one of unknown length that turned out small gives it back once read.
         const declared = Number(req.headers['content-length'] ?? Number.NaN);
+        let release: (() => void) | undefined;
         if (!(declared <= MAX_BODY_BYTES)) {
           const slot = largeBodies.take(principal.memberKey);
           if (!slot.ok) return tooManyLargeBodies(res, slot.cap);
-          res.once('close', slot.release);
+          release = slot.release;
+          res.once('close', release);
         }
-        body = await guardedBody(req, res, bodyMax);
+        body = await guardedBody(req, res, bodyMax, (bytes) => {
+          if (bytes <= MAX_BODY_BYTES) release?.();
+        });
         if (body === undefined) return;
       }
       await mcp.handle(req, res, body, authInfoFor(principal));

@@ -340,4 +340,59 @@ describe('large bodies', () => {
     );
     expect(again).toBe(400);
   }, 120_000);
+
+  it('a body of unknown length that turns out small takes no slot while its call runs', async () => {
+    const d = await deploy();
+    const claire = await signInAs(d, CLAIRE, 'write', 'modern');
+    closers.push(() => claire.client.close());
+    const [replica] = d.replicas as [Deployment['replicas'][number]];
+    // Sent chunked (no Content-Length), as some proxies forward requests.
+    const chunked = (name: string) => {
+      const u = new URL(replica.origin);
+      return new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: u.hostname,
+            port: u.port,
+            method: 'POST',
+            path: '/mcp',
+            headers: {
+              host: new URL(d.lb.url).host,
+              authorization: `Bearer ${claire.token}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              'mcp-protocol-version': '2026-07-28',
+              'mcp-method': 'tools/call',
+              'mcp-name': name,
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.write(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: eraParams('modern', { name, arguments: {} }) }));
+        req.end();
+      });
+    };
+    let held = 0;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    d.sandbox.admin.fault({
+      count: MAX_LARGE_BODIES_PER_MEMBER,
+      match: { method: 'GET', path: '/engagements' },
+      before: async () => {
+        held++;
+        await gate;
+      },
+    });
+    const running = Array.from({ length: MAX_LARGE_BODIES_PER_MEMBER }, () => chunked('list_engagements'));
+    await until(() => (held === MAX_LARGE_BODIES_PER_MEMBER ? true : undefined), 30_000, 'her calls to be held at the workspace');
+    expect(await chunked('get_workspace')).toBe(200);
+    release();
+    expect(await Promise.all(running)).toEqual(running.map(() => 200));
+  }, 120_000);
 });
