@@ -71,10 +71,12 @@ export async function readBody(req: IncomingMessage, max = MAX_BODY_BYTES): Prom
 
 /**
  * Reads and checks a POST body as stdio checks a line; answers a malformed one itself (HTTP 400 with
- * the JSON-RPC error) and returns undefined, else the message to serve.
+ * the JSON-RPC error) and returns undefined, else the message to serve. `onRead` is told its size once read.
  */
-export async function guardedBody(req: IncomingMessage, res: ServerResponse, max = MAX_BODY_BYTES): Promise<unknown> {
-  const g = guardText(await readBody(req, max));
+export async function guardedBody(req: IncomingMessage, res: ServerResponse, max = MAX_BODY_BYTES, onRead?: (bytes: number) => void): Promise<unknown> {
+  const text = await readBody(req, max);
+  onRead?.(Buffer.byteLength(text));
+  const g = guardText(text);
   if (g.kind === 'pass') return g.message;
   if (g.kind === 'answer') sendError(res, 400, g.answer.error.code, g.answer.error.message, g.answer.id);
   else sendError(res, 400, -32600, `Invalid Request: ${g.why}.`);

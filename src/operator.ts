@@ -14,6 +14,8 @@ export interface Operator {
   events: EventSink | undefined;
   redisError(): void;
   countSessions(read: () => number): void;
+  /** Which tool names are the server's (the metrics label only those). */
+  knownTools(known: (name: string) => boolean): void;
   /** The metrics' scrape URL, when on. */
   metricsUrl: string | undefined;
   close(): Promise<void>;
@@ -38,6 +40,7 @@ export async function openOperator(config: Config, logger: Logger, store?: unkno
     events: fanOut(audit, metrics),
     redisError: () => metrics?.redisError(),
     countSessions: (read) => metrics?.countSessions(read),
+    knownTools: (known) => metrics?.knownTools(known),
     metricsUrl: metrics?.url,
     async close() {
       await audit?.close().catch(() => {});

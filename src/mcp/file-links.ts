@@ -6,9 +6,11 @@
 // no token) is answered as if it did not exist.
 //
 // Stored: `file-link:<sha256 of the link id>` -> the member, the operation, its arguments (ids), the
-// file's name and type, the expiry. The link id itself (32 random bytes) is never stored, so the store
-// holds nothing that opens a file.
-import { createHash, randomBytes } from 'node:crypto';
+// file's name and type, the expiry, sealed (AES-256-GCM) under a key derived from the link id. The
+// link id itself (32 random bytes) is never stored, so the store holds nothing that opens a file, and
+// a copy of the store (a backup, a dump) reads no file name, id or member from it: a file's name is
+// the member's client data.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { StateStore } from '../store/store.js';
 
 export interface FileLinkTarget {
@@ -38,6 +40,26 @@ export interface MemberFileLinks {
 const ID = /^[A-Za-z0-9_-]{43}$/;
 
 const keyOf = (id: string) => `file-link:${createHash('sha256').update(id).digest('base64url')}`;
+/** The record's key: from the link id too, under a label of its own (so it is not the store key). */
+const sealKeyOf = (id: string) => createHash('sha256').update('workspace-consulting-mcp file link\0').update(id).digest();
+
+function seal(id: string, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealKeyOf(id), iv);
+  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+function unseal(id: string, sealed: string): string | undefined {
+  try {
+    const raw = Buffer.from(sealed, 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', sealKeyOf(id), raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
 
 export class FileLinks {
   readonly #store: StateStore;
@@ -62,14 +84,15 @@ export class FileLinks {
     const id = randomBytes(32).toString('base64url');
     const expiresAt = this.#now() + this.#ttlMs;
     const record: FileLinkRecord = { ...target, member, expiresAt };
-    await this.#store.set(keyOf(id), JSON.stringify(record), { ttlMs: this.#ttlMs });
+    await this.#store.set(keyOf(id), seal(id, JSON.stringify(record)), { ttlMs: this.#ttlMs });
     return { url: `${this.#base}${id}`, expiresAt };
   }
 
   /** The link's target when it is alive and `member`'s; undefined otherwise (unknown, expired, another's). */
   async open(id: string, member: string): Promise<FileLinkRecord | undefined> {
     if (!ID.test(id)) return undefined;
-    const raw = await this.#store.get(keyOf(id));
+    const sealed = await this.#store.get(keyOf(id));
+    const raw = sealed === undefined ? undefined : unseal(id, sealed);
     if (!raw) return undefined;
     let record: FileLinkRecord;
     try {

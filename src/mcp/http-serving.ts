@@ -13,7 +13,8 @@
 //   client): its id is signed together with that owner, so a request from anyone else naming it is
 //   answered 404, as for an id never issued, by every replica, whether or not it holds the session.
 //   Limits are per owner too: one owner's sessions are capped and evicted among themselves, so one
-//   member opening many sessions never pushes out another's.
+//   member opening many sessions never pushes out another's; so are 2026 listen streams, each of which
+//   holds a connection and a server for as long as its client listens.
 // Callers check Host/Origin and authentication first, read the body and hand it over parsed.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -46,6 +47,11 @@ export interface McpHttpOptions {
    * served only to requests of the owner that opened it. Unset: one owner (a local server's member).
    */
   ownerOf?: (authInfo: AuthInfo | undefined) => string;
+  /**
+   * 2026 listen streams (subscriptions/listen) one owner holds open at once; past it a new one is
+   * refused 429 (a client needs one per connection). Unset: no cap (a local server's one member).
+   */
+  maxListensPerOwner?: number;
   /** A 2025 session unused this long is closed. */
   sessionIdleMs?: number;
   /** Share of the heap limit in use above which idle sessions are evicted, oldest first. */
@@ -120,6 +126,9 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
   const maxSessions = opts.maxSessions ?? 200;
   const maxPerOwner = Math.min(opts.maxSessionsPerOwner ?? maxSessions, maxSessions);
   const ownerOf = opts.ownerOf ?? (() => '');
+  const maxListens = opts.maxListensPerOwner;
+  /** Listen streams open, by owner. */
+  const listens = new Map<string, number>();
   const idleMs = opts.sessionIdleMs ?? 15 * 60_000;
   const heapPressure = opts.heapPressure ?? 0.75;
   const onerror = (err: Error) => logger.debug({ err: err.message }, 'MCP HTTP exchange failed');
@@ -304,7 +313,21 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
       if (call) res.once('close', inFlight.begin());
       // The SDK's own classification, so this branch never disagrees with createMcpHandler's.
       const legacy = req.method === 'POST' ? await isLegacyRequest(await toWebRequest(req, body), body) : !hasModernHeaders(req);
-      if (!legacy) return modernNode(Object.assign(req, authInfo ? { auth: authInfo } : {}), res, body);
+      if (!legacy) {
+        if (maxListens !== undefined && req.method === 'POST' && isRequest(body) && body.method === 'subscriptions/listen') {
+          // Without a cap, one member could hold every connection the replica takes, locking out everyone else.
+          const owner = ownerOf(authInfo);
+          const open = listens.get(owner) ?? 0;
+          if (open >= maxListens) return tooManyListens(res, body.id, maxListens);
+          listens.set(owner, open + 1);
+          res.once('close', () => {
+            const left = (listens.get(owner) ?? 1) - 1;
+            if (left > 0) listens.set(owner, left);
+            else listens.delete(owner);
+          });
+        }
+        return modernNode(Object.assign(req, authInfo ? { auth: authInfo } : {}), res, body);
+      }
       return handleLegacy(req, res, body, authInfo);
     },
     toolsChanged() {
@@ -330,6 +353,19 @@ function notFound(res: ServerResponse): void {
   res
     .writeHead(404, { 'content-type': 'application/json' })
     .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found.' } }));
+}
+
+function tooManyListens(res: ServerResponse, id: unknown, max: number): void {
+  res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' }).end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: typeof id === 'string' || typeof id === 'number' ? id : null,
+      error: {
+        code: -32000,
+        message: `Too many listen streams open: at most ${max} at once here. Close one (or end an unused connection), then listen again.`,
+      },
+    }),
+  );
 }
 
 function isRequest(body: unknown): body is { method: string; id: unknown } {

@@ -17,6 +17,7 @@ import { isRefusal, shownName } from './registry.js';
 import { cutText, estimateTokens, markWorkspaceContent, type ToolResult } from './render/index.js';
 import { shownSchema } from './schema.js';
 import { type CallAnswer, DEFAULT_SCRIPT_LIMITS, type ScriptError, type ScriptHost, type ScriptLimits } from './script-engine.js';
+import { processScriptSlots, type ScriptSlots } from './script-slots.js';
 import { runScriptInWorker } from './script-thread.js';
 import { annotations, type CallContext, type ToolSpec } from './tools.js';
 
@@ -25,6 +26,10 @@ export interface ScriptDeps {
   /** WORKSPACE_RESPONSE_BUDGET: the text of a script's answer stays within it. */
   budget: number;
   limits?: Partial<ScriptLimits>;
+  /** Whose scripts these are on a shared server (the member): they count against that member's cap too. */
+  owner?: string;
+  /** Where a script takes its slot (the process's by default). */
+  slots?: ScriptSlots;
 }
 
 const MAX_SCRIPT_CHARS = 50_000;
@@ -152,9 +157,25 @@ function writesLine(writes: ScriptCalls['writes']): string {
   return `Writes made: ${writes.map((w) => `${w.operation} (${w.ok ? 'done' : w.code === 'outcome_unknown' ? 'outcome unknown' : 'failed'})`).join(', ')}.`;
 }
 
+/** A script refused for a cap on scripts running at once: nothing ran, nothing was sent; retryable. */
+function busy(cap: 'member' | 'process', limit: number): ToolResult {
+  const who = cap === 'member' ? `you already have ${limit} scripts running on this server` : `this server is already running ${limit} scripts`;
+  const message = `Not run: ${who} (the limit at once). Nothing was sent. Call again once one of them has answered.`;
+  return {
+    isError: true,
+    content: [{ type: 'text', text: message }],
+    structuredContent: {
+      error: { name: 'ScriptLimitError', code: cap === 'member' ? 'member_busy' : 'server_busy', message, retryable: true },
+      logs: [],
+      api_calls: 0,
+    },
+  };
+}
+
 export function scriptTools(deps: ScriptDeps): ToolSpec[] {
-  const { pipeline, budget } = deps;
+  const { pipeline, budget, owner } = deps;
   const limits: ScriptLimits = { ...DEFAULT_SCRIPT_LIMITS, ...deps.limits };
+  const slots = deps.slots ?? processScriptSlots;
 
   const make = (name: string, mode: 'read' | 'write'): ToolSpec => ({
     name,
@@ -183,9 +204,16 @@ export function scriptTools(deps: ScriptDeps): ToolSpec[] {
           );
         }
       }
+      const slot = slots.take(owner);
+      if (!slot.ok) return busy(slot.cap, slot.limit);
       const seen: ScriptCalls = { quotes: false, writes: [] };
       const host = apiHost(name, mode, new Set(allow), pipeline, ctx, seen);
-      const out = await runScriptInWorker(script, host, limits, ctx.signal);
+      let out: Awaited<ReturnType<typeof runScriptInWorker>>;
+      try {
+        out = await runScriptInWorker(script, host, limits, ctx.signal);
+      } finally {
+        slot.release();
+      }
       // Cancelled: no answer is sent for a cancelled request.
       if (ctx.signal.aborted) throw abortError(ctx.signal);
       const writes = mode === 'write' ? { writes: seen.writes } : {};

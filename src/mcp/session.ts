@@ -31,6 +31,8 @@ export interface SessionDeps {
   files?: MemberFileLinks;
   /** Limits of code mode's scripts, where they differ from the defaults (tests set them small). */
   scriptLimits?: Partial<ScriptLimits>;
+  /** Remote mode: the member whose scripts these are (each member has a cap of scripts at once). */
+  scriptOwner?: string;
 }
 
 export class Session {
@@ -39,12 +41,14 @@ export class Session {
   readonly client: ApiClient;
   readonly #config: Config;
   readonly #scriptLimits: Partial<ScriptLimits> | undefined;
+  readonly #scriptOwner: string | undefined;
   #listed: Tool[] = [];
   readonly #unsubscribe: () => void;
 
   constructor(deps: SessionDeps) {
     this.#config = deps.config;
     this.#scriptLimits = deps.scriptLimits;
+    this.#scriptOwner = deps.scriptOwner;
     this.client = deps.client;
     this.registry = new ToolRegistry(deps.operations, {
       toolsets: deps.config.toolsets,
@@ -87,7 +91,12 @@ export class Session {
         ...workflowTools({ pipeline, budget }),
         reviewBoardTool(pipeline, budget),
         documentPreviewTool(pipeline, budget),
-        ...scriptTools({ pipeline, budget, ...(this.#scriptLimits ? { limits: this.#scriptLimits } : {}) }),
+        ...scriptTools({
+          pipeline,
+          budget,
+          ...(this.#scriptLimits ? { limits: this.#scriptLimits } : {}),
+          ...(this.#scriptOwner !== undefined ? { owner: this.#scriptOwner } : {}),
+        }),
         ...gatewayTools({ pipeline }),
       ];
       const direct = surfaceOperations(registry.callable()).map((op) => pipeline.operationTool(op));

@@ -20,6 +20,11 @@ export interface Metrics extends EventSink {
   redisError(): void;
   /** How many MCP sessions (2025 era) this process holds: read at each scrape. */
   countSessions(read: () => number): void;
+  /**
+   * Which tool names are the server's: only those get a label of their own. Any other name a client
+   * sends counts as `other`, so made-up names cannot take the bounded labels from the real tools.
+   */
+  knownTools(known: (name: string) => boolean): void;
   /** The exposition as a scrape gets it (tests compare it with what /metrics served). */
   text(): Promise<string>;
   close(): Promise<void>;
@@ -91,9 +96,10 @@ export async function startMetrics(opts: MetricsOptions): Promise<Metrics> {
   const redisErrors = new prom.Counter({ name: 'wcm_redis_errors_total', help: 'Failed Redis operations and connection errors.', registers: [registry] });
 
   const tools = new Set<string>();
+  let known: ((name: string) => boolean) | undefined;
   const toolLabel = (name: string) => {
     if (tools.has(name)) return name;
-    if (tools.size >= MAX_TOOL_LABELS || !/^[a-z0-9_]{1,64}$/.test(name)) return 'other';
+    if (tools.size >= MAX_TOOL_LABELS || !/^[a-z0-9_]{1,64}$/.test(name) || (known && !known(name))) return 'other';
     tools.add(name);
     return name;
   };
@@ -157,6 +163,9 @@ export async function startMetrics(opts: MetricsOptions): Promise<Metrics> {
     redisError: () => redisErrors.inc(),
     countSessions(read) {
       readSessions = read;
+    },
+    knownTools(k) {
+      known = k;
     },
     text: () => registry.metrics(),
     async close() {

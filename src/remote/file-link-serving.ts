@@ -63,6 +63,9 @@ export async function serveFileLink(
     ...(file.size !== undefined ? { 'Content-Length': String(file.size) } : {}),
     'Cache-Control': 'private, no-store',
     'X-Content-Type-Options': 'nosniff',
+    // The public origin also serves the sign-in pages: a file (an uploaded HTML page, say) is never
+    // a page of it, even if something ever renders it in place of downloading it.
+    'Content-Security-Policy': "sandbox; default-src 'none'",
   });
   await pipeline(file.body, res).catch(() => res.destroy());
 }

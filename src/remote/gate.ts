@@ -46,6 +46,7 @@ export async function authenticate(ctx: RemoteContext, personal: PersonalTokens 
     scope: access.scope,
     clientId: access.clientId,
     budgetKey: `oauth:${g.upstreamClientId}:${g.memberId}`,
+    credential: `grant:${access.grantId}`,
     expiresAt: Math.floor(access.expiresAt / 1000),
     resource: access.resource,
     async workspaceToken() {
@@ -73,6 +74,7 @@ async function personalPrincipal(ctx: RemoteContext, personal: PersonalTokens, t
     scope: checked.scope,
     clientId: 'personal-token',
     budgetKey: `pat:${PersonalTokens.hash(token).slice(0, 32)}`,
+    credential: `pat:${PersonalTokens.hash(token)}`,
     resource: ctx.ep.resource,
     workspaceToken: async () => token,
     async onWorkspaceUnauthorized() {

@@ -22,6 +22,13 @@ export interface RemotePrincipal {
    * personal token. Use it rather than the token value, which changes at every refresh.
    */
   budgetKey: string;
+  /**
+   * Which of the member's credentials this is: one sign-in (a grant) or one personal token. The MCP
+   * layer keeps each credential's API client apart, so a call goes out with the workspace token of the
+   * credential that sent it, never another sign-in's of the same member (a sign-in revoked at the
+   * workspace must not ride on a live one). In memory only, never logged nor stored.
+   */
+  credential: string;
   /** Seconds since the epoch when the MCP client's access token expires (undefined for personal tokens). */
   expiresAt?: number;
   /** The resource the client's token is bound to (RFC 8707). */

@@ -18,8 +18,9 @@ import { FileLinks } from '../mcp/file-links.js';
 import { createMcpHttp } from '../mcp/http-serving.js';
 import { OperationSet } from '../mcp/operations.js';
 import type { RequestLogRouter } from '../mcp/request-log.js';
+import { ScriptSlots } from '../mcp/script-slots.js';
 import { createServerFactory } from '../mcp/server.js';
-import { Session } from '../mcp/session.js';
+import { Session, toolListFor } from '../mcp/session.js';
 import { messageBytesForUpload } from '../mcp/uploads.js';
 import type { Operator } from '../operator.js';
 import type { Store } from '../store/open.js';
@@ -39,6 +40,15 @@ const MEMBER_SESSION_IDLE_MS = 60 * 60_000;
  * more evicts their own oldest idle ones, never another member's.
  */
 export const MAX_SESSIONS_PER_MEMBER = 20;
+/** 2026 listen streams one member (consent and client) holds open on a replica: a client needs one per connection. */
+export const MAX_LISTENS_PER_MEMBER = 20;
+/**
+ * Bodies over the usual limit (an upload sent as content: up to about 35 MB of JSON, held whole while
+ * it is read and parsed) one member sends a replica at once, and all members together. Without a cap,
+ * one member sending uploads in parallel could hold the replica's memory until it failed everyone.
+ */
+export const MAX_LARGE_BODIES_PER_MEMBER = 2;
+export const MAX_LARGE_BODIES = 8;
 
 /**
  * Why the member's workspace token could not be had, as the API error their assistant reads (before
@@ -127,7 +137,10 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
   };
 
   function memberSession(principal: RemotePrincipal): Session {
-    const key = `${principal.memberKey}|${principal.scope}|${principal.kind}`;
+    // One per credential (a sign-in, a personal token): its API client sends that credential's
+    // workspace token only. Keyed by member alone, a member's sign-ins shared one client whose token was
+    // the latest request's, so one sign-in's call could go out as another's.
+    const key = `${principal.memberKey}|${principal.scope}|${principal.kind}|${principal.credential}`;
     let entry = members.get(key);
     if (entry) {
       entry.principal = principal;
@@ -168,7 +181,16 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     });
     operations.startLive(client);
     if (!links) throw new Error('a member session was asked for before the server listened');
-    const session = new Session({ config, client, logger, operations, grantedScope: principal.scope, files: links.forMember(principal.memberKey) });
+    const session = new Session({
+      config,
+      client,
+      logger,
+      operations,
+      grantedScope: principal.scope,
+      files: links.forMember(principal.memberKey),
+      // Scripts count per member, whatever the consent or client: one member cannot hold the replica's workers.
+      scriptOwner: principal.memberKey,
+    });
     entry = {
       session,
       client,
@@ -183,6 +205,8 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     return session;
   }
 
+  // Large bodies held at once, per member and in all: counted like scripts (src/mcp/script-slots.ts).
+  const largeBodies = new ScriptSlots({ perProcess: MAX_LARGE_BODIES, perOwner: MAX_LARGE_BODIES_PER_MEMBER });
   // Members send files as content (the replica's disk is not theirs): a request holds the largest upload.
   const bodyMax = Math.max(MAX_BODY_BYTES, ...catalog.map((op) => (op.upload ? messageBytesForUpload(op.upload.maxKib) : 0)));
   const factory = createServerFactory({
@@ -208,8 +232,16 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       return p ? JSON.stringify([p.kind, p.memberKey, p.scope, p.clientId]) : '';
     },
     maxSessionsPerOwner: MAX_SESSIONS_PER_MEMBER,
+    maxListensPerOwner: MAX_LISTENS_PER_MEMBER,
   });
   operator?.countSessions(() => mcp.sessions);
+  // Calls are labelled by tool only for the server's own tools and operations: any signed-in member may
+  // send made-up names, which would otherwise take the bounded labels and leave real tools unlabelled.
+  let ownTools: Set<string> | undefined;
+  operator?.knownTools((name) => {
+    ownTools ??= new Set(toolListFor({ toolsets: config.toolsets, readOnly: false }, catalog).map((t) => t.name));
+    return ownTools.has(name) || operations.get(name) !== undefined;
+  });
   operations.onChanged(() => mcp.toolsChanged());
 
   // Listen first: with --port 0 and no public URL (a loopback trial), the public URL is where it listens.
@@ -249,7 +281,19 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     mcp: async (req, res, principal) => {
       let body: unknown;
       if (req.method === 'POST') {
-        body = await guardedBody(req, res, bodyMax);
+        // A large body (or one of unknown length, which may be) takes a slot before a byte is read, and
+        // keeps it while its call holds it; one of unknown length that turned out small gives it back once read.
+        const declared = Number(req.headers['content-length'] ?? Number.NaN);
+        let release: (() => void) | undefined;
+        if (!(declared <= MAX_BODY_BYTES)) {
+          const slot = largeBodies.take(principal.memberKey);
+          if (!slot.ok) return tooManyLargeBodies(res, slot.cap);
+          release = slot.release;
+          res.once('close', release);
+        }
+        body = await guardedBody(req, res, bodyMax, (bytes) => {
+          if (bytes <= MAX_BODY_BYTES) release?.();
+        });
         if (body === undefined) return;
       }
       await mcp.handle(req, res, body, authInfoFor(principal));
@@ -269,4 +313,15 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       members.clear();
     },
   };
+}
+
+/** A large body refused before it is read: retryable, the connection closed (its body is not read). */
+function tooManyLargeBodies(res: ServerResponse, cap: 'member' | 'process'): void {
+  const message =
+    cap === 'member'
+      ? `You are already sending ${MAX_LARGE_BODIES_PER_MEMBER} large requests (uploads) to this server at once: send this one when one of them has been answered. Nothing was read or sent.`
+      : 'This server is receiving as many large requests (uploads) as it takes at once: send this one again in a few seconds. Nothing was read or sent.';
+  res
+    .writeHead(cap === 'member' ? 429 : 503, { 'content-type': 'application/json', 'retry-after': '5', connection: 'close' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
 }

@@ -69,6 +69,30 @@ describe('file links', () => {
     clock.now = expiresAt;
     expect(await links.open(id, 'member:A')).toBeUndefined();
   });
+
+  it('the store reads as nothing without the link: no file name, id or member in it, and an altered record opens nothing', async () => {
+    const clock = { now: 1_000_000 };
+    const store = new RecordingStore();
+    const links = linksAt(clock, store as unknown as MemoryStore);
+    const name = 'Plan social Berthier 2027.pdf';
+    const { url } = await links.forMember('member:01M8CMR4802SAKBEJEA09TSMDE').issue({ op: 'download_artifact', args, name, contentType: 'application/pdf' });
+    const id = url.slice(BASE.length);
+    const stored = store.text();
+    for (const clear of [name, 'Berthier', args.engagement, args.artifact, '01M8CMR4802SAKBEJEA09TSMDE', 'download_artifact', 'application/pdf']) {
+      expect(stored).not.toContain(clear);
+    }
+    expect(await links.open(id, 'member:01M8CMR4802SAKBEJEA09TSMDE')).toMatchObject({ name, args });
+    // Another link's id, or a record changed in the store, opens nothing.
+    const other = (await links.forMember('member:B').issue({ op: 'download_artifact', args, name: 'b.pdf', contentType: 'application/pdf' })).url.slice(
+      BASE.length,
+    );
+    expect(await links.open(other, 'member:01M8CMR4802SAKBEJEA09TSMDE')).toBeUndefined();
+    const [first] = store.written as [{ key: string; value: string }];
+    const flipped = Buffer.from(first.value, 'base64url');
+    flipped[flipped.length - 1] = (flipped[flipped.length - 1] as number) ^ 1;
+    await store.inner.set(first.key, flipped.toString('base64url'));
+    expect(await links.open(id, 'member:01M8CMR4802SAKBEJEA09TSMDE')).toBeUndefined();
+  });
 });
 
 describe('file answers on a shared server', () => {

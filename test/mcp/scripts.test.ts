@@ -6,6 +6,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens, WORKSPACE_CONTENT_NOTE } from '../../src/mcp/render/index.js';
+import { MAX_SCRIPTS_PER_PROCESS, processScriptSlots } from '../../src/mcp/script-slots.js';
 import { scriptWorkers } from '../../src/mcp/script-thread.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
@@ -399,4 +400,41 @@ describe('the isolate', () => {
     expect(now).toBeLessThan(100);
     await stillAnswers(stack);
   });
+
+  it('past the cap of scripts at once in a process, a script is refused at once, retryable, with nothing sent; the running ones answer', async () => {
+    // Each script running holds a worker and up to its memory limit: the process runs so many at once.
+    let held = 0;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    sandbox.admin.fault({
+      count: MAX_SCRIPTS_PER_PROCESS,
+      match: { method: 'GET', path: '/engagements/{engagement}/findings' },
+      before: async () => {
+        held++;
+        await gate;
+      },
+    });
+    const script = `const { items } = await api.list_findings({ engagement: ${JSON.stringify(ENGAGEMENT_AP)}, limit: 1 }); return items.length;`;
+    const running = Array.from({ length: MAX_SCRIPTS_PER_PROCESS }, () => read(script));
+    await until(() => (held === MAX_SCRIPTS_PER_PROCESS ? true : undefined), 120_000, 'every script to be running');
+    expect(processScriptSlots.running).toBe(MAX_SCRIPTS_PER_PROCESS);
+    sandbox.clearRequests();
+    const workers = scriptWorkers();
+    const refused = await read(`return await api.get_engagement({ engagement: ${JSON.stringify(ENGAGEMENT_AP)} });`);
+    expect(refused.isError).toBe(true);
+    expect(structured(refused)).toMatchObject({ error: { name: 'ScriptLimitError', code: 'server_busy', retryable: true }, api_calls: 0 });
+    expect(textOf(refused)).toMatch(/already running \d+ scripts.*Nothing was sent.*Call again/);
+    expect(apiRequests()).toEqual([]);
+    // No worker was taken for it.
+    expect(scriptWorkers()).toBe(workers);
+    // A direct tool call is not held up.
+    const direct = await stack.call('get_engagement', { engagement: ENGAGEMENT_AP });
+    expect(direct.isError).toBeFalsy();
+    release();
+    for (const r of await Promise.all(running)) expect(r.isError, textOf(r)).toBeFalsy();
+    expect(processScriptSlots.running).toBe(0);
+    await stillAnswers(stack);
+  }, 180_000);
 });

@@ -51,8 +51,8 @@ export class ViewNotFoundError extends Error {}
 
 const cache = new Map<ViewName, string>();
 
-/** resources/read of a view: its HTML, read once from the build. */
-export function readView(uri: string): ReadResourceResult {
+/** resources/read of a view: its HTML, read once from the build (`dir`: where the views are built). */
+export function readView(uri: string, dir?: string): ReadResourceResult {
   const name = (Object.keys(VIEWS) as ViewName[]).find((n) => VIEWS[n].uri === uri);
   if (!name)
     throw new ViewNotFoundError(
@@ -62,8 +62,9 @@ export function readView(uri: string): ReadResourceResult {
     );
   let html = cache.get(name);
   if (html === undefined) {
-    const file = viewPath(name);
-    if (!existsSync(file)) throw new Error(`The view ${name} is not built: run npm run build (it writes ${file}).`);
+    const file = dir === undefined ? viewPath(name) : join(dir, `${name}.html`);
+    // Said without the server's own path: on a shared server the member reading it is not its operator.
+    if (!existsSync(file)) throw new Error(`The view ${name} is not built on this server: npm run build writes it (dist/apps/${name}.html).`);
     html = readFileSync(file, 'utf8');
     cache.set(name, html);
   }
