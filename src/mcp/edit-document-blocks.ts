@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { block as blockSchema } from '../../tools/deliverables.js';
 import { DOCUMENT_KINDS, id, REF_TYPES, str } from '../../tools/shared.js';
 import { WorkspaceApiError } from '../api/errors.js';
-import { type Problem, refusal, refusalResult } from './arguments.js';
 import {
   type Applied,
   applyEdits,
@@ -24,6 +23,7 @@ import {
 } from './block-edits.js';
 import { allPages } from './pages.js';
 import { InvocationRefused, type Pipeline } from './pipeline.js';
+import { type Problem, refusal, refusalResult } from './refusal.js';
 import { renderError, toolError } from './render/index.js';
 import { shownSchema } from './schema.js';
 import { annotations, type CallContext, type ToolSpec } from './tools.js';
@@ -243,8 +243,8 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
         // Read the document and check the citations together; nothing is written before both pass.
         const [first, unknown] = await Promise.all([readDoc(engagement, kind, ctx), cited.length ? unknownCitations(engagement, cited, ctx) : []]);
         if (unknown.length) {
-          return refusalResult(
-            refusal(
+          return refusalResult({
+            ...refusal(
               name,
               unknown.map((c) => ({
                 path: c.at.split('.'),
@@ -254,8 +254,8 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
                 given: JSON.stringify(c.id),
               })),
             ),
-            'unknown_reference',
-          );
+            code: 'unknown_reference',
+          });
         }
         let base = first;
         let reapplied = false;
@@ -270,10 +270,11 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
               applied.problems.map((p) => ({ path: ['edits', p.edit], rule: p.rule })),
             );
             // The ids there are, so the next call can name the right ones.
-            return refusalResult(
-              { ...r, message: `${r.message}\nBlock ids of ${kind}: ${ids.slice(0, 60).join(', ')}${ids.length > 60 ? ', ...' : ''}.` },
-              'unknown_block',
-            );
+            return refusalResult({
+              ...r,
+              code: 'unknown_block',
+              message: `${r.message}\nBlock ids of ${kind}: ${ids.slice(0, 60).join(', ')}${ids.length > 60 ? ', ...' : ''}.`,
+            });
           }
           try {
             const res = await pipeline.invoke('update_deliverable_document', { engagement, kind, updated_at: base.updated_at, blocks: applied.blocks }, ctx);

@@ -7,8 +7,9 @@ import { catalog } from '../../tools/index.js';
 import { type Operation, TOOLSETS } from '../operation.js';
 import { readCallOperation } from './arguments.js';
 import { isGenerated } from './live-openapi.js';
-import { type Pipeline, refusalResult } from './pipeline.js';
-import { isRefusal, shownName } from './registry.js';
+import type { Pipeline } from './pipeline.js';
+import { isRefusal, refusalResult } from './refusal.js';
+import { shownName } from './registry.js';
 import { toolError } from './render/index.js';
 import { DESCRIBE_RESULT, FIND_RESULT, operationOutputSchema, RECORD_RESULT } from './result-schemas.js';
 import { shownSchema } from './schema.js';
@@ -225,7 +226,7 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
       if (!registry.get(operation)) await registry.operations.ready();
       const resolved = registry.resolve(operation);
       if (isRefusal(resolved)) {
-        if (resolved.reason !== 'unknown') return refusalResult(resolved);
+        if (resolved.code !== 'unknown') return refusalResult(resolved);
         return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
       }
       // Steps 2 to 4 for the operation's own tool: its validation, run and rendering.

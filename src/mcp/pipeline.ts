@@ -11,11 +11,12 @@ import type { ApiClient, ApiFile, ApiResponse } from '../api/client.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { type Operation, pathParams } from '../operation.js';
-import { refusalResult as argumentsRefusal, type ReadResult, readArguments } from './arguments.js';
+import { type ReadResult, readArguments } from './arguments.js';
 import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras } from './extras.js';
 import type { MemberFileLinks } from './file-links.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './jobs.js';
-import { isRefusal, type Refusal, type ToolRegistry, writeRefusal } from './registry.js';
+import { isRefusal, type Refusal, refusalResult } from './refusal.js';
+import { type ToolRegistry, writeRefusal } from './registry.js';
 import {
   callHint,
   type JobReport,
@@ -39,11 +40,6 @@ export interface PipelineDeps {
   registry: ToolRegistry;
   /** Remote mode: the member's file links, for files too large to embed (nothing is saved to disk there). */
   files?: MemberFileLinks;
-}
-
-/** A refusal as a tool result: the same words for every tool, nothing sent. */
-export function refusalResult(r: Refusal): CallToolResult {
-  return toolError(r.message, { error: { code: r.reason } });
 }
 
 /** Thrown by `invoke` when an inner operation of a workflow may not run or its arguments are wrong. */
@@ -167,7 +163,7 @@ export class Pipeline {
   async callTool(tool: ToolSpec, raw: unknown, ctx: CallContext): Promise<CallToolResult> {
     // Read as models send them (null is absent, JSON text for an object...), then validated strictly.
     const checked = tool.read ? tool.read(raw) : readArguments(tool.input, raw, tool.name);
-    if (!checked.ok) return argumentsRefusal(checked);
+    if (!checked.ok) return refusalResult(checked);
     const result = await tool.run(checked.args as Record<string, unknown>, ctx);
     return tool.quotesContent ? markWorkspaceContent({ quotesContent: true, response: 'json' }, result) : result;
   }
@@ -181,7 +177,7 @@ export class Pipeline {
     const op = this.registry.resolve(name);
     if (isRefusal(op)) throw new InvocationRefused(refusalResult(op));
     const checked = readArguments(op.input, args, op.name);
-    if (!checked.ok) throw new InvocationRefused(argumentsRefusal(checked));
+    if (!checked.ok) throw new InvocationRefused(refusalResult(checked));
     return this.#deps.client.callOperation(op, checked.args as Record<string, unknown>, {
       signal: ctx.signal,
       ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}),

@@ -3,6 +3,7 @@
 // resolves through the same registry, so read-only mode and read consent bind them all alike.
 import type { Operation, Scope, Toolset } from '../operation.js';
 import type { OperationSet } from './operations.js';
+import type { Refusal } from './refusal.js';
 
 export interface SurfacePolicy {
   /** 'default': the small surface of src/mcp/surface.ts; every operation stays callable through the gateway. */
@@ -13,9 +14,6 @@ export interface SurfacePolicy {
   grantedScope?: Scope;
 }
 
-export type RefusalReason = 'unknown' | 'toolset' | 'read_only' | 'scope';
-export type Refusal = { reason: RefusalReason; message: string };
-
 /** Names are cut in messages: a tool name (a prompt's, a URI) is whatever the client sent, possibly a megabyte. */
 export function shownName(name: string, max = 80): string {
   return name.length > max ? `${name.slice(0, max)}... (${name.length} characters)` : name;
@@ -25,13 +23,15 @@ export function shownName(name: string, max = 80): string {
 export function writeRefusal(policy: SurfacePolicy, name: string): Refusal | undefined {
   if (policy.readOnly) {
     return {
-      reason: 'read_only',
+      ok: false,
+      code: 'read_only',
       message: `Tool "${shownName(name)}" changes data and this server runs read-only (WORKSPACE_READ_ONLY=true). Nothing was sent.`,
     };
   }
   if (policy.grantedScope === 'read') {
     return {
-      reason: 'scope',
+      ok: false,
+      code: 'scope',
       message: `Tool "${shownName(name)}" changes data, but the member granted read-only access. Sign in again with write consent to use it. Nothing was sent.`,
     };
   }
@@ -82,13 +82,15 @@ export class ToolRegistry {
     const op = this.operations.get(name);
     if (!op) {
       return {
-        reason: 'unknown',
+        ok: false,
+        code: 'unknown',
         message: `Unknown tool "${shownName(name)}". Call tools/list for the tools of this server, or find_operations to search every operation.`,
       };
     }
     if (!this.inToolsets(op)) {
       return {
-        reason: 'toolset',
+        ok: false,
+        code: 'toolset',
         message: `Tool "${op.name}" belongs to the "${op.toolset}" area, which is not enabled. Add it to WORKSPACE_TOOLSETS (or use all).`,
       };
     }
@@ -98,9 +100,4 @@ export class ToolRegistry {
     }
     return op;
   }
-}
-
-/** Tell a refusal from what was resolved (an operation, a tool). */
-export function isRefusal<T extends object>(x: T | Refusal): x is Refusal {
-  return 'reason' in x && 'message' in x && !('method' in x);
 }

@@ -11,9 +11,10 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { abortError } from '../api/errors.js';
 import type { Operation } from '../operation.js';
-import { readArguments, refusal, refusalResult } from './arguments.js';
+import { readArguments } from './arguments.js';
 import type { Pipeline } from './pipeline.js';
-import { isRefusal, shownName } from './registry.js';
+import { isRefusal, refusal, refusalResult } from './refusal.js';
+import { shownName } from './registry.js';
 import { cutText, estimateTokens, markWorkspaceContent, type ToolResult } from './render/index.js';
 import { shownSchema } from './schema.js';
 import { type CallAnswer, DEFAULT_SCRIPT_LIMITS, type ScriptError, type ScriptHost, type ScriptLimits } from './script-engine.js';
@@ -107,7 +108,7 @@ function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string
       const op = registry.get(name);
       if (!op) return refused('unknown', `api.${shownName(name)}: no such operation (find_operations lists them by what they do). Nothing was sent.`);
       const resolved = registry.resolve(op.name);
-      if (isRefusal(resolved)) return refused(resolved.reason, resolved.message, op.name);
+      if (isRefusal(resolved)) return refused(resolved.code, resolved.message, op.name);
       if (mode === 'read' && op.scope === 'write') {
         return refused('read_script', `api.${op.name} changes data and run_read_script only reads: nothing was sent. Use run_write_script.`, op.name);
       }
