@@ -26,7 +26,7 @@ import { InvocationRefused, type Pipeline } from './pipeline.js';
 import { type Problem, refusal, refusalResult } from './refusal.js';
 import { renderError, toolError } from './render/index.js';
 import { shownSchema } from './schema.js';
-import { annotations, type CallContext, type ToolSpec } from './tools.js';
+import { type CallContext, defineTool, type ToolSpec } from './tools.js';
 
 type Json = Record<string, unknown>;
 
@@ -209,26 +209,21 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     return toolError(err instanceof Error ? err.message : String(err));
   }
 
-  return {
+  return defineTool({
     name,
-    scope: 'write',
     input,
     quotesContent: false,
-    definition: {
-      name,
-      description:
-        'Edit a deliverable document block by block: insert, replace, delete or move blocks by id (from document_context); every other block is kept exactly, ' +
-        'so never re-send the whole document. Cited ids must be of the engagement. If someone else saved meanwhile, the edits are re-applied when no block ' +
-        'they name changed; else nothing is saved and those blocks are named.',
-      inputSchema: shownSchema(input),
-      outputSchema: shownSchema(editDocumentBlocksOutput) as NonNullable<ToolSpec['definition']['outputSchema']>,
-      // A write, not destructive: it changes the working draft of one document (regenerable from the
-      // analysis, not what the client sees until publish_deliverable) and never overwrites another
-      // writer's change. Not idempotent: an insert sent twice inserts twice.
-      annotations: annotations({ readOnlyHint: false, destructiveHint: false, idempotentHint: false }),
-    },
+    description:
+      'Edit a deliverable document block by block: insert, replace, delete or move blocks by id (from document_context); every other block is kept exactly, ' +
+      'so never re-send the whole document. Cited ids must be of the engagement. If someone else saved meanwhile, the edits are re-applied when no block ' +
+      'they name changed; else nothing is saved and those blocks are named.',
+    outputSchema: shownSchema(editDocumentBlocksOutput) as NonNullable<ToolSpec['definition']['outputSchema']>,
+    // A write, not destructive: it changes the working draft of one document (regenerable from the
+    // analysis, not what the client sees until publish_deliverable) and never overwrites another
+    // writer's change. Not idempotent: an insert sent twice inserts twice.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     async run(args, ctx) {
-      const { engagement, kind, edits: raw } = args as z.infer<typeof input>;
+      const { engagement, kind, edits: raw } = args;
       const edits = asEdits(raw);
       const cited: Citation[] = [];
       const shapeProblems: Problem[] = [];
@@ -298,5 +293,5 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
         return failed(err);
       }
     },
-  };
+  });
 }
