@@ -214,7 +214,7 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
       }
       // Steps 2 to 4 for the operation's own tool: its validation, run and rendering.
-      return pipeline.callTool(pipeline.operationTool(resolved), inner ?? {}, { ...ctx, via: `call_operation (operation "${resolved.name}")` });
+      return pipeline.callTool(pipeline.operationTool(resolved), inner ?? {}, { ...ctx, via: { kind: 'gateway', operation: resolved.name } });
     },
   });
 

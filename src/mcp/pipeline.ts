@@ -12,11 +12,12 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { type Operation, pathParams } from '../operation.js';
 import { type ReadResult, readArguments } from './arguments.js';
+import { type CallOrigin, originLabel } from './call-origin.js';
 import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras } from './extras.js';
 import type { MemberFileLinks } from './file-links.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './jobs.js';
 import { isRefusal, type Refusal, refusalResult } from './refusal.js';
-import { type ToolRegistry, writeRefusal } from './registry.js';
+import type { ToolRegistry } from './registry.js';
 import {
   callHint,
   type JobReport,
@@ -66,8 +67,8 @@ export class Pipeline {
     // sending: through `invoke`, like a workflow's inner call (the policy, validation and limiter).
     this.#uploadChecks = {
       externalSourceSchema: async (version, signal) => {
-        const op = registry.at('GET', '/sources/schema/external-source/{version}');
-        if (!op || !registry.permitted(op)) return undefined;
+        const op = registry.permittedAt('GET', '/sources/schema/external-source/{version}');
+        if (!op) return undefined;
         return (await this.invoke(op.name, { version }, { signal: signal ?? new AbortController().signal })).data;
       },
     };
@@ -143,8 +144,7 @@ export class Pipeline {
   async resolve(name: string): Promise<ToolSpec | Refusal> {
     const own = this.#own.get(name);
     if (own) {
-      if (own.scope === 'write' && !this.registry.writesAllowed()) return writeRefusal(this.registry.policy, name) as Refusal;
-      return own;
+      return this.registry.refusal(own) ?? own;
     }
     // Operations not listed are still callable by name (a model that learnt one from find_operations).
     if (!this.registry.get(name)) await this.registry.operations.ready();
@@ -185,8 +185,8 @@ export class Pipeline {
   }
 
   /** How to make a call again: the operation's own tool when listed here, else call_operation. */
-  #hint(op: Operation, args: Record<string, unknown>, via: string | undefined) {
-    return callHint(op.name, args, !via?.startsWith('call_operation') && this.#listed(op.name));
+  #hint(op: Operation, args: Record<string, unknown>, via: CallOrigin | undefined) {
+    return callHint(op.name, args, via?.kind !== 'gateway' && this.#listed(op.name));
   }
 
   async #runOperation(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
@@ -210,7 +210,7 @@ export class Pipeline {
         ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}),
       });
       logger.debug(
-        { tool: ctx.via ?? op.name, op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache },
+        { tool: originLabel(ctx.via, op.name), op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache },
         'tool call',
       );
       const budget = ctx.budget ?? config.responseBudget;
@@ -223,7 +223,7 @@ export class Pipeline {
         known: pathParams(op.path).map((p) => String(api[p])),
         ...(extras.fields ? { fields: extras.fields } : {}),
         ...(extras.format ? { format: extras.format } : {}),
-        via: ctx.via ?? op.name,
+        ...(ctx.via ? { via: ctx.via } : {}),
         links: linksFor(op, api, res.data),
         args: api,
         again: (a) => this.#hint(op, a, ctx.via),
@@ -237,7 +237,10 @@ export class Pipeline {
         : rendered;
     } catch (err) {
       if (ctx.signal.aborted) throw err; // cancelled: no answer is sent for a cancelled request
-      logger.info({ tool: ctx.via ?? op.name, op: op.name, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, 'tool call failed');
+      logger.info(
+        { tool: originLabel(ctx.via, op.name), op: op.name, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) },
+        'tool call failed',
+      );
       return renderError(op, err);
     }
   }
@@ -264,10 +267,7 @@ export class Pipeline {
 
   async #followStarted(op: Operation, kind: JobKind, ref: JobRef, job: Extras, ctx: CallContext): Promise<CallToolResult> {
     const { config, client, logger, registry } = this.#deps;
-    const operationAt = (method: string, path: string) => {
-      const o = registry.at(method, path);
-      return o && registry.permitted(o) ? o : undefined;
-    };
+    const operationAt = (method: string, path: string) => registry.permittedAt(method, path);
     const waitMs = job.wait !== undefined ? job.wait * 1000 : config.jobWaitSeconds * 1000;
     const out: FollowOutcome = await followJob(
       ref,

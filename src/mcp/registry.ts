@@ -67,6 +67,20 @@ export class ToolRegistry {
     return op.scope === 'read' || this.writesAllowed();
   }
 
+  /**
+   * Why a tool of this name and scope cannot run in this session (read-only mode, read consent), or
+   * undefined: the one write check, for operations and the session's own tools alike.
+   */
+  refusal(tool: { name: string; scope: Scope }): Refusal | undefined {
+    return tool.scope === 'write' ? writeRefusal(this.policy, tool.name) : undefined;
+  }
+
+  /** The operation at a method and path when this session may call it (toolsets aside), for a step's inner reads. */
+  permittedAt(method: string, path: string): Operation | undefined {
+    const op = this.at(method, path);
+    return op && this.permitted(op) ? op : undefined;
+  }
+
   /** Every operation this session may call, in catalog order, then the generated ones. */
   callable(): Operation[] {
     return this.operations.all().filter((op) => this.inToolsets(op) && this.permitted(op));
@@ -94,10 +108,6 @@ export class ToolRegistry {
         message: `Tool "${op.name}" belongs to the "${op.toolset}" area, which is not enabled. Add it to WORKSPACE_TOOLSETS (or use all).`,
       };
     }
-    if (op.scope === 'write') {
-      const refused = writeRefusal(this.policy, op.name);
-      if (refused) return refused;
-    }
-    return op;
+    return this.refusal(op) ?? op;
   }
 }

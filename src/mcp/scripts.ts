@@ -120,7 +120,7 @@ function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string
       }
       const result = await pipeline.callTool(pipeline.operationTool(resolved), args, {
         signal,
-        via: `${tool} (api.${op.name})`,
+        via: { kind: 'script', tool, operation: op.name },
         budget: UNBOUNDED,
         ...(ctx.waiting ? { waiting: ctx.waiting } : {}),
         ...(ctx.uploadDirs ? { uploadDirs: ctx.uploadDirs } : {}),

@@ -92,7 +92,7 @@ export class Session {
         ...gatewayTools({ pipeline }),
       ];
       const direct = surfaceOperations(registry.callable()).map((op) => pipeline.operationTool(op));
-      listed = [...direct, ...own].filter((t) => t.scope === 'read' || registry.writesAllowed());
+      listed = [...direct, ...own].filter((t) => !registry.refusal(t));
       const names = new Set(listed.map((t) => t.name));
       pipeline.setSurface(own, (name) => names.has(name));
     } else {

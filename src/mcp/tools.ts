@@ -7,6 +7,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { OPERATION_META_KEY, type Operation, operationMeta, type Scope, type ToolAnnotations } from '../operation.js';
 import type { ReadResult } from './arguments.js';
+import type { CallOrigin } from './call-origin.js';
 import { toolInput } from './extras.js';
 import { type OutputSchema, operationOutputSchema } from './result-schemas.js';
 import { operationSchema, shownSchema } from './schema.js';
@@ -19,8 +20,8 @@ export interface CallContext {
   progress?: (done: number, total?: number, message?: string) => void;
   /** Tells a client that gave a progress token the call is waiting for the rate budget, and how long. */
   waiting?: (waitMs: number) => void;
-  /** The tool the assistant called, for "call again" hints: an operation's own tool, or call_operation. */
-  via?: string;
+  /** Who called, for "call again" hints and logs: the operation's own tool (absent), call_operation or a script. */
+  via?: CallOrigin;
   /** Folders uploads may read files from (the configured ones and the connection's roots). */
   uploadDirs?: () => Promise<string[]>;
   /**
