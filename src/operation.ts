@@ -79,7 +79,7 @@ export interface Operation {
 
   /** Named by the spec's list (false: only the live description shows it; curated here all the same). */
   documented: boolean;
-  /** Its answers quote text people wrote (transcripts, documents, chat): results carry the content note. */
+  /** Its JSON answers quote text people wrote (transcripts, documents, chat): results carry the content note. False for file answers. */
   quotesContent: boolean;
   /** Shown as its own tool on the default surface, for this job of the three the surface serves. */
   surface?: SurfaceJob;
@@ -122,9 +122,12 @@ export type SurfaceJob = (typeof SURFACE_JOBS)[number];
  */
 export type JobValue = string | number;
 
+/**
+ * A sibling operation a job is read, cancelled or downloaded with: by its catalog name, checked when
+ * the catalog loads (tools/index.ts), so a facet naming an operation that does not exist fails at start.
+ */
 export interface JobEndpoint {
-  method: HttpMethod;
-  path: string;
+  operation: string;
   args: Record<string, JobValue>;
 }
 

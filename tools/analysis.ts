@@ -100,11 +100,11 @@ export const analysis = area(
       job: {
         label: 'analysis run',
         reads: [
-          { method: 'GET', path: '/engagements/{engagement}/analysis/runs/{run}', args: { engagement: '$args.engagement', run: '$id' }, pick: 'self' },
+          { operation: 'get_analysis_run', args: { engagement: '$args.engagement', run: '$id' }, pick: 'self' },
           // Runs are listed newest first, so a run just started is on the first page.
-          { method: 'GET', path: '/engagements/{engagement}/analysis/runs', args: { engagement: '$args.engagement', limit: 50 }, pick: 'list' },
+          { operation: 'list_analysis_runs', args: { engagement: '$args.engagement', limit: 50 }, pick: 'list' },
         ],
-        cancel: { method: 'POST', path: '/engagements/{engagement}/analysis/runs/{run}/cancel', args: { engagement: '$args.engagement', run: '$id' } },
+        cancel: { operation: 'cancel_analysis_run', args: { engagement: '$args.engagement', run: '$id' } },
       },
     }),
     op({

@@ -100,8 +100,7 @@ export const deliverables = area(
         // Every document the job covers shows it; the first is read (one request instead of the list).
         reads: [
           {
-            method: 'GET',
-            path: '/engagements/{engagement}/deliverable/documents/{kind}',
+            operation: 'get_deliverable_document',
             args: { engagement: '$args.engagement', kind: '$job.kinds.0|executive_summary' },
             pick: { field: 'generation' },
           },
@@ -172,8 +171,7 @@ export const deliverables = area(
         label: 'document generation',
         reads: [
           {
-            method: 'GET',
-            path: '/engagements/{engagement}/deliverable/documents/{kind}',
+            operation: 'get_deliverable_document',
             args: { engagement: '$args.engagement', kind: '$args.kind' },
             pick: { field: 'generation' },
           },
@@ -240,9 +238,7 @@ export const deliverables = area(
       destructive: false,
       job: {
         label: 'recommendation suggestion',
-        reads: [
-          { method: 'GET', path: '/engagements/{engagement}/deliverable/draft', args: { engagement: '$args.engagement' }, pick: { field: 'suggestion' } },
-        ],
+        reads: [{ operation: 'get_deliverable_draft', args: { engagement: '$args.engagement' }, pick: { field: 'suggestion' } }],
       },
     }),
     op({
@@ -368,10 +364,10 @@ export const deliverables = area(
       job: {
         label: 'export',
         reads: [
-          { method: 'GET', path: '/engagements/{engagement}/exports/{export}', args: { engagement: '$args.engagement', export: '$id' }, pick: 'self' },
-          { method: 'GET', path: '/engagements/{engagement}/exports', args: { engagement: '$args.engagement', limit: 50 }, pick: 'list' },
+          { operation: 'get_export', args: { engagement: '$args.engagement', export: '$id' }, pick: 'self' },
+          { operation: 'list_exports', args: { engagement: '$args.engagement', limit: 50 }, pick: 'list' },
         ],
-        download: { method: 'GET', path: '/engagements/{engagement}/exports/{export}/download', args: { engagement: '$args.engagement', export: '$id' } },
+        download: { operation: 'download_export', args: { engagement: '$args.engagement', export: '$id' } },
       },
     }),
     op({

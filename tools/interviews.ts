@@ -181,7 +181,7 @@ export const interviews = area(
       job: {
         label: 'session end',
         in: 'end_job',
-        reads: [{ method: 'GET', path: '/sessions/{session}', args: { session: '$args.session' }, pick: { field: 'end_job' } }],
+        reads: [{ operation: 'get_session', args: { session: '$args.session' }, pick: { field: 'end_job' } }],
       },
     }),
     op({

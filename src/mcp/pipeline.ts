@@ -67,7 +67,7 @@ export class Pipeline {
     // sending: through `invoke`, like a workflow's inner call (the policy, validation and limiter).
     this.#uploadChecks = {
       externalSourceSchema: async (version, signal) => {
-        const op = registry.permittedAt('GET', '/sources/schema/external-source/{version}');
+        const op = registry.permittedNamed('get_external_source_schema');
         if (!op) return undefined;
         return (await this.invoke(op.name, { version }, { signal: signal ?? new AbortController().signal })).data;
       },
@@ -93,7 +93,7 @@ export class Pipeline {
         definition: this.#definition(op),
         scope: op.scope,
         input: operationInput(op),
-        quotesContent: op.quotesContent && op.response === 'json',
+        quotesContent: op.quotesContent,
         read: (raw) => {
           const r = readArguments(operationInput(op), readExtrasAsSent(op, raw), op.name, extrasNotTaken(op));
           return r as ReadResult<Record<string, unknown>>;
@@ -165,7 +165,7 @@ export class Pipeline {
     const checked = tool.read ? tool.read(raw) : readArguments(tool.input, raw, tool.name);
     if (!checked.ok) return refusalResult(checked);
     const result = await tool.run(checked.args as Record<string, unknown>, ctx);
-    return tool.quotesContent ? markWorkspaceContent({ quotesContent: true, response: 'json' }, result) : result;
+    return tool.quotesContent ? markWorkspaceContent(result) : result;
   }
 
   /**
@@ -267,11 +267,11 @@ export class Pipeline {
 
   async #followStarted(op: Operation, kind: JobKind, ref: JobRef, job: Extras, ctx: CallContext): Promise<CallToolResult> {
     const { config, client, logger, registry } = this.#deps;
-    const operationAt = (method: string, path: string) => registry.permittedAt(method, path);
+    const operationNamed = (name: string) => registry.permittedNamed(name);
     const waitMs = job.wait !== undefined ? job.wait * 1000 : config.jobWaitSeconds * 1000;
     const out: FollowOutcome = await followJob(
       ref,
-      { client, operationAt, budget: pollBudgetFor(client, config.rateLimit) },
+      { client, operationNamed, budget: pollBudgetFor(client, config.rateLimit) },
       {
         waitMs,
         signal: ctx.signal,
@@ -282,7 +282,7 @@ export class Pipeline {
     const last = out.last;
     const state: JobReport['state'] = out.outcome === 'unreadable' ? 'unknown' : last.phase === 'running' ? 'in_progress' : last.phase;
     const dl = kind.download;
-    const dlOp = dl && operationAt(dl.method, dl.path);
+    const dlOp = dl && operationNamed(dl.operation);
     const report: JobReport = {
       label: kind.label,
       id: ref.id,

@@ -48,11 +48,6 @@ export class ToolRegistry {
     return this.operations.get(name);
   }
 
-  /** The operation at a method and path, whatever its name (catalog or live description), toolsets aside. */
-  at(method: string, path: string): Operation | undefined {
-    return this.operations.all().find((op) => op.method === method && op.path === path);
-  }
-
   writesAllowed(): boolean {
     return !this.policy.readOnly && this.policy.grantedScope !== 'read';
   }
@@ -75,9 +70,9 @@ export class ToolRegistry {
     return tool.scope === 'write' ? writeRefusal(this.policy, tool.name) : undefined;
   }
 
-  /** The operation at a method and path when this session may call it (toolsets aside), for a step's inner reads. */
-  permittedAt(method: string, path: string): Operation | undefined {
-    const op = this.at(method, path);
+  /** The operation of this name when this session may call it (toolsets aside), for a step's inner reads. */
+  permittedNamed(name: string): Operation | undefined {
+    const op = this.get(name);
     return op && this.permitted(op) ? op : undefined;
   }
 

@@ -127,7 +127,7 @@ function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string
       });
       done++;
       ctx.progress?.(done, undefined, `api.${op.name} answered (${done} API call${done === 1 ? '' : 's'})`);
-      if (op.quotesContent && op.response === 'json') seen.quotes = true;
+      if (op.quotesContent) seen.quotes = true;
       if (result.isError) {
         const error = errorOf(op, result);
         // A write its validation refused was not sent: it is no write made.
@@ -205,7 +205,7 @@ export function scriptTools(deps: ScriptDeps): ToolSpec[] {
             structuredContent: { error: e, logs: out.logs, api_calls: out.calls, ...writes },
           };
         }
-        return seen.quotes ? markWorkspaceContent({ quotesContent: true, response: 'json' }, result) : result;
+        return seen.quotes ? markWorkspaceContent(result) : result;
       },
     });
 
