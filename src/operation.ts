@@ -103,6 +103,13 @@ export interface Operation {
    * has both languages; an operation generated from the live description has none.
    */
   askedAs?: AskedAs;
+  /**
+   * Arguments that call it on the sandbox's demo data, for the tests that call every operation
+   * (test/tools/every-operation.test.ts, test/mcp/read-results.test.ts): `$demo.NAME` is a demo id
+   * (engagement, interview, method, session, version); anything else is sent as written. Entries
+   * whose arguments come from earlier calls (ids created on the way) are called by hand there.
+   */
+  example?: Record<string, unknown>;
 }
 
 export interface AskedAs {

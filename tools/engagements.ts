@@ -26,6 +26,7 @@ export const engagements = area('engagements', [
     description: 'One engagement: client company, method, locale, dates, status and stage.',
     method: 'GET',
     path: '/engagements/{engagement}',
+    example: { engagement: '$demo.engagement' },
     askedAs: {
       en: ['details of an engagement', 'which client and stage a project is at', 'engagement dates and status'],
       fr: ['détails d’une mission', 'où en est la mission', 'dates et statut de la mission'],

@@ -72,6 +72,7 @@ export const interviews = area(
       description: 'Interview sessions of the engagement in progress right now.',
       method: 'GET',
       path: '/engagements/{engagement}/live-sessions',
+      example: { engagement: '$demo.engagement' },
       askedAs: {
         en: ['interviews happening now', 'who is in an interview right now', 'ongoing sessions'],
         fr: ['entretiens en direct', 'qui est en entretien maintenant', 'sessions en cours'],
@@ -84,6 +85,7 @@ export const interviews = area(
       description: 'One interview. Its chapters and their recaps summarise what was said.',
       method: 'GET',
       path: '/interviews/{interview}',
+      example: { interview: '$demo.interview' },
       askedAs: { en: ['details of an interview', 'who was interviewed and when'], fr: ['détails d’un entretien', 'qui a été interviewé et quand'] },
     }),
     op({
@@ -92,6 +94,7 @@ export const interviews = area(
       description: 'Chapters of an interview, in order; get_chapter_recap summarises each.',
       method: 'GET',
       path: '/interviews/{interview}/chapters',
+      example: { interview: '$demo.interview' },
       askedAs: { en: ['sections of an interview', 'parts of the conversation'], fr: ['chapitres de l’entretien', 'parties de la conversation'] },
       paginated: true,
     }),
@@ -153,6 +156,7 @@ export const interviews = area(
       description: 'One interview session. Its transcript, frames, pins, artifacts and recordings have their own tools.',
       method: 'GET',
       path: '/sessions/{session}',
+      example: { session: '$demo.session' },
       askedAs: { en: ['details of an interview session'], fr: ['détails d’une session d’entretien'] },
     }),
     op({
@@ -161,6 +165,7 @@ export const interviews = area(
       description: 'Files shared or produced during an interview session.',
       method: 'GET',
       path: '/sessions/{session}/artifacts',
+      example: { session: '$demo.session' },
       askedAs: {
         en: ['files shown during the interview', 'documents shared in the session'],
         fr: ['fichiers montrés pendant l’entretien', 'documents partagés en séance'],
@@ -190,6 +195,7 @@ export const interviews = area(
       description: 'Screen frames captured during an interview session where the participant shared a screen.',
       method: 'GET',
       path: '/sessions/{session}/frames',
+      example: { session: '$demo.session' },
       askedAs: {
         en: ['screenshots from the interview', 'screens the participant shared'],
         fr: ['captures d’écran de l’entretien', 'écrans partagés par le participant'],
@@ -202,6 +208,7 @@ export const interviews = area(
       description: 'The most recent screen frame of a session: what the participant is showing now.',
       method: 'GET',
       path: '/sessions/{session}/frames/latest',
+      example: { session: '$demo.session' },
       askedAs: { en: ['what is on their screen now', 'current shared screen'], fr: ['ce qui est à l’écran maintenant', 'écran partagé actuel'] },
     }),
     op({
@@ -210,6 +217,7 @@ export const interviews = area(
       description: 'Pins of an interview session: moments marked as worth keeping.',
       method: 'GET',
       path: '/sessions/{session}/pins',
+      example: { session: '$demo.session' },
       askedAs: { en: ['moments marked as worth keeping', 'highlights of the interview'], fr: ['moments marqués', 'repères posés pendant l’entretien'] },
       paginated: true,
     }),
