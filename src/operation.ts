@@ -110,6 +110,12 @@ export interface Operation {
    * whose arguments come from earlier calls (ids created on the way) are called by hand there.
    */
   example?: Record<string, unknown>;
+  /**
+   * This list completes the argument (prompt argument or resource template variable) of this name in
+   * completion/complete: its records matched on their id and on `label`, which is what a person
+   * types. Its path parameters come from the completion's context; without them it offers nothing.
+   */
+  completes?: { argument: string; label: string };
 }
 
 export interface AskedAs {

@@ -250,6 +250,7 @@ export const analysis = area(
       description: 'Findings of an engagement: typed statements drawn from the material, each with a review status.',
       method: 'GET',
       path: '/engagements/{engagement}/findings',
+      completes: { argument: 'finding', label: 'statement' },
       askedAs: {
         en: ['what we found', 'key findings', 'pain points identified', 'observations of the audit'],
         fr: ['nos constats', 'points clés relevés', 'irritants identifiés', 'observations de l’audit'],

@@ -334,6 +334,7 @@ export const deliverables = area(
       description: 'Exports of an engagement and their state; fetch a finished one with download_export.',
       method: 'GET',
       path: '/engagements/{engagement}/exports',
+      completes: { argument: 'export', label: 'kind' },
       example: { engagement: '$demo.engagement' },
       askedAs: { en: ['exported files', 'downloads prepared'], fr: ['fichiers exportés', 'exports préparés'] },
       paginated: true,

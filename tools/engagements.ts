@@ -11,6 +11,7 @@ export const engagements = area('engagements', [
     description: 'Engagements of the workspace, newest first. Start here: every engagement-scoped tool needs the engagement id.',
     method: 'GET',
     path: '/engagements',
+    completes: { argument: 'engagement', label: 'name' },
     askedAs: {
       en: ['our projects', 'all engagements', 'current assignments', 'client projects'],
       fr: ['nos missions', 'tous les projets', 'missions en cours', 'liste des audits'],

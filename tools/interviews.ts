@@ -35,6 +35,7 @@ export const interviews = area(
       description: 'Interviews of an engagement. get_interview and its chapters tell what each one covered.',
       method: 'GET',
       path: '/engagements/{engagement}/interviews',
+      completes: { argument: 'interview', label: 'title' },
       askedAs: {
         en: ['who we interviewed', 'interviews done so far', 'interviewees of the engagement'],
         fr: ['qui avons-nous interviewé', 'entretiens réalisés', 'personnes interrogées'],
@@ -94,6 +95,7 @@ export const interviews = area(
       description: 'Chapters of an interview, in order; get_chapter_recap summarises each.',
       method: 'GET',
       path: '/interviews/{interview}/chapters',
+      completes: { argument: 'chapter', label: 'title' },
       example: { interview: '$demo.interview' },
       askedAs: { en: ['sections of an interview', 'parts of the conversation'], fr: ['chapitres de l’entretien', 'parties de la conversation'] },
       paginated: true,

@@ -3,7 +3,7 @@
 // findings on their statement. Enumerations complete from the catalog's own lists.
 
 import { CONTRADICTION_STATUSES, DOCUMENT_KINDS, EXPORT_KINDS, FINDING_TYPES, REVIEW_STATUSES } from '../../tools/shared.js';
-import type { Operation } from '../operation.js';
+import { type Operation, pathParams } from '../operation.js';
 import type { Pipeline } from './pipeline.js';
 import { terms } from './search.js';
 
@@ -62,7 +62,8 @@ async function records(
   }
 }
 
-const at = (deps: CompletionDeps, method: string, path: string) => deps.pipeline.registry.callable().find((o) => o.method === method && o.path === path);
+/** The list that completes an argument (its catalog entry's completes facet), when this session may call it. */
+const lister = (deps: CompletionDeps, argument: string) => deps.pipeline.registry.callable().find((o) => o.completes?.argument === argument);
 
 export async function complete(
   deps: CompletionDeps,
@@ -78,16 +79,13 @@ export async function complete(
     if (!values.length) values = enumValues.filter((e) => e.includes(v));
   } else {
     await deps.pipeline.registry.operations.ready();
-    const engagement = context.engagement;
-    if (name === 'engagement') values = rank(await records(deps, at(deps, 'GET', '/engagements'), {}), value, 'name');
-    else if (name === 'finding' && engagement)
-      values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/findings'), { engagement }), value, 'statement');
-    else if (name === 'export' && engagement)
-      values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/exports'), { engagement }), value, 'kind');
-    else if (name === 'interview' && engagement)
-      values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/interviews'), { engagement }), value, 'title');
-    else if (name === 'chapter' && context.interview)
-      values = rank(await records(deps, at(deps, 'GET', '/interviews/{interview}/chapters'), { interview: context.interview }), value, 'title');
+    const op = lister(deps, name);
+    // The list's path parameters (the engagement of a finding) come from the context, or nothing is offered.
+    const params = op ? pathParams(op.path) : [];
+    if (op?.completes && params.every((p) => context[p])) {
+      const args = Object.fromEntries(params.map((p) => [p, context[p]]));
+      values = rank(await records(deps, op, args), value, op.completes.label);
+    }
   }
   return { values: values.slice(0, MAX), total: values.length, hasMore: values.length > MAX };
 }

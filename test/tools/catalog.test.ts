@@ -50,6 +50,12 @@ describe('catalog', () => {
     ]);
   });
 
+  it('completions come from list entries: one list per completed argument, a GET that pages', () => {
+    const listers = catalog.filter((o) => o.completes);
+    expect(listers.map((o) => o.completes?.argument).sort()).toEqual(['chapter', 'engagement', 'export', 'finding', 'interview']);
+    for (const o of listers) expect({ name: o.name, method: o.method, paginated: o.paginated }).toEqual({ name: o.name, method: 'GET', paginated: true });
+  });
+
   it('names are unique snake_case verb_noun', () => {
     const names = catalog.map((o) => o.name);
     expect(new Set(names).size).toBe(names.length);
