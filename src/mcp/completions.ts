@@ -1,8 +1,7 @@
 // completion/complete for prompt arguments and resource template variables. An id is what the
 // argument takes, but a person types a name: engagements match on their name as well as their id,
-// findings on their statement. Enumerations complete from the catalog's own lists.
+// findings on their statement. Enumerations complete from the catalog's own lists (an enumerated path parameter of the same name).
 
-import { CONTRADICTION_STATUSES, DOCUMENT_KINDS, EXPORT_KINDS, FINDING_TYPES, REVIEW_STATUSES } from '../../tools/shared.js';
 import { type Operation, pathParams } from '../operation.js';
 import type { Pipeline } from './pipeline.js';
 import { terms } from './search.js';
@@ -12,14 +11,18 @@ export interface CompletionDeps {
   pipeline: Pipeline;
 }
 
-const ENUMS: Record<string, readonly string[]> = {
-  kind: DOCUMENT_KINDS,
-  document_kind: DOCUMENT_KINDS,
-  review_status: REVIEW_STATUSES,
-  status: CONTRADICTION_STATUSES,
-  type: FINDING_TYPES,
-  export_kind: EXPORT_KINDS,
-};
+/**
+ * An argument named like a path parameter whose schema is an enumeration (a document's `kind`)
+ * completes from that enumeration, read off the catalog's entries: no list of values kept here.
+ */
+function enumerationOf(ops: readonly Operation[], name: string): readonly string[] | undefined {
+  for (const op of ops) {
+    if (!pathParams(op.path).includes(name)) continue;
+    const options = (op.input.shape[name] as { options?: unknown } | undefined)?.options;
+    if (Array.isArray(options) && options.every((o) => typeof o === 'string')) return options as string[];
+  }
+  return undefined;
+}
 
 const MAX = 100;
 
@@ -72,7 +75,7 @@ export async function complete(
 ): Promise<{ values: string[]; total: number; hasMore: boolean }> {
   const { name, value } = argument;
   let values: string[] = [];
-  const enumValues = ENUMS[name];
+  const enumValues = enumerationOf(deps.pipeline.registry.operations.all(), name);
   if (enumValues) {
     const v = value.toLowerCase();
     values = enumValues.filter((e) => e.startsWith(v));
