@@ -18,6 +18,13 @@ type Rec = Record<string, unknown> & { id: string };
 
 let sandbox: SandboxHandle;
 let stack: Stack;
+/**
+ * The reads of a finished export, called on a sandbox of their own whose jobs run 100x faster (an
+ * export finishes within the test; the demo data holds none): on the main one jobs stand still.
+ */
+const ON_RUNNING_JOBS = new Set(['get_export', 'download_export']);
+let jobsSandbox: SandboxHandle;
+let jobs: Stack;
 let onDefaultSurface: Set<string>;
 /** The GET operations `all` lists, by tool name (catalog and generated). */
 let readTools: string[];
@@ -39,11 +46,27 @@ beforeAll(async () => {
   } finally {
     await def.close();
   }
+  jobsSandbox = await startSandbox({ port: 0, rateLimit: false, timeScale: 0.01 });
+  jobs = await startStack({ sandboxHandle: jobsSandbox, env: { WORKSPACE_TOOLSETS: 'all' } });
 });
 afterAll(async () => {
+  await jobs?.close();
+  await jobsSandbox?.close();
   await stack?.close();
   await sandbox?.close();
 });
+
+/** An export of the findings, finished (its state read until it has succeeded, a bounded number of reads). */
+async function finishedExport(): Promise<string> {
+  const started = (await jobs.api.request({ method: 'POST', path: `/engagements/${E}/exports`, json: { kind: 'findings_csv' } })).data as Rec;
+  let state = '';
+  for (let i = 0; i < 200 && state !== 'succeeded'; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    state = String(((await jobs.api.request({ method: 'GET', path: `/engagements/${E}/exports/${started.id}` })).data as Rec).status);
+  }
+  expect(state).toBe('succeeded');
+  return started.id;
+}
 
 async function get(path: string, query?: Record<string, unknown>): Promise<unknown> {
   return (await stack.api.request({ method: 'GET', path, ...(query ? { query } : {}) })).data;
@@ -80,6 +103,7 @@ async function readArguments(): Promise<Record<string, Record<string, unknown>>>
     get_topic_proposal: { ...owner, proposal: proposal.id },
     list_analysis_enum_values: { name: 'finding-types' },
     list_analysis_runs: { engagement: E },
+    get_analysis_run: { engagement: E, run: ((await list(`/engagements/${E}/analysis/runs`))[0] as Rec).id },
     get_analysis_summary: { engagement: E },
     list_change_proposals: { engagement: E },
     preview_evidence: { engagement: E, evidence: evidence.id },
@@ -102,6 +126,7 @@ async function readArguments(): Promise<Record<string, Record<string, unknown>>>
     list_external_sources: { engagement: E },
     list_external_source_items: { engagement: E, source: ((await list(`/engagements/${E}/external-sources`))[0] as Rec).id },
     get_external_source_schema: { version: '1' },
+    list_deliverable_documents: { engagement: E },
     get_deliverable_document: { engagement: E, kind: 'executive_summary' },
     get_deliverable_draft: { engagement: E },
     preview_draft_evidence: { engagement: E, evidence: evidence.id },
@@ -111,6 +136,10 @@ async function readArguments(): Promise<Record<string, Record<string, unknown>>>
     list_deliverable_comments: { engagement: E, version: VERSION_AP_1 },
     get_deliverable_snapshot: { engagement: E, version: VERSION_AP_1 },
     list_exports: { engagement: E },
+    ...(await (async () => {
+      const exported = { engagement: E, export: await finishedExport() };
+      return { get_export: exported, download_export: exported };
+    })()),
     list_chat_threads: { engagement: E },
     get_engagement_costs: { engagement: E },
     list_usage_entries: { limit: 10 },
@@ -127,14 +156,14 @@ describe('every read operation, called as its own tool on the demo data', () => 
     // Every catalog read is among them.
     expect(catalog.filter((o) => o.method === 'GET' && !onDefaultSurface.has(o.name) && !readTools.includes(o.name))).toEqual([]);
     for (const op of reads) {
-      const r = (await stack.client.callTool(
+      const r = (await (ON_RUNNING_JOBS.has(op.name) ? jobs : stack).client.callTool(
         { name: op.name, arguments: args[op.name] ?? {} },
         { toolDefinition: listed.get(op.name) as Tool },
       )) as CallToolResult;
       expect(r.isError, `${op.name}: ${textOf(r)}`).toBeFalsy();
       // The live description is the sandbox's whole OpenAPI document, built from the catalog: 400 KB
       // that every new entry changes (test/sandbox/openapi.test.ts checks it). Validated, not kept.
-      if (op.name !== 'get_openapi_description') await expectResultSnapshot(op.name, r, { folders: [stack.config.downloadDir] });
+      if (op.name !== 'get_openapi_description') await expectResultSnapshot(op.name, r, { folders: [stack.config.downloadDir, jobs.config.downloadDir] });
     }
     // Every argument written above is for a read that is called.
     expect(Object.keys(args).filter((n) => !reads.some((o) => o.name === n))).toEqual([]);
