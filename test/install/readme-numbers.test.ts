@@ -145,6 +145,15 @@ const CLAIMS: Claim[] = [
       expect(() => loadConfig({ WORKSPACE_MAX_BUDGET_WAIT: String(num(most as string) + 1) })).toThrow(/WORKSPACE_MAX_BUDGET_WAIT/);
     },
   },
+  {
+    // edit_document_blocks' section: the most blocks a whole-document update takes.
+    says: /re-sending its up to (\d+) blocks/g,
+    check: ([n]) => {
+      const update = toolListFor({ toolsets: 'all', readOnly: false }, sandboxOperations()).tools.find((t) => t.name === 'update_deliverable_document');
+      const blocks = (update?.inputSchema.properties as Record<string, { maxItems?: number }> | undefined)?.blocks;
+      expect(blocks?.maxItems).toBe(num(n as string));
+    },
+  },
   { says: /the exit code is (0) only when nothing failed/g, check: provedBy('test/doctor.test.ts', 'expect(r.code).toBe(0);') },
   { says: /one file per workspace, mode (0600)/g, check: provedBy('test/auth/store.test.ts', 'toBe(0o600)') },
   {
