@@ -12,6 +12,10 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY tools ./tools
+# The MCP Apps views: `npm run build` bundles each into one HTML file under dist/apps (esbuild, a dev
+# dependency), which the server reads when a host asks for a view.
+COPY apps ./apps
+COPY scripts/build-apps.ts ./scripts/
 RUN npm run build
 
 FROM node:${NODE_VERSION}-alpine AS deps

@@ -121,7 +121,7 @@ export const SETTINGS = [
   {
     env: 'WORKSPACE_TOOLSETS',
     flag: '--toolsets',
-    help: `Unset: the default surface (the tools of the three main jobs, and a gateway to every operation). Or a comma list of areas (${TOOLSETS.join(', ')}), or all (one tool per operation).`,
+    help: `Unset: the default surface (24 tools for the three main jobs, and a gateway to every operation). Or a comma list of areas (${TOOLSETS.join(', ')}), or all (one tool per operation).`,
   },
   { env: 'WORKSPACE_READ_ONLY', flag: '--read-only', bare: true, help: 'true: write tools are neither listed nor callable.' },
   { env: 'LOG_LEVEL', flag: '--log-level', help: 'trace, debug, info, warn, error, fatal or silent. Default info (on stderr).' },

@@ -79,7 +79,7 @@ export interface Operation {
 
   /** Named by the spec's list (false: only the live description shows it; curated here all the same). */
   documented: boolean;
-  /** Its answers quote text people wrote (transcripts, documents, chat): results carry the content note. */
+  /** Its JSON answers quote text people wrote (transcripts, documents, chat): results carry the content note. False for file answers. */
   quotesContent: boolean;
   /** Shown as its own tool on the default surface, for this job of the three the surface serves. */
   surface?: SurfaceJob;
@@ -103,6 +103,19 @@ export interface Operation {
    * has both languages; an operation generated from the live description has none.
    */
   askedAs?: AskedAs;
+  /**
+   * Arguments that call it on the sandbox's demo data, for the tests that call every operation
+   * (test/tools/every-operation.test.ts, test/mcp/read-results.test.ts): `$demo.NAME` is a demo id
+   * (engagement, interview, method, session, version); anything else is sent as written. Entries
+   * whose arguments come from earlier calls (ids created on the way) are called by hand there.
+   */
+  example?: Record<string, unknown>;
+  /**
+   * This list completes the argument (prompt argument or resource template variable) of this name in
+   * completion/complete: its records matched on their id and on `label`, which is what a person
+   * types. Its path parameters come from the completion's context; without them it offers nothing.
+   */
+  completes?: { argument: string; label: string };
 }
 
 export interface AskedAs {
@@ -122,9 +135,12 @@ export type SurfaceJob = (typeof SURFACE_JOBS)[number];
  */
 export type JobValue = string | number;
 
+/**
+ * A sibling operation a job is read, cancelled or downloaded with: by its catalog name, checked when
+ * the catalog loads (tools/index.ts), so a facet naming an operation that does not exist fails at start.
+ */
 export interface JobEndpoint {
-  method: HttpMethod;
-  path: string;
+  operation: string;
   args: Record<string, JobValue>;
 }
 

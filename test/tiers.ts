@@ -15,10 +15,12 @@ export const FAST_TESTS = [
   'test/tools/every-operation.test.ts',
   'test/architecture/*.test.ts',
   'test/i18n.test.ts',
+  'test/ci/tiers.test.ts',
   // Arguments, as models send them.
   'test/mcp/arguments.test.ts',
   'test/mcp/schema-portability.test.ts',
   'test/mcp/config.test.ts',
+  'test/config/operator-settings.test.ts',
   // The pipeline and what it serves: tools, gateway, workflows, jobs, files, resources, prompts.
   'test/mcp/calls.test.ts',
   'test/mcp/gateway.test.ts',
@@ -36,6 +38,17 @@ export const FAST_TESTS = [
   'test/mcp/file-transfers.test.ts',
   'test/mcp/log.test.ts',
   'test/mcp/jobs/*.test.ts',
+  // Block edits, the apps' tools (not their views in a browser), search and code mode's signatures.
+  'test/mcp/block-edits.test.ts',
+  'test/mcp/edit-document-blocks.test.ts',
+  'test/mcp/file-links.test.ts',
+  'test/mcp/apps/app-tools.test.ts',
+  'test/mcp/search.test.ts',
+  'test/mcp/signatures.test.ts',
+  // The operator's metrics and audit trail, in process (the trail's Redis stream on loopback).
+  'test/metrics/metrics.test.ts',
+  'test/audit/trail.test.ts',
+  'test/remote/audit-events.test.ts',
   // Rendering (job-cost.test.ts runs a bench script as a process: the rest).
   'test/mcp/render/budget.test.ts',
   'test/mcp/render/compact.test.ts',

@@ -53,6 +53,7 @@ export const ai = area('ai', [
     description: 'AI provider keys of the workspace. Adding, replacing or deleting a key is reserved to the web app.',
     method: 'GET',
     path: '/ai/credentials',
+    example: { limit: 5 },
     askedAs: {
       en: ['our AI provider API keys', 'stored OpenAI or Mistral keys', 'AI accounts and secrets'],
       fr: ['nos clés API des fournisseurs IA', 'clés OpenAI enregistrées', 'identifiants des fournisseurs IA'],

@@ -55,6 +55,7 @@ export const analysis = area(
       description: 'Allowed values of one analysis enumeration, by its name.',
       method: 'GET',
       path: '/analysis/enums/{name}',
+      example: { name: 'finding-types' },
       askedAs: { en: ['allowed values of analysis fields', 'finding types'], fr: ['valeurs possibles de l’analyse', 'types de constats'] },
       pathSchemas: { name: slug() },
       paginated: true,
@@ -66,6 +67,7 @@ export const analysis = area(
       description: 'Analysis runs of an engagement (incremental or full), with their state.',
       method: 'GET',
       path: '/engagements/{engagement}/analysis/runs',
+      example: { engagement: '$demo.engagement' },
       askedAs: {
         en: ['analysis history', 'is the analysis still going', 'past analysis jobs'],
         fr: ['historique des analyses', 'l’analyse est-elle terminée', 'analyses lancées'],
@@ -100,11 +102,11 @@ export const analysis = area(
       job: {
         label: 'analysis run',
         reads: [
-          { method: 'GET', path: '/engagements/{engagement}/analysis/runs/{run}', args: { engagement: '$args.engagement', run: '$id' }, pick: 'self' },
+          { operation: 'get_analysis_run', args: { engagement: '$args.engagement', run: '$id' }, pick: 'self' },
           // Runs are listed newest first, so a run just started is on the first page.
-          { method: 'GET', path: '/engagements/{engagement}/analysis/runs', args: { engagement: '$args.engagement', limit: 50 }, pick: 'list' },
+          { operation: 'list_analysis_runs', args: { engagement: '$args.engagement', limit: 50 }, pick: 'list' },
         ],
-        cancel: { method: 'POST', path: '/engagements/{engagement}/analysis/runs/{run}/cancel', args: { engagement: '$args.engagement', run: '$id' } },
+        cancel: { operation: 'cancel_analysis_run', args: { engagement: '$args.engagement', run: '$id' } },
       },
     }),
     op({
@@ -122,6 +124,7 @@ export const analysis = area(
       description: 'Where the analysis of an engagement stands. A good first call before reviewing findings or proposals.',
       method: 'GET',
       path: '/engagements/{engagement}/analysis/summary',
+      example: { engagement: '$demo.engagement' },
       askedAs: {
         en: ['where the analysis stands', 'state of the analysis', 'overview of findings and processes'],
         fr: ['où en est l’analyse', 'état de l’analyse', 'bilan de l’analyse'],
@@ -133,6 +136,7 @@ export const analysis = area(
       description: 'Changes the analysis proposes to processes, steps, flows, findings and opportunities, awaiting accept or reject.',
       method: 'GET',
       path: '/engagements/{engagement}/change-proposals',
+      example: { engagement: '$demo.engagement' },
       askedAs: {
         en: ['changes the AI suggests', 'proposals waiting for approval', 'what the analysis wants to change'],
         fr: ['changements proposés par l’IA', 'propositions à valider', 'ce que l’analyse veut modifier'],
@@ -246,6 +250,7 @@ export const analysis = area(
       description: 'Findings of an engagement: typed statements drawn from the material, each with a review status.',
       method: 'GET',
       path: '/engagements/{engagement}/findings',
+      completes: { argument: 'finding', label: 'statement' },
       askedAs: {
         en: ['what we found', 'key findings', 'pain points identified', 'observations of the audit'],
         fr: ['nos constats', 'points clés relevés', 'irritants identifiés', 'observations de l’audit'],

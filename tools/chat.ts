@@ -29,6 +29,7 @@ export const chat = area(
       description: 'Audit chat threads of an engagement. Use to find a conversation a consultant had about the audit.',
       method: 'GET',
       path: '/engagements/{engagement}/chat/threads',
+      example: { engagement: '$demo.engagement' },
       askedAs: { en: ['earlier chat conversations', 'past questions to the audit chat'], fr: ['anciennes conversations du chat', 'questions posées au chat'] },
       paginated: true,
     }),

@@ -81,6 +81,7 @@ export const deliverables = area(
       description: "Documents of the engagement's deliverable (executive summary, roadmap, pain map...) and whether each is included.",
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/documents',
+      example: { engagement: '$demo.engagement' },
       askedAs: { en: ['sections of the report', 'documents in the deliverable'], fr: ['parties du rapport', 'documents du livrable'] },
       paginated: true,
       // Not on the default surface: the kinds are an enum of every document tool; call_operation lists them.
@@ -100,8 +101,7 @@ export const deliverables = area(
         // Every document the job covers shows it; the first is read (one request instead of the list).
         reads: [
           {
-            method: 'GET',
-            path: '/engagements/{engagement}/deliverable/documents/{kind}',
+            operation: 'get_deliverable_document',
             args: { engagement: '$args.engagement', kind: '$job.kinds.0|executive_summary' },
             pick: { field: 'generation' },
           },
@@ -114,6 +114,7 @@ export const deliverables = area(
       description: 'One deliverable document with its blocks and the updated_at that update_deliverable_document needs.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/documents/{kind}',
+      example: { engagement: '$demo.engagement', kind: 'executive_summary' },
       askedAs: { en: ['read a section of the report', 'content of the executive summary'], fr: ['lire une partie du rapport', 'contenu de la synthèse'] },
       pathSchemas: documentKind,
       resource: {
@@ -172,8 +173,7 @@ export const deliverables = area(
         label: 'document generation',
         reads: [
           {
-            method: 'GET',
-            path: '/engagements/{engagement}/deliverable/documents/{kind}',
+            operation: 'get_deliverable_document',
             args: { engagement: '$args.engagement', kind: '$args.kind' },
             pick: { field: 'generation' },
           },
@@ -186,6 +186,7 @@ export const deliverables = area(
       description: 'The working draft of the deliverable: introduction, recommendations, attribution, stage.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/draft',
+      example: { engagement: '$demo.engagement' },
       askedAs: { en: ['the report in progress', 'working version of the deliverable'], fr: ['le rapport en cours', 'version de travail du livrable'] },
     }),
     op({
@@ -224,6 +225,7 @@ export const deliverables = area(
       description: 'The draft deliverable rendered as it would be published. Check it before publish_deliverable.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/draft/preview',
+      example: { engagement: '$demo.engagement' },
       askedAs: {
         en: ['preview the report before publishing', 'what the client will see'],
         fr: ['aperçu du rapport avant publication', 'ce que verra le client'],
@@ -240,9 +242,7 @@ export const deliverables = area(
       destructive: false,
       job: {
         label: 'recommendation suggestion',
-        reads: [
-          { method: 'GET', path: '/engagements/{engagement}/deliverable/draft', args: { engagement: '$args.engagement' }, pick: { field: 'suggestion' } },
-        ],
+        reads: [{ operation: 'get_deliverable_draft', args: { engagement: '$args.engagement' }, pick: { field: 'suggestion' } }],
       },
     }),
     op({
@@ -265,6 +265,7 @@ export const deliverables = area(
       description: "Published versions of the engagement's deliverable.",
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/versions',
+      example: { engagement: '$demo.engagement' },
       askedAs: {
         en: ['versions we sent the client', 'report history', 'previous releases'],
         fr: ['versions envoyées au client', 'historique du rapport', 'éditions précédentes'],
@@ -277,6 +278,7 @@ export const deliverables = area(
       description: 'One published deliverable version; get_deliverable_snapshot gives its frozen content.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/versions/{version}',
+      example: { engagement: '$demo.engagement', version: '$demo.version' },
       askedAs: { en: ['one released version of the report'], fr: ['une version publiée du rapport'] },
     }),
     op({
@@ -285,6 +287,7 @@ export const deliverables = area(
       description: 'Comments left on a published deliverable version, to answer or close.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/versions/{version}/comments',
+      example: { engagement: '$demo.engagement', version: '$demo.version' },
       askedAs: {
         en: ["client's remarks on the report", 'feedback on the deliverable', 'questions the client raised'],
         fr: ['remarques du client sur le rapport', 'retours sur le livrable', 'questions soulevées par le client'],
@@ -297,6 +300,7 @@ export const deliverables = area(
       description: 'Frozen content of a published version, as it was when published.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/versions/{version}/snapshot',
+      example: { engagement: '$demo.engagement', version: '$demo.version' },
       askedAs: {
         en: ['what we sent the client', 'the report as delivered', 'content of a released version'],
         fr: ['ce qu’on a envoyé au client', 'le rapport tel que livré', 'contenu d’une version publiée'],
@@ -330,6 +334,8 @@ export const deliverables = area(
       description: 'Exports of an engagement and their state; fetch a finished one with download_export.',
       method: 'GET',
       path: '/engagements/{engagement}/exports',
+      completes: { argument: 'export', label: 'kind' },
+      example: { engagement: '$demo.engagement' },
       askedAs: { en: ['exported files', 'downloads prepared'], fr: ['fichiers exportés', 'exports préparés'] },
       paginated: true,
     }),
@@ -368,10 +374,10 @@ export const deliverables = area(
       job: {
         label: 'export',
         reads: [
-          { method: 'GET', path: '/engagements/{engagement}/exports/{export}', args: { engagement: '$args.engagement', export: '$id' }, pick: 'self' },
-          { method: 'GET', path: '/engagements/{engagement}/exports', args: { engagement: '$args.engagement', limit: 50 }, pick: 'list' },
+          { operation: 'get_export', args: { engagement: '$args.engagement', export: '$id' }, pick: 'self' },
+          { operation: 'list_exports', args: { engagement: '$args.engagement', limit: 50 }, pick: 'list' },
         ],
-        download: { method: 'GET', path: '/engagements/{engagement}/exports/{export}/download', args: { engagement: '$args.engagement', export: '$id' } },
+        download: { operation: 'download_export', args: { engagement: '$args.engagement', export: '$id' } },
       },
     }),
     op({

@@ -11,6 +11,7 @@ export const engagements = area('engagements', [
     description: 'Engagements of the workspace, newest first. Start here: every engagement-scoped tool needs the engagement id.',
     method: 'GET',
     path: '/engagements',
+    completes: { argument: 'engagement', label: 'name' },
     askedAs: {
       en: ['our projects', 'all engagements', 'current assignments', 'client projects'],
       fr: ['nos missions', 'tous les projets', 'missions en cours', 'liste des audits'],
@@ -26,6 +27,7 @@ export const engagements = area('engagements', [
     description: 'One engagement: client company, method, locale, dates, status and stage.',
     method: 'GET',
     path: '/engagements/{engagement}',
+    example: { engagement: '$demo.engagement' },
     askedAs: {
       en: ['details of an engagement', 'which client and stage a project is at', 'engagement dates and status'],
       fr: ['détails d’une mission', 'où en est la mission', 'dates et statut de la mission'],

@@ -9,6 +9,7 @@ import { integrations } from './integrations.js';
 import { interviews } from './interviews.js';
 import { methods } from './methods.js';
 import { privacy } from './privacy.js';
+import { catalogProblems } from './shared.js';
 import { sources } from './sources.js';
 import { usage } from './usage.js';
 import { workspace } from './workspace.js';
@@ -27,6 +28,10 @@ export const catalog: readonly Operation[] = [
   ...privacy,
   ...integrations,
 ];
+
+// A facet naming an operation that does not exist fails here, at start, not at the first job followed.
+const problems = catalogProblems(catalog);
+if (problems.length) throw new Error(`The operation catalog is inconsistent:\n${problems.join('\n')}`);
 
 const byName = new Map(catalog.map((o) => [o.name, o]));
 

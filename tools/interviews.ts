@@ -35,6 +35,7 @@ export const interviews = area(
       description: 'Interviews of an engagement. get_interview and its chapters tell what each one covered.',
       method: 'GET',
       path: '/engagements/{engagement}/interviews',
+      completes: { argument: 'interview', label: 'title' },
       askedAs: {
         en: ['who we interviewed', 'interviews done so far', 'interviewees of the engagement'],
         fr: ['qui avons-nous interviewé', 'entretiens réalisés', 'personnes interrogées'],
@@ -72,6 +73,7 @@ export const interviews = area(
       description: 'Interview sessions of the engagement in progress right now.',
       method: 'GET',
       path: '/engagements/{engagement}/live-sessions',
+      example: { engagement: '$demo.engagement' },
       askedAs: {
         en: ['interviews happening now', 'who is in an interview right now', 'ongoing sessions'],
         fr: ['entretiens en direct', 'qui est en entretien maintenant', 'sessions en cours'],
@@ -84,6 +86,7 @@ export const interviews = area(
       description: 'One interview. Its chapters and their recaps summarise what was said.',
       method: 'GET',
       path: '/interviews/{interview}',
+      example: { interview: '$demo.interview' },
       askedAs: { en: ['details of an interview', 'who was interviewed and when'], fr: ['détails d’un entretien', 'qui a été interviewé et quand'] },
     }),
     op({
@@ -92,6 +95,8 @@ export const interviews = area(
       description: 'Chapters of an interview, in order; get_chapter_recap summarises each.',
       method: 'GET',
       path: '/interviews/{interview}/chapters',
+      completes: { argument: 'chapter', label: 'title' },
+      example: { interview: '$demo.interview' },
       askedAs: { en: ['sections of an interview', 'parts of the conversation'], fr: ['chapitres de l’entretien', 'parties de la conversation'] },
       paginated: true,
     }),
@@ -153,6 +158,7 @@ export const interviews = area(
       description: 'One interview session. Its transcript, frames, pins, artifacts and recordings have their own tools.',
       method: 'GET',
       path: '/sessions/{session}',
+      example: { session: '$demo.session' },
       askedAs: { en: ['details of an interview session'], fr: ['détails d’une session d’entretien'] },
     }),
     op({
@@ -161,6 +167,7 @@ export const interviews = area(
       description: 'Files shared or produced during an interview session.',
       method: 'GET',
       path: '/sessions/{session}/artifacts',
+      example: { session: '$demo.session' },
       askedAs: {
         en: ['files shown during the interview', 'documents shared in the session'],
         fr: ['fichiers montrés pendant l’entretien', 'documents partagés en séance'],
@@ -181,7 +188,7 @@ export const interviews = area(
       job: {
         label: 'session end',
         in: 'end_job',
-        reads: [{ method: 'GET', path: '/sessions/{session}', args: { session: '$args.session' }, pick: { field: 'end_job' } }],
+        reads: [{ operation: 'get_session', args: { session: '$args.session' }, pick: { field: 'end_job' } }],
       },
     }),
     op({
@@ -190,6 +197,7 @@ export const interviews = area(
       description: 'Screen frames captured during an interview session where the participant shared a screen.',
       method: 'GET',
       path: '/sessions/{session}/frames',
+      example: { session: '$demo.session' },
       askedAs: {
         en: ['screenshots from the interview', 'screens the participant shared'],
         fr: ['captures d’écran de l’entretien', 'écrans partagés par le participant'],
@@ -202,6 +210,7 @@ export const interviews = area(
       description: 'The most recent screen frame of a session: what the participant is showing now.',
       method: 'GET',
       path: '/sessions/{session}/frames/latest',
+      example: { session: '$demo.session' },
       askedAs: { en: ['what is on their screen now', 'current shared screen'], fr: ['ce qui est à l’écran maintenant', 'écran partagé actuel'] },
     }),
     op({
@@ -210,6 +219,7 @@ export const interviews = area(
       description: 'Pins of an interview session: moments marked as worth keeping.',
       method: 'GET',
       path: '/sessions/{session}/pins',
+      example: { session: '$demo.session' },
       askedAs: { en: ['moments marked as worth keeping', 'highlights of the interview'], fr: ['moments marqués', 'repères posés pendant l’entretien'] },
       paginated: true,
     }),

@@ -59,6 +59,7 @@ export const methods = area('methods', [
     description: 'Allowed values of one named enumeration of the methods area.',
     method: 'GET',
     path: '/methods/enums/{name}',
+    example: { name: 'depths' },
     askedAs: { en: ['allowed values for method settings'], fr: ['valeurs possibles des réglages de méthode'] },
     pathSchemas: { name: slug() },
     paginated: true,
@@ -97,6 +98,7 @@ export const methods = area('methods', [
     description: 'One interview method with its settings.',
     method: 'GET',
     path: '/methods/{method}',
+    example: { method: '$demo.method' },
     askedAs: { en: ['settings of an interview method', 'open a method'], fr: ['réglages d’une méthode', 'voir une méthode'] },
   }),
   op({
@@ -136,6 +138,7 @@ export const methods = area('methods', [
     description: 'Saved versions of a method, newest first.',
     method: 'GET',
     path: '/methods/{method}/versions',
+    example: { method: '$demo.method' },
     askedAs: {
       en: ['history of a method', 'earlier versions of the method', 'previous versions'],
       fr: ['historique de la méthode', 'anciennes versions de la méthode'],
@@ -159,6 +162,7 @@ export const methods = area('methods', [
     description: "The guide an owner's interviews actually follow: its topics with the overrides applied.",
     method: 'GET',
     path: '/guide/{ownerType}/{ownerId}/effective',
+    example: { ownerType: 'engagement', ownerId: '$demo.engagement' },
     askedAs: {
       en: ['the interview guide actually used', 'final list of questions for this engagement', 'guide with overrides applied'],
       fr: ['le guide d’entretien appliqué', 'les questions réellement posées', 'guide effectif de la mission'],
@@ -263,6 +267,7 @@ export const methods = area('methods', [
     description: "Topics of an owner's guide, in order. For the guide as interviews apply it, use get_effective_guide.",
     method: 'GET',
     path: '/guide/{ownerType}/{ownerId}/topics',
+    example: { ownerType: 'method', ownerId: '$demo.method', limit: 200 },
     askedAs: {
       en: ['questions of the interview guide', 'topics we cover in interviews'],
       fr: ['questions du guide d’entretien', 'sujets abordés en entretien'],

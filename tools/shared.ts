@@ -89,7 +89,7 @@ export const EXTERNAL_SOURCE_MAX_KIB = 10240;
 export const clientInfo = () => z.strictObject({ os: nstr(64).optional(), browser: nstr(64).optional(), device_class: nstr(64).optional() }).nullable();
 
 /** The optional facets are given as the entry carries them (see Operation for what each means). */
-interface EntryInput extends Pick<Operation, 'surface' | 'job' | 'resource' | 'linksTo' | 'upload' | 'segmentedParam' | 'askedAs'> {
+interface EntryInput extends Pick<Operation, 'surface' | 'job' | 'resource' | 'linksTo' | 'upload' | 'segmentedParam' | 'askedAs' | 'example' | 'completes'> {
   name: string;
   title: string;
   description: string;
@@ -120,11 +120,17 @@ interface EntryInput extends Pick<Operation, 'surface' | 'job' | 'resource' | 'l
 }
 
 /**
+ * One entry as its area module writes it: everything but its area (the toolset) and, when the entry
+ * does not say, whether it quotes workspace content (the area's default); area() completes it.
+ */
+export type Entry = Omit<Operation, 'toolset' | 'quotesContent'> & { quotesContent?: boolean };
+
+/**
  * Build one catalog entry. Path parameters default to ULIDs; `cursor` and `limit` are added to
  * paginated lists; annotations follow from the method and scope (readOnly on GET and read-scoped POSTs, idempotent on PUT/DELETE,
  * destructive on DELETE or when declared).
  */
-export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMethod, 'GET'>; destructive: boolean })): Operation {
+export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMethod, 'GET'>; destructive: boolean })): Entry {
   const shape: Record<string, z.core.$ZodType> = {};
   for (const p of pathParams(e.path)) shape[p] = e.pathSchemas?.[p] ?? id();
   Object.assign(shape, e.fields ?? {});
@@ -141,15 +147,14 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
     method: e.method,
     path: e.path,
     scope: e.scope ?? (isGet ? 'read' : 'write'),
-    toolset: undefined as unknown as Toolset, // set by area() below
     input: z.strictObject(shape),
     body,
     response: e.response ?? 'json',
     paginated,
     reference: e.reference ?? false,
     documented: !e.undocumented,
-    // Set per area by area(), unless the entry says.
-    quotesContent: e.quotesContent ?? (undefined as unknown as boolean),
+    // Else the area's default, by area().
+    ...(e.quotesContent !== undefined ? { quotesContent: e.quotesContent } : {}),
     ...(e.surface ? { surface: e.surface } : {}),
     ...(e.job ? { job: e.job } : {}),
     ...(e.resource ? { resource: e.resource } : {}),
@@ -157,6 +162,8 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
     ...(e.upload ? { upload: e.upload } : {}),
     ...(e.segmentedParam ? { segmentedParam: e.segmentedParam } : {}),
     ...(e.askedAs ? { askedAs: e.askedAs } : {}),
+    ...(e.example ? { example: e.example } : {}),
+    ...(e.completes ? { completes: e.completes } : {}),
     annotations: {
       // A read-scoped POST (asking the audit chat) changes nothing, like a GET.
       readOnlyHint: reads,
@@ -175,11 +182,41 @@ export interface AreaDefaults {
   quotesContent?: boolean;
 }
 
-/** Stamp the toolset and the area's defaults on a module's entries: one module is one API area. */
-export function area(toolset: Toolset, ops: Operation[], defaults: AreaDefaults = {}): Operation[] {
-  return ops.map((o) => ({
-    ...o,
+/**
+ * Complete a module's entries with their toolset and the area's defaults: one module is one API area.
+ * Whether a result quotes workspace content is decided here, once (the entry's word, else the area's,
+ * and only for JSON answers: a file is not shown as text): the pipeline, scripts and rendering read it.
+ */
+export function area(toolset: Toolset, entries: Entry[], defaults: AreaDefaults = {}): Operation[] {
+  return entries.map((e) => ({
+    ...e,
     toolset,
-    quotesContent: (o.quotesContent as boolean | undefined) ?? (Boolean(defaults.quotesContent) && o.response === 'json'),
+    quotesContent: (e.quotesContent ?? Boolean(defaults.quotesContent)) && e.response === 'json',
   }));
+}
+
+/**
+ * What is wrong with a catalog's references between entries: a name used twice, a job facet naming
+ * an operation the catalog does not hold. Checked when the catalog loads (tools/index.ts).
+ */
+export function catalogProblems(ops: readonly Operation[]): string[] {
+  const names = new Set<string>();
+  const problems: string[] = [];
+  for (const o of ops) {
+    if (names.has(o.name)) problems.push(`${o.name}: the name is used twice`);
+    names.add(o.name);
+  }
+  for (const o of ops) {
+    const job = o.job;
+    if (!job) continue;
+    const refs = [
+      ...job.reads.map((r, i) => [`job.reads[${i}]`, r.operation]),
+      ['job.cancel', job.cancel?.operation],
+      ['job.download', job.download?.operation],
+    ];
+    for (const [where, name] of refs) {
+      if (name !== undefined && !names.has(name)) problems.push(`${o.name}: ${where} names ${name}, which is not a catalog operation`);
+    }
+  }
+  return problems;
 }

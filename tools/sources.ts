@@ -47,6 +47,7 @@ export const sources = area(
       description: 'Files uploaded to an engagement (procedures, screenshots, exports) that the analysis reads as sources.',
       method: 'GET',
       path: '/engagements/{engagement}/artifacts',
+      example: { engagement: '$demo.engagement' },
       askedAs: {
         en: ['documents the client provided', 'files we received', 'uploaded procedures and exports'],
         fr: ['documents fournis par le client', 'fichiers reçus', 'pièces déposées'],
@@ -100,6 +101,7 @@ export const sources = area(
       description: 'External source files of an engagement: structured data in the external-source format.',
       method: 'GET',
       path: '/engagements/{engagement}/external-sources',
+      example: { engagement: '$demo.engagement' },
       askedAs: { en: ['data imports of the engagement', 'structured data files'], fr: ['données importées de la mission', 'fichiers de données structurées'] },
       paginated: true,
     }),
@@ -142,6 +144,7 @@ export const sources = area(
       description: 'Schema of the external-source file format for a version, to prepare a file before uploading it.',
       method: 'GET',
       path: '/sources/schema/external-source/{version}',
+      example: { version: '1' },
       askedAs: { en: ['format of the data import file', 'how to prepare a data file'], fr: ['format du fichier d’import', 'préparer un fichier de données'] },
       pathSchemas: { version: slug() },
       reference: true,

@@ -9,6 +9,7 @@ export const usage = area('usage', [
     description: 'AI cost of one engagement, broken down by usage. Use to answer "how much has this audit cost so far".',
     method: 'GET',
     path: '/engagements/{engagement}/costs',
+    example: { engagement: '$demo.engagement' },
     askedAs: { en: ['AI cost of a project', 'what this engagement has cost'], fr: ['coût IA d’une mission', 'ce que cette mission a coûté'] },
   }),
   op({
@@ -84,6 +85,7 @@ export const usage = area('usage', [
     description: 'Individual AI usage records (driver, model, usage, units, cost), newest first.',
     method: 'GET',
     path: '/workspace/usage/entries',
+    example: { limit: 10 },
     askedAs: {
       en: ['detailed AI charges', 'every AI call and its cost', 'usage log'],
       fr: ['détail des frais IA', 'chaque appel IA et son coût', 'journal de consommation'],

@@ -1,9 +1,8 @@
 // completion/complete for prompt arguments and resource template variables. An id is what the
 // argument takes, but a person types a name: engagements match on their name as well as their id,
-// findings on their statement. Enumerations complete from the catalog's own lists.
+// findings on their statement. Enumerations complete from the catalog's own lists (an enumerated path parameter of the same name).
 
-import { CONTRADICTION_STATUSES, DOCUMENT_KINDS, EXPORT_KINDS, FINDING_TYPES, REVIEW_STATUSES } from '../../tools/shared.js';
-import type { Operation } from '../operation.js';
+import { type Operation, pathParams } from '../operation.js';
 import type { Pipeline } from './pipeline.js';
 import { terms } from './search.js';
 
@@ -12,14 +11,18 @@ export interface CompletionDeps {
   pipeline: Pipeline;
 }
 
-const ENUMS: Record<string, readonly string[]> = {
-  kind: DOCUMENT_KINDS,
-  document_kind: DOCUMENT_KINDS,
-  review_status: REVIEW_STATUSES,
-  status: CONTRADICTION_STATUSES,
-  type: FINDING_TYPES,
-  export_kind: EXPORT_KINDS,
-};
+/**
+ * An argument named like a path parameter whose schema is an enumeration (a document's `kind`)
+ * completes from that enumeration, read off the catalog's entries: no list of values kept here.
+ */
+function enumerationOf(ops: readonly Operation[], name: string): readonly string[] | undefined {
+  for (const op of ops) {
+    if (!pathParams(op.path).includes(name)) continue;
+    const options = (op.input.shape[name] as { options?: unknown } | undefined)?.options;
+    if (Array.isArray(options) && options.every((o) => typeof o === 'string')) return options as string[];
+  }
+  return undefined;
+}
 
 const MAX = 100;
 
@@ -62,7 +65,8 @@ async function records(
   }
 }
 
-const at = (deps: CompletionDeps, method: string, path: string) => deps.pipeline.registry.callable().find((o) => o.method === method && o.path === path);
+/** The list that completes an argument (its catalog entry's completes facet), when this session may call it. */
+const lister = (deps: CompletionDeps, argument: string) => deps.pipeline.registry.callable().find((o) => o.completes?.argument === argument);
 
 export async function complete(
   deps: CompletionDeps,
@@ -71,23 +75,20 @@ export async function complete(
 ): Promise<{ values: string[]; total: number; hasMore: boolean }> {
   const { name, value } = argument;
   let values: string[] = [];
-  const enumValues = ENUMS[name];
+  const enumValues = enumerationOf(deps.pipeline.registry.operations.all(), name);
   if (enumValues) {
     const v = value.toLowerCase();
     values = enumValues.filter((e) => e.startsWith(v));
     if (!values.length) values = enumValues.filter((e) => e.includes(v));
   } else {
     await deps.pipeline.registry.operations.ready();
-    const engagement = context.engagement;
-    if (name === 'engagement') values = rank(await records(deps, at(deps, 'GET', '/engagements'), {}), value, 'name');
-    else if (name === 'finding' && engagement)
-      values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/findings'), { engagement }), value, 'statement');
-    else if (name === 'export' && engagement)
-      values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/exports'), { engagement }), value, 'kind');
-    else if (name === 'interview' && engagement)
-      values = rank(await records(deps, at(deps, 'GET', '/engagements/{engagement}/interviews'), { engagement }), value, 'title');
-    else if (name === 'chapter' && context.interview)
-      values = rank(await records(deps, at(deps, 'GET', '/interviews/{interview}/chapters'), { interview: context.interview }), value, 'title');
+    const op = lister(deps, name);
+    // The list's path parameters (the engagement of a finding) come from the context, or nothing is offered.
+    const params = op ? pathParams(op.path) : [];
+    if (op?.completes && params.every((p) => context[p])) {
+      const args = Object.fromEntries(params.map((p) => [p, context[p]]));
+      values = rank(await records(deps, op, args), value, op.completes.label);
+    }
   }
   return { values: values.slice(0, MAX), total: values.length, hasMore: values.length > MAX };
 }

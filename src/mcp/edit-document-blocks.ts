@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { block as blockSchema } from '../../tools/deliverables.js';
 import { DOCUMENT_KINDS, id, REF_TYPES, str } from '../../tools/shared.js';
 import { WorkspaceApiError } from '../api/errors.js';
-import { type Problem, refusal, refusalResult } from './arguments.js';
 import {
   type Applied,
   applyEdits,
@@ -24,9 +23,10 @@ import {
 } from './block-edits.js';
 import { allPages } from './pages.js';
 import { InvocationRefused, type Pipeline } from './pipeline.js';
+import { type Problem, refusal, refusalResult } from './refusal.js';
 import { renderError, toolError } from './render/index.js';
 import { shownSchema } from './schema.js';
-import { annotations, type CallContext, type ToolSpec } from './tools.js';
+import { type CallContext, defineTool, type ToolSpec } from './tools.js';
 
 type Json = Record<string, unknown>;
 
@@ -209,26 +209,21 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     return toolError(err instanceof Error ? err.message : String(err));
   }
 
-  return {
+  return defineTool({
     name,
-    scope: 'write',
     input,
     quotesContent: false,
-    definition: {
-      name,
-      description:
-        'Edit a deliverable document block by block: insert, replace, delete or move blocks by id (from document_context); every other block is kept exactly, ' +
-        'so never re-send the whole document. Cited ids must be of the engagement. If someone else saved meanwhile, the edits are re-applied when no block ' +
-        'they name changed; else nothing is saved and those blocks are named.',
-      inputSchema: shownSchema(input),
-      outputSchema: shownSchema(editDocumentBlocksOutput) as NonNullable<ToolSpec['definition']['outputSchema']>,
-      // A write, not destructive: it changes the working draft of one document (regenerable from the
-      // analysis, not what the client sees until publish_deliverable) and never overwrites another
-      // writer's change. Not idempotent: an insert sent twice inserts twice.
-      annotations: annotations({ readOnlyHint: false, destructiveHint: false, idempotentHint: false }),
-    },
+    description:
+      'Edit a deliverable document block by block: insert, replace, delete or move blocks by id (from document_context); every other block is kept exactly, ' +
+      'so never re-send the whole document. Cited ids must be of the engagement. If someone else saved meanwhile, the edits are re-applied when no block ' +
+      'they name changed; else nothing is saved and those blocks are named.',
+    outputSchema: shownSchema(editDocumentBlocksOutput) as NonNullable<ToolSpec['definition']['outputSchema']>,
+    // A write, not destructive: it changes the working draft of one document (regenerable from the
+    // analysis, not what the client sees until publish_deliverable) and never overwrites another
+    // writer's change. Not idempotent: an insert sent twice inserts twice.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     async run(args, ctx) {
-      const { engagement, kind, edits: raw } = args as z.infer<typeof input>;
+      const { engagement, kind, edits: raw } = args;
       const edits = asEdits(raw);
       const cited: Citation[] = [];
       const shapeProblems: Problem[] = [];
@@ -243,8 +238,8 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
         // Read the document and check the citations together; nothing is written before both pass.
         const [first, unknown] = await Promise.all([readDoc(engagement, kind, ctx), cited.length ? unknownCitations(engagement, cited, ctx) : []]);
         if (unknown.length) {
-          return refusalResult(
-            refusal(
+          return refusalResult({
+            ...refusal(
               name,
               unknown.map((c) => ({
                 path: c.at.split('.'),
@@ -254,8 +249,8 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
                 given: JSON.stringify(c.id),
               })),
             ),
-            'unknown_reference',
-          );
+            code: 'unknown_reference',
+          });
         }
         let base = first;
         let reapplied = false;
@@ -270,10 +265,11 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
               applied.problems.map((p) => ({ path: ['edits', p.edit], rule: p.rule })),
             );
             // The ids there are, so the next call can name the right ones.
-            return refusalResult(
-              { ...r, message: `${r.message}\nBlock ids of ${kind}: ${ids.slice(0, 60).join(', ')}${ids.length > 60 ? ', ...' : ''}.` },
-              'unknown_block',
-            );
+            return refusalResult({
+              ...r,
+              code: 'unknown_block',
+              message: `${r.message}\nBlock ids of ${kind}: ${ids.slice(0, 60).join(', ')}${ids.length > 60 ? ', ...' : ''}.`,
+            });
           }
           try {
             const res = await pipeline.invoke('update_deliverable_document', { engagement, kind, updated_at: base.updated_at, blocks: applied.blocks }, ctx);
@@ -297,5 +293,5 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
         return failed(err);
       }
     },
-  };
+  });
 }

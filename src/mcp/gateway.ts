@@ -7,13 +7,13 @@ import { catalog } from '../../tools/index.js';
 import { type Operation, TOOLSETS } from '../operation.js';
 import { readCallOperation } from './arguments.js';
 import { isGenerated } from './live-openapi.js';
-import { type Pipeline, refusalResult } from './pipeline.js';
-import { isRefusal, shownName } from './registry.js';
+import type { Pipeline } from './pipeline.js';
+import { isRefusal, refusalResult } from './refusal.js';
+import { shownName } from './registry.js';
 import { toolError } from './render/index.js';
 import { DESCRIBE_RESULT, FIND_RESULT, operationOutputSchema, RECORD_RESULT } from './result-schemas.js';
-import { shownSchema } from './schema.js';
 import { signatureOf } from './signatures.js';
-import { annotations, operationInput, type ToolSpec, toolDefinition } from './tools.js';
+import { defineTool, operationInput, type ToolSpec, toolDefinition } from './tools.js';
 
 export interface GatewayDeps {
   pipeline: Pipeline;
@@ -88,21 +88,16 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
   const index = registry.operations.index;
   const writes = registry.writesAllowed();
 
-  const find: ToolSpec = {
+  const find = defineTool({
     name: 'find_operations',
-    scope: 'read',
     input: findInput,
     quotesContent: false,
-    definition: {
-      name: 'find_operations',
-      description: `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.`,
-      inputSchema: shownSchema(findInput),
-      annotations: annotations({ readOnlyHint: true }),
-      outputSchema: FIND_RESULT,
-    },
+    description: `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.`,
+    annotations: { readOnlyHint: true },
+    outputSchema: FIND_RESULT,
     async run(args) {
       await registry.operations.ready();
-      const { query, area, limit } = args as z.infer<typeof findInput>;
+      const { query, area, limit } = args;
       const shown = (op: Operation) => registry.permitted(op) && registry.get(op.name) === op;
       const { matches, strong, areas } = index.find(query, {
         limit: limit ?? 8,
@@ -145,24 +140,19 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
       ].join('\n');
       return { content: [{ type: 'text', text }], structuredContent: { operations, weak: true, areas: likely } };
     },
-  };
+  });
 
-  const describe: ToolSpec = {
+  const describe = defineTool({
     name: 'describe_operation',
-    scope: 'read',
     input: describeInput,
     quotesContent: false,
-    definition: {
-      name: 'describe_operation',
-      description:
-        'The full input schema and notes of one operation found with find_operations, before calling it with call_operation, and its signature for scripts.',
-      inputSchema: shownSchema(describeInput),
-      annotations: annotations({ readOnlyHint: true }),
-      outputSchema: DESCRIBE_RESULT,
-    },
+    description:
+      'The full input schema and notes of one operation found with find_operations, before calling it with call_operation, and its signature for scripts.',
+    annotations: { readOnlyHint: true },
+    outputSchema: DESCRIBE_RESULT,
     async run(args) {
       await registry.operations.ready();
-      const { operation } = args as z.infer<typeof describeInput>;
+      const { operation } = args;
       const op = registry.get(operation);
       if (!op)
         return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
@@ -198,40 +188,35 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
       };
       return { content: [{ type: 'text', text: JSON.stringify(info) }], structuredContent: info };
     },
-  };
+  });
 
-  const call: ToolSpec = {
+  const call = defineTool({
     name: 'call_operation',
-    // Under read-only mode or read consent it can only read, and says so.
-    scope: 'read',
     input: callInput,
     // The operation it runs decides: the pipeline marks its result when that operation quotes.
     quotesContent: false,
     // The operation's arguments under `arguments`, or beside `operation` when `arguments` is absent.
     read: (raw) => readCallOperation(callInput, raw, 'call_operation'),
-    definition: {
-      name: 'call_operation',
-      description: writes
-        ? 'Run any operation by name (from find_operations) with its arguments, validated as its own tool would be. Operations marked destructive delete or irreversibly commit: confirm with the user first.'
-        : 'Run any read operation by name (from find_operations) with its arguments. This session is read-only: operations that change data are refused.',
-      inputSchema: shownSchema(callInput),
-      annotations: annotations({ readOnlyHint: !writes, destructiveHint: writes, idempotentHint: !writes, openWorldHint: writes }),
-      // Whatever the operation's own tool answers (its outputSchema, which describe_operation shows as
-      // output_schema): every one of them is an object.
-      outputSchema: RECORD_RESULT,
-    },
+    description: writes
+      ? 'Run any operation by name (from find_operations) with its arguments, validated as its own tool would be. Operations marked destructive delete or irreversibly commit: confirm with the user first.'
+      : 'Run any read operation by name (from find_operations) with its arguments. This session is read-only: operations that change data are refused.',
+    // Under read-only mode or read consent it can only read (a 'read' tool), and says so.
+    annotations: { readOnlyHint: !writes, destructiveHint: writes, idempotentHint: !writes, openWorldHint: writes },
+    // Whatever the operation's own tool answers (its outputSchema, which describe_operation shows as
+    // output_schema): every one of them is an object.
+    outputSchema: RECORD_RESULT,
     async run(args, ctx) {
-      const { operation, arguments: inner } = args as z.infer<typeof callInput>;
+      const { operation, arguments: inner } = args;
       if (!registry.get(operation)) await registry.operations.ready();
       const resolved = registry.resolve(operation);
       if (isRefusal(resolved)) {
-        if (resolved.reason !== 'unknown') return refusalResult(resolved);
+        if (resolved.code !== 'unknown') return refusalResult(resolved);
         return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
       }
       // Steps 2 to 4 for the operation's own tool: its validation, run and rendering.
-      return pipeline.callTool(pipeline.operationTool(resolved), inner ?? {}, { ...ctx, via: `call_operation (operation "${resolved.name}")` });
+      return pipeline.callTool(pipeline.operationTool(resolved), inner ?? {}, { ...ctx, via: { kind: 'gateway', operation: resolved.name } });
     },
-  };
+  });
 
   return [find, describe, call];
 }

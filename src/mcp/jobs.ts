@@ -9,7 +9,7 @@
 import type { ApiClient } from '../api/client.js';
 import { WorkspaceApiError } from '../api/errors.js';
 import { sleep } from '../api/retry.js';
-import type { HttpMethod, JobFacet, JobValue, Operation } from '../operation.js';
+import type { JobFacet, JobValue, Operation } from '../operation.js';
 
 type Json = Record<string, unknown>;
 
@@ -33,8 +33,8 @@ export interface JobSnapshot {
 
 /** A way to read the job's state again. */
 interface JobRead {
-  method: HttpMethod;
-  path: string;
+  /** The catalog name of the operation that reads it. */
+  operation: string;
   args(ref: JobRef): Json;
   pick(data: unknown, ref: JobRef): JobSnapshot | undefined;
 }
@@ -48,9 +48,9 @@ export interface JobKind {
   /** Reads in order of preference; one is used only when this workspace has its operation. */
   reads: JobRead[];
   /** The job can be stopped on the server (analysis runs). */
-  cancel?: { method: HttpMethod; path: string; args(ref: JobRef): Json };
+  cancel?: { operation: string; args(ref: JobRef): Json };
   /** What a succeeded job produced, fetched as a file (exports). */
-  download?: { method: HttpMethod; path: string; args(ref: JobRef): Json };
+  download?: { operation: string; args(ref: JobRef): Json };
 }
 
 /** A started job: its kind, id, the record the start answered and the arguments of the call. */
@@ -142,9 +142,9 @@ export function jobKindOf(op: Pick<Operation, 'job'>): JobKind | undefined {
     kind = {
       label: f.label,
       jobIn: (d) => (field === undefined ? d : isObject(d[field]) ? (d[field] as Json) : undefined),
-      reads: f.reads.map((r) => ({ method: r.method, path: r.path, args: argsOf(r.args), pick: picker(r.pick) })),
-      ...(f.cancel ? { cancel: { method: f.cancel.method, path: f.cancel.path, args: argsOf(f.cancel.args) } } : {}),
-      ...(f.download ? { download: { method: f.download.method, path: f.download.path, args: argsOf(f.download.args) } } : {}),
+      reads: f.reads.map((r) => ({ operation: r.operation, args: argsOf(r.args), pick: picker(r.pick) })),
+      ...(f.cancel ? { cancel: { operation: f.cancel.operation, args: argsOf(f.cancel.args) } } : {}),
+      ...(f.download ? { download: { operation: f.download.operation, args: argsOf(f.download.args) } } : {}),
     };
     kinds.set(f, kind);
   }
@@ -223,8 +223,8 @@ export function pollBudgetFor(client: ApiClient, rate: { limit: number; windowMs
 
 export interface FollowDeps {
   client: ApiClient;
-  /** The operation of this workspace at a method and path (catalog or live description), if any. */
-  operationAt(method: HttpMethod, path: string): Operation | undefined;
+  /** The operation of this name this session may call (catalog or live description), if any. */
+  operationNamed(name: string): Operation | undefined;
   budget: PollBudget;
 }
 
@@ -249,10 +249,10 @@ export interface FollowOutcome {
 }
 
 /** The read this workspace offers for the job, in the kind's order of preference. */
-export function readFor(ref: JobRef, deps: Pick<FollowDeps, 'operationAt'>, skip = 0): { op: Operation; read: JobRead } | undefined {
+export function readFor(ref: JobRef, deps: Pick<FollowDeps, 'operationNamed'>, skip = 0): { op: Operation; read: JobRead } | undefined {
   let seen = 0;
   for (const read of ref.kind.reads) {
-    const op = deps.operationAt(read.method, read.path);
+    const op = deps.operationNamed(read.operation);
     if (!op) continue;
     if (seen++ >= skip) return { op, read };
   }
@@ -330,7 +330,7 @@ export async function followJob(ref: JobRef, deps: FollowDeps, opts: FollowOptio
 /** The caller gave up and asked for the job to stop with it: one cancel, on its own short deadline. */
 async function cancelOnServer(ref: JobRef, deps: FollowDeps): Promise<void> {
   const c = ref.kind.cancel;
-  const op = c && deps.operationAt(c.method, c.path);
+  const op = c && deps.operationNamed(c.operation);
   if (!c || !op) return;
   try {
     await deps.client.callOperation(op, c.args(ref), { signal: AbortSignal.timeout(10_000) });

@@ -11,11 +11,13 @@ import type { ApiClient, ApiFile, ApiResponse } from '../api/client.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { type Operation, pathParams } from '../operation.js';
-import { refusalResult as argumentsRefusal, type ReadResult, readArguments } from './arguments.js';
+import { type ReadResult, readArguments } from './arguments.js';
+import { type CallOrigin, originLabel } from './call-origin.js';
 import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras } from './extras.js';
 import type { MemberFileLinks } from './file-links.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './jobs.js';
-import { isRefusal, type Refusal, type ToolRegistry, writeRefusal } from './registry.js';
+import { isRefusal, type Refusal, refusalResult } from './refusal.js';
+import type { ToolRegistry } from './registry.js';
 import {
   callHint,
   type JobReport,
@@ -39,11 +41,6 @@ export interface PipelineDeps {
   registry: ToolRegistry;
   /** Remote mode: the member's file links, for files too large to embed (nothing is saved to disk there). */
   files?: MemberFileLinks;
-}
-
-/** A refusal as a tool result: the same words for every tool, nothing sent. */
-export function refusalResult(r: Refusal): CallToolResult {
-  return toolError(r.message, { error: { code: r.reason } });
 }
 
 /** Thrown by `invoke` when an inner operation of a workflow may not run or its arguments are wrong. */
@@ -70,8 +67,8 @@ export class Pipeline {
     // sending: through `invoke`, like a workflow's inner call (the policy, validation and limiter).
     this.#uploadChecks = {
       externalSourceSchema: async (version, signal) => {
-        const op = registry.at('GET', '/sources/schema/external-source/{version}');
-        if (!op || !registry.permitted(op)) return undefined;
+        const op = registry.permittedNamed('get_external_source_schema');
+        if (!op) return undefined;
         return (await this.invoke(op.name, { version }, { signal: signal ?? new AbortController().signal })).data;
       },
     };
@@ -96,7 +93,7 @@ export class Pipeline {
         definition: this.#definition(op),
         scope: op.scope,
         input: operationInput(op),
-        quotesContent: op.quotesContent && op.response === 'json',
+        quotesContent: op.quotesContent,
         read: (raw) => {
           const r = readArguments(operationInput(op), readExtrasAsSent(op, raw), op.name, extrasNotTaken(op));
           return r as ReadResult<Record<string, unknown>>;
@@ -147,8 +144,7 @@ export class Pipeline {
   async resolve(name: string): Promise<ToolSpec | Refusal> {
     const own = this.#own.get(name);
     if (own) {
-      if (own.scope === 'write' && !this.registry.writesAllowed()) return writeRefusal(this.registry.policy, name) as Refusal;
-      return own;
+      return this.registry.refusal(own) ?? own;
     }
     // Operations not listed are still callable by name (a model that learnt one from find_operations).
     if (!this.registry.get(name)) await this.registry.operations.ready();
@@ -167,9 +163,9 @@ export class Pipeline {
   async callTool(tool: ToolSpec, raw: unknown, ctx: CallContext): Promise<CallToolResult> {
     // Read as models send them (null is absent, JSON text for an object...), then validated strictly.
     const checked = tool.read ? tool.read(raw) : readArguments(tool.input, raw, tool.name);
-    if (!checked.ok) return argumentsRefusal(checked);
+    if (!checked.ok) return refusalResult(checked);
     const result = await tool.run(checked.args as Record<string, unknown>, ctx);
-    return tool.quotesContent ? markWorkspaceContent({ quotesContent: true, response: 'json' }, result) : result;
+    return tool.quotesContent ? markWorkspaceContent(result) : result;
   }
 
   /**
@@ -181,7 +177,7 @@ export class Pipeline {
     const op = this.registry.resolve(name);
     if (isRefusal(op)) throw new InvocationRefused(refusalResult(op));
     const checked = readArguments(op.input, args, op.name);
-    if (!checked.ok) throw new InvocationRefused(argumentsRefusal(checked));
+    if (!checked.ok) throw new InvocationRefused(refusalResult(checked));
     return this.#deps.client.callOperation(op, checked.args as Record<string, unknown>, {
       signal: ctx.signal,
       ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}),
@@ -189,8 +185,8 @@ export class Pipeline {
   }
 
   /** How to make a call again: the operation's own tool when listed here, else call_operation. */
-  #hint(op: Operation, args: Record<string, unknown>, via: string | undefined) {
-    return callHint(op.name, args, !via?.startsWith('call_operation') && this.#listed(op.name));
+  #hint(op: Operation, args: Record<string, unknown>, via: CallOrigin | undefined) {
+    return callHint(op.name, args, via?.kind !== 'gateway' && this.#listed(op.name));
   }
 
   async #runOperation(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
@@ -214,7 +210,7 @@ export class Pipeline {
         ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}),
       });
       logger.debug(
-        { tool: ctx.via ?? op.name, op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache },
+        { tool: originLabel(ctx.via, op.name), op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache },
         'tool call',
       );
       const budget = ctx.budget ?? config.responseBudget;
@@ -227,7 +223,7 @@ export class Pipeline {
         known: pathParams(op.path).map((p) => String(api[p])),
         ...(extras.fields ? { fields: extras.fields } : {}),
         ...(extras.format ? { format: extras.format } : {}),
-        via: ctx.via ?? op.name,
+        ...(ctx.via ? { via: ctx.via } : {}),
         links: linksFor(op, api, res.data),
         args: api,
         again: (a) => this.#hint(op, a, ctx.via),
@@ -241,7 +237,10 @@ export class Pipeline {
         : rendered;
     } catch (err) {
       if (ctx.signal.aborted) throw err; // cancelled: no answer is sent for a cancelled request
-      logger.info({ tool: ctx.via ?? op.name, op: op.name, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, 'tool call failed');
+      logger.info(
+        { tool: originLabel(ctx.via, op.name), op: op.name, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) },
+        'tool call failed',
+      );
       return renderError(op, err);
     }
   }
@@ -268,14 +267,11 @@ export class Pipeline {
 
   async #followStarted(op: Operation, kind: JobKind, ref: JobRef, job: Extras, ctx: CallContext): Promise<CallToolResult> {
     const { config, client, logger, registry } = this.#deps;
-    const operationAt = (method: string, path: string) => {
-      const o = registry.at(method, path);
-      return o && registry.permitted(o) ? o : undefined;
-    };
+    const operationNamed = (name: string) => registry.permittedNamed(name);
     const waitMs = job.wait !== undefined ? job.wait * 1000 : config.jobWaitSeconds * 1000;
     const out: FollowOutcome = await followJob(
       ref,
-      { client, operationAt, budget: pollBudgetFor(client, config.rateLimit) },
+      { client, operationNamed, budget: pollBudgetFor(client, config.rateLimit) },
       {
         waitMs,
         signal: ctx.signal,
@@ -286,7 +282,7 @@ export class Pipeline {
     const last = out.last;
     const state: JobReport['state'] = out.outcome === 'unreadable' ? 'unknown' : last.phase === 'running' ? 'in_progress' : last.phase;
     const dl = kind.download;
-    const dlOp = dl && operationAt(dl.method, dl.path);
+    const dlOp = dl && operationNamed(dl.operation);
     const report: JobReport = {
       label: kind.label,
       id: ref.id,

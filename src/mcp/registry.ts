@@ -3,6 +3,7 @@
 // resolves through the same registry, so read-only mode and read consent bind them all alike.
 import type { Operation, Scope, Toolset } from '../operation.js';
 import type { OperationSet } from './operations.js';
+import type { Refusal } from './refusal.js';
 
 export interface SurfacePolicy {
   /** 'default': the small surface of src/mcp/surface.ts; every operation stays callable through the gateway. */
@@ -13,9 +14,6 @@ export interface SurfacePolicy {
   grantedScope?: Scope;
 }
 
-export type RefusalReason = 'unknown' | 'toolset' | 'read_only' | 'scope';
-export type Refusal = { reason: RefusalReason; message: string };
-
 /** Names are cut in messages: a tool name (a prompt's, a URI) is whatever the client sent, possibly a megabyte. */
 export function shownName(name: string, max = 80): string {
   return name.length > max ? `${name.slice(0, max)}... (${name.length} characters)` : name;
@@ -25,13 +23,15 @@ export function shownName(name: string, max = 80): string {
 export function writeRefusal(policy: SurfacePolicy, name: string): Refusal | undefined {
   if (policy.readOnly) {
     return {
-      reason: 'read_only',
+      ok: false,
+      code: 'read_only',
       message: `Tool "${shownName(name)}" changes data and this server runs read-only (WORKSPACE_READ_ONLY=true). Nothing was sent.`,
     };
   }
   if (policy.grantedScope === 'read') {
     return {
-      reason: 'scope',
+      ok: false,
+      code: 'scope',
       message: `Tool "${shownName(name)}" changes data, but the member granted read-only access. Sign in again with write consent to use it. Nothing was sent.`,
     };
   }
@@ -48,11 +48,6 @@ export class ToolRegistry {
     return this.operations.get(name);
   }
 
-  /** The operation at a method and path, whatever its name (catalog or live description), toolsets aside. */
-  at(method: string, path: string): Operation | undefined {
-    return this.operations.all().find((op) => op.method === method && op.path === path);
-  }
-
   writesAllowed(): boolean {
     return !this.policy.readOnly && this.policy.grantedScope !== 'read';
   }
@@ -65,6 +60,20 @@ export class ToolRegistry {
   /** Callable in this session (toolsets aside): reads always, writes unless read-only or read consent. */
   permitted(op: Pick<Operation, 'scope'>): boolean {
     return op.scope === 'read' || this.writesAllowed();
+  }
+
+  /**
+   * Why a tool of this name and scope cannot run in this session (read-only mode, read consent), or
+   * undefined: the one write check, for operations and the session's own tools alike.
+   */
+  refusal(tool: { name: string; scope: Scope }): Refusal | undefined {
+    return tool.scope === 'write' ? writeRefusal(this.policy, tool.name) : undefined;
+  }
+
+  /** The operation of this name when this session may call it (toolsets aside), for a step's inner reads. */
+  permittedNamed(name: string): Operation | undefined {
+    const op = this.get(name);
+    return op && this.permitted(op) ? op : undefined;
   }
 
   /** Every operation this session may call, in catalog order, then the generated ones. */
@@ -82,25 +91,18 @@ export class ToolRegistry {
     const op = this.operations.get(name);
     if (!op) {
       return {
-        reason: 'unknown',
+        ok: false,
+        code: 'unknown',
         message: `Unknown tool "${shownName(name)}". Call tools/list for the tools of this server, or find_operations to search every operation.`,
       };
     }
     if (!this.inToolsets(op)) {
       return {
-        reason: 'toolset',
+        ok: false,
+        code: 'toolset',
         message: `Tool "${op.name}" belongs to the "${op.toolset}" area, which is not enabled. Add it to WORKSPACE_TOOLSETS (or use all).`,
       };
     }
-    if (op.scope === 'write') {
-      const refused = writeRefusal(this.policy, op.name);
-      if (refused) return refused;
-    }
-    return op;
+    return this.refusal(op) ?? op;
   }
-}
-
-/** Tell a refusal from what was resolved (an operation, a tool). */
-export function isRefusal<T extends object>(x: T | Refusal): x is Refusal {
-  return 'reason' in x && 'message' in x && !('method' in x);
 }

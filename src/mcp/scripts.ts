@@ -11,15 +11,15 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { abortError } from '../api/errors.js';
 import type { Operation } from '../operation.js';
-import { readArguments, refusal, refusalResult } from './arguments.js';
+import { readArguments } from './arguments.js';
 import type { Pipeline } from './pipeline.js';
-import { isRefusal, shownName } from './registry.js';
+import { isRefusal, refusal, refusalResult } from './refusal.js';
+import { shownName } from './registry.js';
 import { cutText, estimateTokens, markWorkspaceContent, type ToolResult } from './render/index.js';
-import { shownSchema } from './schema.js';
 import { type CallAnswer, DEFAULT_SCRIPT_LIMITS, type ScriptError, type ScriptHost, type ScriptLimits } from './script-engine.js';
 import { processScriptSlots, type ScriptSlots } from './script-slots.js';
 import { runScriptInWorker } from './script-thread.js';
-import { annotations, type CallContext, type ToolSpec } from './tools.js';
+import { type CallContext, defineTool, type ToolSpec } from './tools.js';
 
 export interface ScriptDeps {
   pipeline: Pipeline;
@@ -112,7 +112,7 @@ function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string
       const op = registry.get(name);
       if (!op) return refused('unknown', `api.${shownName(name)}: no such operation (find_operations lists them by what they do). Nothing was sent.`);
       const resolved = registry.resolve(op.name);
-      if (isRefusal(resolved)) return refused(resolved.reason, resolved.message, op.name);
+      if (isRefusal(resolved)) return refused(resolved.code, resolved.message, op.name);
       if (mode === 'read' && op.scope === 'write') {
         return refused('read_script', `api.${op.name} changes data and run_read_script only reads: nothing was sent. Use run_write_script.`, op.name);
       }
@@ -125,14 +125,14 @@ function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string
       }
       const result = await pipeline.callTool(pipeline.operationTool(resolved), args, {
         signal,
-        via: `${tool} (api.${op.name})`,
+        via: { kind: 'script', tool, operation: op.name },
         budget: UNBOUNDED,
         ...(ctx.waiting ? { waiting: ctx.waiting } : {}),
         ...(ctx.uploadDirs ? { uploadDirs: ctx.uploadDirs } : {}),
       });
       done++;
       ctx.progress?.(done, undefined, `api.${op.name} answered (${done} API call${done === 1 ? '' : 's'})`);
-      if (op.quotesContent && op.response === 'json') seen.quotes = true;
+      if (op.quotesContent) seen.quotes = true;
       if (result.isError) {
         const error = errorOf(op, result);
         // A write its validation refused was not sent: it is no write made.
@@ -177,69 +177,65 @@ export function scriptTools(deps: ScriptDeps): ToolSpec[] {
   const limits: ScriptLimits = { ...DEFAULT_SCRIPT_LIMITS, ...deps.limits };
   const slots = deps.slots ?? processScriptSlots;
 
-  const make = (name: string, mode: 'read' | 'write'): ToolSpec => ({
-    name,
-    scope: mode,
-    input: mode === 'read' ? readInput : writeInput,
-    ...(mode === 'read' ? { read: (raw: unknown) => readArguments(readInput, withoutEmptyAllow(raw), name) } : {}),
-    // Marked by the run itself, when one of its calls quoted workspace content.
-    quotesContent: false,
-    definition: {
+  const make = (name: string, mode: 'read' | 'write'): ToolSpec =>
+    defineTool({
       name,
+      input: mode === 'read' ? readInput : writeInput,
+      ...(mode === 'read' ? { read: (raw: unknown) => readArguments(readInput, withoutEmptyAllow(raw), name) } : {}),
+      // Marked by the run itself, when one of its calls quoted workspace content.
+      quotesContent: false,
       description: mode === 'read' ? READ_DESCRIPTION : WRITE_DESCRIPTION,
-      inputSchema: shownSchema(mode === 'read' ? readInput : writeInput),
       outputSchema: OUTPUT_SCHEMA as unknown as { type: 'object' },
-      annotations: mode === 'read' ? annotations({ readOnlyHint: true }) : annotations({ readOnlyHint: false, destructiveHint: true }),
-    },
-    async run(args, ctx) {
-      const { script, allow = [] } = args as ScriptArgs;
-      if (allow.length) {
-        if (allow.some((a) => !pipeline.registry.get(a))) await pipeline.registry.operations.ready();
-        const unknown = allow.filter((a) => !pipeline.registry.get(a));
-        if (unknown.length) {
-          return refusalResult(
-            refusal(name, [
-              { path: ['allow'], rule: 'names operations (from find_operations) the script may run though destructive', given: JSON.stringify(unknown) },
-            ]),
-          );
+      annotations: mode === 'read' ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: true },
+      async run(args, ctx) {
+        const { script, allow = [] } = args as ScriptArgs;
+        if (allow.length) {
+          if (allow.some((a) => !pipeline.registry.get(a))) await pipeline.registry.operations.ready();
+          const unknown = allow.filter((a) => !pipeline.registry.get(a));
+          if (unknown.length) {
+            return refusalResult(
+              refusal(name, [
+                { path: ['allow'], rule: 'names operations (from find_operations) the script may run though destructive', given: JSON.stringify(unknown) },
+              ]),
+            );
+          }
         }
-      }
-      const slot = slots.take(owner);
-      if (!slot.ok) return busy(slot.cap, slot.limit);
-      const seen: ScriptCalls = { quotes: false, writes: [] };
-      const host = apiHost(name, mode, new Set(allow), pipeline, ctx, seen);
-      let out: Awaited<ReturnType<typeof runScriptInWorker>>;
-      try {
-        out = await runScriptInWorker(script, host, limits, ctx.signal);
-      } finally {
-        slot.release();
-      }
-      // Cancelled: no answer is sent for a cancelled request.
-      if (ctx.signal.aborted) throw abortError(ctx.signal);
-      const writes = mode === 'write' ? { writes: seen.writes } : {};
-      let result: ToolResult;
-      if (out.ok) {
-        const json = out.result === undefined ? '' : JSON.stringify(out.result);
-        const calls = `${out.calls} API call${out.calls === 1 ? '' : 's'}`;
-        const head = `${out.result === undefined ? 'The script returned nothing' : 'The script returned'} (${calls}). ${writesLine(seen.writes)}`.trim();
-        result = {
-          content: [{ type: 'text', text: answerText(head, json, out.logs, budget) }],
-          structuredContent: { ...(out.result === undefined ? {} : { result: out.result }), logs: out.logs, api_calls: out.calls, ...writes },
-        };
-      } else {
-        const e = out.error;
-        const at = typeof e.line === 'number' ? ` (line ${e.line})` : '';
-        const head = `The script stopped: ${e.name} [${e.code}]${at}: ${e.message}`;
-        const tail = `${out.calls} API call${out.calls === 1 ? '' : 's'} made. ${writesLine(seen.writes)}`.trim();
-        result = {
-          isError: true,
-          content: [{ type: 'text', text: answerText(head, tail, out.logs, budget) }],
-          structuredContent: { error: e, logs: out.logs, api_calls: out.calls, ...writes },
-        };
-      }
-      return seen.quotes ? markWorkspaceContent({ quotesContent: true, response: 'json' }, result) : result;
-    },
-  });
+        const slot = slots.take(owner);
+        if (!slot.ok) return busy(slot.cap, slot.limit);
+        const seen: ScriptCalls = { quotes: false, writes: [] };
+        const host = apiHost(name, mode, new Set(allow), pipeline, ctx, seen);
+        let out: Awaited<ReturnType<typeof runScriptInWorker>>;
+        try {
+          out = await runScriptInWorker(script, host, limits, ctx.signal);
+        } finally {
+          slot.release();
+        }
+        // Cancelled: no answer is sent for a cancelled request.
+        if (ctx.signal.aborted) throw abortError(ctx.signal);
+        const writes = mode === 'write' ? { writes: seen.writes } : {};
+        let result: ToolResult;
+        if (out.ok) {
+          const json = out.result === undefined ? '' : JSON.stringify(out.result);
+          const calls = `${out.calls} API call${out.calls === 1 ? '' : 's'}`;
+          const head = `${out.result === undefined ? 'The script returned nothing' : 'The script returned'} (${calls}). ${writesLine(seen.writes)}`.trim();
+          result = {
+            content: [{ type: 'text', text: answerText(head, json, out.logs, budget) }],
+            structuredContent: { ...(out.result === undefined ? {} : { result: out.result }), logs: out.logs, api_calls: out.calls, ...writes },
+          };
+        } else {
+          const e = out.error;
+          const at = typeof e.line === 'number' ? ` (line ${e.line})` : '';
+          const head = `The script stopped: ${e.name} [${e.code}]${at}: ${e.message}`;
+          const tail = `${out.calls} API call${out.calls === 1 ? '' : 's'} made. ${writesLine(seen.writes)}`.trim();
+          result = {
+            isError: true,
+            content: [{ type: 'text', text: answerText(head, tail, out.logs, budget) }],
+            structuredContent: { error: e, logs: out.logs, api_calls: out.calls, ...writes },
+          };
+        }
+        return seen.quotes ? markWorkspaceContent(result) : result;
+      },
+    });
 
   return [make('run_read_script', 'read'), make('run_write_script', 'write')];
 }

@@ -13,7 +13,8 @@ import type { MemberFileLinks } from './file-links.js';
 import { gatewayTools } from './gateway.js';
 import { OperationSet } from './operations.js';
 import { Pipeline } from './pipeline.js';
-import { isRefusal, type SurfacePolicy, ToolRegistry } from './registry.js';
+import { isRefusal } from './refusal.js';
+import { type SurfacePolicy, ToolRegistry } from './registry.js';
 import type { ScriptLimits } from './script-engine.js';
 import { scriptTools } from './scripts.js';
 import { surfaceOperations } from './surface.js';
@@ -100,7 +101,7 @@ export class Session {
         ...gatewayTools({ pipeline }),
       ];
       const direct = surfaceOperations(registry.callable()).map((op) => pipeline.operationTool(op));
-      listed = [...direct, ...own].filter((t) => t.scope === 'read' || registry.writesAllowed());
+      listed = [...direct, ...own].filter((t) => !registry.refusal(t));
       const names = new Set(listed.map((t) => t.name));
       pipeline.setSurface(own, (name) => names.has(name));
     } else {

@@ -1,13 +1,16 @@
 // What a tool is to the pipeline (ToolSpec: its listing, its input, its handler) and what it looks
 // like to the assistant (its definition in tools/list). Catalog operations, workflows and the gateway
-// are all ToolSpecs, so they list, validate, run and render through the same four steps.
+// are all ToolSpecs, so they list, validate, run and render through the same four steps. A catalog
+// operation's ToolSpec is built from its entry (Pipeline.operationTool); every other tool is declared
+// once with defineTool.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { OPERATION_META_KEY, type Operation, operationMeta, type Scope, type ToolAnnotations } from '../operation.js';
 import type { ReadResult } from './arguments.js';
+import type { CallOrigin } from './call-origin.js';
 import { toolInput } from './extras.js';
 import { type OutputSchema, operationOutputSchema } from './result-schemas.js';
-import { operationSchema } from './schema.js';
+import { operationSchema, shownSchema } from './schema.js';
 
 /** What a tool handler gets besides its arguments. */
 export interface CallContext {
@@ -17,8 +20,8 @@ export interface CallContext {
   progress?: (done: number, total?: number, message?: string) => void;
   /** Tells a client that gave a progress token the call is waiting for the rate budget, and how long. */
   waiting?: (waitMs: number) => void;
-  /** The tool the assistant called, for "call again" hints: an operation's own tool, or call_operation. */
-  via?: string;
+  /** Who called, for "call again" hints and logs: the operation's own tool (absent), call_operation or a script. */
+  via?: CallOrigin;
   /** Folders uploads may read files from (the configured ones and the connection's roots). */
   uploadDirs?: () => Promise<string[]>;
   /**
@@ -48,6 +51,59 @@ export interface ToolSpec {
   read?(raw: unknown): ReadResult<Record<string, unknown>>;
   /** Runs with validated arguments. */
   run(args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult>;
+}
+
+/**
+ * The hints a declared tool states: readOnlyHint always (a tool without it does not compile); the
+ * others default as `annotations()` says (not destructive, idempotent when it only reads, closed world).
+ */
+export type DeclaredAnnotations = Partial<ToolAnnotations> & { readOnlyHint: boolean };
+
+/**
+ * A tool that is not a catalog operation (workflows, the gateway, the apps, code mode, block edits),
+ * declared once: its name written once, its hints, its input and output schemas, its handler. Its
+ * scope follows from its hints (a tool that only reads is a 'read' tool, which read-only mode and read
+ * consent leave callable; any other is refused there).
+ */
+export interface ToolDeclaration<I extends z.ZodObject> {
+  name: string;
+  description: string;
+  annotations: DeclaredAnnotations;
+  /** Every argument the tool accepts: a strict object (unknown keys are refused, not dropped). */
+  input: I;
+  /** What tools/list shows of the input: the input's own JSON Schema unless said otherwise. */
+  inputSchema?: Tool['inputSchema'];
+  /** What structuredContent holds (docs/tool-results.md). */
+  outputSchema: OutputSchema;
+  /** Listed under the tool's _meta (an app's view). */
+  _meta?: Record<string, unknown>;
+  /** Its results quote text people wrote: the pipeline adds the workspace-content note (default false). */
+  quotesContent?: boolean;
+  /** Reads and validates the arguments itself, instead of the pipeline's reading against `input`. */
+  read?(raw: unknown): ReadResult<Record<string, unknown>>;
+  /** Runs with arguments validated against `input`. */
+  run(args: z.infer<I>, ctx: CallContext): Promise<CallToolResult>;
+}
+
+/** The one way to declare a tool that is not a catalog operation: builds the ToolSpec the pipeline runs. */
+export function defineTool<I extends z.ZodObject>(d: ToolDeclaration<I>): ToolSpec {
+  return {
+    name: d.name,
+    scope: d.annotations.readOnlyHint ? 'read' : 'write',
+    input: d.input,
+    quotesContent: d.quotesContent ?? false,
+    ...(d.read ? { read: d.read } : {}),
+    definition: {
+      name: d.name,
+      description: d.description,
+      inputSchema: d.inputSchema ?? shownSchema(d.input),
+      annotations: annotations(d.annotations),
+      ...(d._meta ? { _meta: d._meta } : {}),
+      outputSchema: d.outputSchema,
+    },
+    // The pipeline validated the arguments against `input` (or `read`, which validates against it too).
+    run: (args, ctx) => d.run(args as z.infer<I>, ctx),
+  };
 }
 
 /** The title is shown only when it says more than the name ("list_findings" reads as "List findings"). */

@@ -7,15 +7,14 @@ import { z } from 'zod';
 import { DOCUMENT_KINDS, id, REVIEW_STATUSES } from '../../tools/shared.js';
 import { WorkspaceApiError } from '../api/errors.js';
 import { viewMeta } from './apps/views.js';
-import { refusal, refusalResult } from './arguments.js';
 import { editDocumentBlocks } from './edit-document-blocks.js';
 import { allPages } from './pages.js';
 import type { Pipeline } from './pipeline.js';
+import { refusal, refusalResult } from './refusal.js';
 import { renderWorkflow, toolError } from './render/index.js';
 import { resourceUri } from './resources.js';
 import { REVIEWS_RESULT, sectionsResult } from './result-schemas.js';
-import { shownSchema } from './schema.js';
-import { annotations, type CallContext, type ToolSpec } from './tools.js';
+import { type CallContext, defineTool, type ToolSpec } from './tools.js';
 
 export interface WorkflowDeps {
   pipeline: Pipeline;
@@ -74,32 +73,18 @@ const OPEN = new Set(['open', 'pending', 'unresolved']);
 export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
   const { pipeline } = deps;
 
-  const overview: ToolSpec = {
+  const overview = defineTool({
     name: 'engagement_overview',
-    scope: 'read',
     input: overviewInput,
     quotesContent: true,
-    definition: {
-      name: 'engagement_overview',
-      description:
-        'Everything about one engagement in one call: the engagement, analysis summary and coverage, findings counted by type and review status, open contradictions, latest analysis run, deliverable stage, AI cost so far. Start here to brief someone on an engagement.',
-      inputSchema: shownSchema(overviewInput),
-      annotations: annotations({ readOnlyHint: true }),
-      // Hosts that render MCP Apps draw the answer as the engagement dashboard.
-      _meta: viewMeta('engagement_dashboard'),
-      outputSchema: sectionsResult([
-        'engagement',
-        'coverage',
-        'findings',
-        'contradictions',
-        'latest_analysis_run',
-        'deliverable',
-        'ai_cost',
-        'analysis_summary',
-      ]),
-    },
+    description:
+      'Everything about one engagement in one call: the engagement, analysis summary and coverage, findings counted by type and review status, open contradictions, latest analysis run, deliverable stage, AI cost so far. Start here to brief someone on an engagement.',
+    annotations: { readOnlyHint: true },
+    // Hosts that render MCP Apps draw the answer as the engagement dashboard.
+    _meta: viewMeta('engagement_dashboard'),
+    outputSchema: sectionsResult(['engagement', 'coverage', 'findings', 'contradictions', 'latest_analysis_run', 'deliverable', 'ai_cost', 'analysis_summary']),
     async run(args, ctx: CallContext) {
-      const { engagement } = args as z.infer<typeof overviewInput>;
+      const { engagement } = args;
       const s = ctx.signal;
       const get = (name: string, more: Json = {}) => pipeline.invoke(name, { engagement, ...more }, ctx).then((r) => r.data);
       const [eng, summary, contradictions, draft, costs] = await Promise.all([
@@ -160,23 +145,18 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         known: [engagement],
       });
     },
-  };
+  });
 
-  const review: ToolSpec = {
+  const review = defineTool({
     name: 'review_findings',
-    scope: 'write',
     input: reviewInput,
     quotesContent: false,
-    definition: {
-      name: 'review_findings',
-      description:
-        'Validate or reject several findings of one engagement in one call (review_status validated, rejected, or proposed to reopen). Each finding is reviewed in turn and the result says, per finding, whether it was applied.',
-      inputSchema: shownSchema(reviewInput),
-      annotations: annotations({ readOnlyHint: false, idempotentHint: true }),
-      outputSchema: REVIEWS_RESULT,
-    },
+    description:
+      'Validate or reject several findings of one engagement in one call (review_status validated, rejected, or proposed to reopen). Each finding is reviewed in turn and the result says, per finding, whether it was applied.',
+    annotations: { readOnlyHint: false, idempotentHint: true },
+    outputSchema: REVIEWS_RESULT,
     async run(args, extra) {
-      const { engagement, reviews } = args as z.infer<typeof reviewInput>;
+      const { engagement, reviews } = args;
       const seen = new Set<string>();
       const twice = reviews
         .map((r) => r.finding)
@@ -218,23 +198,18 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         structuredContent: { applied, failed, results },
       };
     },
-  };
+  });
 
-  const context: ToolSpec = {
+  const context = defineTool({
     name: 'document_context',
-    scope: 'read',
     input: contextInput,
     quotesContent: true,
-    definition: {
-      name: 'document_context',
-      description:
-        'What drafting one deliverable document needs, in one call: the document (its blocks, with the ids edit_document_blocks takes), the validated findings to cite (id, type, statement), open contradictions and the draft stage.',
-      inputSchema: shownSchema(contextInput),
-      annotations: annotations({ readOnlyHint: true }),
-      outputSchema: sectionsResult(['kind', 'document', 'findings', 'open_contradictions', 'draft']),
-    },
+    description:
+      'What drafting one deliverable document needs, in one call: the document (its blocks, with the ids edit_document_blocks takes), the validated findings to cite (id, type, statement), open contradictions and the draft stage.',
+    annotations: { readOnlyHint: true },
+    outputSchema: sectionsResult(['kind', 'document', 'findings', 'open_contradictions', 'draft']),
     async run(args, extra) {
-      const { engagement, kind } = args as z.infer<typeof contextInput>;
+      const { engagement, kind } = args;
       const s = extra.signal;
       const [document, findings, contradictions, draft] = await Promise.all([
         section(() => pipeline.invoke('get_deliverable_document', { engagement, kind }, extra).then((r) => r.data)),
@@ -266,7 +241,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         known: [engagement],
       });
     },
-  };
+  });
 
   return [overview, review, context, editDocumentBlocks(deps)];
 }

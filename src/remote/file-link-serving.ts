@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { WorkspaceApiError } from '../api/errors.js';
 import type { FileLinks } from '../mcp/file-links.js';
 import { InvocationRefused } from '../mcp/pipeline.js';
-import { isRefusal } from '../mcp/registry.js';
+import { isRefusal } from '../mcp/refusal.js';
 import type { Session } from '../mcp/session.js';
 import { sendJson } from './io.js';
 import type { RemotePrincipal } from './principal.js';

@@ -9,18 +9,19 @@ import { PERSONAL_TOKEN_HEADER, PersonalTokens } from './personal.js';
 import type { RemotePrincipal } from './principal.js';
 import { findAccess } from './tokens.js';
 
-export interface Refusal {
+/** A request refused at the door of /mcp: its HTTP status, challenge and OAuth error body (not a tool's refusal, src/mcp/refusal.ts). */
+export interface AuthRefusal {
   status: 400 | 401 | 503;
   headers: Record<string, string>;
   body: { error: string; error_description: string };
 }
 
-function refusal(ctx: RemoteContext, status: 400 | 401 | 503, error: string, description: string, extra: Record<string, string> = {}): Refusal {
+function refusal(ctx: RemoteContext, status: 400 | 401 | 503, error: string, description: string, extra: Record<string, string> = {}): AuthRefusal {
   const challenge = error === 'invalid_token' || error === 'invalid_request' ? bearerChallenge(ctx.ep, { code: error, description }) : bearerChallenge(ctx.ep);
   return { status, headers: { 'WWW-Authenticate': challenge, ...extra }, body: { error, error_description: description } };
 }
 
-export async function authenticate(ctx: RemoteContext, personal: PersonalTokens | undefined, req: IncomingMessage): Promise<RemotePrincipal | Refusal> {
+export async function authenticate(ctx: RemoteContext, personal: PersonalTokens | undefined, req: IncomingMessage): Promise<RemotePrincipal | AuthRefusal> {
   const authorization = req.headers.authorization;
   const pat = req.headers[PERSONAL_TOKEN_HEADER];
   if (pat !== undefined) {
@@ -57,7 +58,7 @@ export async function authenticate(ctx: RemoteContext, personal: PersonalTokens 
   };
 }
 
-async function personalPrincipal(ctx: RemoteContext, personal: PersonalTokens, token: string): Promise<RemotePrincipal | Refusal> {
+async function personalPrincipal(ctx: RemoteContext, personal: PersonalTokens, token: string): Promise<RemotePrincipal | AuthRefusal> {
   const checked = await personal.check(token);
   if (checked === 'malformed') return refusal(ctx, 401, 'invalid_token', 'X-Workspace-Token must hold one personal token (pat_...).');
   if (checked === 'refused') return refusal(ctx, 401, 'invalid_token', 'The workspace refused this personal token (unknown, revoked or expired).');

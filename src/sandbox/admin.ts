@@ -6,7 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkFaultSpec, type FaultSpec } from './faults.js';
 import { FAIL_NEXT_JOBS } from './jobs.js';
-import type { Pipeline, RequestLogEntry } from './server.js';
+import type { RequestLogEntry, SandboxPipeline } from './server.js';
 import type { WorkspaceRegistry } from './state.js';
 
 export interface SandboxAdmin {
@@ -23,7 +23,7 @@ export interface SandboxAdmin {
   reset(): void;
 }
 
-export function createAdmin(pipeline: Pipeline, registry: WorkspaceRegistry): SandboxAdmin {
+export function createAdmin(pipeline: SandboxPipeline, registry: WorkspaceRegistry): SandboxAdmin {
   return {
     fault: (spec) => pipeline.faults.add(checkFaultSpec(spec)),
     clearFaults: () => pipeline.faults.clear(),

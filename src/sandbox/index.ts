@@ -9,7 +9,7 @@ import { seedAtelier, seedGlobex } from './data/index.js';
 import { demoToken } from './data/workspace.js';
 import { handlers } from './handlers/index.js';
 import { isOAuthPath, type OAuthScope, SandboxOAuth, type SandboxOAuthControl } from './oauth.js';
-import { API_ROOT, envelope, hostName, Pipeline, type RequestLogEntry } from './server.js';
+import { API_ROOT, envelope, hostName, type RequestLogEntry, SandboxPipeline } from './server.js';
 import { WorkspaceRegistry } from './state.js';
 import { ApiError } from './types.js';
 
@@ -78,7 +78,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     { slug: 'atelier', id: WS_ATELIER, hosts: atelierHosts, seed: seedAtelier },
     { slug: 'globex', id: WS_GLOBEX, hosts: ['globex.localhost'], seed: seedGlobex },
   ]);
-  const pipeline = new Pipeline(registry, { timeScale, rateLimit: opts.rateLimit ?? true, logger }, handlers);
+  const pipeline = new SandboxPipeline(registry, { timeScale, rateLimit: opts.rateLimit ?? true, logger }, handlers);
   const admin = createAdmin(pipeline, registry);
   const oauth = new SandboxOAuth(() => registry.all(), {
     timeScale,

@@ -12,7 +12,8 @@ export interface RateDecision {
   retryAfterS: number;
 }
 
-export class RateLimiter {
+/** The sandbox's per-token rolling windows that answer 429 (the server's own limiter is src/api/limiter.ts). */
+export class TokenRateWindows {
   private readonly hits = new Map<string, number[]>();
 
   constructor(

@@ -9,7 +9,7 @@ import { assumedOperations } from './assumed.js';
 import { authenticate, credentialView, insufficientScope, type Principal, sessionRequired } from './auth.js';
 import { FaultQueue, type FaultRecord, injectedFault, type PendingFault } from './faults.js';
 import { paginate } from './pagination.js';
-import { formatRetryAfter, RATE_LIMIT, RATE_WINDOW_MS, RateLimiter, rateLimited } from './ratelimit.js';
+import { formatRetryAfter, RATE_LIMIT, RATE_WINDOW_MS, rateLimited, TokenRateWindows } from './ratelimit.js';
 import { type Route, Router } from './router.js';
 import type { MemoryWorkspace, WorkspaceRegistry } from './state.js';
 import { ApiError, type Handler, type HandlerContext, type HandlerResult, type Locale, type SandboxOperation, type UploadedFile } from './types.js';
@@ -120,10 +120,11 @@ interface Exchange {
   started: number;
 }
 
-export class Pipeline {
+/** The sandbox's request handling (route, rate window, faults, log): not the MCP server's call pipeline. */
+export class SandboxPipeline {
   readonly router = new Router<Target>();
   readonly faults = new FaultQueue();
-  readonly limiter: RateLimiter;
+  readonly limiter: TokenRateWindows;
   private log: RequestLogEntry[] = [];
   /** Answers are written after a fault's delay; closing the sandbox cancels them. */
   readonly timers = new Set<NodeJS.Timeout>();
@@ -133,7 +134,7 @@ export class Pipeline {
     readonly config: PipelineConfig,
     handlers: Record<string, Handler>,
   ) {
-    this.limiter = new RateLimiter(RATE_WINDOW_MS * config.timeScale);
+    this.limiter = new TokenRateWindows(RATE_WINDOW_MS * config.timeScale);
     for (const op of sandboxOperations) {
       const key = `${op.method} ${op.path}`;
       // The spec's upload limits, read as KiB, are the catalog's upload facet.

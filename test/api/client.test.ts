@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { InvalidArgumentError, WorkspaceApiError } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/limiter.js';
-import { op } from '../../tools/shared.js';
+import type { Operation } from '../../src/operation.js';
+import { area, op } from '../../tools/shared.js';
 import { type FakeWorkspace, fakeWorkspace, type Handler, sendJson } from './fake-workspace.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -165,8 +166,10 @@ describe('ApiClient: envelopes and headers', () => {
 });
 
 describe('ApiClient: callOperation', () => {
-  const listAlerts = op({ name: 'list_alerts', title: 'List', description: 'x', method: 'GET', path: '/workspace/usage/alerts', paginated: true });
-  const setBudget = op({
+  // A complete entry, as the catalog holds it (op() builds what area() completes).
+  const entry = (e: Parameters<typeof op>[0]) => area('usage', [op(e)])[0] as Operation;
+  const listAlerts = entry({ name: 'list_alerts', title: 'List', description: 'x', method: 'GET', path: '/workspace/usage/alerts', paginated: true });
+  const setBudget = entry({
     name: 'set_budget',
     title: 'Set',
     description: 'x',
@@ -175,7 +178,7 @@ describe('ApiClient: callOperation', () => {
     fields: { monthly_amount: z.number() },
     destructive: false,
   });
-  const review = op({
+  const review = entry({
     name: 'review_finding',
     title: 'Review',
     description: 'x',
@@ -184,7 +187,7 @@ describe('ApiClient: callOperation', () => {
     fields: { review_status: z.string() },
     destructive: false,
   });
-  const cancel = op({
+  const cancel = entry({
     name: 'cancel_run',
     title: 'Cancel',
     description: 'x',

@@ -16,6 +16,7 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@model
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../../src/config.js';
+import { VIEWS } from '../../src/mcp/apps/views.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { freePort } from '../helpers/programs.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
@@ -260,6 +261,8 @@ describe('the Dockerfile, its steps carried out without Docker', () => {
     for (const dep of Object.keys(pkg.dependencies)) expect(installed.has(dep), dep).toBe(true);
     for (const dep of Object.keys(pkg.devDependencies)) expect(installed.has(dep), `dev dependency ${dep} in the image`).toBe(false);
     expect(existsSync(join(app, 'dist/src/cli.js'))).toBe(true);
+    // The MCP Apps views, built into one HTML file each.
+    for (const view of Object.keys(VIEWS)) expect(existsSync(join(app, 'dist/apps', `${view}.html`)), view).toBe(true);
     // Nothing but the built code, its dependencies and package.json: no sources, tests or lock file.
     expect(readdirSync(app).sort()).toEqual(['dist', 'node_modules', 'package.json']);
     expect(image.user).toBe('node');
@@ -332,6 +335,9 @@ describe('the Dockerfile, its steps carried out without Docker', () => {
       expect((await client.listTools()).tools).toHaveLength(DEFAULT_SURFACE_TOOLS);
       const r = await client.callTool({ name: 'list_engagements', arguments: {} });
       expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+      // A host asking for a view gets the one the image was built with.
+      const view = await client.readResource({ uri: VIEWS.review_board.uri });
+      expect((view.contents[0] as { text?: string } | undefined)?.text).toBe(readFileSync(join(app, 'dist/apps/review_board.html'), 'utf8'));
     } finally {
       await client.close();
     }

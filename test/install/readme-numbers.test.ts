@@ -146,9 +146,13 @@ const CLAIMS: Claim[] = [
     },
   },
   {
-    // The most blocks a document holds: the document update's schema (the spec's limit).
-    says: /up to (\d+) blocks \(the API's limit per document\)/g,
-    check: ([n]) => provedBy('tools/deliverables.ts', `blocks: z.array(documentBlock).max(${n})`)(),
+    // edit_document_blocks' section: the most blocks a whole-document update takes.
+    says: /re-sending its up to (\d+) blocks/g,
+    check: ([n]) => {
+      const update = toolListFor({ toolsets: 'all', readOnly: false }, sandboxOperations()).tools.find((t) => t.name === 'update_deliverable_document');
+      const blocks = (update?.inputSchema.properties as Record<string, { maxItems?: number }> | undefined)?.blocks;
+      expect(blocks?.maxItems).toBe(num(n as string));
+    },
   },
   {
     // The drafting bench's bound, as its test holds it.

@@ -2,7 +2,8 @@
 // each reading rule, each value refused as ambiguous, and the refusal's words, on catalog schemas.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { preview, type ReadResult, readArguments, readCallOperation, readOperationArguments } from '../../src/mcp/arguments.js';
+import { type ReadResult, readArguments, readCallOperation, readOperationArguments } from '../../src/mcp/arguments.js';
+import { preview } from '../../src/mcp/refusal.js';
 import { findOperation } from '../../tools/index.js';
 
 const ENG = '01M1D4MS5080000000GGT70VZH';

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pathParams, TOOLSETS } from '../../src/operation.js';
 import { catalog } from '../../tools/index.js';
+import { catalogProblems } from '../../tools/shared.js';
 
 // The spec's list of documented operations, shipped beside the repo in shared/.
 const tsvPath = fileURLToPath(new URL('../fixtures/documented-operations.tsv', import.meta.url));
@@ -31,6 +32,28 @@ describe('catalog', () => {
       expect(o.askedAs?.fr.length, `${o.name}: askedAs.fr`).toBeGreaterThan(0);
       for (const phrase of [...(o.askedAs?.en ?? []), ...(o.askedAs?.fr ?? [])]) expect(phrase.trim(), o.name).not.toBe('');
     }
+  });
+
+  it('job facets name sibling operations the catalog holds, checked when it loads', () => {
+    expect(catalogProblems(catalog)).toEqual([]);
+    const start = catalog.find((o) => o.name === 'start_analysis_run');
+    expect(start?.job).toBeDefined();
+    const job = start?.job as NonNullable<NonNullable<typeof start>['job']>;
+    const broken = {
+      ...start,
+      name: 'start_broken',
+      job: { ...job, reads: [{ ...job.reads[0], operation: 'get_analysis_runz' }] },
+    } as (typeof catalog)[number];
+    expect(catalogProblems([...catalog, broken])).toEqual(['start_broken: job.reads[0] names get_analysis_runz, which is not a catalog operation']);
+    expect(catalogProblems([...catalog, { ...broken, job: { ...job, cancel: { operation: 'nope', args: {} } } }])).toEqual([
+      'start_broken: job.cancel names nope, which is not a catalog operation',
+    ]);
+  });
+
+  it('completions come from list entries: one list per completed argument, a GET that pages', () => {
+    const listers = catalog.filter((o) => o.completes);
+    expect(listers.map((o) => o.completes?.argument).sort()).toEqual(['chapter', 'engagement', 'export', 'finding', 'interview']);
+    for (const o of listers) expect({ name: o.name, method: o.method, paginated: o.paginated }).toEqual({ name: o.name, method: 'GET', paginated: true });
   });
 
   it('names are unique snake_case verb_noun', () => {

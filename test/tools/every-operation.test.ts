@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK, METHOD_P2P, SESSION_AP_CLERK, VERSION_AP_1 } from '../../src/sandbox/data/ids.js';
 import type { RequestLogEntry } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
+import { exampleArguments } from '../helpers/examples.js';
 import { type Stack, startStack, textOf } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -116,7 +117,6 @@ describe('every catalog tool against the sandbox', () => {
 
   it('ai', async () => {
     await call('list_ai_catalog');
-    await call('list_ai_credentials', { limit: 5 });
     await call('test_ai_credential', { credential: ids.credential });
     await call('list_ai_drivers');
     await call('list_ai_usages');
@@ -146,24 +146,19 @@ describe('every catalog tool against the sandbox', () => {
     await call('list_client_companies');
     const company = await call('create_client_company', { name: 'Fromagerie Lenoir', industry: 'Agroalimentaire', country: 'FR' });
     await call('list_engagements');
-    await call('get_engagement', { engagement: E });
     await call('create_engagement', { client_company_id: company.id, name: 'Audit de la paie', locale: 'fr' });
     await call('ask_audit_chat', { engagement: E, question: 'Que dit le service comptable de la double saisie des factures ?' });
     await call('list_methods');
     const method = await call('create_method', { name: 'Audit paie', description: 'Processus de paie mensuelle' });
     await call('list_avatar_presets');
-    await call('list_method_enum_values', { name: 'depths' });
     await call('list_method_templates');
     await call('create_method_from_template', { template_key: ids.template, name: 'Audit O2C', locale: 'fr' });
-    await call('get_method', { method: METHOD_P2P });
     await call('update_method', { method: method.id, name: 'Audit paie v2' });
     const copy = await call('duplicate_method', { method: method.id });
     await call('delete_method', { method: copy.id });
-    await call('list_method_versions', { method: METHOD_P2P });
     await call('get_method_version', { method: METHOD_P2P, version: ids.methodVersion });
 
     const owner = { ownerType: 'method', ownerId: METHOD_P2P };
-    await call('get_effective_guide', { ownerType: 'engagement', ownerId: E });
     const topics = (await call('list_guide_topics', { ...owner, limit: 200 })).items as Rec[];
     const topic = await call('create_guide_topic', {
       ...owner,
@@ -184,13 +179,9 @@ describe('every catalog tool against the sandbox', () => {
   });
 
   it('analysis', async () => {
-    await call('list_analysis_enum_values', { name: 'finding-types' });
-    await call('list_analysis_runs', { engagement: E });
     const run = await call('start_analysis_run', { engagement: E, mode: 'incremental' });
     await call('get_analysis_run', { engagement: E, run: run.job.id });
     await call('cancel_analysis_run', { engagement: E, run: run.job.id });
-    await call('get_analysis_summary', { engagement: E });
-    await call('list_change_proposals', { engagement: E });
     await call('accept_change_proposal', { engagement: E, proposal: ids.proposalA });
     await call('reject_change_proposal', { engagement: E, proposal: ids.proposalB });
     await call('accept_all_change_proposals', { engagement: E, entity_type: 'opportunity' });
@@ -223,31 +214,21 @@ describe('every catalog tool against the sandbox', () => {
     await call('list_interviews', { engagement: E });
     const preview = await call('start_preview_session', { engagement: E, mode: 'text_simulation', locale: 'fr' });
     const test = await call('start_test_interview', { engagement: E, mode: 'voice_only', locale: 'en' });
-    await call('list_live_sessions', { engagement: E });
-    await call('get_interview', { interview: INTERVIEW_AP_CLERK });
-    await call('list_interview_chapters', { interview: INTERVIEW_AP_CLERK });
     await call('get_chapter_recap', { interview: INTERVIEW_AP_CLERK, chapter: ids.chapter });
     await call('get_interview_source', { interview: INTERVIEW_AP_CLERK, type: 'transcript_segment', source: ids.segment });
     await call('get_media', { disk: ids.disk, path: ids.mediaPath });
     await call('get_media_thumbnail', { disk: ids.disk, path: ids.mediaPath });
-    await call('get_session', { session: SESSION_AP_CLERK });
-    await call('list_session_artifacts', { session: SESSION_AP_CLERK });
     await call('end_session', { session: String((test.session as Rec | undefined)?.id ?? test.id) });
     void preview;
-    await call('list_session_frames', { session: SESSION_AP_CLERK });
-    await call('get_latest_frame', { session: SESSION_AP_CLERK });
-    await call('list_session_pins', { session: SESSION_AP_CLERK });
     await call('get_session_recording', { session: SESSION_AP_CLERK, recording: ids.recording });
     await call('get_session_transcript', { session: SESSION_AP_CLERK });
   });
 
   it('sources', async () => {
-    await call('list_artifacts', { engagement: E });
     const up = await call('upload_artifact', { engagement: E, file: { text: 'Fournisseur;Montant\nBois du Jura;1200\n', filename: 'litiges.csv' } });
     await call('get_artifact', { engagement: E, artifact: up.id });
     await call('download_artifact', { engagement: E, artifact: up.id });
     await call('delete_artifact', { engagement: E, artifact: up.id });
-    await call('list_external_sources', { engagement: E });
     const schema = await call('get_external_source_schema', { version: '1' });
     expect(schema).toBeTruthy();
     const file = {
@@ -270,19 +251,12 @@ describe('every catalog tool against the sandbox', () => {
     await call('update_deliverable_document', { engagement: E, kind: 'executive_summary', updated_at: doc.updated_at, included: true });
     await call('generate_deliverable_document', { engagement: E, kind: 'roadmap', mode: 'keep_edits', ai: false });
     await call('generate_all_documents', { engagement: E, ai: false });
-    await call('get_deliverable_draft', { engagement: E });
     await call('update_deliverable_draft', { engagement: E, stage: 'interim', include_proposed: false });
     await call('preview_draft_evidence', { engagement: E, evidence: ids.evidence });
-    await call('preview_deliverable_draft', { engagement: E });
     await call('suggest_recommendations', { engagement: E });
     await call('publish_deliverable', { engagement: E, stage: 'interim', changelog: 'Ajout des constats validés' });
-    await call('list_deliverable_versions', { engagement: E });
-    await call('get_deliverable_version', { engagement: E, version: VERSION_AP_1 });
-    await call('list_deliverable_comments', { engagement: E, version: VERSION_AP_1 });
-    await call('get_deliverable_snapshot', { engagement: E, version: VERSION_AP_1 });
     await call('reply_deliverable_comment', { engagement: E, comment: ids.comment, body: 'Corrigé dans la version 2.' });
     await call('close_deliverable_comment', { engagement: E, comment: ids.comment });
-    await call('list_exports', { engagement: E });
     const exp = await call('create_export', { engagement: E, kind: 'findings_csv' });
     await waitFor(async () => (await list(`/engagements/${E}/exports`)).some((x) => x.id === exp.job.id && x.status === 'succeeded'), 'the export');
     await call('get_export', { engagement: E, export: exp.job.id });
@@ -307,21 +281,25 @@ describe('every catalog tool against the sandbox', () => {
     await call('list_member_roles');
     await call('list_workspace_statuses');
 
-    await call('get_engagement_costs', { engagement: E });
     await call('list_usage_alerts');
     await call('acknowledge_usage_alert', { alert: ids.alert });
     await call('get_usage_budget');
     await call('set_usage_budget', { monthly_amount: 800, warning_ratio: 0.75, include_tests: false });
     await call('delete_usage_budget');
     await call('get_usage_dashboard');
-    await call('list_usage_entries', { limit: 10 });
     await call('export_usage');
     await call('get_usage_options');
     await call('get_usage_summary');
 
     await call('get_openapi_description');
     await call('download_compliance_document', { document: ids.compliance });
-    await call('list_chat_threads', { engagement: E });
+  });
+
+  it('every entry with example arguments, called with them (those the steps above did not call)', async () => {
+    for (const op of catalog) {
+      const args = exampleArguments(op);
+      if (args && !called.has(op.name)) await call(op.name, args);
+    }
   });
 
   it('called every tool of the catalog', () => {

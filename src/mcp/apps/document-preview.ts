@@ -8,8 +8,7 @@ import { DOCUMENT_KINDS, id } from '../../../tools/shared.js';
 import { allPages } from '../pages.js';
 import type { Pipeline } from '../pipeline.js';
 import { toolError } from '../render/index.js';
-import { shownSchema } from '../schema.js';
-import { annotations, type ToolSpec } from '../tools.js';
+import { defineTool, type ToolSpec } from '../tools.js';
 import { section } from '../workflows.js';
 import { linesWithin } from './bounded-lines.js';
 import { viewMeta } from './views.js';
@@ -46,22 +45,17 @@ function cited(blocks: Json[]): Map<string, Set<string>> {
 
 /** `budget`: WORKSPACE_RESPONSE_BUDGET, in tokens, for the outline the model reads. */
 export function documentPreviewTool(pipeline: Pipeline, budget: number): ToolSpec {
-  return {
+  return defineTool({
     name: 'preview_deliverable_document',
-    scope: 'read',
     input,
     quotesContent: true,
-    definition: {
-      name: 'preview_deliverable_document',
-      description:
-        'One deliverable document as the client will see it: its blocks, charts and cited findings and quotes, drawn in hosts that render apps. Use to show a document before publishing.',
-      inputSchema: shownSchema(input),
-      outputSchema: documentPreviewOutput,
-      annotations: annotations({ readOnlyHint: true }),
-      _meta: viewMeta('document_preview'),
-    },
+    description:
+      'One deliverable document as the client will see it: its blocks, charts and cited findings and quotes, drawn in hosts that render apps. Use to show a document before publishing.',
+    outputSchema: documentPreviewOutput,
+    annotations: { readOnlyHint: true },
+    _meta: viewMeta('document_preview'),
     async run(args, ctx) {
-      const { engagement, kind } = args as z.infer<typeof input>;
+      const { engagement, kind } = args;
       const s = ctx.signal;
       const [docs, findings, interviews] = await Promise.all([
         // The list holds every document whole: this one and which of the others are included.
@@ -138,5 +132,5 @@ export function documentPreviewTool(pipeline: Pipeline, budget: number): ToolSpe
         structuredContent: { engagement, document, documents, records, data, ...(missing.length ? { missing } : {}) },
       };
     },
-  };
+  });
 }

@@ -7,8 +7,7 @@ import { FINDING_TYPES, id, REVIEW_STATUSES } from '../../../tools/shared.js';
 import { allPages } from '../pages.js';
 import type { Pipeline } from '../pipeline.js';
 import { toolError } from '../render/index.js';
-import { shownSchema } from '../schema.js';
-import { annotations, type ToolSpec } from '../tools.js';
+import { defineTool, type ToolSpec } from '../tools.js';
 import { countBy, section } from '../workflows.js';
 import { linesWithin } from './bounded-lines.js';
 import { viewMeta } from './views.js';
@@ -49,22 +48,17 @@ export const reviewBoardOutput = {
 
 /** `budget`: WORKSPACE_RESPONSE_BUDGET, in tokens, for the text the model reads. */
 export function reviewBoardTool(pipeline: Pipeline, budget: number): ToolSpec {
-  return {
+  return defineTool({
     name: 'review_board',
-    scope: 'read',
     input,
     quotesContent: true,
-    definition: {
-      name: 'review_board',
-      description:
-        'Findings of an engagement to review (default: proposed) with their evidences, as an interactive board where the user validates, rejects, reopens or edits them. Use when the user wants to review findings.',
-      inputSchema: shownSchema(input),
-      outputSchema: reviewBoardOutput,
-      annotations: annotations({ readOnlyHint: true }),
-      _meta: viewMeta('review_board'),
-    },
+    description:
+      'Findings of an engagement to review (default: proposed) with their evidences, as an interactive board where the user validates, rejects, reopens or edits them. Use when the user wants to review findings.',
+    outputSchema: reviewBoardOutput,
+    annotations: { readOnlyHint: true },
+    _meta: viewMeta('review_board'),
     async run(args, ctx) {
-      const { engagement, review_status = 'proposed', type } = args as z.infer<typeof input>;
+      const { engagement, review_status = 'proposed', type } = args;
       const [findings, interviews] = await Promise.all([
         section(() => allPages(pipeline, 'list_findings', { engagement }, ctx.signal)),
         // Who said what: an evidence names its interview, the interview its participant and role.
@@ -113,5 +107,5 @@ export function reviewBoardTool(pipeline: Pipeline, budget: number): ToolSpec {
         structuredContent: value,
       };
     },
-  };
+  });
 }

@@ -11,7 +11,7 @@ import {
   WorkspaceApiError,
 } from '../../api/errors.js';
 import type { Operation } from '../../operation.js';
-import { refusal, refusalResult } from '../arguments.js';
+import { refusal, refusalResult } from '../refusal.js';
 import type { ToolResult } from './tool-result.js';
 
 export function toolError(message: string, structured?: Record<string, unknown>): ToolResult {
@@ -74,7 +74,7 @@ export function renderError(op: Operation, err: unknown): ToolResult {
   if (err instanceof NetworkError) return toolError(`${op.name}: the workspace could not be reached: ${err.message}`, { error: { code: 'network' } });
   if (err instanceof InvalidArgumentError) {
     // Content only the upload step can judge (a file's size, type or format): refused in the same words as any argument.
-    const r = refusalResult(refusal(op.name, [{ path: [err.field], rule: err.message }]), 'invalid_argument');
+    const r = refusalResult({ ...refusal(op.name, [{ path: [err.field], rule: err.message }]), code: 'invalid_argument' });
     return { ...r, structuredContent: { error: { ...r.structuredContent.error, field: err.field } } };
   }
   throw err;

@@ -19,7 +19,7 @@
 export { aboutTokens, boundList, boundObject, cutText, type ListCut, type ObjectCut } from './budget.js';
 export { compact, pickFields } from './compact.js';
 export { concise, DEFAULT_RESPONSE_FORMAT, RESPONSE_FORMATS, type ResponseFormat } from './concise.js';
-export { markWorkspaceContent, quotesWorkspaceContent, WORKSPACE_CONTENT_NOTE } from './content-note.js';
+export { markWorkspaceContent, WORKSPACE_CONTENT_NOTE } from './content-note.js';
 export { renderError, toolError } from './errors.js';
 export { renderFile } from './file.js';
 export { type CallHint, callHint, hintText, withArguments } from './hints.js';

@@ -6,6 +6,7 @@
 
 import type { ApiResponse } from '../../api/client.js';
 import type { Operation } from '../../operation.js';
+import { type CallOrigin, originLabel } from '../call-origin.js';
 import { aboutTokens, boundList, boundObject } from './budget.js';
 import { pickFields } from './compact.js';
 import { COUNT_SUFFIX, DEFAULT_RESPONSE_FORMAT, type ResponseFormat } from './concise.js';
@@ -23,8 +24,8 @@ export interface RenderOptions {
   fields?: readonly string[];
   /** The `response_format` argument; reads default to concise, writes always answer in full. */
   format?: ResponseFormat;
-  /** How to call the same thing again, for the continuation hints: a tool name or `call_operation`. */
-  via?: string;
+  /** Who called, for the continuation hints: the operation's own tool (absent), call_operation or a script. */
+  via?: CallOrigin;
   /** Resources to link to (the records shown, readable in full as resources). */
   links?: ResourceLink[];
   /** Ids the reader already has (the call's path arguments): not repeated in the text copy. */
@@ -96,7 +97,7 @@ export async function renderSuccess(op: Operation, res: ApiResponse, opts: Rende
   if (res.status === 204 || (res.data === undefined && !res.file)) {
     return { content: [text(`Done: ${op.title} (HTTP ${res.status}).`)], structuredContent: { ok: true, status: res.status } };
   }
-  const via = opts.via ?? op.name;
+  const via = originLabel(opts.via, op.name);
   const links = opts.links ?? [];
   const format = formatFor(op, opts.format);
   const again = (args: Record<string, unknown>) => hintText(opts.again ? opts.again(withExtras(args, opts)) : { tool: via, arguments: withExtras(args, opts) });
@@ -109,7 +110,7 @@ export async function renderSuccess(op: Operation, res: ApiResponse, opts: Rende
   };
   const how = `call ${via} again with the same arguments`;
   // Through call_operation, "the same arguments" is ambiguous (inside `arguments` or beside it): the exact call.
-  const seeHow = via.startsWith('call_operation') && opts.args ? (extra: Record<string, unknown>) => again({ ...opts.args, ...extra }) : how;
+  const seeHow = opts.via?.kind === 'gateway' && opts.args ? (extra: Record<string, unknown>) => again({ ...opts.args, ...extra }) : how;
 
   if (Array.isArray(data)) {
     const next = typeof res.meta?.next_cursor === 'string' ? res.meta.next_cursor : null;
