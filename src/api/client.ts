@@ -511,10 +511,19 @@ async function encodeBody(call: ApiCall): Promise<EncodedBody> {
 }
 
 /** A whole answer body as text; a connection lost half-way rejects (a network failure, retried as one). */
-async function readText(res: Http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of res) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+function readText(res: Http.IncomingMessage): Promise<string> {
+  // Events, not `for await`: the async iterator cost about 0.05 ms more CPU per request (0.23 against
+  // 0.18 ms on the sandbox, where undici's took 0.20).
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+    // A connection that closes mid-answer without an error event still ends the wait, as a lost one.
+    res.on('close', () => {
+      if (!res.complete) reject(Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' }));
+    });
+  });
 }
 
 function multipartOf(rest: Record<string, unknown> | undefined, given: MultipartBody | undefined): MultipartBody {
