@@ -661,6 +661,44 @@ async function loadBreakdown(s: ServerUnderTest, expected: number): Promise<Load
   }
 }
 
+/** Whether valgrind's callgrind runs here: it counts instructions where perf cannot (BENCH_CALLGRIND=0 skips it). */
+const CALLGRIND_AVAILABLE = process.env.BENCH_CALLGRIND !== '0' && spawnSync('valgrind', ['--version'], { encoding: 'utf8' }).status === 0;
+
+/**
+ * Instructions (all threads, callgrind) from spawn to the complete list, then SIGTERM (ours counts
+ * its orderly shutdown too; the bridge just ends): unlike milliseconds, the same on a loaded machine.
+ * About 30-60 s a server: valgrind runs it 20-50 times slower.
+ */
+async function startupInstructions(s: ServerUnderTest, expected: number): Promise<number | undefined> {
+  if (!CALLGRIND_AVAILABLE) return undefined;
+  const log = join(OUT, `callgrind-${s.label.replace(/\W+/g, '-')}.log`);
+  rmSync(log, { force: true });
+  const child = spawn('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', `--log-file=${log}`, process.execPath, ...s.argv], {
+    cwd: ROOT,
+    env: { ...baseEnv(), ...s.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const peer = new StdioPeer(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await peer.initialize();
+    let seen = peer.listChanges;
+    let tools = toolCount(await peer.request('tools/list'));
+    // Under valgrind the description may miss the first list's wait: follow the changes, with time to spare.
+    while (tools < expected && (await peer.listChangedAfter(seen, LIST_CHANGE_WAIT_MS * 10))) {
+      seen = peer.listChanges;
+      tools = toolCount(await peer.request('tools/list'));
+    }
+    child.kill('SIGTERM');
+    await exited;
+    const n = Number(/Collected : (\d+)/.exec(readFileSync(log, 'utf8'))?.[1]);
+    return Number.isFinite(n) && n > 0 ? n : undefined;
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  }
+}
+
 /** What ours builds for its tools, timed in a child from the build: the catalog, the schemas, the list. */
 interface BuiltPerTool {
   operations: number;
@@ -832,6 +870,12 @@ async function main(): Promise<void> {
     const bridge = baseline(sb, specFile);
     // It reads the description from a file before it answers: its first list is its whole list.
     cases.push({ key: 'baseline/all', server: bridge, expected: await settledToolCount(bridge) });
+    // The yardsticks' starts (one tool each): what the machine and each SDK charge before any list,
+    // the share of a startup gap that is the platform's, not this server's.
+    for (const floor of ['plain', 'sdk', 'sdk-v1'] as const) {
+      const f = floorBridge(sb, floor);
+      cases.push({ key: f.label, server: f, expected: 1 });
+    }
 
     process.stderr.write(`startup: ${STARTUP_WARMUPS} warm-ups + ${STARTUP_RUNS} runs of ${cases.map((c) => c.key).join(', ')}, interleaved\n`);
     const startup = await measureStartup(cases);
@@ -847,7 +891,18 @@ async function main(): Promise<void> {
       await loadBreakdown(bridge, cases.find((c) => c.key === 'baseline/all')?.expected ?? 0),
     ];
     const built = builtPerToolMedian(Math.max(1, Number(process.env.BENCH_BREAKDOWN_RUNS ?? 3)));
-    report({ startup, calls, sandboxFigure, baselineVersion, load: { start: loadAtStart, end: loadavg() }, breakdown: { loads, built } });
+    if (CALLGRIND_AVAILABLE) process.stderr.write('startup instructions: ours, baseline and the SDK floors under callgrind (BENCH_CALLGRIND=0 skips)\n');
+    const instructions: Partial<Record<Column, number>> = {};
+    for (const [col, server, expected] of [
+      ['ours', ours(sb), oursAllCase?.expected ?? 0],
+      ['baseline', bridge, cases.find((c) => c.key === 'baseline/all')?.expected ?? 0],
+      ['sdkFloor', floorBridge(sb, 'sdk'), 1],
+      ['sdkV1Floor', floorBridge(sb, 'sdk-v1'), 1],
+    ] as const) {
+      const n = await startupInstructions(server, expected);
+      if (n !== undefined) instructions[col] = n / 1e6;
+    }
+    report({ startup, calls, sandboxFigure, baselineVersion, load: { start: loadAtStart, end: loadavg() }, breakdown: { loads, built }, instructions });
   } finally {
     await agent.close();
     await sandbox.stop();
@@ -881,6 +936,8 @@ function report(r: {
   sandboxFigure: Record<string, unknown> | undefined;
   baselineVersion: string;
   breakdown: { loads: LoadBreakdown[]; built: BuiltPerTool | { error: string } };
+  /** Millions of instructions from spawn to the complete list (callgrind), when valgrind runs here. */
+  instructions: Partial<Record<Column, number>>;
   load: { start: number[]; end: number[] };
 }): void {
   const st = (key: string) => {
@@ -891,6 +948,11 @@ function report(r: {
   const oursAll = st('ours/all');
   const beforeAll = st('before/all');
   const baseAll = st('baseline/all');
+  const floorStart: Partial<Record<Column, number>> = {
+    floor: st('floor').medianMs,
+    sdkFloor: st('sdk floor').medianMs,
+    sdkV1Floor: st('sdk v1 floor').medianMs,
+  };
   const oursDefault = st('ours/default');
   const beforeDefault = st('before/default');
   const call = (label: string) => {
@@ -919,11 +981,22 @@ function report(r: {
   const metrics: Metric[] = [
     {
       metric: 'spawn to complete tools/list (all), median ms',
-      values: { ours: oursAll.medianMs, before: beforeAll.medianMs, baseline: baseAll.medianMs },
+      values: { ours: oursAll.medianMs, before: beforeAll.medianMs, baseline: baseAll.medianMs, ...floorStart },
       target: `< ${TARGETS.completeListMs}`,
       met: oursAll.medianMs < TARGETS.completeListMs,
       vsBaseline: true,
     },
+    ...(r.instructions.ours !== undefined
+      ? [
+          {
+            metric: 'spawn to complete tools/list (all), M instructions (callgrind, load-independent)',
+            values: r.instructions,
+            target: '',
+            met: undefined,
+            vsBaseline: true as const,
+          },
+        ]
+      : []),
     {
       metric: 'spawn to complete tools/list (all), p25-p75 ms',
       values: {},
@@ -1057,6 +1130,7 @@ function report(r: {
     calls: c,
     sandbox: r.sandboxFigure ?? null,
     breakdown: r.breakdown,
+    startupInstructionsM: r.instructions,
   };
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`written: .bench-out/results.json\n`);
