@@ -1,6 +1,7 @@
 // The least a stdio bridge can pay for the benchmark's tool call on this machine: one JSON-RPC line
-// read, the same HTTP request made with undici, the page answered as structuredContent plus its JSON
-// text copy (the shape the MCP spec recommends and this server returns), one line written. No
+// read, the same HTTP request made with node:http as the server's API client makes it, the page
+// answered as structuredContent plus its JSON text copy (the shape the MCP spec recommends and this
+// server returns), one line written. No
 // validation, no rate limiter, no error handling: not a server anyone should run, a yardstick.
 // Three of them:
 // - plain (default): JSON-RPC by hand, no SDK: what the machine charges any bridge;
@@ -11,21 +12,34 @@
 //   the rebuild was built on, from its install), tools/call registered past the SDK's request and
 //   result parsing as that server did: the yardstick it was measured against, for the SDK's share.
 // Reads WORKSPACE_API (origin + /api/v1) and WORKSPACE_TOKEN.
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Agent, request } from 'undici';
+
+// As src/api/client.ts: require(), since node:http's ESM facade loads Node's bundled undici.
+const http = createRequire(import.meta.url)('node:http');
 
 const api = process.env.WORKSPACE_API;
 const token = process.env.WORKSPACE_TOKEN;
-const agent = new Agent();
+const agent = new http.Agent({ keepAlive: true });
 const tool = { name: 'list_findings', inputSchema: { type: 'object', properties: { engagement: { type: 'string' }, limit: { type: 'integer' } } } };
 
-async function callTool(args) {
-  const res = await request(`${api}/engagements/${encodeURIComponent(args.engagement)}/findings?limit=${args.limit}`, {
-    dispatcher: agent,
-    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+function getJson(url) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { agent, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+      res.on('error', reject);
+    });
+    req.end();
   });
-  const body = await res.body.json();
+}
+
+async function callTool(args) {
+  const body = await getJson(`${api}/engagements/${encodeURIComponent(args.engagement)}/findings?limit=${args.limit}`);
   return { content: [{ type: 'text', text: JSON.stringify(body.data) }], structuredContent: { items: body.data, next_cursor: body.meta?.next_cursor ?? null } };
 }
 

@@ -3,7 +3,11 @@
 // side in one run, on the same sandbox (a separate process, so it shares neither CPU time nor heap
 // with the measuring process): spawn to the first complete tools/list, per-call overhead over a
 // direct HTTP request, and resident memory after the calls. Prints a table with issue 13's targets
-// and writes .bench-out/results.json.
+// (against before) and issue 21's (at most 1.0x the bridge, the ours/baseline column), the spread of
+// the runs (p25-p75) and the load average, then where the time and memory go: the modules each
+// server loads before its complete list (one recorded run each, by package) and what ours builds per
+// tool (the catalog's zod schemas, the shown JSON Schemas, the list; median of runs), and writes
+// .bench-out/results.json.
 // Plain Node (types stripped): erasable TypeScript only, and one file, since Node needs `.ts` import
 // specifiers that the shared tsconfig does not allow.
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
@@ -300,6 +304,13 @@ function median(xs: number[]): number {
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
+/** The 25th to 75th percentile, as text: how far the runs spread on a shared machine. */
+function spread(xs: number[]): string {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
+  return `${fmt(at(0.25))}-${fmt(at(0.75))}`;
+}
+
 function toolCount(list: RpcResult): number {
   return (list.tools as unknown[]).length;
 }
@@ -429,6 +440,8 @@ interface CallFigures {
   directMedianMs: number;
   /** Median of (tool call - direct request) over pairs run back to back. */
   overheadMs: number;
+  /** Its 25th to 75th percentile, as text. */
+  overheadSpread: string;
   /** The server process's CPU time per measured call (user + system). */
   cpuMsPerCall: number;
   /** Millions of instructions the server executed per measured call (perf stat), when perf can count. */
@@ -530,6 +543,7 @@ async function measureCalls(servers: ServerUnderTest[], sb: SandboxInfo, engagem
           mcpMedianMs: median(x.mcpMs),
           directMedianMs: median(x.directMs),
           overheadMs: median(x.diffs),
+          overheadSpread: spread(x.diffs),
           cpuMsPerCall: ((cpuAfter[i] as number) - x.cpuBefore) / CALLS,
           rssMb: x.peer.rssMb(),
           ...(n !== undefined ? { instructionsMPerCall: n / CALLS / 1e6 } : {}),
@@ -550,6 +564,223 @@ function sandboxThroughput(): Record<string, unknown> | undefined {
   const line = r.stdout.trim().split('\n').pop();
   if (r.status !== 0 || !line) return { error: `bench/sandbox.ts exited ${r.status}: ${r.stderr.slice(-300)}` };
   return JSON.parse(line) as Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where the time and memory go (issue 21): what each server loads before its first complete list, and
+// what ours builds per tool.
+
+/**
+ * A preload (node --import) that records every module the process loads (URL, when, source size) and
+ * writes them to LOAD_RECORD_FILE on SIGUSR2: the bench asks once the list is complete, so the figure
+ * is the start's, not the shutdown's.
+ */
+const LOAD_RECORDER = `
+import module from 'node:module';
+import { writeFileSync } from 'node:fs';
+const seen = [];
+module.registerHooks({ load(url, context, next) { const r = next(url, context); seen.push([url, performance.now(), r.source ? r.source.length : 0]); return r; } });
+process.on('SIGUSR2', () => writeFileSync(process.env.LOAD_RECORD_FILE, JSON.stringify({ seen, rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed })));
+`;
+
+interface PackageLoad {
+  /** npm package, or this repository's own code (src/..., tools/), or node: builtins. */
+  name: string;
+  modules: number;
+  sourceKb: number;
+  /** Process time of its first module's load. */
+  firstMs: number;
+}
+
+interface LoadBreakdown {
+  label: string;
+  modules: number;
+  sourceKb: number;
+  rssMb: number;
+  heapMb: number;
+  packages: PackageLoad[];
+}
+
+function packageOf(url: string): string {
+  const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (m?.[1]) return m[1];
+  if (url.startsWith('node:')) return 'node: builtins';
+  const own = /\/dist\/((?:src\/[^/.]+|tools))/.exec(url);
+  return own?.[1] ? `(own) ${own[1]}` : url.replace(/^file:\/\/.*\//, '');
+}
+
+/** Spawns the server with the recorder, lists until complete, asks for the recording. */
+async function loadBreakdown(s: ServerUnderTest, expected: number): Promise<LoadBreakdown> {
+  const file = join(OUT, `loads-${s.label.replace(/\W+/g, '-')}.json`);
+  rmSync(file, { force: true });
+  const recorded: ServerUnderTest = {
+    ...s,
+    argv: ['--import', `data:text/javascript,${encodeURIComponent(LOAD_RECORDER)}`, ...s.argv],
+    env: { ...s.env, LOAD_RECORD_FILE: file },
+  };
+  const peer = spawnServer(recorded);
+  try {
+    await peer.initialize();
+    let seen = peer.listChanges;
+    let tools = toolCount(await peer.request('tools/list'));
+    while (tools < expected && (await peer.listChangedAfter(seen, LIST_CHANGE_WAIT_MS))) {
+      seen = peer.listChanges;
+      tools = toolCount(await peer.request('tools/list'));
+    }
+    peer.child.kill('SIGUSR2');
+    for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
+    // Written in one call: wait until it parses.
+    let rec: { seen: Array<[string, number, number]>; rss: number; heap: number } | undefined;
+    for (let i = 0; i < 20 && !rec; i++) {
+      try {
+        rec = JSON.parse(readFileSync(file, 'utf8'));
+      } catch {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    if (!rec) throw new Error(`${s.label}: no load recording`);
+    const byName = new Map<string, PackageLoad>();
+    for (const [url, at, bytes] of rec.seen) {
+      const name = packageOf(url);
+      const p = byName.get(name) ?? { name, modules: 0, sourceKb: 0, firstMs: at };
+      p.modules++;
+      p.sourceKb += bytes / 1024;
+      byName.set(name, p);
+    }
+    const packages = [...byName.values()].sort((a, b) => b.sourceKb - a.sourceKb);
+    return {
+      label: s.label,
+      modules: rec.seen.length,
+      sourceKb: packages.reduce((n, p) => n + p.sourceKb, 0),
+      rssMb: rec.rss / 1048576,
+      heapMb: rec.heap / 1048576,
+      packages,
+    };
+  } finally {
+    await peer.stop();
+  }
+}
+
+/** Whether valgrind's callgrind runs here: it counts instructions where perf cannot (BENCH_CALLGRIND=0 skips it). */
+const CALLGRIND_AVAILABLE = process.env.BENCH_CALLGRIND !== '0' && spawnSync('valgrind', ['--version'], { encoding: 'utf8' }).status === 0;
+
+/**
+ * Instructions (all threads, callgrind) from spawn to the complete list, then SIGTERM (ours counts
+ * its orderly shutdown too; the bridge just ends): unlike milliseconds, the same on a loaded machine.
+ * About 30-60 s a server: valgrind runs it 20-50 times slower.
+ */
+async function startupInstructions(s: ServerUnderTest, expected: number): Promise<number | undefined> {
+  if (!CALLGRIND_AVAILABLE) return undefined;
+  const log = join(OUT, `callgrind-${s.label.replace(/\W+/g, '-')}.log`);
+  rmSync(log, { force: true });
+  const child = spawn('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', `--log-file=${log}`, process.execPath, ...s.argv], {
+    cwd: ROOT,
+    env: { ...baseEnv(), ...s.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const peer = new StdioPeer(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await peer.initialize();
+    let seen = peer.listChanges;
+    let tools = toolCount(await peer.request('tools/list'));
+    // Under valgrind the description may miss the first list's wait: follow the changes, with time to spare.
+    while (tools < expected && (await peer.listChangedAfter(seen, LIST_CHANGE_WAIT_MS * 10))) {
+      seen = peer.listChanges;
+      tools = toolCount(await peer.request('tools/list'));
+    }
+    child.kill('SIGTERM');
+    await exited;
+    const n = Number(/Collected : (\d+)/.exec(readFileSync(log, 'utf8'))?.[1]);
+    return Number.isFinite(n) && n > 0 ? n : undefined;
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/** What ours builds for its tools, timed in a child from the build: the catalog, the schemas, the list. */
+interface BuiltPerTool {
+  operations: number;
+  tools: number;
+  catalogImportMs: number;
+  catalogHeapMb: number;
+  serverModulesMs: number;
+  serverModulesHeapMb: number;
+  inputSchemasMs: number;
+  outputSchemasMs: number;
+  listRestMs: number;
+  listAgainMs: number;
+  builtHeapMb: number;
+  listKb: number;
+}
+
+function builtPerTool(): BuiltPerTool | { error: string } {
+  const script = `
+    const root = process.argv[1];
+    const gc = globalThis.gc ?? (() => {});
+    const heap = () => { gc(); return process.memoryUsage().heapUsed / 1048576; };
+    const h0 = heap(); let t = performance.now();
+    const { catalog } = await import(root + '/dist/tools/index.js');
+    const catalogImportMs = performance.now() - t; const h1 = heap(); t = performance.now();
+    const { toolListFor } = await import(root + '/dist/src/mcp/session.js');
+    const { operationSchema } = await import(root + '/dist/src/mcp/schema.js');
+    const { operationOutputSchema } = await import(root + '/dist/src/mcp/result-schemas.js');
+    const serverModulesMs = performance.now() - t; const h2 = heap();
+    t = performance.now(); for (const op of catalog) operationSchema(op); const inputSchemasMs = performance.now() - t;
+    t = performance.now(); for (const op of catalog) operationOutputSchema(op); const outputSchemasMs = performance.now() - t;
+    const policy = { toolsets: 'all', readOnly: false };
+    t = performance.now(); const tools = toolListFor(policy, catalog); const listRestMs = performance.now() - t;
+    t = performance.now(); toolListFor(policy, catalog); const listAgainMs = performance.now() - t;
+    const h3 = heap();
+    process.stdout.write(JSON.stringify({ operations: catalog.length, tools: tools.length, catalogImportMs, catalogHeapMb: h1 - h0,
+      serverModulesMs, serverModulesHeapMb: h2 - h1, inputSchemasMs, outputSchemasMs, listRestMs, listAgainMs, builtHeapMb: h3 - h2,
+      listKb: JSON.stringify(tools).length / 1024 }));`;
+  const r = spawnSync(process.execPath, ['--expose-gc', ...binFlags(join(ROOT, 'dist/src/cli.js')), '--input-type=module', '-e', script, ROOT], {
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) return { error: r.stderr.slice(-300) };
+  return JSON.parse(r.stdout) as BuiltPerTool;
+}
+
+/** Medians of BENCH_BREAKDOWN_RUNS (default 3) interleaved runs of builtPerTool, each key apart. */
+function builtPerToolMedian(runs: number): BuiltPerTool | { error: string } {
+  const all: BuiltPerTool[] = [];
+  for (let i = 0; i < runs; i++) {
+    const b = builtPerTool();
+    if ('error' in b) return b;
+    all.push(b);
+  }
+  const first = all[0] as BuiltPerTool;
+  const out = { ...first };
+  for (const k of Object.keys(first) as Array<keyof BuiltPerTool>) out[k] = median(all.map((b) => b[k]));
+  return out;
+}
+
+function breakdownText(loads: LoadBreakdown[], built: BuiltPerTool | { error: string }): string {
+  const lines: string[] = [
+    'where the time and memory go at start (one recorded run each: modules loaded before the first complete tools/list, by size of source; RSS and heap then):',
+  ];
+  for (const l of loads) {
+    lines.push(
+      `  ${l.label}: ${l.modules} modules, ${fmt(l.sourceKb)} KB of source, RSS ${fmt(l.rssMb)} MB, heap ${fmt(l.heapMb)} MB; largest: ` +
+        l.packages
+          .slice(0, 8)
+          .map((p) => `${p.name} ${p.modules}/${fmt(p.sourceKb)} KB @${fmt(p.firstMs)} ms`)
+          .join(', '),
+    );
+  }
+  if ('error' in built) lines.push(`  built per tool: not measured (${built.error})`);
+  else {
+    const per = (ms: number) => `${fmt((ms * 1000) / built.operations)} us/tool`;
+    lines.push(
+      `  ours builds per tool (${built.operations} operations, ${built.tools} tools, median of runs, in one process from dist): catalog import ${fmt(built.catalogImportMs)} ms ` +
+        `(+${fmt(built.catalogHeapMb)} MB heap: its zod schemas), server modules ${fmt(built.serverModulesMs)} ms (+${fmt(built.serverModulesHeapMb)} MB), ` +
+        `shown input schemas (zod to JSON Schema, cached per operation) ${fmt(built.inputSchemasMs)} ms = ${per(built.inputSchemasMs)}, output schemas ${fmt(built.outputSchemasMs)} ms, ` +
+        `the rest of the list ${fmt(built.listRestMs)} ms, the list again (all cached) ${fmt(built.listAgainMs)} ms; +${fmt(built.builtHeapMb)} MB heap; the list is ${fmt(built.listKb)} KB of JSON`,
+    );
+  }
+  return lines.join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -639,6 +870,12 @@ async function main(): Promise<void> {
     const bridge = baseline(sb, specFile);
     // It reads the description from a file before it answers: its first list is its whole list.
     cases.push({ key: 'baseline/all', server: bridge, expected: await settledToolCount(bridge) });
+    // The yardsticks' starts (one tool each): what the machine and each SDK charge before any list,
+    // the share of a startup gap that is the platform's, not this server's.
+    for (const floor of ['plain', 'sdk', 'sdk-v1'] as const) {
+      const f = floorBridge(sb, floor);
+      cases.push({ key: f.label, server: f, expected: 1 });
+    }
 
     process.stderr.write(`startup: ${STARTUP_WARMUPS} warm-ups + ${STARTUP_RUNS} runs of ${cases.map((c) => c.key).join(', ')}, interleaved\n`);
     const startup = await measureStartup(cases);
@@ -647,7 +884,25 @@ async function main(): Promise<void> {
     (globalThis as { gc?: () => void }).gc?.();
     const calls = await measureCalls(measured, sb, engagement, agent);
     const sandboxFigure = sandboxThroughput();
-    report({ startup, calls, sandboxFigure, baselineVersion, load: { start: loadAtStart, end: loadavg() } });
+    process.stderr.write('breakdown: the modules each server loads before its complete list; what ours builds per tool\n');
+    const oursAllCase = cases.find((c) => c.key === 'ours/all');
+    const loads = [
+      await loadBreakdown(ours(sb), oursAllCase?.expected ?? 0),
+      await loadBreakdown(bridge, cases.find((c) => c.key === 'baseline/all')?.expected ?? 0),
+    ];
+    const built = builtPerToolMedian(Math.max(1, Number(process.env.BENCH_BREAKDOWN_RUNS ?? 3)));
+    if (CALLGRIND_AVAILABLE) process.stderr.write('startup instructions: ours, baseline and the SDK floors under callgrind (BENCH_CALLGRIND=0 skips)\n');
+    const instructions: Partial<Record<Column, number>> = {};
+    for (const [col, server, expected] of [
+      ['ours', ours(sb), oursAllCase?.expected ?? 0],
+      ['baseline', bridge, cases.find((c) => c.key === 'baseline/all')?.expected ?? 0],
+      ['sdkFloor', floorBridge(sb, 'sdk'), 1],
+      ['sdkV1Floor', floorBridge(sb, 'sdk-v1'), 1],
+    ] as const) {
+      const n = await startupInstructions(server, expected);
+      if (n !== undefined) instructions[col] = n / 1e6;
+    }
+    report({ startup, calls, sandboxFigure, baselineVersion, load: { start: loadAtStart, end: loadavg() }, breakdown: { loads, built }, instructions });
   } finally {
     await agent.close();
     await sandbox.stop();
@@ -671,6 +926,8 @@ interface Metric {
   met: boolean | undefined;
   /** A count (tools listed): no ours/before ratio. */
   count?: true;
+  /** Issue 21's bar: ours at most 1.0x the generic bridge (baseline), in this same run. */
+  vsBaseline?: true;
 }
 
 function report(r: {
@@ -678,6 +935,9 @@ function report(r: {
   calls: Map<string, CallFigures>;
   sandboxFigure: Record<string, unknown> | undefined;
   baselineVersion: string;
+  breakdown: { loads: LoadBreakdown[]; built: BuiltPerTool | { error: string } };
+  /** Millions of instructions from spawn to the complete list (callgrind), when valgrind runs here. */
+  instructions: Partial<Record<Column, number>>;
   load: { start: number[]; end: number[] };
 }): void {
   const st = (key: string) => {
@@ -688,6 +948,11 @@ function report(r: {
   const oursAll = st('ours/all');
   const beforeAll = st('before/all');
   const baseAll = st('baseline/all');
+  const floorStart: Partial<Record<Column, number>> = {
+    floor: st('floor').medianMs,
+    sdkFloor: st('sdk floor').medianMs,
+    sdkV1Floor: st('sdk v1 floor').medianMs,
+  };
   const oursDefault = st('ours/default');
   const beforeDefault = st('before/default');
   const call = (label: string) => {
@@ -716,9 +981,27 @@ function report(r: {
   const metrics: Metric[] = [
     {
       metric: 'spawn to complete tools/list (all), median ms',
-      values: { ours: oursAll.medianMs, before: beforeAll.medianMs, baseline: baseAll.medianMs },
+      values: { ours: oursAll.medianMs, before: beforeAll.medianMs, baseline: baseAll.medianMs, ...floorStart },
       target: `< ${TARGETS.completeListMs}`,
       met: oursAll.medianMs < TARGETS.completeListMs,
+      vsBaseline: true,
+    },
+    ...(r.instructions.ours !== undefined
+      ? [
+          {
+            metric: 'spawn to complete tools/list (all), M instructions (callgrind, load-independent)',
+            values: r.instructions,
+            target: '',
+            met: undefined,
+            vsBaseline: true as const,
+          },
+        ]
+      : []),
+    {
+      metric: 'spawn to complete tools/list (all), p25-p75 ms',
+      values: {},
+      target: `ours ${spread(oursAll.samples)}, before ${spread(beforeAll.samples)}, baseline ${spread(baseAll.samples)}`,
+      met: undefined,
     },
     {
       metric: 'spawn to complete tools/list (default), median ms',
@@ -765,12 +1048,20 @@ function report(r: {
       values: each((f) => f.overheadMs),
       target: `<= ${TARGETS.overheadVsBefore} x before = ${fmt(overheadCeiling)}`,
       met: c.ours.overheadMs <= overheadCeiling,
+      vsBaseline: true,
+    },
+    {
+      metric: 'tool call overhead, p25-p75 ms',
+      values: {},
+      target: `ours ${c.ours.overheadSpread}, before ${c.before.overheadSpread}, baseline ${c.baseline.overheadSpread}`,
+      met: undefined,
     },
     {
       metric: `RSS after ${CALLS} calls, MB`,
       values: each((f) => f.rssMb),
       target: `<= ${TARGETS.rssVsBefore} x before = ${fmt(rssCeiling)}`,
       met: c.ours.rssMb <= rssCeiling,
+      vsBaseline: true,
     },
     { metric: 'server CPU per call, ms', values: each((f) => f.cpuMsPerCall), target: '', met: undefined },
     // What each server's own code adds over the SDK it is built on (ours over the v2 floor, before over
@@ -795,8 +1086,18 @@ function report(r: {
   ];
   const opt = (x: number | undefined) => (x === undefined ? '' : fmt(x));
   const ratio = (m: Metric) => (!m.count && m.values.ours !== undefined && m.values.before ? `${(m.values.ours / m.values.before).toFixed(2)}` : '');
-  const rows = [['metric', ...COLUMNS.map(([, title]) => title), 'ours/before', 'target', 'met']].concat(
-    metrics.map((m) => [m.metric, ...COLUMNS.map(([col]) => opt(m.values[col])), ratio(m), m.target, m.met === undefined ? '' : m.met ? 'yes' : 'NO']),
+  const vsBaseline = (m: Metric) => (!m.count && m.values.ours !== undefined && m.values.baseline ? `${(m.values.ours / m.values.baseline).toFixed(2)}` : '');
+  const met21 = (m: Metric) => (m.vsBaseline && m.values.ours !== undefined && m.values.baseline ? (m.values.ours <= m.values.baseline ? 'yes' : 'NO') : '');
+  const rows = [['metric', ...COLUMNS.map(([, title]) => title), 'ours/before', 'target', 'met', 'ours/baseline', '<= 1.0x baseline']].concat(
+    metrics.map((m) => [
+      m.metric,
+      ...COLUMNS.map(([col]) => opt(m.values[col])),
+      ratio(m),
+      m.target,
+      m.met === undefined ? '' : m.met ? 'yes' : 'NO',
+      vsBaseline(m),
+      met21(m),
+    ]),
   );
   const widths = (rows[0] as string[]).map((_, i) => Math.max(...rows.map((row) => (row[i] as string).length)));
   const lines = rows.map((row) => `| ${row.map((cell, i) => cell.padEnd(widths[i] as number)).join(' | ')} |`);
@@ -814,7 +1115,7 @@ function report(r: {
   const perfLine =
     c.ours.instructionsMPerCall === undefined ? 'instructions per call: not counted (perf stat cannot count instructions on this machine)\n' : '';
   const loadLine = `load average (1, 5, 15 min) at start ${r.load.start.map((x) => x.toFixed(2)).join(' ')}, at end ${r.load.end.map((x) => x.toFixed(2)).join(' ')} on ${cpus().length} CPUs`;
-  process.stdout.write(`${header}\n${lines.join('\n')}\n${sandboxLine}\n${perfLine}${loadLine}\n`);
+  process.stdout.write(`${header}\n${lines.join('\n')}\n${sandboxLine}\n${perfLine}${loadLine}\n${breakdownText(r.breakdown.loads, r.breakdown.built)}\n`);
 
   const results = {
     date: new Date().toISOString(),
@@ -828,6 +1129,8 @@ function report(r: {
     startup: { runs: STARTUP_RUNS, warmups: STARTUP_WARMUPS, ...Object.fromEntries(r.startup) },
     calls: c,
     sandbox: r.sandboxFigure ?? null,
+    breakdown: r.breakdown,
+    startupInstructionsM: r.instructions,
   };
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`written: .bench-out/results.json\n`);

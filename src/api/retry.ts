@@ -74,7 +74,8 @@ export function wasNotSent(err: unknown): boolean {
 
 export function isTimeout(err: unknown): boolean {
   const code = errorCode(err);
-  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+  // The API client's own idle timeouts (client.ts), and undici's for the modules that still use it.
+  return code === 'HEADERS_TIMEOUT' || code === 'BODY_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
 }
 
 /** Codes of undici's own misuse errors: bugs to surface, not network conditions to retry. */
