@@ -11,7 +11,7 @@ import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { ROOT } from '../helpers/spawn.js';
 import { type Era, negotiation } from '../helpers/stack.js';
-import { browse, DEFAULT_SURFACE_TOOLS, TestOAuthProvider } from './helpers.js';
+import { browse, TestOAuthProvider } from './helpers.js';
 
 let sandbox: SandboxHandle;
 let server: ChildProcessWithoutNullStreams;
