@@ -3,40 +3,20 @@
 // calls served by either land in the one stream, in order, each event whole, no argument value.
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { startSandbox } from '../../src/sandbox/index.js';
 import { until } from '../helpers/eras.js';
-import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { negotiation } from '../helpers/stack.js';
-import { browse, spawnServeRemote, startBalancer, TestOAuthProvider } from './helpers.js';
+import { remoteFixture } from './deployment.js';
+import { browse, TestOAuthProvider } from './helpers.js';
 
 const CANARY = 'CANARY-redis-91b2';
-let redis: RedisHandle;
-const closers: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
-});
+const remote = remoteFixture();
+const { closers } = remote;
 
 describe('the audit trail in Redis, shared by the replicas', () => {
   it('a sign-in and calls across two replicas: one stream, every event, no argument value', async () => {
-    const sandbox = await startSandbox({ port: 0, rateLimit: false, oauth: { autoConsent: 'write' }, logger: () => {} });
-    closers.push(() => sandbox.close());
-    const lb = await startBalancer();
-    closers.push(() => lb.close());
-    for (let i = 0; i < 2; i++) {
-      const r = await spawnServeRemote({ workspaceUrl: sandbox.url, publicUrl: lb.url, redisUrl: redis.url, extra: { WORKSPACE_AUDIT: 'redis' } });
-      closers.push(r.stop);
-      lb.targets.push(r.origin);
-    }
-    const mcpUrl = new URL('/mcp', lb.url);
+    const { lb, mcpUrl } = await remote.deploy({ WORKSPACE_AUDIT: 'redis' }, 2, { oauth: { autoConsent: 'write' } });
     const provider = new TestOAuthProvider();
     const first = new Client({ name: 'audit-redis', version: '1.0.0' }, { versionNegotiation: negotiation('modern') });
     await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
@@ -53,7 +33,7 @@ describe('the audit trail in Redis, shared by the replicas', () => {
     // The calls met both replicas.
     expect(new Set(lb.served.slice(mark).map((s) => s.target))).toEqual(new Set(lb.targets));
 
-    const reader = createClient({ url: redis.url });
+    const reader = createClient({ url: remote.redis.url });
     await reader.connect();
     closers.push(() => reader.close());
     const events = await until(async () => {

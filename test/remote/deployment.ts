@@ -4,8 +4,9 @@
 // one replica (with the public Host, as the proxy forwards it), for what a client library would not send.
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import type { RedisHandle } from '../helpers/redis.js';
+import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { type Era, negotiation } from '../helpers/stack.js';
 import { browse, type ServeRemote, spawnServeRemote, startBalancer, TestOAuthProvider } from './helpers.js';
 
@@ -20,10 +21,18 @@ export interface Deployment {
   close(): Promise<void>;
 }
 
-/** `replicas` replicas of `serve --remote` on `redis`, behind a balancer; the sandbox shows its sign-in pages. */
-export async function deployment(redis: RedisHandle, replicas = 2, env: Record<string, string> = {}): Promise<Deployment> {
+/**
+ * `replicas` replicas of `serve --remote` on `redis`, behind a balancer; the sandbox shows its sign-in
+ * pages unless `sandboxOpts` say otherwise (such as consenting by itself).
+ */
+export async function deployment(
+  redis: RedisHandle,
+  replicas = 2,
+  env: Record<string, string> = {},
+  sandboxOpts: Parameters<typeof startSandbox>[0] = {},
+): Promise<Deployment> {
   const closers: (() => Promise<void>)[] = [];
-  const sandbox = await startSandbox({ port: 0, rateLimit: false, logger: () => {} });
+  const sandbox = await startSandbox({ port: 0, rateLimit: false, logger: () => {}, ...sandboxOpts });
   closers.push(() => sandbox.close());
   const lb = await startBalancer();
   closers.push(() => lb.close());
@@ -63,6 +72,53 @@ export async function signInAs(d: Deployment, email: string, consent: 'read' | '
   const client = new Client({ name: 'member', version: '1' }, { versionNegotiation: negotiation(era) });
   await client.connect(transport);
   return { client, transport, provider, token: provider.stored?.access_token ?? '' };
+}
+
+export interface RemoteFixture {
+  /** The file's real redis-server (started before its first test). */
+  readonly redis: RedisHandle;
+  /** What a test started, closed after it newest first (a failure to close is ignored). */
+  readonly closers: (() => Promise<unknown>)[];
+  /** A deployment of `replicas` replicas with `env` on the file's Redis, closed after the test. */
+  deploy(env?: Record<string, string>, replicas?: number, sandboxOpts?: Parameters<typeof startSandbox>[0]): Promise<Deployment>;
+  /** `signInAs` (2026 era unless `era`), the member's client closed after the test. */
+  signIn(d: Deployment, email: string, consent: 'read' | 'write', era?: Era): Promise<Member>;
+}
+
+/**
+ * The set-up the deployment test files share, called once at a file's top level: one real redis-server
+ * for the whole file, and after each test everything it started closed, so the next begins clean.
+ */
+export function remoteFixture(): RemoteFixture {
+  let redis: RedisHandle | undefined;
+  const closers: (() => Promise<unknown>)[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+  afterEach(async () => {
+    for (const c of closers.splice(0).reverse()) await c().catch(() => {});
+  });
+  const fixture: RemoteFixture = {
+    get redis() {
+      if (!redis) throw new Error('redis is started in beforeAll: use it inside a hook or a test');
+      return redis;
+    },
+    closers,
+    async deploy(env = {}, replicas = 2, sandboxOpts = {}) {
+      const d = await deployment(fixture.redis, replicas, env, sandboxOpts);
+      closers.push(d.close);
+      return d;
+    },
+    async signIn(d, email, consent, era = 'modern') {
+      const m = await signInAs(d, email, consent, era);
+      closers.push(() => m.client.close());
+      return m;
+    },
+  };
+  return fixture;
 }
 
 export interface RawAnswer {

@@ -7,47 +7,30 @@
 import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisHandle, startRedis } from '../helpers/redis.js';
-import { CLAIRE, type Deployment, deployment, legacyCall, raw, signInAs } from './deployment.js';
+import { describe, expect, it } from 'vitest';
+import { CLAIRE, type Deployment, legacyCall, raw, remoteFixture } from './deployment.js';
 import { authorizeUrl, pkce, REDIRECT, register } from './helpers.js';
 
-let redis: RedisHandle;
-const closers: (() => Promise<void>)[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
-});
-
-async function deploy(): Promise<Deployment> {
-  const d = await deployment(redis, 2);
-  closers.push(d.close);
-  return d;
-}
+const remote = remoteFixture();
+const { closers, deploy, signIn } = remote;
 
 const textOf = (r: { content?: unknown }) => ((r.content as { type: string; text?: string }[] | undefined) ?? []).map((c) => c.text ?? '').join('\n');
 
 describe('Redis unavailable', () => {
   it('answers 503 with Retry-After on /mcp and temporarily_unavailable on the OAuth endpoints, and the replicas recover without a restart', async () => {
     const d = await deploy();
-    const claire = await signInAs(d, CLAIRE, 'write', 'modern');
-    closers.push(() => claire.client.close());
+    const claire = await signIn(d, CLAIRE, 'write', 'modern');
     expect((await claire.client.callTool({ name: 'get_workspace', arguments: {} })).isError).toBeFalsy();
     // What the replicas stored so far is written to disk, so the member's sign-in outlives the crash.
-    const admin = createClient({ url: redis.url });
+    const admin = createClient({ url: remote.redis.url });
     await admin.connect();
     await admin.sendCommand(['SAVE']);
     await admin.close();
-    await redis.kill();
+    await remote.redis.kill();
     // Started again even when this test fails midway: the others need it.
     let down = true;
     closers.unshift(async () => {
-      if (down) await redis.restart();
+      if (down) await remote.redis.restart();
     });
 
     const latencies: number[] = [];
@@ -96,7 +79,7 @@ describe('Redis unavailable', () => {
     );
 
     // Back on the same port: the replicas reconnect by themselves, and the member carries on.
-    await redis.restart();
+    await remote.redis.restart();
     down = false;
     let served = false;
     for (let attempt = 0; attempt < 40 && !served; attempt++) {
@@ -115,8 +98,7 @@ describe("the workspace's token endpoint failing a refresh", () => {
   for (const how of ['unavailable', 'hang'] as const) {
     it(`a refresh answered ${how === 'hang' ? 'never' : '503'} is a tool error saying the workspace is briefly unavailable and to retry`, async () => {
       const d = await deploy();
-      const claire = await signInAs(d, CLAIRE, 'write', 'legacy');
-      closers.push(() => claire.client.close());
+      const claire = await signIn(d, CLAIRE, 'write', 'legacy');
       expect((await claire.client.callTool({ name: 'get_workspace', arguments: {} })).isError).toBeFalsy();
       // The workspace's access token ends early; the refresh it calls for fails.
       d.sandbox.oauth.expireAccessTokens();
@@ -184,8 +166,7 @@ function hugePost(origin: string, publicUrl: string, headers: Record<string, str
 describe('request bodies', () => {
   it('a body declared over the limit is refused 413 from its Content-Length, and the connection closed without reading it', async () => {
     const d = await deploy();
-    const claire = await signInAs(d, CLAIRE, 'write', 'modern');
-    closers.push(() => claire.client.close());
+    const claire = await signIn(d, CLAIRE, 'write', 'modern');
     const [replica] = d.replicas as [Deployment['replicas'][number]];
     const r = await hugePost(replica.origin, d.lb.url, { Authorization: `Bearer ${claire.token}` }, 100 * 1024 * 1024, 32 * 1024 * 1024);
     process.stderr.write(`declared 100 MB with a token: HTTP ${r.status}, ${(r.written / 1024 / 1024).toFixed(1)} MB sent before the server closed\n`);

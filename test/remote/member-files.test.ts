@@ -13,12 +13,12 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { type RedisHandle, startRedis } from '../helpers/redis.js';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { type Era, negotiation } from '../helpers/stack.js';
-import { browse, type ServeRemote, spawnServeRemote, startBalancer, TestOAuthProvider } from './helpers.js';
+import { remoteFixture } from './deployment.js';
+import { browse, type ServeRemote, TestOAuthProvider } from './helpers.js';
 
 type Json = Record<string, unknown>;
 type Block = { type: string; text?: string; uri?: string; resource?: { uri: string; mimeType?: string; text?: string; blob?: string } };
@@ -28,7 +28,8 @@ const CLAIRE = 'claire.dubois@atelier-conseil.fr';
 const MARC = 'marc.lefevre@atelier-conseil.fr';
 const CANARY = `canary ${Math.random().toString(36).slice(2)} of the replica's disk`;
 
-let redis: RedisHandle;
+const remote = remoteFixture();
+const { closers } = remote;
 let scratch: string;
 /** Outside every folder any replica is given. */
 let canary: string;
@@ -36,10 +37,8 @@ let canary: string;
 let localUploads: string;
 /** WORKSPACE_DOWNLOAD_DIR of the replicas: under a regular file, so it can never be created. */
 let downloads: string;
-const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  redis = await startRedis();
   scratch = await mkdtemp(join(tmpdir(), 'wcm-member-files-'));
   await mkdir(join(scratch, 'outside'));
   canary = join(scratch, 'outside', 'canary.txt');
@@ -51,32 +50,12 @@ beforeAll(async () => {
   downloads = join(scratch, 'blocker', 'downloads');
 });
 afterAll(async () => {
-  await redis?.stop();
   await rm(scratch, { recursive: true, force: true });
-});
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
 });
 
 /** Two replicas (or `n`) of serve --remote on the shared Redis, behind the balancer. */
-async function deployment(env: Record<string, string> = {}, n = 2) {
-  const sandbox = await startSandbox({ port: 0, rateLimit: false, logger: () => {} });
-  closers.push(() => sandbox.close());
-  const lb = await startBalancer();
-  closers.push(() => lb.close());
-  const replicas: ServeRemote[] = [];
-  for (let i = 0; i < n; i++) {
-    const r = await spawnServeRemote({
-      workspaceUrl: sandbox.url,
-      publicUrl: lb.url,
-      redisUrl: redis.url,
-      extra: { WORKSPACE_DOWNLOAD_DIR: downloads, WORKSPACE_UPLOAD_DIRS: localUploads, ...env },
-    });
-    closers.push(r.stop);
-    replicas.push(r);
-    lb.targets.push(r.origin);
-  }
-  return { sandbox, lb, replicas, mcpUrl: new URL('/mcp', lb.url) };
+function deployment(env: Record<string, string> = {}, n = 2) {
+  return remote.deploy({ WORKSPACE_DOWNLOAD_DIR: downloads, WORKSPACE_UPLOAD_DIRS: localUploads, ...env }, n);
 }
 
 /** A member signed in through the workspace's pages; `roots` makes the client a 2025 one offering them. */

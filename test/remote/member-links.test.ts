@@ -6,39 +6,18 @@
 // - A view (ui://) reads the same for every member on every replica and declares no domain; no
 //   ui:// name, however made, reaches a file of the replica.
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureAppsBuilt } from '../../scripts/build-apps.js';
 import { VIEWS } from '../../src/mcp/apps/views.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { type RedisHandle, startRedis } from '../helpers/redis.js';
-import { CLAIRE, type Deployment, deployment, MARC, type Member, signInAs } from './deployment.js';
+import { CLAIRE, MARC, remoteFixture } from './deployment.js';
 
 type Json = Record<string, unknown>;
 
-let redis: RedisHandle;
-const closers: (() => Promise<void>)[] = [];
+const { deploy, signIn } = remoteFixture();
 beforeAll(async () => {
   await ensureAppsBuilt();
-  redis = await startRedis();
 }, 120_000);
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
-});
-
-async function deploy(): Promise<Deployment> {
-  const d = await deployment(redis, 2);
-  closers.push(d.close);
-  return d;
-}
-
-async function signIn(d: Deployment, email: string, consent: 'read' | 'write'): Promise<Member> {
-  const m = await signInAs(d, email, consent, 'modern');
-  closers.push(() => m.client.close());
-  return m;
-}
 
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 

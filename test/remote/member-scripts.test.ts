@@ -12,46 +12,32 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { until } from '../helpers/eras.js';
-import { type RedisHandle, startRedis } from '../helpers/redis.js';
-import { CLAIRE, type Deployment, deployment, MARC, type Member, signInAs } from './deployment.js';
+import { CLAIRE, type Deployment, MARC, type Member, remoteFixture } from './deployment.js';
 import { STATE_KEY } from './helpers.js';
 
 type Json = Record<string, unknown>;
 const CANARY = `canary ${Math.random().toString(36).slice(2)} of the replica's disk`;
 
-let redis: RedisHandle;
+const remote = remoteFixture();
+const { signIn } = remote;
 let scratch: string;
 let canary: string;
-const closers: (() => Promise<void>)[] = [];
 beforeAll(async () => {
-  redis = await startRedis();
   scratch = await mkdtemp(join(tmpdir(), 'wcm-member-scripts-'));
   canary = join(scratch, 'canary.txt');
   await writeFile(canary, CANARY);
 });
 afterAll(async () => {
-  await redis?.stop();
   await rm(scratch, { recursive: true, force: true });
-});
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
 });
 
 async function deploy(env: Record<string, string> = {}): Promise<Deployment> {
   // Downloads would go under a regular file, so nothing can ever be written there.
   await writeFile(join(scratch, 'blocker'), 'a file, not a folder');
-  const d = await deployment(redis, 2, { WORKSPACE_DOWNLOAD_DIR: join(scratch, 'blocker', 'downloads'), WORKSPACE_UPLOAD_DIRS: scratch, ...env });
-  closers.push(d.close);
-  return d;
-}
-
-async function signIn(d: Deployment, email: string, consent: 'read' | 'write'): Promise<Member> {
-  const m = await signInAs(d, email, consent, 'modern');
-  closers.push(() => m.client.close());
-  return m;
+  return remote.deploy({ WORKSPACE_DOWNLOAD_DIR: join(scratch, 'blocker', 'downloads'), WORKSPACE_UPLOAD_DIRS: scratch, ...env });
 }
 
 const run = (m: Member, script: string, tool = 'run_read_script') => m.client.callTool({ name: tool, arguments: { script } }) as Promise<CallToolResult>;

@@ -4,29 +4,13 @@
 // with the owner's token; a read-consent member never lists nor runs the owner's write tools. 2026
 // requests, stateless, act for the member of each request. Limits are per member: one member opening
 // many sessions evicts only their own.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { type RedisHandle, startRedis } from '../helpers/redis.js';
-import { CLAIRE, type Deployment, deployment, legacyCall, MARC, openStream, raw, signInAs } from './deployment.js';
+import { CLAIRE, type Deployment, legacyCall, MARC, openStream, raw, remoteFixture } from './deployment.js';
 import { authorizeUrl, browse, pkce, REDIRECT, register, token } from './helpers.js';
 
-let redis: RedisHandle;
-const closers: (() => Promise<void>)[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
-});
-
-async function deploy(): Promise<Deployment> {
-  const d = await deployment(redis, 2);
-  closers.push(d.close);
-  return d;
-}
+const remote = remoteFixture();
+const { closers, deploy, signIn } = remote;
 
 /**
  * The member ids the workspace saw since the log was cleared, on requests to `template` (the replica's
@@ -46,10 +30,8 @@ const memberCalls = (d: Deployment) => d.sandbox.requests().filter((r) => r.meth
 describe("a 2025 session is its member's", () => {
   it("another member naming it is answered 404 for POST, GET and DELETE on every replica, and the workspace never sees the owner's token", async () => {
     const d = await deploy();
-    const claire = await signInAs(d, CLAIRE, 'write', 'legacy');
-    closers.push(() => claire.client.close());
-    const marc = await signInAs(d, MARC, 'read', 'legacy');
-    closers.push(() => marc.client.close());
+    const claire = await signIn(d, CLAIRE, 'write', 'legacy');
+    const marc = await signIn(d, MARC, 'read', 'legacy');
     const sessionId = claire.transport.sessionId as string;
     expect(sessionId).toBeTruthy();
     // Who each is, as the workspace sees them.
@@ -105,10 +87,8 @@ describe("a 2025 session is its member's", () => {
 
   it("another member cannot take the session's event stream: refused 404, the owner then opens it", async () => {
     const d = await deploy();
-    const claire = await signInAs(d, CLAIRE, 'write', 'legacy');
-    closers.push(() => claire.client.close());
-    const marc = await signInAs(d, MARC, 'read', 'legacy');
-    closers.push(() => marc.client.close());
+    const claire = await signIn(d, CLAIRE, 'write', 'legacy');
+    const marc = await signIn(d, MARC, 'read', 'legacy');
     const [replica] = d.replicas as [Deployment['replicas'][number]];
     // A session of Claire's held by this replica, its stream not yet open.
     const opened = await raw(
@@ -177,11 +157,9 @@ describe("a 2025 session is its member's", () => {
 
   it("the owner's own request with another consent or client is another principal: 404 too", async () => {
     const d = await deploy();
-    const writer = await signInAs(d, CLAIRE, 'write', 'legacy');
-    closers.push(() => writer.client.close());
+    const writer = await signIn(d, CLAIRE, 'write', 'legacy');
     // The same member, signed in again through another client with read consent.
-    const reader = await signInAs(d, CLAIRE, 'read', 'legacy');
-    closers.push(() => reader.client.close());
+    const reader = await signIn(d, CLAIRE, 'read', 'legacy');
     const sessionId = writer.transport.sessionId as string;
     d.sandbox.clearRequests();
     for (const replica of d.replicas) {
@@ -193,10 +171,8 @@ describe("a 2025 session is its member's", () => {
 
   it('2026 requests are stateless: each acts for the member who sent it, interleaved on both replicas', async () => {
     const d = await deploy();
-    const claire = await signInAs(d, CLAIRE, 'write', 'modern');
-    closers.push(() => claire.client.close());
-    const marc = await signInAs(d, MARC, 'read', 'modern');
-    closers.push(() => marc.client.close());
+    const claire = await signIn(d, CLAIRE, 'write', 'modern');
+    const marc = await signIn(d, MARC, 'read', 'modern');
     d.sandbox.clearRequests();
     await claire.client.callTool({ name: 'get_workspace', arguments: {} });
     const [claireId] = [...membersSeen(d, '/workspace')];
@@ -219,10 +195,8 @@ describe("a 2025 session is its member's", () => {
 describe('session limits are per member', () => {
   it("one member opening 230 sessions on a replica evicts only their own: another member's session stays", async () => {
     const d = await deploy();
-    const claire = await signInAs(d, CLAIRE, 'write', 'legacy');
-    closers.push(() => claire.client.close());
-    const marc = await signInAs(d, MARC, 'read', 'legacy');
-    closers.push(() => marc.client.close());
+    const claire = await signIn(d, CLAIRE, 'write', 'legacy');
+    const marc = await signIn(d, MARC, 'read', 'legacy');
     const [replica] = d.replicas as [Deployment['replicas'][number]];
     const initialize = (token: string) =>
       raw(

@@ -3,37 +3,25 @@
 // sign-in (then the full term), with redirect URIs capped in size; the rest are refused 429 with
 // Retry-After. The figures (keys and bytes Redis holds) are printed.
 import { createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REGISTRATION_LIMITS } from '../../src/remote/clients.js';
-import { type RedisHandle, startRedis } from '../helpers/redis.js';
-import { CLAIRE, type Deployment, deployment } from './deployment.js';
+import { CLAIRE, type Deployment, remoteFixture } from './deployment.js';
 import { authorizeUrl, browse, pkce, REDIRECT, token } from './helpers.js';
 
-let redis: RedisHandle;
-const closers: (() => Promise<void>)[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
-});
+const remote = remoteFixture();
+const { closers } = remote;
 
 /** A fresh deployment on an empty Redis: each test counts registrations from the same address anew. */
 async function deploy(env: Record<string, string> = {}): Promise<Deployment> {
-  const db = createClient({ url: redis.url });
+  const db = createClient({ url: remote.redis.url });
   await db.connect();
   await db.sendCommand(['FLUSHALL']);
   await db.close();
-  const d = await deployment(redis, 2, env);
-  closers.push(d.close);
-  return d;
+  return remote.deploy(env);
 }
 
 async function admin() {
-  const c = createClient({ url: redis.url });
+  const c = createClient({ url: remote.redis.url });
   await c.connect();
   closers.push(() => c.close());
   return c;

@@ -7,47 +7,21 @@
 // - Three replicas on one member's token at ten times the allowed rate: the sandbox never counts more
 //   than 120 requests in a rolling minute, answers no 429, and they use at least 95% of the budget.
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { type RedisHandle, startRedis } from '../helpers/redis.js';
+import type { startSandbox } from '../../src/sandbox/index.js';
 import { type Era, negotiation } from '../helpers/stack.js';
 import { budgetUse, busiestWindow } from '../helpers/windows.js';
-import { browse, DEFAULT_SURFACE_TOOLS, type ServeRemote, spawnServeRemote, startBalancer, TestOAuthProvider } from './helpers.js';
+import { remoteFixture } from './deployment.js';
+import { browse, DEFAULT_SURFACE_TOOLS, TestOAuthProvider } from './helpers.js';
 
 const LIMIT = 120;
-let redis: RedisHandle;
-const closers: (() => Promise<void>)[] = [];
+const remote = remoteFixture();
+const { closers } = remote;
 
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
-});
-
-/** One replica of `serve --remote` on the shared Redis, its public URL the balancer's. */
-async function startReplica(sandbox: SandboxHandle, publicUrl: string, extra: Record<string, string> = {}): Promise<ServeRemote> {
-  const r = await spawnServeRemote({ workspaceUrl: sandbox.url, publicUrl, redisUrl: redis.url, extra });
-  closers.push(r.stop);
-  return r;
-}
-
-async function deployment(replicas: number, sandboxOpts: Parameters<typeof startSandbox>[0] = {}, env: Record<string, string> = {}) {
-  const sandbox = await startSandbox({ port: 0, rateLimit: false, oauth: { autoConsent: 'write' }, logger: () => {}, ...sandboxOpts });
-  closers.push(() => sandbox.close());
-  const lb = await startBalancer();
-  closers.push(() => lb.close());
-  const started: ServeRemote[] = [];
-  for (let i = 0; i < replicas; i++) {
-    const r = await startReplica(sandbox, lb.url, env);
-    started.push(r);
-    lb.targets.push(r.origin);
-  }
-  return { sandbox, lb, replicas: started, mcpUrl: new URL('/mcp', lb.url) };
+/** `replicas` replicas behind the balancer, in front of a sandbox that consents by itself. */
+function deployment(replicas: number, sandboxOpts: Parameters<typeof startSandbox>[0] = {}, env: Record<string, string> = {}) {
+  return remote.deploy(env, replicas, { oauth: { autoConsent: 'write' }, ...sandboxOpts });
 }
 
 async function signIn(mcpUrl: URL, era: Era): Promise<{ client: Client; provider: TestOAuthProvider }> {

@@ -16,31 +16,15 @@
 // - Large bodies (uploads as content, up to about 35 MB each, held whole while read) are capped per
 //   member on a replica: before, one member sending many at once could hold the replica's memory.
 import { request } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_LARGE_BODIES_PER_MEMBER, MAX_LISTENS_PER_MEMBER } from '../../src/remote/serve.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { until } from '../helpers/eras.js';
-import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { eraParams } from '../reliability/stdio-peer.js';
-import { CLAIRE, type Deployment, deployment, legacyCall, MARC, raw, signInAs } from './deployment.js';
+import { CLAIRE, type Deployment, legacyCall, MARC, raw, remoteFixture } from './deployment.js';
 
-let redis: RedisHandle;
-const closers: (() => Promise<void>)[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
-});
-
-async function deploy(): Promise<Deployment> {
-  const d = await deployment(redis, 2);
-  closers.push(d.close);
-  return d;
-}
+const remote = remoteFixture();
+const { closers, deploy, signIn } = remote;
 
 /** A 2026-07-28 request as `token`, naming `sessionId` all the same. */
 function modernCall(token: string, sessionId: string, method: string, params: Record<string, unknown>, httpMethod = 'POST') {
@@ -69,10 +53,8 @@ const membersAt = (d: Deployment, template: string) =>
 describe("a 2025 session against the other era's requests and a revoked sign-in", () => {
   it("a 2026 request naming another member's session acts for its sender only, and its DELETE or GET leaves the session to its owner, on every replica", async () => {
     const d = await deploy();
-    const claire = await signInAs(d, CLAIRE, 'write', 'legacy');
-    closers.push(() => claire.client.close());
-    const marc = await signInAs(d, MARC, 'read', 'modern');
-    closers.push(() => marc.client.close());
+    const claire = await signIn(d, CLAIRE, 'write', 'legacy');
+    const marc = await signIn(d, MARC, 'read', 'modern');
     const sessionId = claire.transport.sessionId as string;
     d.sandbox.clearRequests();
     await claire.client.callTool({ name: 'get_workspace', arguments: {} });
@@ -103,10 +85,8 @@ describe("a 2025 session against the other era's requests and a revoked sign-in"
 
   it("once the owner signs out, the session id opens nothing: 401 with their old token, 404 with another member's, nothing sent", async () => {
     const d = await deploy();
-    const claire = await signInAs(d, CLAIRE, 'write', 'legacy');
-    closers.push(() => claire.client.close());
-    const marc = await signInAs(d, MARC, 'write', 'legacy');
-    closers.push(() => marc.client.close());
+    const claire = await signIn(d, CLAIRE, 'write', 'legacy');
+    const marc = await signIn(d, MARC, 'write', 'legacy');
     const sessionId = claire.transport.sessionId as string;
     const clientId = (claire.provider.clientInformation() as { client_id: string }).client_id;
     const revoked = await fetch(`${d.lb.url}/oauth/revoke`, {
@@ -133,10 +113,8 @@ describe("one member's sign-ins", () => {
   it("each one's calls go out with its own workspace token, even while the other is busy on the same replica", async () => {
     const d = await deploy();
     d.lb.targets.splice(1);
-    const first = await signInAs(d, CLAIRE, 'write', 'modern');
-    closers.push(() => first.client.close());
-    const second = await signInAs(d, CLAIRE, 'write', 'modern');
-    closers.push(() => second.client.close());
+    const first = await signIn(d, CLAIRE, 'write', 'modern');
+    const second = await signIn(d, CLAIRE, 'write', 'modern');
     const tokenOf = async (m: typeof first) => {
       d.sandbox.clearRequests();
       await m.client.callTool({ name: 'get_workspace', arguments: {} });
@@ -229,10 +207,8 @@ function listen(origin: string, publicUrl: string, token: string): Promise<{ sta
 describe('listen streams (2026)', () => {
   it("one member's are capped on a replica: past the cap a new one is refused 429, another member listens, and closing one makes room", async () => {
     const d = await deploy();
-    const claire = await signInAs(d, CLAIRE, 'write', 'modern');
-    closers.push(() => claire.client.close());
-    const marc = await signInAs(d, MARC, 'read', 'modern');
-    closers.push(() => marc.client.close());
+    const claire = await signIn(d, CLAIRE, 'write', 'modern');
+    const marc = await signIn(d, MARC, 'read', 'modern');
     const [replica] = d.replicas as [Deployment['replicas'][number]];
     const open: Awaited<ReturnType<typeof listen>>[] = [];
     closers.push(async () => {
@@ -302,10 +278,8 @@ function heldBody(origin: string, publicUrl: string, token: string, length: numb
 describe('large bodies', () => {
   it("one member's are capped on a replica: past the cap one is refused 429 before it is read; another member's is read", async () => {
     const d = await deploy();
-    const claire = await signInAs(d, CLAIRE, 'write', 'modern');
-    closers.push(() => claire.client.close());
-    const marc = await signInAs(d, MARC, 'write', 'modern');
-    closers.push(() => marc.client.close());
+    const claire = await signIn(d, CLAIRE, 'write', 'modern');
+    const marc = await signIn(d, MARC, 'write', 'modern');
     const [replica] = d.replicas as [Deployment['replicas'][number]];
     const big = 20 * 1024 * 1024;
     const held = Array.from({ length: MAX_LARGE_BODIES_PER_MEMBER }, () => heldBody(replica.origin, d.lb.url, claire.token, big, 1024 * 1024));
@@ -343,8 +317,7 @@ describe('large bodies', () => {
 
   it('a body of unknown length that turns out small takes no slot while its call runs', async () => {
     const d = await deploy();
-    const claire = await signInAs(d, CLAIRE, 'write', 'modern');
-    closers.push(() => claire.client.close());
+    const claire = await signIn(d, CLAIRE, 'write', 'modern');
     const [replica] = d.replicas as [Deployment['replicas'][number]];
     // Sent chunked (no Content-Length), as some proxies forward requests.
     const chunked = (name: string) => {
