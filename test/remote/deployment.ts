@@ -2,7 +2,7 @@
 // real Redis, behind the round-robin balancer, in front of a sandbox; members who sign in through the
 // workspace's own pages (e-mail, password, two-step code, consent); and raw requests sent straight to
 // one replica (with the public Host, as the proxy forwards it), for what a client library would not send.
-import { type IncomingHttpHeaders, request } from 'node:http';
+import { type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, request } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
@@ -128,6 +128,23 @@ export interface RawAnswer {
 }
 
 /**
+ * A request straight to a replica's `origin` (on /mcp unless `path`), with the public Host of
+ * `publicUrl` as the proxy forwards it; the caller writes its body and ends it.
+ */
+export function toReplica(
+  origin: string,
+  publicUrl: string,
+  opts: { method: string; path?: string; headers?: Record<string, string> },
+  onResponse: (res: IncomingMessage) => void,
+): ClientRequest {
+  const u = new URL(origin);
+  return request(
+    { host: u.hostname, port: u.port, method: opts.method, path: opts.path ?? '/mcp', headers: { host: new URL(publicUrl).host, ...opts.headers } },
+    onResponse,
+  );
+}
+
+/**
  * One request straight to a replica's `origin`, with the public Host of `publicUrl`. A GET answered
  * with an event stream is not read to its end: its status and headers are returned at once. A POST's
  * answer is read whole (as JSON, or as the event stream that carries it).
@@ -137,30 +154,20 @@ export function raw(
   publicUrl: string,
   opts: { method: string; path?: string; headers?: Record<string, string>; body?: string },
 ): Promise<RawAnswer> {
-  const u = new URL(origin);
   return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        method: opts.method,
-        path: opts.path ?? '/mcp',
-        headers: { host: new URL(publicUrl).host, ...opts.headers },
-      },
-      (res) => {
-        // A POST's event stream ends with its answer; a GET's stays open for events.
-        if (opts.method === 'GET' && String(res.headers['content-type']).startsWith('text/event-stream')) {
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' });
-          res.destroy();
-          return;
-        }
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-        res.on('error', reject);
-      },
-    );
+    const req = toReplica(origin, publicUrl, opts, (res) => {
+      // A POST's event stream ends with its answer; a GET's stays open for events.
+      if (opts.method === 'GET' && String(res.headers['content-type']).startsWith('text/event-stream')) {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' });
+        res.destroy();
+        return;
+      }
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
     req.on('error', reject);
     req.end(opts.body);
   });
@@ -186,16 +193,13 @@ export function legacyCall(token: string, sessionId: string | undefined, method:
  * (a replica serves one stream per session: whoever holds it keeps it).
  */
 export function openStream(origin: string, publicUrl: string, token: string, sessionId: string): Promise<{ status: number; close(): void }> {
-  const u = new URL(origin);
   return new Promise((resolve, reject) => {
-    const req = request(
+    const req = toReplica(
+      origin,
+      publicUrl,
       {
-        host: u.hostname,
-        port: u.port,
         method: 'GET',
-        path: '/mcp',
         headers: {
-          host: new URL(publicUrl).host,
           authorization: `Bearer ${token}`,
           accept: 'text/event-stream',
           'mcp-protocol-version': '2025-11-25',

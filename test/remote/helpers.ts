@@ -469,6 +469,34 @@ export async function codeFor(url: string, extra: Record<string, string> = {}) {
   return { clientId, verifier, code };
 }
 
+/**
+ * The code flow by hand for the registered `clientId`, signing in on the workspace's pages as `member`:
+ * authorize (with `extra` parameters), then the code exchanged with its verifier; the token answer as is.
+ */
+export async function codeSignIn(url: string, clientId: string, member: { email: string; consent: 'read' | 'write' }, extra: Record<string, string> = {}) {
+  const { verifier, challenge } = pkce();
+  const back = await browse(
+    authorizeUrl(url, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      ...extra,
+    }),
+    REDIRECT,
+    'allow',
+    member,
+  );
+  return token(url, {
+    grant_type: 'authorization_code',
+    client_id: clientId,
+    code: back.searchParams.get('code') ?? '',
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+  });
+}
+
 export async function tokensFor(url: string, extra: Record<string, string> = {}) {
   const c = await codeFor(url, extra);
   const t = await token(url, { grant_type: 'authorization_code', client_id: c.clientId, code: c.code, redirect_uri: REDIRECT, code_verifier: c.verifier });

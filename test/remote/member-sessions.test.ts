@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { CLAIRE, type Deployment, legacyCall, MARC, openStream, raw, remoteFixture } from './deployment.js';
-import { authorizeUrl, browse, pkce, REDIRECT, register, token } from './helpers.js';
+import { codeSignIn, register } from './helpers.js';
 
 const remote = remoteFixture();
 const { closers, deploy, signIn } = remote;
@@ -110,26 +110,7 @@ describe("a 2025 session is its member's", () => {
     // One client, one member, one consent, signed in twice: two grants.
     const clientId = await register(d.lb.url);
     const signIn = async () => {
-      const { verifier, challenge } = pkce();
-      const back = await browse(
-        authorizeUrl(d.lb.url, {
-          response_type: 'code',
-          client_id: clientId,
-          redirect_uri: REDIRECT,
-          code_challenge: challenge,
-          code_challenge_method: 'S256',
-        }),
-        REDIRECT,
-        'allow',
-        { email: CLAIRE, consent: 'write' },
-      );
-      const t = await token(d.lb.url, {
-        grant_type: 'authorization_code',
-        client_id: clientId,
-        code: back.searchParams.get('code') ?? '',
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-      });
+      const t = await codeSignIn(d.lb.url, clientId, { email: CLAIRE, consent: 'write' });
       expect(t.status).toBe(200);
       return t.body as { access_token: string; refresh_token: string };
     };

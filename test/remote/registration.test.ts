@@ -6,7 +6,7 @@ import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { REGISTRATION_LIMITS } from '../../src/remote/clients.js';
 import { CLAIRE, type Deployment, remoteFixture } from './deployment.js';
-import { authorizeUrl, browse, pkce, REDIRECT, token } from './helpers.js';
+import { codeSignIn, REDIRECT } from './helpers.js';
 
 const remote = remoteFixture();
 const { closers } = remote;
@@ -101,27 +101,7 @@ describe('anonymous registration', () => {
     const db = await admin();
     const ttlOf = async () => Number(await db.sendCommand(['PTTL', `wcm:remote:client:${clientId}`]));
     expect(await ttlOf()).toBeLessThanOrEqual(REGISTRATION_LIMITS.unusedTtlMs);
-    const { verifier, challenge } = pkce();
-    const back = await browse(
-      authorizeUrl(d.lb.url, {
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        state: 's',
-      }),
-      REDIRECT,
-      'allow',
-      { email: CLAIRE, consent: 'read' },
-    );
-    const t = await token(d.lb.url, {
-      grant_type: 'authorization_code',
-      client_id: clientId,
-      code: back.searchParams.get('code') ?? '',
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-    });
+    const t = await codeSignIn(d.lb.url, clientId, { email: CLAIRE, consent: 'read' }, { state: 's' });
     expect(t.status).toBe(200);
     // Its first sign-in keeps it for the full term (90 days), far beyond the minutes of an unused one.
     expect(await ttlOf()).toBeGreaterThan(30 * 24 * 3600 * 1000);

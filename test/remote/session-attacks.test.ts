@@ -15,13 +15,12 @@
 //   else out. Past the cap a new one is refused 429; another member still listens.
 // - Large bodies (uploads as content, up to about 35 MB each, held whole while read) are capped per
 //   member on a replica: before, one member sending many at once could hold the replica's memory.
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { MAX_LARGE_BODIES_PER_MEMBER, MAX_LISTENS_PER_MEMBER } from '../../src/remote/serve.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { until } from '../helpers/eras.js';
 import { eraParams } from '../reliability/stdio-peer.js';
-import { CLAIRE, type Deployment, legacyCall, MARC, raw, remoteFixture } from './deployment.js';
+import { CLAIRE, type Deployment, legacyCall, MARC, raw, remoteFixture, toReplica } from './deployment.js';
 
 const remote = remoteFixture();
 const { closers, deploy, signIn } = remote;
@@ -170,7 +169,6 @@ describe("one member's sign-ins", () => {
 
 /** A 2026 listen stream opened straight on a replica as `token`; kept open until `close()`. */
 function listen(origin: string, publicUrl: string, token: string): Promise<{ status: number; type: string; close(): void }> {
-  const u = new URL(origin);
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -178,14 +176,12 @@ function listen(origin: string, publicUrl: string, token: string): Promise<{ sta
     params: eraParams('modern', { notifications: { toolsListChanged: true } }),
   });
   return new Promise((resolve, reject) => {
-    const req = request(
+    const req = toReplica(
+      origin,
+      publicUrl,
       {
-        host: u.hostname,
-        port: u.port,
         method: 'POST',
-        path: '/mcp',
         headers: {
-          host: new URL(publicUrl).host,
           authorization: `Bearer ${token}`,
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
@@ -245,19 +241,16 @@ describe('listen streams (2026)', () => {
 
 /** A POST to a replica declaring `length` bytes, of which only `sent` are written: held open until `abort()`. */
 function heldBody(origin: string, publicUrl: string, token: string, length: number, sent: number) {
-  const u = new URL(origin);
   let answered: (status: number) => void = () => {};
   const status = new Promise<number>((r) => {
     answered = r;
   });
-  const req = request(
+  const req = toReplica(
+    origin,
+    publicUrl,
     {
-      host: u.hostname,
-      port: u.port,
       method: 'POST',
-      path: '/mcp',
       headers: {
-        host: new URL(publicUrl).host,
         authorization: `Bearer ${token}`,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
@@ -321,16 +314,13 @@ describe('large bodies', () => {
     const [replica] = d.replicas as [Deployment['replicas'][number]];
     // Sent chunked (no Content-Length), as some proxies forward requests.
     const chunked = (name: string) => {
-      const u = new URL(replica.origin);
       return new Promise<number>((resolve, reject) => {
-        const req = request(
+        const req = toReplica(
+          replica.origin,
+          d.lb.url,
           {
-            host: u.hostname,
-            port: u.port,
             method: 'POST',
-            path: '/mcp',
             headers: {
-              host: new URL(d.lb.url).host,
               authorization: `Bearer ${claire.token}`,
               'content-type': 'application/json',
               accept: 'application/json, text/event-stream',
