@@ -4,7 +4,7 @@
 // evidences they cite, and which documents the deliverable includes or leaves out.
 import { coverageBars, gainEffortMatrix, painHeatmap, roadmapLanes, topicCoverage } from '../shared/charts.js';
 import { h } from '../shared/dom.js';
-import { startView, type ToolResultLike, textOf } from '../shared/host.js';
+import { freshResult, rec, startView, type ToolResultLike } from '../shared/host.js';
 import { tr, words } from '../shared/i18n.js';
 
 type Json = Record<string, unknown>;
@@ -22,7 +22,6 @@ const T = {
 
 const root = document.getElementById('view') as HTMLElement;
 const arr = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : []);
-const rec = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
 
 interface Ctx {
@@ -163,13 +162,8 @@ function block(b: Json, ctx: Ctx): HTMLElement {
 }
 
 function render(r: ToolResultLike): void {
-  root.setAttribute('aria-busy', 'false');
-  root.replaceChildren();
-  const o = r.structuredContent;
-  if (r.isError || !o) {
-    root.append(h('p', { class: 'error', role: 'alert' }, textOf(r) || 'No document.'));
-    return;
-  }
+  const o = freshResult(root, r, 'No document.');
+  if (!o) return;
   const doc = rec(o.document);
   const blocks = arr(doc.blocks);
   const opportunities = new Map<string, Json>();

@@ -3,7 +3,7 @@
 // progress, the deliverable's stage, AI cost so far). Read-only: it calls nothing.
 import { bars, progress, topicCoverage } from '../shared/charts.js';
 import { h } from '../shared/dom.js';
-import { startView, type ToolResultLike, textOf } from '../shared/host.js';
+import { freshResult, rec, startView, type ToolResultLike } from '../shared/host.js';
 import { num, tr, words } from '../shared/i18n.js';
 import { findingType, reviewStatus, usageName } from '../shared/labels.js';
 
@@ -39,7 +39,6 @@ const state = (v: unknown) => (typeof v === 'string' && STATES[v] ? tr(STATES, v
 
 const root = document.getElementById('view') as HTMLElement;
 const isErr = (v: unknown): v is { error: string } => typeof v === 'object' && v !== null && 'error' in v;
-const rec = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 const entries = (v: unknown, name: (k: string) => string) =>
   Object.entries(rec(v)).map(([label, value]) => ({ label: name(label), value: Number(value) || 0 }));
 
@@ -48,13 +47,8 @@ function tile(label: string, value: string, extra?: HTMLElement): HTMLElement {
 }
 
 function render(r: ToolResultLike): void {
-  root.setAttribute('aria-busy', 'false');
-  root.replaceChildren();
-  const o = r.structuredContent;
-  if (r.isError || !o) {
-    root.append(h('p', { class: 'error', role: 'alert' }, textOf(r) || 'No overview.'));
-    return;
-  }
+  const o = freshResult(root, r, 'No overview.');
+  if (!o) return;
   const eng = rec(o.engagement);
   const findings = rec(o.findings);
   const contradictions = rec(o.contradictions);

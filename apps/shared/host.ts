@@ -2,6 +2,7 @@
 // arrives, the host's theme, fonts and locale applied now and whenever they change, and the
 // server's tools called through the host (a view makes no network request of its own).
 import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import { h } from './dom.js';
 import { setLocale } from './i18n.js';
 
 export interface ToolResultLike {
@@ -48,3 +49,21 @@ export function textOf(r: ToolResultLike): string {
   const first = (r.content ?? []).find((c): c is { type: 'text'; text: string } => (c as { type?: string }).type === 'text');
   return first?.text ?? '';
 }
+
+/**
+ * The view drawn afresh for result `r`: emptied and no longer busy; an error, or a result without
+ * structured content, shown as its text (or `fallback`) and undefined answered, else the content.
+ */
+export function freshResult(root: HTMLElement, r: ToolResultLike, fallback: string): Record<string, unknown> | undefined {
+  root.setAttribute('aria-busy', 'false');
+  root.replaceChildren();
+  const o = r.structuredContent;
+  if (r.isError || !o) {
+    root.append(h('p', { class: 'error', role: 'alert' }, textOf(r) || fallback));
+    return undefined;
+  }
+  return o;
+}
+
+/** A value as an object: `v` itself when it is one (not an array), else an empty object. */
+export const rec = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});

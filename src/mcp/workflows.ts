@@ -38,6 +38,9 @@ export function countBy(items: Json[], key: string): Record<string, number> {
   return out;
 }
 
+/** What the model is told when `engagement` is not in the workspace, with how to find the right id. */
+export const engagementNotFound = (engagement: string) => `Engagement ${engagement} was not found in this workspace. List engagements to find its id.`;
+
 /** Settled sections: a failed part is reported in place, the others still answer. */
 export async function section<T>(f: () => Promise<T>): Promise<T | { error: string }> {
   try {
@@ -116,7 +119,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
       // A 404 on everything is an unknown engagement, not several failures.
       const sections = [eng, summary, contradictions, draft];
       if (sections.every((x) => x && typeof x === 'object' && 'error' in x && String(x.error).startsWith('HTTP 404'))) {
-        return toolError(`Engagement ${engagement} was not found in this workspace. List engagements to find its id.`, { error: { code: 'not_found' } });
+        return toolError(engagementNotFound(engagement), { error: { code: 'not_found' } });
       }
       const draftData = draft as Json;
       // The rest of the summary, without what the sections above already say.

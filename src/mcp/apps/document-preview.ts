@@ -9,7 +9,7 @@ import { allPages } from '../pages.js';
 import type { Pipeline } from '../pipeline.js';
 import { toolError } from '../render/index.js';
 import { defineTool, type ToolSpec } from '../tools.js';
-import { section } from '../workflows.js';
+import { engagementNotFound, section } from '../workflows.js';
 import { linesWithin } from './bounded-lines.js';
 import { viewMeta } from './views.js';
 
@@ -64,7 +64,7 @@ export function documentPreviewTool(pipeline: Pipeline, budget: number): ToolSpe
         section(() => allPages(pipeline, 'list_interviews', { engagement }, s, 1)),
       ]);
       if ('error' in docs) {
-        if (docs.error.startsWith('HTTP 404')) return toolError(`Engagement ${engagement} was not found in this workspace. List engagements to find its id.`);
+        if (docs.error.startsWith('HTTP 404')) return toolError(engagementNotFound(engagement));
         return toolError(`Could not read the documents: ${docs.error}`);
       }
       const doc = docs.items.find((d) => d.kind === kind);

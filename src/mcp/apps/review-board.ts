@@ -8,7 +8,7 @@ import { allPages } from '../pages.js';
 import type { Pipeline } from '../pipeline.js';
 import { toolError } from '../render/index.js';
 import { defineTool, type ToolSpec } from '../tools.js';
-import { countBy, section } from '../workflows.js';
+import { countBy, engagementNotFound, section } from '../workflows.js';
 import { linesWithin } from './bounded-lines.js';
 import { viewMeta } from './views.js';
 
@@ -65,8 +65,7 @@ export function reviewBoardTool(pipeline: Pipeline, budget: number): ToolSpec {
         section(() => allPages(pipeline, 'list_interviews', { engagement }, ctx.signal, 1)),
       ]);
       if ('error' in findings) {
-        if (findings.error.startsWith('HTTP 404'))
-          return toolError(`Engagement ${engagement} was not found in this workspace. List engagements to find its id.`);
+        if (findings.error.startsWith('HTTP 404')) return toolError(engagementNotFound(engagement));
         return toolError(`Could not list the findings: ${findings.error}`);
       }
       const byId = new Map('error' in interviews ? [] : interviews.items.map((i) => [String(i.id), i] as const));
