@@ -9,7 +9,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
@@ -17,7 +17,7 @@ import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { until } from '../helpers/eras.js';
 import { ROOT } from '../helpers/spawn.js';
 import { negotiation } from '../helpers/stack.js';
-import { browse, TestOAuthProvider } from './helpers.js';
+import { signInAutoConsent } from './deployment.js';
 
 const CANARY = 'CANARY-7f3c9e-never-in-the-trail';
 
@@ -133,13 +133,7 @@ const total = (samples: Sample[], name: string, labels: Record<string, string> =
 describe('serve --remote tells the operator what was done, never what was said', () => {
   it('a sign-in and three calls: their audit events, without argument values, and /metrics counting them', async () => {
     // The sign-in, as an MCP client does it: 401, discovery, registration, the browser, the code.
-    const provider = new TestOAuthProvider();
-    const first = new Client({ name: 'audit-test', version: '1.0.0' }, { versionNegotiation: negotiation('legacy') });
-    await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
-    const back = await browse((provider.authorizationUrl as URL).href, provider.redirectUrl);
-    await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(back.searchParams);
-    const client = new Client({ name: 'audit-test', version: '1.0.0' }, { versionNegotiation: negotiation('legacy') });
-    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+    const { client, provider } = await signInAutoConsent(mcpUrl, 'legacy', 'audit-test');
     try {
       const write = (await client.callTool({
         name: 'create_finding',

@@ -1,14 +1,8 @@
-// The audit trail of a firm deployment in Redis: two replicas of `serve --remote` behind a round-robin
-// balancer, both appending to one stream (WORKSPACE_AUDIT=redis). The sign-in, handled by both, and
-// calls served by either land in the one stream, in order, each event whole, no argument value.
-import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { until } from '../helpers/eras.js';
-import { negotiation } from '../helpers/stack.js';
-import { remoteFixture } from './deployment.js';
-import { browse, TestOAuthProvider } from './helpers.js';
+import { remoteFixture, signInAutoConsent } from './deployment.js';
 
 const CANARY = 'CANARY-redis-91b2';
 const remote = remoteFixture();
@@ -17,13 +11,7 @@ const { closers } = remote;
 describe('the audit trail in Redis, shared by the replicas', () => {
   it('a sign-in and calls across two replicas: one stream, every event, no argument value', async () => {
     const { lb, mcpUrl } = await remote.deploy({ WORKSPACE_AUDIT: 'redis' }, 2, { oauth: { autoConsent: 'write' } });
-    const provider = new TestOAuthProvider();
-    const first = new Client({ name: 'audit-redis', version: '1.0.0' }, { versionNegotiation: negotiation('modern') });
-    await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
-    const back = await browse((provider.authorizationUrl as URL).href, provider.redirectUrl);
-    await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(back.searchParams);
-    const client = new Client({ name: 'audit-redis', version: '1.0.0' }, { versionNegotiation: negotiation('modern') });
-    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+    const { client, provider } = await signInAutoConsent(mcpUrl, 'modern', 'audit-redis');
     closers.push(() => client.close());
     const mark = lb.served.length;
     for (let i = 0; i < 4; i++) {

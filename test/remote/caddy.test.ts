@@ -12,7 +12,7 @@
 // - Caddy's active health checks (/readyz) take out a replica whose Redis is gone.
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
@@ -31,8 +31,9 @@ import {
 import { until } from '../helpers/eras.js';
 import { freePort } from '../helpers/programs.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
-import { type Era, negotiation } from '../helpers/stack.js';
-import { browse, DEFAULT_SURFACE_TOOLS, type ServeRemote, spawnServeRemote, TestOAuthProvider } from './helpers.js';
+import type { Era } from '../helpers/stack.js';
+import { signInAutoConsent } from './deployment.js';
+import { DEFAULT_SURFACE_TOOLS, type ServeRemote, spawnServeRemote, type TestOAuthProvider } from './helpers.js';
 
 type Json = Record<string, any>;
 const RUNS = '/engagements/{engagement}/analysis/runs';
@@ -120,15 +121,9 @@ const members = new Map<Era, Promise<Member>>();
 
 /** A member's client signed in through Caddy: the 401, discovery, registration, PKCE, the consent. */
 async function signIn(era: Era): Promise<Member> {
-  const provider = new TestOAuthProvider();
-  const first = new Client({ name: 'caddy-test', version: '1.0.0' }, { versionNegotiation: negotiation(era) });
-  await expect(first.connect(new StreamableHTTPClientTransport(main.mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
-  const back = await browse((provider.authorizationUrl as URL).href, provider.redirectUrl);
-  await new StreamableHTTPClientTransport(main.mcpUrl, { authProvider: provider }).finishAuth(back.searchParams);
-  const client = new Client({ name: 'caddy-test', version: '1.0.0' }, { versionNegotiation: negotiation(era) });
-  await client.connect(new StreamableHTTPClientTransport(main.mcpUrl, { authProvider: provider }));
-  cleanups.push(() => client.close());
-  return { client, provider };
+  const m = await signInAutoConsent(main.mcpUrl, era, 'caddy-test');
+  cleanups.push(() => m.client.close());
+  return m;
 }
 
 /** The era's member, signed in once for the file (the first test that needs one signs in). */

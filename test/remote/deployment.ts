@@ -3,8 +3,8 @@
 // workspace's own pages (e-mail, password, two-step code, consent); and raw requests sent straight to
 // one replica (with the public Host, as the proxy forwards it), for what a client library would not send.
 import { type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, request } from 'node:http';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { type Era, negotiation } from '../helpers/stack.js';
@@ -72,6 +72,23 @@ export async function signInAs(d: Deployment, email: string, consent: 'read' | '
   const client = new Client({ name: 'member', version: '1' }, { versionNegotiation: negotiation(era) });
   await client.connect(transport);
   return { client, transport, provider, token: provider.stored?.access_token ?? '' };
+}
+
+/**
+ * A client of `era` (named `name`) signed in at `mcpUrl` through a workspace that consents by itself,
+ * as an MCP client does it: no token yet, so the 401 (checked) leads the SDK's OAuth to the metadata,
+ * registration and the authorization URL, which the test "browser" follows to the client's redirect;
+ * then the code is exchanged and a new client connects with the tokens.
+ */
+export async function signInAutoConsent(mcpUrl: URL, era: Era, name: string): Promise<{ client: Client; provider: TestOAuthProvider }> {
+  const provider = new TestOAuthProvider();
+  const first = new Client({ name, version: '1.0.0' }, { versionNegotiation: negotiation(era) });
+  await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+  const back = await browse((provider.authorizationUrl as URL).href, provider.redirectUrl);
+  await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(back.searchParams);
+  const client = new Client({ name, version: '1.0.0' }, { versionNegotiation: negotiation(era) });
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+  return { client, provider };
 }
 
 export interface RemoteFixture {

@@ -6,14 +6,14 @@
 //   a grant revoked at the workspace ends the session cleanly.
 // - Three replicas on one member's token at ten times the allowed rate: the sandbox never counts more
 //   than 120 requests in a rolling minute, answers no 429, and they use at least 95% of the budget.
-import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { type Client, UnauthorizedError } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import type { startSandbox } from '../../src/sandbox/index.js';
-import { type Era, negotiation } from '../helpers/stack.js';
+import type { Era } from '../helpers/stack.js';
 import { budgetUse, busiestWindow } from '../helpers/windows.js';
-import { remoteFixture } from './deployment.js';
-import { browse, DEFAULT_SURFACE_TOOLS, TestOAuthProvider } from './helpers.js';
+import { remoteFixture, signInAutoConsent } from './deployment.js';
+import { DEFAULT_SURFACE_TOOLS, type TestOAuthProvider } from './helpers.js';
 
 const LIMIT = 120;
 const remote = remoteFixture();
@@ -25,15 +25,9 @@ function deployment(replicas: number, sandboxOpts: Parameters<typeof startSandbo
 }
 
 async function signIn(mcpUrl: URL, era: Era): Promise<{ client: Client; provider: TestOAuthProvider }> {
-  const provider = new TestOAuthProvider();
-  const first = new Client({ name: 'replica-test', version: '1.0.0' }, { versionNegotiation: negotiation(era) });
-  await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
-  const back = await browse((provider.authorizationUrl as URL).href, provider.redirectUrl);
-  await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(back.searchParams);
-  const client = new Client({ name: 'replica-test', version: '1.0.0' }, { versionNegotiation: negotiation(era) });
-  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
-  closers.push(() => client.close());
-  return { client, provider };
+  const m = await signInAutoConsent(mcpUrl, era, 'replica-test');
+  closers.push(() => m.client.close());
+  return m;
 }
 
 describe('two replicas of serve --remote on one Redis', () => {

@@ -4,14 +4,15 @@
 // the member's own consent as the ceiling; a grant revoked at the workspace ends the session cleanly.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { type Client, UnauthorizedError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxOperations, toolListFor } from '../../bench/tokens.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { ROOT } from '../helpers/spawn.js';
-import { type Era, negotiation } from '../helpers/stack.js';
-import { browse, TestOAuthProvider } from './helpers.js';
+import type { Era } from '../helpers/stack.js';
+import { signInAutoConsent } from './deployment.js';
+import type { TestOAuthProvider } from './helpers.js';
 
 let sandbox: SandboxHandle;
 let server: ChildProcessWithoutNullStreams;
@@ -49,16 +50,7 @@ afterAll(async () => {
 
 /** A client signed in as the sandbox's member, with the consent the sandbox gives. */
 async function signedIn(era: Era): Promise<{ client: Client; provider: TestOAuthProvider }> {
-  const provider = new TestOAuthProvider();
-  const first = new Client({ name: 'remote-test', version: '1.0.0' }, { versionNegotiation: negotiation(era) });
-  // No token yet: the 401's WWW-Authenticate leads the SDK's OAuth to the metadata, registration and
-  // the authorization URL, which the test "browser" follows to the client's redirect.
-  await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
-  const back = await browse((provider.authorizationUrl as URL).href, provider.redirectUrl);
-  await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(back.searchParams);
-  const client = new Client({ name: 'remote-test', version: '1.0.0' }, { versionNegotiation: negotiation(era) });
-  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
-  return { client, provider };
+  return signInAutoConsent(mcpUrl, era, 'remote-test');
 }
 
 describe('serve --remote', () => {
