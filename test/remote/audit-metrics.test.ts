@@ -1,11 +1,3 @@
-// What the operator of `serve --remote` is told, as deployed: the real CLI in a child process with
-// an audit trail in a file (WORKSPACE_AUDIT=file:...) and metrics on a port of their own
-// (WORKSPACE_METRICS_PORT). A member signs in and makes three calls (a write, a search, a call refused
-// for its arguments), each carrying a canary in an argument: the trail holds one event per sign-in,
-// grant change and call, with the operation and path ids of what was sent, and the canary nowhere;
-// /metrics parses as Prometheus text and counts the sign-in and the three calls (the last one made by a
-// client of the 2026-07-28 protocol, whose requests carry no session).
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,27 +7,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { until } from '../helpers/eras.js';
-import { ROOT } from '../helpers/spawn.js';
 import { negotiation } from '../helpers/stack.js';
 import { signInAutoConsent } from './deployment.js';
+import { type LoneServeRemote, spawnLoneServeRemote } from './helpers.js';
 
 const CANARY = 'CANARY-7f3c9e-never-in-the-trail';
 
 let sandbox: SandboxHandle;
-let server: ChildProcessWithoutNullStreams;
+let server: LoneServeRemote;
 let dir: string;
 let auditFile: string;
 let mcpUrl: URL;
 let metricsUrl: string;
-let stderr = '';
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false, oauth: { autoConsent: 'write' }, logger: () => {} });
   dir = await mkdtemp(join(tmpdir(), 'wcm-audit-'));
   auditFile = join(dir, 'trail', 'audit.log');
-  server = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve', '--remote', '--host', '127.0.0.1', '--port', '0'], {
-    cwd: ROOT,
-    env: {
+  server = await spawnLoneServeRemote(
+    {
       PATH: process.env.PATH ?? '',
       HOME: dir,
       WORKSPACE_URL: sandbox.url,
@@ -43,28 +33,15 @@ beforeAll(async () => {
       WORKSPACE_AUDIT: `file:${auditFile}`,
       WORKSPACE_METRICS_PORT: '0',
     },
-  });
-  [mcpUrl, metricsUrl] = await new Promise<[URL, string]>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve --remote did not start: ${stderr}`)), 30_000);
-    server.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const mcp = /public URL (\S+)/.exec(stderr);
-      const metrics = /serving metrics at (\S+)/.exec(stderr);
-      if (mcp && metrics) {
-        clearTimeout(timer);
-        resolve([new URL(mcp[1] as string), metrics[1] as string]);
-      }
-    });
-    server.once('exit', (code) => reject(new Error(`serve --remote exited with ${code}: ${stderr}`)));
-  });
+    [/public URL (\S+)/, /serving metrics at (\S+)/],
+    30_000,
+  );
+  mcpUrl = new URL(server.found[0] as string);
+  metricsUrl = server.found[1] as string;
 }, 40_000);
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server.once('exit', r));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.stop();
   await sandbox?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -194,7 +171,7 @@ describe('serve --remote tells the operator what was done, never what was said',
     expect(calls[1]).toMatchObject({ outcome: 'ok', operation: null, ids: {}, status: null });
     expect(calls[2]).toMatchObject({ outcome: 'refused', operation: null, ids: {}, status: null });
     // The server's own logs keep out of the trail: it is its own stream.
-    expect(stderr).not.toContain('"name":"audit"');
+    expect(server.stderr()).not.toContain('"name":"audit"');
 
     const res = await fetch(metricsUrl);
     expect(res.status).toBe(200);

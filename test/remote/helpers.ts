@@ -413,6 +413,52 @@ export async function spawnServeRemote(opts: {
   return { child, origin, stderr: () => stderr, stop };
 }
 
+/** `serve --remote` run alone (no Redis, its public URL its own), started by spawnLoneServeRemote. */
+export interface LoneServeRemote {
+  child: ChildProcessWithoutNullStreams;
+  /** The first group of each pattern it was awaited for, in their order. */
+  found: string[];
+  /** Everything it has written to stderr so far. */
+  stderr(): string;
+  /** SIGTERM, and the exit awaited; nothing when it has already exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The real CLI's `serve --remote` on 127.0.0.1 and a port of its own, with exactly `env` as its
+ * environment; resolves once its stderr has matched every one of `waitFor` (or fails after `timeoutMs`).
+ */
+export async function spawnLoneServeRemote(env: Record<string, string>, waitFor: RegExp[], timeoutMs: number): Promise<LoneServeRemote> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve', '--remote', '--host', '127.0.0.1', '--port', '0'], {
+    cwd: ROOT,
+    env,
+  });
+  let stderr = '';
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  const found = await new Promise<string[]>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve --remote did not start: ${stderr}`)), timeoutMs);
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const groups = waitFor.map((p) => p.exec(stderr)?.[1]);
+      if (groups.every((g) => g !== undefined)) {
+        clearTimeout(timer);
+        resolve(groups as string[]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve --remote exited with ${code}: ${stderr}`)));
+  }).catch(async (err: unknown) => {
+    // Not left running when it never said where it serves: the file's afterAll has nothing to stop.
+    await stop();
+    throw err;
+  });
+  return { child, found, stderr: () => stderr, stop };
+}
+
 // ---------------------------------------------------------------------------------------------------
 // An OAuth client by hand, for the tests that need to send what a library would not.
 
@@ -448,32 +494,11 @@ export async function token(url: string, form: Record<string, string>) {
   return { status: res.status, body: (await res.json()) as Record<string, string> };
 }
 
-/** A full sign-in by hand: register, authorize (approve in the "browser"), and the code with its verifier. */
-export async function codeFor(url: string, extra: Record<string, string> = {}) {
-  const clientId = await register(url);
-  const { verifier, challenge } = pkce();
-  const back = await browse(
-    authorizeUrl(url, {
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      state: 's1',
-      ...extra,
-    }),
-    REDIRECT,
-  );
-  const code = back.searchParams.get('code');
-  if (!code) throw new Error(`no code: ${back.href}`);
-  return { clientId, verifier, code };
-}
-
 /**
- * The code flow by hand for the registered `clientId`, signing in on the workspace's pages as `member`:
- * authorize (with `extra` parameters), then the code exchanged with its verifier; the token answer as is.
+ * The authorization by hand for `clientId` with a fresh PKCE pair (and `extra` parameters), approved in
+ * the "browser" (as `member` when the workspace shows its own pages): the verifier and the redirect.
  */
-export async function codeSignIn(url: string, clientId: string, member: { email: string; consent: 'read' | 'write' }, extra: Record<string, string> = {}) {
+async function authorizeWithPkce(url: string, clientId: string, extra: Record<string, string>, member?: { email: string; consent: 'read' | 'write' }) {
   const { verifier, challenge } = pkce();
   const back = await browse(
     authorizeUrl(url, {
@@ -488,6 +513,24 @@ export async function codeSignIn(url: string, clientId: string, member: { email:
     'allow',
     member,
   );
+  return { verifier, back };
+}
+
+/** A full sign-in by hand: register, authorize (approve in the "browser"), and the code with its verifier. */
+export async function codeFor(url: string, extra: Record<string, string> = {}) {
+  const clientId = await register(url);
+  const { verifier, back } = await authorizeWithPkce(url, clientId, { state: 's1', ...extra });
+  const code = back.searchParams.get('code');
+  if (!code) throw new Error(`no code: ${back.href}`);
+  return { clientId, verifier, code };
+}
+
+/**
+ * The code flow by hand for the registered `clientId`, signing in on the workspace's pages as `member`:
+ * authorize (with `extra` parameters), then the code exchanged with its verifier; the token answer as is.
+ */
+export async function codeSignIn(url: string, clientId: string, member: { email: string; consent: 'read' | 'write' }, extra: Record<string, string> = {}) {
+  const { verifier, back } = await authorizeWithPkce(url, clientId, extra, member);
   return token(url, {
     grant_type: 'authorization_code',
     client_id: clientId,

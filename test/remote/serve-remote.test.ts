@@ -1,50 +1,28 @@
-// `serve --remote` as deployed: the real CLI in a child process, in front of a sandbox whose OAuth
-// consents by itself (no browser: the test follows the redirects). An MCP client of either protocol
-// era discovers the authorization server from the 401, registers, signs in with PKCE and works with
-// the member's own consent as the ceiling; a grant revoked at the workspace ends the session cleanly.
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { type Client, UnauthorizedError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxOperations, toolListFor } from '../../bench/tokens.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { ROOT } from '../helpers/spawn.js';
 import type { Era } from '../helpers/stack.js';
 import { signInAutoConsent } from './deployment.js';
-import type { TestOAuthProvider } from './helpers.js';
+import { type LoneServeRemote, spawnLoneServeRemote, type TestOAuthProvider } from './helpers.js';
 
 let sandbox: SandboxHandle;
-let server: ChildProcessWithoutNullStreams;
+let server: LoneServeRemote;
 let mcpUrl: URL;
-let stderr = '';
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false, oauth: { autoConsent: 'write' }, logger: () => {} });
-  server = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve', '--remote', '--host', '127.0.0.1', '--port', '0'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', WORKSPACE_URL: sandbox.url, LOG_LEVEL: 'info' },
-  });
-  mcpUrl = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve --remote did not start: ${stderr}`)), 20_000);
-    server.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const m = /public URL (\S+)/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve(new URL(m[1] as string));
-      }
-    });
-    server.once('exit', (code) => reject(new Error(`serve --remote exited with ${code}: ${stderr}`)));
-  });
+  server = await spawnLoneServeRemote(
+    { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', WORKSPACE_URL: sandbox.url, LOG_LEVEL: 'info' },
+    [/public URL (\S+)/],
+    20_000,
+  );
+  mcpUrl = new URL(server.found[0] as string);
 }, 30_000);
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server.once('exit', r));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.stop();
   await sandbox?.close();
 });
 
@@ -113,6 +91,6 @@ describe('serve --remote', () => {
     } finally {
       await client.close().catch(() => {});
     }
-    expect(stderr).not.toMatch(/pat_[A-Za-z0-9]{8}|wco_[A-Za-z0-9]{8}|wcm_[A-Za-z0-9]{8}/);
+    expect(server.stderr()).not.toMatch(/pat_[A-Za-z0-9]{8}|wco_[A-Za-z0-9]{8}|wcm_[A-Za-z0-9]{8}/);
   }, 60_000);
 });
