@@ -190,15 +190,22 @@ export function raw(
   });
 }
 
+/** The headers of a JSON-RPC POST as `token` in protocol `version`, as an MCP client sends them. */
+export function postHeaders(token: string, version: '2025-11-25' | '2026-07-28'): Record<string, string> {
+  return {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': version,
+  };
+}
+
 /** A JSON-RPC request of the 2025 era, in session `sessionId`, as `token`. */
 export function legacyCall(token: string, sessionId: string | undefined, method: string, params: unknown = {}) {
   return {
     method: 'POST',
     headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
+      ...postHeaders(token, '2025-11-25'),
       ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),

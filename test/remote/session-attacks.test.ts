@@ -20,7 +20,7 @@ import { MAX_LARGE_BODIES_PER_MEMBER, MAX_LISTENS_PER_MEMBER } from '../../src/r
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { until } from '../helpers/eras.js';
 import { eraParams } from '../reliability/stdio-peer.js';
-import { CLAIRE, type Deployment, legacyCall, MARC, raw, remoteFixture, toReplica } from './deployment.js';
+import { CLAIRE, type Deployment, legacyCall, MARC, postHeaders, raw, remoteFixture, toReplica } from './deployment.js';
 
 const remote = remoteFixture();
 const { closers, deploy, signIn } = remote;
@@ -182,10 +182,7 @@ function listen(origin: string, publicUrl: string, token: string): Promise<{ sta
       {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
+          ...postHeaders(token, '2026-07-28'),
           'mcp-method': 'subscriptions/listen',
         },
       },
@@ -251,10 +248,7 @@ function heldBody(origin: string, publicUrl: string, token: string, length: numb
     {
       method: 'POST',
       headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-11-25',
+        ...postHeaders(token, '2025-11-25'),
         'content-length': String(length),
       },
     },
@@ -321,10 +315,7 @@ describe('large bodies', () => {
           {
             method: 'POST',
             headers: {
-              authorization: `Bearer ${claire.token}`,
-              'content-type': 'application/json',
-              accept: 'application/json, text/event-stream',
-              'mcp-protocol-version': '2026-07-28',
+              ...postHeaders(claire.token, '2026-07-28'),
               'mcp-method': 'tools/call',
               'mcp-name': name,
             },
