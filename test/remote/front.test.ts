@@ -6,7 +6,7 @@
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/store/memory.js';
-import { browse, RecordingStore, type Stack, startStack, TestOAuthProvider, type WhoAmI } from './helpers.js';
+import { browse, RecordingStore, revoke, type Stack, startStack, TestOAuthProvider, type WhoAmI } from './helpers.js';
 
 let stack: Stack | undefined;
 afterEach(async () => {
@@ -125,11 +125,7 @@ describe('remote front: lifetimes', () => {
     const { client, provider } = await signIn(stack);
     await whoami(client);
     const clientId = [...provider.creds.values()][0]?.client_id ?? '';
-    const res = await fetch(`${stack.replica.url}/oauth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: clientId, token: provider.stored?.refresh_token ?? '' }),
-    });
+    const res = await revoke(stack.replica.url, clientId, provider.stored?.refresh_token ?? '');
     expect(res.status).toBe(200);
     const mcp = await fetch(`${stack.replica.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${provider.stored?.access_token}` } });
     expect(mcp.status).toBe(401);

@@ -474,6 +474,15 @@ export async function register(url: string, redirectUris: string[] = [REDIRECT])
   return ((await res.json()) as { client_id: string }).client_id;
 }
 
+/** A client's revocation of `token` (RFC 7009), as it sends one when its sign-in ends; the answer as is. */
+export function revoke(url: string, clientId: string, token: string): Promise<Response> {
+  return fetch(`${url}/oauth/revoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: clientId, token }),
+  });
+}
+
 export function pkce() {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };

@@ -11,6 +11,7 @@ import { ensureAppsBuilt } from '../../scripts/build-apps.js';
 import { VIEWS } from '../../src/mcp/apps/views.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { CLAIRE, MARC, remoteFixture } from './deployment.js';
+import { revoke } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -57,11 +58,7 @@ describe("a member's file link", () => {
 
     // Her sign-in ends (her client revokes it): the link opens for no one, and the workspace is not asked.
     const clientId = (claire.provider.clientInformation() as { client_id: string }).client_id;
-    const revoked = await fetch(`${d.lb.url}/oauth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: clientId, token: claire.provider.stored?.refresh_token as string }),
-    });
+    const revoked = await revoke(d.lb.url, clientId, claire.provider.stored?.refresh_token as string);
     expect(revoked.status).toBe(200);
     d.sandbox.clearRequests();
     for (let i = 0; i < 2; i++) {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { CLAIRE, type Deployment, legacyCall, MARC, openStream, raw, remoteFixture } from './deployment.js';
-import { codeSignIn, register } from './helpers.js';
+import { codeSignIn, register, revoke } from './helpers.js';
 
 const remote = remoteFixture();
 const { closers, deploy, signIn } = remote;
@@ -124,11 +124,7 @@ describe("a 2025 session is its member's", () => {
     const sessionId = opened.headers['mcp-session-id'] as string;
     const second = await signIn();
     // The first sign-in ends (the client revokes it): its grant and workspace authorization are gone.
-    const revoked = await fetch(`${d.lb.url}/oauth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: clientId, token: first.refresh_token }),
-    });
+    const revoked = await revoke(d.lb.url, clientId, first.refresh_token);
     expect(revoked.status).toBe(200);
     const call = await raw(replica.origin, d.lb.url, legacyCall(second.access_token, sessionId, 'tools/call', { name: 'get_workspace', arguments: {} }));
     expect(call.status, call.body).toBe(200);

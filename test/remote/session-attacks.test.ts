@@ -21,6 +21,7 @@ import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { until } from '../helpers/eras.js';
 import { eraParams } from '../reliability/stdio-peer.js';
 import { CLAIRE, type Deployment, legacyCall, MARC, postHeaders, raw, remoteFixture, toReplica } from './deployment.js';
+import { revoke } from './helpers.js';
 
 const remote = remoteFixture();
 const { closers, deploy, signIn } = remote;
@@ -88,11 +89,7 @@ describe("a 2025 session against the other era's requests and a revoked sign-in"
     const marc = await signIn(d, MARC, 'write', 'legacy');
     const sessionId = claire.transport.sessionId as string;
     const clientId = (claire.provider.clientInformation() as { client_id: string }).client_id;
-    const revoked = await fetch(`${d.lb.url}/oauth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: clientId, token: claire.provider.stored?.refresh_token as string }),
-    });
+    const revoked = await revoke(d.lb.url, clientId, claire.provider.stored?.refresh_token as string);
     expect(revoked.status).toBe(200);
     d.sandbox.clearRequests();
     for (const replica of [...d.replicas, ...d.replicas]) {
