@@ -44,10 +44,12 @@ describe('the drafting job done three ways', () => {
     expect(results.blocks.cost.argumentTokens).toBeLessThan(results.whole.cost.argumentTokens);
   });
 
-  it('measures what the README table (the last real-speed npm run bench) says, but for the waited seconds of the export', () => {
-    // Calls and requests but the export's polls are the same at any speed; the tokens differ only where a
-    // text says how long the export took (a digit or two), so they are held to 1%. A change to what the tools answer shows here:
-    // run npm run bench (its drafting part: npx tsx bench/drafting-cost.ts after npm run build), then npm run docs.
+  it('measures what the README table (the last real-speed npm run bench) says, but for ids and times', () => {
+    // Calls and requests but the export's polls are the same at any speed. The tokens differ where a run
+    // makes its own ids (an export's, a file's: random characters tokenize unevenly) and where a text says
+    // how long the export took: 0.5% apart between idle runs here, 1.04% once on a loaded machine, so they
+    // are held to 3%. A change to what the tools answer shows here: run npm run bench (its drafting part:
+    // npx tsx bench/drafting-cost.ts after npm run build), then npm run docs.
     for (const committed of draftingResults().costs) {
       const measured = results[committed.way].cost;
       expect({ way: committed.way, toolCalls: measured.toolCalls, ownRequests: measured.apiRequests - measured.exportPolls }).toEqual({
@@ -55,8 +57,8 @@ describe('the drafting job done three ways', () => {
         toolCalls: committed.toolCalls,
         ownRequests: committed.apiRequests - committed.exportPolls,
       });
-      expect(Math.abs(measured.resultTokens - committed.resultTokens)).toBeLessThanOrEqual(0.01 * committed.resultTokens);
-      expect(Math.abs(measured.argumentTokens - committed.argumentTokens)).toBeLessThanOrEqual(0.01 * committed.argumentTokens);
+      expect(Math.abs(measured.resultTokens - committed.resultTokens)).toBeLessThanOrEqual(0.03 * committed.resultTokens);
+      expect(Math.abs(measured.argumentTokens - committed.argumentTokens)).toBeLessThanOrEqual(0.03 * committed.argumentTokens);
     }
   });
 });
