@@ -19,7 +19,7 @@ import { Clients, REGISTRATION_LIMITS, type RegistrationLimits } from './clients
 import type { RemoteContext } from './context.js';
 import { authenticate } from './gate.js';
 import { GrantEndedError, Grants } from './grants.js';
-import { OAuthHttpError, sendError, sendJson } from './io.js';
+import { lingerThenClose, OAuthHttpError, sendError, sendJson } from './io.js';
 import { authorizationServerMetadata, bearerChallenge, type Endpoints, endpointsFor, protectedResourceMetadata, RemoteConfigError } from './metadata.js';
 import { PersonalTokens } from './personal.js';
 import type { RemotePrincipal } from './principal.js';
@@ -145,8 +145,9 @@ function declaredLength(req: IncomingMessage): number | undefined {
   return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
-/** 413, and the connection closed after it: what is left of the body is never read. */
+/** 413, and the connection closed after it (lingering: see lingerThenClose): what is left of the body is never read. */
 function bodyTooLarge(res: ServerResponse, limit: number): void {
+  lingerThenClose(res);
   sendJson(res, 413, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Request body larger than ${limit} bytes.` } }, { Connection: 'close' });
 }
 
@@ -228,6 +229,7 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
         req.resume();
         return sendJson(res, who.status, who.body, who.headers);
       }
+      lingerThenClose(res);
       return sendJson(res, who.status, who.body, { ...who.headers, Connection: 'close' });
     }
     // Refused from its declared length, before a byte of it is read.

@@ -16,6 +16,33 @@ export class OAuthHttpError extends Error {
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
+/** How long a connection closed with the client's body unread stays open after the answer, for the client to read it. */
+const LINGER_MS = 2000;
+
+/**
+ * For an answer sent with `Connection: close` while the client may still be sending a body we will
+ * not read. Node ends such an answer with `socket.destroySoon()`: a FIN, then the socket closed at
+ * once. Closing a socket with the client's bytes unread makes the kernel send a reset, and a reset
+ * discards what the client has received and not read yet: under load the answer itself, so the
+ * client saw a dropped connection instead of its 413 or 401 (nodejs/node#9085). A lingering close
+ * instead, as nginx's: the FIN, reading stopped (the client's sending stalls on a full window;
+ * nothing more is read), and the socket closed when the client closes or after LINGER_MS.
+ */
+export function lingerThenClose(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  socket.destroySoon = () => {
+    socket.end();
+    // After the answer Node resumes the request to discard its body, and that resume lands on a
+    // later tick: paused at once, the socket would be read to the end of the body (100 MB, measured).
+    // Paused on the next turn of the loop, it reads what one turn brings (95 KB, measured), then stops.
+    setImmediate(() => socket.pause());
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  };
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {

@@ -163,6 +163,49 @@ function hugePost(origin: string, publicUrl: string, headers: Record<string, str
   });
 }
 
+/**
+ * The same POST from a client that reads nothing while it sends: it writes until the server stops
+ * reading (no drain for `stallMs`), and only then reads what came back. A server that closed with
+ * the body unread sent a reset, which throws away the answer waiting unread: the client found none
+ * (status 0) before the close lingered.
+ */
+function hugePostReadLate(origin: string, publicUrl: string, headers: Record<string, string>, declared: number, stallMs: number) {
+  const u = new URL(origin);
+  return new Promise<{ status: number }>((resolve) => {
+    const socket = connect(Number(u.port), u.hostname);
+    socket.pause();
+    let answer = '';
+    const head = [
+      'POST /mcp HTTP/1.1',
+      `Host: ${new URL(publicUrl).host}`,
+      'Content-Type: application/json',
+      `Content-Length: ${declared}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      '',
+      '',
+    ].join('\r\n');
+    // Writing on after the server's close fails (EPIPE): expected, the answer is what matters.
+    socket.on('error', () => {});
+    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0) }));
+    const readNow = () => {
+      socket.on('data', (c) => (answer += c.toString('latin1')));
+      socket.resume();
+    };
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let stall: NodeJS.Timeout | undefined;
+    const pump = () => {
+      clearTimeout(stall);
+      while (!socket.destroyed) {
+        if (!socket.write(chunk)) {
+          stall = setTimeout(readNow, stallMs);
+          return void socket.once('drain', pump);
+        }
+      }
+    };
+    socket.write(head, pump);
+  });
+}
+
 describe('request bodies', () => {
   it('a body declared over the limit is refused 413 from its Content-Length, and the connection closed without reading it', async () => {
     const d = await deploy();
@@ -172,6 +215,16 @@ describe('request bodies', () => {
     process.stderr.write(`declared 100 MB with a token: HTTP ${r.status}, ${(r.written / 1024 / 1024).toFixed(1)} MB sent before the server closed\n`);
     expect(r.status).toBe(413);
     expect(r.closedByServer).toBe(true);
+  }, 120_000);
+
+  it('a client still sending when refused gets its 413 all the same: the server closes lingering, not with a reset', async () => {
+    const d = await deploy();
+    const claire = await signIn(d, CLAIRE, 'write', 'modern');
+    const [replica] = d.replicas as [Deployment['replicas'][number]];
+    const r = await hugePostReadLate(replica.origin, d.lb.url, { Authorization: `Bearer ${claire.token}` }, 100 * 1024 * 1024, 300);
+    expect(r.status).toBe(413);
+    const anonymous = await hugePostReadLate(replica.origin, d.lb.url, {}, 64 * 1024 * 1024, 300);
+    expect(anonymous.status).toBe(401);
   }, 120_000);
 
   it('an unauthenticated request is answered 401 without its body being read: the connection closes', async () => {
