@@ -97,10 +97,13 @@ interface EntryInput extends Pick<Operation, 'surface' | 'job' | 'resource' | 'l
   path: string;
   /** Defaults: GET is read, everything else write. */
   scope?: Scope;
-  /** Arguments besides the path parameters (query fields for GET/DELETE, body fields otherwise). */
-  fields?: z.ZodRawShape;
-  /** Path parameters whose schema is not a ULID (slugs, enums, the media path). */
-  pathSchemas?: z.ZodRawShape;
+  /**
+   * Arguments besides the path parameters (query fields for GET/DELETE, body fields otherwise), as
+   * a function: the zod schemas are built with the entry's input, on its first read, not at load.
+   */
+  fields?: () => z.ZodRawShape;
+  /** Path parameters whose schema is not a ULID (slugs, enums, the media path); a function, as `fields`. */
+  pathSchemas?: () => z.ZodRawShape;
   paginated?: boolean;
   reference?: boolean;
   response?: ResponseKind;
@@ -134,7 +137,7 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
   const paginated = e.paginated ?? false;
   const isGet = e.method === 'GET';
   const reads = isGet || e.scope === 'read';
-  const hasFields = Object.keys(e.fields ?? {}).length > 0;
+  const hasFields = e.fields !== undefined;
   const body: BodyKind = e.body ?? (isGet || e.method === 'DELETE' ? 'query' : hasFields ? 'json' : 'none');
   const entry = {
     name: e.name,
@@ -169,8 +172,9 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
   };
   return withLazyInput(entry, () => {
     const shape: Record<string, z.core.$ZodType> = {};
-    for (const p of pathParams(e.path)) shape[p] = e.pathSchemas?.[p] ?? id();
-    Object.assign(shape, e.fields ?? {});
+    const pathSchemas = e.pathSchemas?.();
+    for (const p of pathParams(e.path)) shape[p] = pathSchemas?.[p] ?? id();
+    Object.assign(shape, e.fields?.());
     if (paginated) Object.assign(shape, { cursor: cursor().optional(), limit: limit().optional() });
     return z.strictObject(shape);
   });

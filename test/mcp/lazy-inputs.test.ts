@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { writeBuiltSchemas } from '../../scripts/build-schemas.js';
 import type { ApiClient } from '../../src/api/client.js';
 import type { Operation } from '../../src/operation.js';
@@ -44,16 +45,29 @@ afterAll(() => {
 });
 
 describe("a catalog entry's input", () => {
-  it('is built on first read, once, and held', () => {
+  it('is built on first read, once, and held, with the fields it declares', () => {
+    let fieldsBuilt = 0;
     const [entry] = area('engagements', [
-      op({ name: 'list_things', title: 'List things', description: 'A test entry.', method: 'GET', path: '/things/{thing}', paginated: true }),
+      op({
+        name: 'list_things',
+        title: 'List things',
+        description: 'A test entry.',
+        method: 'GET',
+        path: '/things/{thing}',
+        paginated: true,
+        fields: () => {
+          fieldsBuilt++;
+          return { status: z.enum(['open', 'closed']).optional() };
+        },
+      }),
     ]);
     if (!entry) throw new Error('no entry');
-    expect(built(entry)).toBe(false);
+    expect([built(entry), fieldsBuilt]).toEqual([false, 0]);
     const input = entry.input;
-    expect(Object.keys(input.shape)).toEqual(['thing', 'cursor', 'limit']);
+    expect(Object.keys(input.shape)).toEqual(['thing', 'status', 'cursor', 'limit']);
     expect(built(entry)).toBe(true);
     expect(entry.input).toBe(input);
+    expect(fieldsBuilt).toBe(1);
   });
 
   it('is built by no listing: every tool of either surface is listed with none built', () => {
