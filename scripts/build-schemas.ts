@@ -62,5 +62,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const dist = join(ROOT, 'dist');
   const out = join(dist, 'src', 'mcp', BUILT_SCHEMAS_FILE);
   const built = await writeBuiltSchemas({ catalog: join(dist, 'tools', 'index.js'), schema: join(dist, 'src', 'mcp', 'schema.js') }, out);
-  process.stdout.write(`${relative(ROOT, out)}: ${Object.keys(built.schemas).length} input schemas, keyed by ${built.modules.length} modules\n`);
+  // On stderr, as build-apps says its sizes: `npm pack --json` prints its answer on stdout.
+  process.stderr.write(`${relative(ROOT, out)}: ${Object.keys(built.schemas).length} input schemas, keyed by ${built.modules.length} modules\n`);
 }
