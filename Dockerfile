@@ -16,6 +16,8 @@ COPY tools ./tools
 # dependency), which the server reads when a host asks for a view.
 COPY apps ./apps
 COPY scripts/build-apps.ts ./scripts/
+# The catalog's input schemas, converted once at build time into dist/src/mcp/shown-schemas.json.
+COPY scripts/build-schemas.ts ./scripts/
 RUN npm run build
 
 FROM node:${NODE_VERSION}-alpine AS deps

@@ -707,7 +707,14 @@ interface BuiltPerTool {
   catalogHeapMb: number;
   serverModulesMs: number;
   serverModulesHeapMb: number;
+  /** Reading (and checking the key of) the input schemas the build converted; 1 when fresh, else 0. */
+  builtReadMs: number;
+  builtFresh: number;
   inputSchemasMs: number;
+  /** Converting them all with zod instead (their entries' zod inputs built too): a start without a fresh file. */
+  convertedSchemasMs: number;
+  /** Catalog entries whose zod input the listing built (each is built on first read). */
+  inputsBuiltByList: number;
   outputSchemasMs: number;
   listRestMs: number;
   listAgainMs: number;
@@ -724,17 +731,21 @@ function builtPerTool(): BuiltPerTool | { error: string } {
     const { catalog } = await import(root + '/dist/tools/index.js');
     const catalogImportMs = performance.now() - t; const h1 = heap(); t = performance.now();
     const { toolListFor } = await import(root + '/dist/src/mcp/session.js');
-    const { operationSchema } = await import(root + '/dist/src/mcp/schema.js');
+    const { operationSchema, convertOperationSchema } = await import(root + '/dist/src/mcp/schema.js');
     const { operationOutputSchema } = await import(root + '/dist/src/mcp/result-schemas.js');
+    const { builtSchemas } = await import(root + '/dist/src/mcp/built-schemas.js');
     const serverModulesMs = performance.now() - t; const h2 = heap();
+    t = performance.now(); const builtFresh = builtSchemas().size === catalog.length ? 1 : 0; const builtReadMs = performance.now() - t;
     t = performance.now(); for (const op of catalog) operationSchema(op); const inputSchemasMs = performance.now() - t;
     t = performance.now(); for (const op of catalog) operationOutputSchema(op); const outputSchemasMs = performance.now() - t;
     const policy = { toolsets: 'all', readOnly: false };
     t = performance.now(); const tools = toolListFor(policy, catalog); const listRestMs = performance.now() - t;
     t = performance.now(); toolListFor(policy, catalog); const listAgainMs = performance.now() - t;
+    const inputsBuiltByList = catalog.filter((op) => 'value' in (Object.getOwnPropertyDescriptor(op, 'input') ?? {})).length;
     const h3 = heap();
+    t = performance.now(); for (const op of catalog) convertOperationSchema(op); const convertedSchemasMs = performance.now() - t;
     process.stdout.write(JSON.stringify({ operations: catalog.length, tools: tools.length, catalogImportMs, catalogHeapMb: h1 - h0,
-      serverModulesMs, serverModulesHeapMb: h2 - h1, inputSchemasMs, outputSchemasMs, listRestMs, listAgainMs, builtHeapMb: h3 - h2,
+      serverModulesMs, serverModulesHeapMb: h2 - h1, builtReadMs, builtFresh, inputSchemasMs, convertedSchemasMs, inputsBuiltByList, outputSchemasMs, listRestMs, listAgainMs, builtHeapMb: h3 - h2,
       listKb: JSON.stringify(tools).length / 1024 }));`;
   const r = spawnSync(process.execPath, ['--expose-gc', ...binFlags(join(ROOT, 'dist/src/cli.js')), '--input-type=module', '-e', script, ROOT], {
     encoding: 'utf8',
@@ -775,8 +786,9 @@ function breakdownText(loads: LoadBreakdown[], built: BuiltPerTool | { error: st
     const per = (ms: number) => `${fmt((ms * 1000) / built.operations)} us/tool`;
     lines.push(
       `  ours builds per tool (${built.operations} operations, ${built.tools} tools, median of runs, in one process from dist): catalog import ${fmt(built.catalogImportMs)} ms ` +
-        `(+${fmt(built.catalogHeapMb)} MB heap: its zod schemas), server modules ${fmt(built.serverModulesMs)} ms (+${fmt(built.serverModulesHeapMb)} MB), ` +
-        `shown input schemas (zod to JSON Schema, cached per operation) ${fmt(built.inputSchemasMs)} ms = ${per(built.inputSchemasMs)}, output schemas ${fmt(built.outputSchemasMs)} ms, ` +
+        `(+${fmt(built.catalogHeapMb)} MB heap: its entries; each builds its zod input on first read), server modules ${fmt(built.serverModulesMs)} ms (+${fmt(built.serverModulesHeapMb)} MB), ` +
+        `shown input schemas from the build's file (${built.builtFresh ? 'fresh' : 'ABSENT OR STALE: converted'}: read and key checked ${fmt(built.builtReadMs)} ms, then ${fmt(built.inputSchemasMs)} ms = ${per(built.inputSchemasMs)}; ` +
+        `converting them with zod instead, inputs built: ${fmt(built.convertedSchemasMs)} ms = ${per(built.convertedSchemasMs)}), zod inputs the listing built: ${built.inputsBuiltByList}, output schemas ${fmt(built.outputSchemasMs)} ms, ` +
         `the rest of the list ${fmt(built.listRestMs)} ms, the list again (all cached) ${fmt(built.listAgainMs)} ms; +${fmt(built.builtHeapMb)} MB heap; the list is ${fmt(built.listKb)} KB of JSON`,
     );
   }

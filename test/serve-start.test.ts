@@ -15,6 +15,7 @@ import { type ServerHome, serverHome } from './helpers/stdio-server.js';
 let sandbox: SandboxHandle;
 let home: ServerHome;
 let packages: Set<string>;
+let loaded: string[];
 
 beforeAll(async () => {
   sandbox = await startSandbox({ logger: () => {} });
@@ -35,7 +36,8 @@ beforeAll(async () => {
   const result = await client.callTool({ name: 'list_findings', arguments: { engagement, limit: 2 } });
   expect(result.isError).toBeFalsy();
   await client.close();
-  packages = packagesOf(await recording.loaded());
+  loaded = await recording.loaded();
+  packages = packagesOf(loaded);
 }, 120_000);
 
 afterAll(async () => {
@@ -58,6 +60,11 @@ describe('a stdio session that lists the tools and calls one', () => {
 
   it('never loads undici: the API client speaks node:http', () => {
     expect(packages.has('undici')).toBe(false);
+  });
+
+  it('never loads node:https or TLS when the workspace is plain http on loopback (the sandbox)', () => {
+    expect(loaded.filter((u) => u === 'node:https' || u === 'node:tls')).toEqual([]);
+    expect(loaded).toContain('node:http');
   });
 
   it('never loads QuickJS: code mode loads it when a script runs', () => {

@@ -30,6 +30,8 @@ export const FAST_TESTS = [
   'test/mcp/result-shapes.test.ts',
   'test/mcp/read-results.test.ts',
   'test/mcp/tool-snapshots.test.ts',
+  'test/mcp/built-schemas.test.ts',
+  'test/mcp/lazy-inputs.test.ts',
   'test/mcp/one-door.test.ts',
   'test/mcp/resources.test.ts',
   'test/mcp/prompts.test.ts',

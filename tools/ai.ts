@@ -16,20 +16,20 @@ import {
 } from './shared.js';
 
 /** Body of the profile and usage tests: both optional, both the same shape in the spec. */
-const testCallFields = {
+const testCallFields = () => ({
   sample: nstr(500).optional(),
   scope_type: z.enum(SCOPE_TYPES).optional(),
   scope_id: nullableId().optional(),
-};
+});
 
 /** One engine of a voice lab trial (speech-to-text or text-to-speech). The spec marks none of it required. */
-const trialEngine = {
+const trialEngine = () => ({
   driver: z.enum(AI_DRIVERS).optional(),
   model: str(128).optional(),
   settings: z.record(z.string(), z.unknown()).optional(),
   credential_source: z.enum(CREDENTIAL_SOURCES).optional(),
   credential_id: nullableId().optional(),
-};
+});
 
 const msUpTo = (max: number) => z.number().int().min(0).max(max).nullable().optional();
 
@@ -149,7 +149,7 @@ export const ai = area('ai', [
     },
     // An upsert of configuration: the previous profile can be put back the same way; nothing is lost for good.
     destructive: false,
-    fields: {
+    fields: () => ({
       scope_type: z.enum(SCOPE_TYPES),
       scope_id: nullableId().optional(),
       usage: z.enum(AI_USAGES),
@@ -161,7 +161,7 @@ export const ai = area('ai', [
       credential_id: nullableId().optional(),
       label: nstr(255).optional(),
       is_enabled: z.boolean().optional(),
-    },
+    }),
   }),
   op({
     name: 'delete_ai_profile',
@@ -193,7 +193,7 @@ export const ai = area('ai', [
       en: ['check the transcription works end to end', 'test the voice set-up'],
       fr: ['vérifier que la transcription marche', 'tester la configuration de la voix'],
     },
-    pathSchemas: { usage: z.enum(AI_USAGES) },
+    pathSchemas: () => ({ usage: z.enum(AI_USAGES) }),
     destructive: false,
     openWorld: true,
     fields: testCallFields,
@@ -221,20 +221,20 @@ export const ai = area('ai', [
       fr: ['essayer une nouvelle configuration de voix', 'nouvel essai au labo voix'],
     },
     destructive: false,
-    fields: {
+    fields: () => ({
       engagement_id: nullableId().optional(),
       mode: z.enum(TRIAL_MODES).optional(),
       locale: nstr(8).optional(),
       label: nstr(255).optional(),
       voice_profile_id: nullableId().optional(),
       voice: z
-        .strictObject({ voice_architecture: z.enum(VOICE_ARCHITECTURES).optional(), ...trialEngine })
+        .strictObject({ voice_architecture: z.enum(VOICE_ARCHITECTURES).optional(), ...trialEngine() })
         .nullable()
         .optional(),
-      stt: z.strictObject(trialEngine).nullable().optional(),
-      tts: z.strictObject(trialEngine).nullable().optional(),
+      stt: z.strictObject(trialEngine()).nullable().optional(),
+      tts: z.strictObject(trialEngine()).nullable().optional(),
       client_info: clientInfo().optional(),
-    },
+    }),
   }),
   op({
     name: 'update_voice_trial',
@@ -247,12 +247,12 @@ export const ai = area('ai', [
       fr: ['noter la latence d’un essai de voix', 'annoter un essai vocal'],
     },
     destructive: false,
-    fields: {
+    fields: () => ({
       first_sound_ms: msUpTo(600_000),
       response_ms: msUpTo(600_000),
       duration_ms: msUpTo(3_600_000),
       note: nstr(2000).optional(),
-    },
+    }),
   }),
   op({
     name: 'delete_voice_trial',

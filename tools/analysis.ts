@@ -18,7 +18,7 @@ import {
 } from './shared.js';
 
 /** Evidence input: one source item that backs a finding. Used on its own and inside a new finding. */
-export const evidenceInput = z.strictObject({
+const evidenceFields = () => ({
   source_type: z.enum(EVIDENCE_SOURCE_TYPES),
   source_id: id(),
   locator: z.record(z.string(), z.unknown()).nullable().optional(),
@@ -30,7 +30,7 @@ export const evidenceInput = z.strictObject({
  * spec sets it through the review operation only. Required strings are min 1 because the API is a
  * Laravel one, whose `required` refuses an empty string.
  */
-const findingFields = {
+const findingFields = () => ({
   type: z.enum(FINDING_TYPES).optional(),
   statement: str(1000).min(1).optional(),
   details: nstr(4000).optional(),
@@ -38,13 +38,13 @@ const findingFields = {
   process_id: nullableId().optional(),
   step_id: nullableId().optional(),
   deliverable_category: nstr(64).optional(),
-};
+});
 
 /** Body of the bulk accept and reject: both narrow the batch, neither is required. */
-const bulkProposalFields = {
+const bulkProposalFields = () => ({
   entity_type: z.enum(PROPOSAL_ENTITY_TYPES).optional(),
   analysis_run_id: nullableId().optional(),
-};
+});
 
 export const analysis = area(
   'analysis',
@@ -57,7 +57,7 @@ export const analysis = area(
       path: '/analysis/enums/{name}',
       example: { name: 'finding-types' },
       askedAs: { en: ['allowed values of analysis fields', 'finding types'], fr: ['valeurs possibles de l’analyse', 'types de constats'] },
-      pathSchemas: { name: slug() },
+      pathSchemas: () => ({ name: slug() }),
       paginated: true,
       reference: true,
     }),
@@ -97,7 +97,7 @@ export const analysis = area(
       },
       // Creates a job and proposals to review; nothing existing is changed until a proposal is accepted.
       destructive: false,
-      fields: { mode: z.enum(ANALYSIS_MODES) },
+      fields: () => ({ mode: z.enum(ANALYSIS_MODES) }),
       surface: 'review',
       job: {
         label: 'analysis run',
@@ -213,11 +213,11 @@ export const analysis = area(
       },
       // The status can be set again by another resolve call.
       destructive: false,
-      fields: {
+      fields: () => ({
         status: z.enum(CONTRADICTION_STATUSES),
         resolution_note: nstr(2000).optional(),
         resolved_finding_id: nullableId().optional(),
-      },
+      }),
       surface: 'review',
     }),
     op({
@@ -231,7 +231,7 @@ export const analysis = area(
         fr: ['masquer une citation du livrable', 'garder un extrait confidentiel', 'autoriser une preuve dans le rapport'],
       },
       destructive: false,
-      fields: { is_publishable: z.boolean() },
+      fields: () => ({ is_publishable: z.boolean() }),
     }),
     op({
       name: 'preview_evidence',
@@ -269,12 +269,12 @@ export const analysis = area(
         fr: ['noter un constat', 'enregistrer un irritant', 'consigner une observation'],
       },
       destructive: false,
-      fields: {
-        ...findingFields,
+      fields: () => ({
+        ...findingFields(),
         type: z.enum(FINDING_TYPES),
         statement: str(1000).min(1),
-        evidences: z.array(evidenceInput).optional(),
-      },
+        evidences: z.array(z.strictObject(evidenceFields())).optional(),
+      }),
       // Not on the default surface: the review job judges and rewords what the analysis proposes; a
       // finding written by hand needs evidence source ids from transcripts, a several-step job for a
       // script (run_write_script) or call_operation, and its schema is the dearest of the direct tools.
@@ -334,7 +334,7 @@ export const analysis = area(
         fr: ['appuyer un constat par une citation', 'lier une source à un constat', 'ajouter une preuve'],
       },
       destructive: false,
-      fields: evidenceInput.shape,
+      fields: evidenceFields,
     }),
     op({
       name: 'remove_finding_evidence',
@@ -356,7 +356,7 @@ export const analysis = area(
         fr: ['valider un constat', 'rejeter un constat', 'approuver ou refuser un constat', 'remettre un constat à revoir'],
       },
       destructive: false,
-      fields: { review_status: z.enum(REVIEW_STATUSES) },
+      fields: () => ({ review_status: z.enum(REVIEW_STATUSES) }),
     }),
   ],
   // Transcripts, documents, findings and chat quote what interviewees, clients and members wrote.

@@ -21,7 +21,7 @@ export const chat = area(
       destructive: false,
       undocumented: true,
       surface: 'brief',
-      fields: { question: z.string().min(1).max(2000), thread_id: nullableId().optional() },
+      fields: () => ({ question: z.string().min(1).max(2000), thread_id: nullableId().optional() }),
     }),
     op({
       name: 'list_chat_threads',

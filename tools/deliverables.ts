@@ -28,18 +28,22 @@ const blockShape = (ref: z.ZodObject) => ({
   tone: z.enum(['info', 'caution']).optional(),
 });
 
-const refShape = { type: z.enum(REF_TYPES), id: str(64).min(1) };
+const refShape = () => ({ type: z.enum(REF_TYPES), id: str(64).min(1) });
+
+let strictBlock: z.ZodObject | undefined;
 
 /**
  * One block as a model writes it. Only `type` is required: which other fields a type uses is not
  * given by the spec, so every field is allowed on every type and the API judges the combination.
- * Strict: a field the spec does not list is refused by name (a typo, not data).
+ * Strict: a field the spec does not list is refused by name (a typo, not data). Built on first use,
+ * like an entry's input.
  */
-export const block = z.strictObject(blockShape(z.strictObject(refShape)));
+export function block(): z.ZodObject {
+  strictBlock ??= z.strictObject(blockShape(z.strictObject(refShape())));
+  return strictBlock;
+}
 
-/** A block as a document holds it: the spec's fields checked, any others allowed. */
-const heldBlock = z.looseObject(blockShape(z.looseObject(refShape)));
-const heldFields = heldBlock.shape as Record<string, z.ZodType>;
+let updatedBlock: z.ZodType | undefined;
 
 /**
  * A block of a whole-document update. The API may answer blocks with fields the spec does not list,
@@ -47,30 +51,41 @@ const heldFields = heldBlock.shape as Record<string, z.ZodType>;
  * others allowed, and the block is sent exactly as given, key order included (a parsed copy would
  * put the fields in the schema's order: the same JSON meaning, not the same bytes). The one change
  * is the arguments rule, null meaning absent: a null where the spec allows none is left out. Shown
- * to the model as `block`, what it should write.
+ * to the model as `block`, what it should write. Built on first use: its shown form is a conversion
+ * of `block` to JSON Schema, the dearest thing the catalog would otherwise do when it loads.
  */
-export const documentBlock = z
-  .unknown()
-  .transform((given, ctx) => {
-    let sent = given;
-    if (given !== null && typeof given === 'object' && !Array.isArray(given)) {
-      const kept: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(given)) {
-        if (v === null && heldFields[k] && !heldFields[k].safeParse(null).success) continue;
-        kept[k] = v;
-      }
-      sent = kept;
-    }
-    const checked = heldBlock.safeParse(sent);
-    if (!checked.success) {
-      for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message, input: given });
-      return z.NEVER;
-    }
-    return sent as z.infer<typeof heldBlock>;
-  })
-  .meta(z.toJSONSchema(block, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
+export function documentBlock(): z.ZodType {
+  updatedBlock ??= buildDocumentBlock();
+  return updatedBlock;
+}
 
-const documentKind = { kind: z.enum(DOCUMENT_KINDS) };
+function buildDocumentBlock(): z.ZodType {
+  /** A block as a document holds it: the spec's fields checked, any others allowed. */
+  const heldBlock = z.looseObject(blockShape(z.looseObject(refShape())));
+  const heldFields = heldBlock.shape as Record<string, z.ZodType>;
+  return z
+    .unknown()
+    .transform((given, ctx) => {
+      let sent = given;
+      if (given !== null && typeof given === 'object' && !Array.isArray(given)) {
+        const kept: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(given)) {
+          if (v === null && heldFields[k] && !heldFields[k].safeParse(null).success) continue;
+          kept[k] = v;
+        }
+        sent = kept;
+      }
+      const checked = heldBlock.safeParse(sent);
+      if (!checked.success) {
+        for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message, input: given });
+        return z.NEVER;
+      }
+      return sent as z.infer<typeof heldBlock>;
+    })
+    .meta(z.toJSONSchema(block(), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
+}
+
+const documentKind = () => ({ kind: z.enum(DOCUMENT_KINDS) });
 
 export const deliverables = area(
   'deliverables',
@@ -95,7 +110,7 @@ export const deliverables = area(
       askedAs: { en: ['write the whole report', 'produce every document at once'], fr: ['rédiger tout le rapport', 'produire tous les documents d’un coup'] },
       // The spec gives no keep-edits mode here, so a regeneration may overwrite edited documents.
       destructive: true,
-      fields: { ai: z.boolean().optional() },
+      fields: () => ({ ai: z.boolean().optional() }),
       job: {
         label: 'generation of all documents',
         // Every document the job covers shows it; the first is read (one request instead of the list).
@@ -139,12 +154,12 @@ export const deliverables = area(
       pathSchemas: documentKind,
       // An edit guarded by the concurrency token; the document can be edited or regenerated again.
       destructive: false,
-      fields: {
+      fields: () => ({
         updated_at: str(64).min(1),
         included: z.boolean().optional(),
         parameters: z.record(z.string(), z.unknown()).optional(),
-        blocks: z.array(documentBlock).max(200).optional(),
-      },
+        blocks: z.array(documentBlock()).max(200).optional(),
+      }),
       // Not on the default surface: edit_document_blocks changes blocks without re-sending the document;
       // included and parameters go through call_operation.
       linksTo: 'deliverable_document',
@@ -162,11 +177,11 @@ export const deliverables = area(
       pathSchemas: documentKind,
       // replace_all throws away the consultant's edits.
       destructive: true,
-      fields: {
+      fields: () => ({
         mode: z.enum(GENERATION_MODES).optional(),
         process_id: nullableId().optional(),
         ai: z.boolean().optional(),
-      },
+      }),
       surface: 'draft',
       linksTo: 'deliverable_document',
       job: {
@@ -200,7 +215,7 @@ export const deliverables = area(
         fr: ['modifier l’introduction', 'changer les recommandations du brouillon'],
       },
       destructive: false,
-      fields: {
+      fields: () => ({
         introduction: nstr(20000).optional(),
         recommendations: nstr(20000).optional(),
         attribution: z.enum(['by_role', 'named']).optional(),
@@ -209,7 +224,7 @@ export const deliverables = area(
         dismiss_suggestion: z.boolean().optional(),
         stage: z.enum(STAGES).optional(),
         auto_refresh_interim: z.boolean().optional(),
-      },
+      }),
     }),
     op({
       name: 'preview_draft_evidence',
@@ -256,7 +271,7 @@ export const deliverables = area(
         fr: ['diffuser le rapport', 'partager le livrable avec le client', 'publier la version finale', 'envoyer le rapport au client'],
       },
       destructive: true,
-      fields: { changelog: nstr(5000).optional(), stage: z.enum(STAGES).optional() },
+      fields: () => ({ changelog: nstr(5000).optional(), stage: z.enum(STAGES).optional() }),
       surface: 'draft',
     }),
     op({
@@ -326,7 +341,7 @@ export const deliverables = area(
         fr: ['répondre à une remarque du client', 'répondre à un retour sur le rapport'],
       },
       destructive: false,
-      fields: { body: str(5000).min(1) },
+      fields: () => ({ body: str(5000).min(1) }),
     }),
     op({
       name: 'list_exports',
@@ -362,13 +377,13 @@ export const deliverables = area(
         fr: ['exporter en PDF', 'faire un PowerPoint du rapport', 'version Word', 'CSV des constats'],
       },
       destructive: false,
-      fields: {
+      fields: () => ({
         kind: z.enum(EXPORT_KINDS),
         // The spec says only "string or null"; identifiers are ULIDs by its general rules.
         deliverable_version_id: nullableId().optional(),
         process_id: nullableId().optional(),
         document_kind: z.enum(DOCUMENT_KINDS).optional(),
-      },
+      }),
       surface: 'draft',
       linksTo: 'export_file',
       job: {

@@ -53,14 +53,14 @@ export const engagements = area('engagements', [
     },
     destructive: false,
     undocumented: true,
-    fields: {
+    fields: () => ({
       client_company_id: id(),
       name: z.string().min(1).max(255),
       method_id: nullableId().optional(),
       locale: z.enum(LOCALES).optional(),
       starts_on: z.iso.date().nullable().optional(),
       ends_on: z.iso.date().nullable().optional(),
-    },
+    }),
   }),
   op({
     name: 'list_client_companies',
@@ -86,7 +86,7 @@ export const engagements = area('engagements', [
     },
     destructive: false,
     // The spec does not show this body; these fields are the ones the catalog and the sandbox agree on.
-    fields: {
+    fields: () => ({
       name: z.string().min(1).max(255),
       industry: nstr(120).optional(),
       country: z
@@ -99,6 +99,6 @@ export const engagements = area('engagements', [
         .max(255)
         .nullable()
         .optional(),
-    },
+    }),
   }),
 ]);

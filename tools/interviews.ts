@@ -19,12 +19,12 @@ export const mediaPath = () =>
     );
 
 /** Body of the preview and test sessions: the spec requires none of it. */
-const sessionRequest = {
+const sessionRequest = () => ({
   population_id: nullableId().optional(),
   mode: z.enum(SESSION_MODES).optional(),
   locale: nstr(8).optional(),
   client_info: clientInfo().optional(),
-};
+});
 
 export const interviews = area(
   'interviews',
@@ -128,7 +128,7 @@ export const interviews = area(
         en: ['one transcript segment', 'a pin or frame of an interview'],
         fr: ['un segment de transcription', 'une capture ou un repère de l’entretien'],
       },
-      pathSchemas: { type: z.enum(EVIDENCE_SOURCE_TYPES) },
+      pathSchemas: () => ({ type: z.enum(EVIDENCE_SOURCE_TYPES) }),
     }),
     op({
       name: 'get_media',
@@ -137,7 +137,7 @@ export const interviews = area(
       method: 'GET',
       path: '/media/{disk}/{path}',
       askedAs: { en: ['open a stored media file', 'image or video file'], fr: ['ouvrir un fichier média', 'image ou vidéo stockée'] },
-      pathSchemas: { disk: slug(), path: mediaPath() },
+      pathSchemas: () => ({ disk: slug(), path: mediaPath() }),
       response: 'file',
       segmentedParam: 'path',
     }),
@@ -148,7 +148,7 @@ export const interviews = area(
       method: 'GET',
       path: '/media-thumbnails/{disk}/{path}',
       askedAs: { en: ['small preview of an image'], fr: ['vignette d’une image'] },
-      pathSchemas: { disk: slug(), path: mediaPath() },
+      pathSchemas: () => ({ disk: slug(), path: mediaPath() }),
       response: 'file',
       segmentedParam: 'path',
     }),

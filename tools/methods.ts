@@ -3,13 +3,13 @@
 import { z } from 'zod';
 import { area, GUIDE_OWNER_TYPES, id, LOCALES, nstr, OVERRIDE_OPERATIONS, op, slug, str, TOPIC_DEPTHS, TOPIC_REQUIREMENTS } from './shared.js';
 
-const guideOwner = { ownerType: z.enum(GUIDE_OWNER_TYPES) };
+const guideOwner = () => ({ ownerType: z.enum(GUIDE_OWNER_TYPES) });
 
 const upTo20 = () => z.array(z.string()).max(20);
 const informationTargets = () => z.array(z.strictObject({ key: z.string().min(1), label: z.string().min(1).max(255) })).max(20);
 
 /** Writable topic fields, all optional: the update takes them as they are, the create requires `title`. */
-const topicFields = {
+const topicFields = () => ({
   key: z.string().nullable().optional(),
   title: str(255).optional(),
   description: nstr(4000).optional(),
@@ -21,7 +21,7 @@ const topicFields = {
   forbidden_subjects: upTo20().optional(),
   deliverable_category: nstr(64).optional(),
   position: z.number().int().min(0).optional(),
-};
+});
 
 export const methods = area('methods', [
   op({
@@ -41,7 +41,7 @@ export const methods = area('methods', [
     path: '/methods',
     askedAs: { en: ['new blank interview method', 'build a method from scratch'], fr: ['nouvelle méthode vide', 'créer une méthode d’entretien'] },
     destructive: false,
-    fields: { name: z.string().min(1).max(255), description: nstr(2000).optional() },
+    fields: () => ({ name: z.string().min(1).max(255), description: nstr(2000).optional() }),
   }),
   op({
     name: 'list_avatar_presets',
@@ -61,7 +61,7 @@ export const methods = area('methods', [
     path: '/methods/enums/{name}',
     example: { name: 'depths' },
     askedAs: { en: ['allowed values for method settings'], fr: ['valeurs possibles des réglages de méthode'] },
-    pathSchemas: { name: slug() },
+    pathSchemas: () => ({ name: slug() }),
     paginated: true,
     reference: true,
   }),
@@ -86,11 +86,11 @@ export const methods = area('methods', [
     path: '/methods/from-template',
     askedAs: { en: ['start a method from a template', 'use a ready-made guide'], fr: ['créer une méthode depuis un modèle', 'partir d’un gabarit'] },
     destructive: false,
-    fields: {
+    fields: () => ({
       template_key: z.string().min(1),
       name: nstr(255).optional(),
       locale: z.enum(LOCALES).nullable().optional(),
-    },
+    }),
   }),
   op({
     name: 'get_method',
@@ -109,7 +109,7 @@ export const methods = area('methods', [
     path: '/methods/{method}',
     askedAs: { en: ['rename a method', 'change the method description'], fr: ['renommer une méthode', 'modifier la description d’une méthode'] },
     destructive: false,
-    fields: { name: z.string().min(1).max(255), description: nstr(2000).optional() },
+    fields: () => ({ name: z.string().min(1).max(255), description: nstr(2000).optional() }),
   }),
   op({
     name: 'delete_method',
@@ -182,7 +182,7 @@ export const methods = area('methods', [
     pathSchemas: guideOwner,
     // Replaces only this owner's override; the inherited topic is untouched and delete_guide_override restores it.
     destructive: false,
-    fields: {
+    fields: () => ({
       operation: z.enum(OVERRIDE_OPERATIONS),
       patch: z
         .strictObject({
@@ -197,7 +197,7 @@ export const methods = area('methods', [
         .nullable()
         .optional()
         .describe('changes for operation modify'),
-    },
+    }),
   }),
   op({
     name: 'delete_guide_override',
@@ -230,7 +230,7 @@ export const methods = area('methods', [
     },
     pathSchemas: guideOwner,
     destructive: false,
-    fields: {
+    fields: () => ({
       keys: z.array(z.string()).min(1),
       edits: z
         .array(
@@ -241,7 +241,7 @@ export const methods = area('methods', [
           }),
         )
         .optional(),
-    },
+    }),
   }),
   op({
     name: 'propose_guide_topics',
@@ -255,11 +255,11 @@ export const methods = area('methods', [
     },
     pathSchemas: guideOwner,
     destructive: false,
-    fields: {
+    fields: () => ({
       count: z.number().int().min(3).max(12).optional(),
       focus: nstr(1000).optional(),
       locale: z.enum(LOCALES).nullable().optional(),
-    },
+    }),
   }),
   op({
     name: 'list_guide_topics',
@@ -284,7 +284,7 @@ export const methods = area('methods', [
     askedAs: { en: ['add a question to the guide', 'new topic to ask about'], fr: ['ajouter une question au guide', 'nouveau thème à aborder'] },
     pathSchemas: guideOwner,
     destructive: false,
-    fields: { ...topicFields, title: str(255) },
+    fields: () => ({ ...topicFields(), title: str(255) }),
   }),
   op({
     name: 'reorder_guide_topics',
@@ -298,7 +298,7 @@ export const methods = area('methods', [
     },
     pathSchemas: guideOwner,
     destructive: false,
-    fields: { ids: z.array(id()) },
+    fields: () => ({ ids: z.array(id()) }),
   }),
   op({
     name: 'update_guide_topic',

@@ -97,10 +97,13 @@ interface EntryInput extends Pick<Operation, 'surface' | 'job' | 'resource' | 'l
   path: string;
   /** Defaults: GET is read, everything else write. */
   scope?: Scope;
-  /** Arguments besides the path parameters (query fields for GET/DELETE, body fields otherwise). */
-  fields?: z.ZodRawShape;
-  /** Path parameters whose schema is not a ULID (slugs, enums, the media path). */
-  pathSchemas?: z.ZodRawShape;
+  /**
+   * Arguments besides the path parameters (query fields for GET/DELETE, body fields otherwise), as
+   * a function: the zod schemas are built with the entry's input, on its first read, not at load.
+   */
+  fields?: () => z.ZodRawShape;
+  /** Path parameters whose schema is not a ULID (slugs, enums, the media path); a function, as `fields`. */
+  pathSchemas?: () => z.ZodRawShape;
   paginated?: boolean;
   reference?: boolean;
   response?: ResponseKind;
@@ -131,23 +134,18 @@ export type Entry = Omit<Operation, 'toolset' | 'quotesContent'> & { quotesConte
  * destructive on DELETE or when declared).
  */
 export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMethod, 'GET'>; destructive: boolean })): Entry {
-  const shape: Record<string, z.core.$ZodType> = {};
-  for (const p of pathParams(e.path)) shape[p] = e.pathSchemas?.[p] ?? id();
-  Object.assign(shape, e.fields ?? {});
   const paginated = e.paginated ?? false;
-  if (paginated) Object.assign(shape, { cursor: cursor().optional(), limit: limit().optional() });
   const isGet = e.method === 'GET';
   const reads = isGet || e.scope === 'read';
-  const hasFields = Object.keys(e.fields ?? {}).length > 0;
+  const hasFields = e.fields !== undefined;
   const body: BodyKind = e.body ?? (isGet || e.method === 'DELETE' ? 'query' : hasFields ? 'json' : 'none');
-  return {
+  const entry = {
     name: e.name,
     title: e.title,
     description: e.description,
     method: e.method,
     path: e.path,
     scope: e.scope ?? (isGet ? 'read' : 'write'),
-    input: z.strictObject(shape),
     body,
     response: e.response ?? 'json',
     paginated,
@@ -172,6 +170,31 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
       openWorldHint: e.openWorld ?? false,
     },
   };
+  return withLazyInput(entry, () => {
+    const shape: Record<string, z.core.$ZodType> = {};
+    const pathSchemas = e.pathSchemas?.();
+    for (const p of pathParams(e.path)) shape[p] = pathSchemas?.[p] ?? id();
+    Object.assign(shape, e.fields?.());
+    if (paginated) Object.assign(shape, { cursor: cursor().optional(), limit: limit().optional() });
+    return z.strictObject(shape);
+  });
+}
+
+/**
+ * The entry with its `input` built on first read, then held as a plain value: tools/list shows the
+ * schemas the build converted (src/mcp/built-schemas.ts), so a session that lists every tool and
+ * calls one builds the zod object of one entry, not of every one.
+ */
+function withLazyInput<T extends object>(entry: T, build: () => z.ZodObject): T & { input: z.ZodObject } {
+  return Object.defineProperty(entry, 'input', {
+    enumerable: true,
+    configurable: true,
+    get(this: T) {
+      const input = build();
+      Object.defineProperty(this, 'input', { value: input, enumerable: true });
+      return input;
+    },
+  }) as T & { input: z.ZodObject };
 }
 
 export interface AreaDefaults {
@@ -188,11 +211,13 @@ export interface AreaDefaults {
  * and only for JSON answers: a file is not shown as text): the pipeline, scripts and rendering read it.
  */
 export function area(toolset: Toolset, entries: Entry[], defaults: AreaDefaults = {}): Operation[] {
-  return entries.map((e) => ({
-    ...e,
-    toolset,
-    quotesContent: (e.quotesContent ?? Boolean(defaults.quotesContent)) && e.response === 'json',
-  }));
+  // Completed in place, not copied: a copy would read (and so build) the entry's lazy input.
+  return entries.map((e) =>
+    Object.assign(e, {
+      toolset,
+      quotesContent: (e.quotesContent ?? Boolean(defaults.quotesContent)) && e.response === 'json',
+    }),
+  );
 }
 
 /**

@@ -66,7 +66,7 @@ export const sources = area(
       },
       destructive: false,
       body: 'multipart',
-      fields: { file: uploadFile(ARTIFACT_MAX_KIB) },
+      fields: () => ({ file: uploadFile(ARTIFACT_MAX_KIB) }),
       upload: { maxKib: ARTIFACT_MAX_KIB },
     }),
     op({
@@ -117,7 +117,7 @@ export const sources = area(
       },
       destructive: false,
       body: 'multipart',
-      fields: { file: uploadFile(EXTERNAL_SOURCE_MAX_KIB), name: str(255).min(1) },
+      fields: () => ({ file: uploadFile(EXTERNAL_SOURCE_MAX_KIB), name: str(255).min(1) }),
       upload: { maxKib: EXTERNAL_SOURCE_MAX_KIB, format: 'external-source' },
     }),
     op({
@@ -146,7 +146,7 @@ export const sources = area(
       path: '/sources/schema/external-source/{version}',
       example: { version: '1' },
       askedAs: { en: ['format of the data import file', 'how to prepare a data file'], fr: ['format du fichier d’import', 'préparer un fichier de données'] },
-      pathSchemas: { version: slug() },
+      pathSchemas: () => ({ version: slug() }),
       reference: true,
     }),
   ],

@@ -52,12 +52,12 @@ export const usage = area('usage', [
       fr: ['fixer un plafond de dépenses', 'changer le budget mensuel', 'augmenter la limite IA'],
     },
     destructive: false,
-    fields: {
+    fields: () => ({
       monthly_amount: z.number().min(1).max(1_000_000),
       // The spec publishes min 0 and max 0 (an error in its description); a ratio is read as 0 to 1.
       warning_ratio: z.number().min(0).max(1).optional(),
       include_tests: z.boolean().optional(),
-    },
+    }),
   }),
   op({
     name: 'delete_usage_budget',

@@ -26,7 +26,7 @@ export const workspace = area('workspace', [
       fr: ['changer mon nom affiché', 'changer ma langue', 'mes préférences'],
     },
     destructive: false,
-    fields: { name: name255().optional(), locale: z.enum(LOCALES).optional() },
+    fields: () => ({ name: name255().optional(), locale: z.enum(LOCALES).optional() }),
   }),
   op({
     name: 'get_workspace',
@@ -51,7 +51,7 @@ export const workspace = area('workspace', [
     },
     // Settings can be set back; data past a shortened retention is purged later by retention, not by this call.
     destructive: false,
-    fields: {
+    fields: () => ({
       name: name255().optional(),
       display_name: name255().optional(),
       locales: z.array(z.enum(LOCALES)).min(1).optional(),
@@ -65,7 +65,7 @@ export const workspace = area('workspace', [
           platform_keys_allowed: z.boolean().optional(),
         })
         .optional(),
-    },
+    }),
   }),
   op({
     name: 'update_workspace_branding',
@@ -78,12 +78,12 @@ export const workspace = area('workspace', [
       fr: ['couleurs de la marque', 'charte graphique', 'nom d’expéditeur des e-mails'],
     },
     destructive: false,
-    fields: {
+    fields: () => ({
       // The spec does not give the colour format, so none is imposed here.
       primary_color: z.string().nullable().optional(),
       accent_color: z.string().nullable().optional(),
       email_sender_name: z.string().min(1).max(120),
-    },
+    }),
   }),
   op({
     name: 'delete_workspace_logo',
@@ -125,7 +125,7 @@ export const workspace = area('workspace', [
       fr: ['ajouter un collègue', 'donner accès à quelqu’un', 'intégrer un nouveau consultant'],
     },
     destructive: false,
-    fields: { email: z.email().max(255), role: z.enum(ROLES) },
+    fields: () => ({ email: z.email().max(255), role: z.enum(ROLES) }),
   }),
   op({
     name: 'revoke_invitation',
@@ -157,7 +157,7 @@ export const workspace = area('workspace', [
     },
     // A role change can be made again the other way; nothing is deleted.
     destructive: false,
-    fields: { role: z.enum(ROLES) },
+    fields: () => ({ role: z.enum(ROLES) }),
   }),
   op({
     name: 'remove_member',

@@ -123,7 +123,14 @@ const DEFAULT_USER_AGENT = `workspace-consulting-mcp (node ${process.version})`;
 // node:http reads every export, which loads Node's bundled undici (decode.ts says the same).
 const requireBuiltin = createRequire(import.meta.url);
 const http = requireBuiltin('node:http') as typeof Http;
-const https = requireBuiltin('node:https') as typeof import('node:https');
+type Https = typeof import('node:https');
+let https: Https | undefined;
+
+/** node:https (with TLS), loaded by the first client of an https workspace: a loopback one never needs it. */
+function httpsModule(): Https {
+  https ??= requireBuiltin('node:https') as Https;
+  return https;
+}
 
 /** An idle connection that times out: the same `code` shape as a socket error, read by retry.ts. */
 function timeoutError(phase: 'headers' | 'body', ms: number): Error {
@@ -134,7 +141,7 @@ export class ApiClient {
   readonly #origin: string;
   readonly #basePath: string;
   readonly #agent: Http.Agent;
-  readonly #transport: typeof http | typeof https;
+  readonly #transport: typeof http | Https;
   readonly #token: () => string | Promise<string>;
   readonly #onUnauthorized: (() => Promise<boolean>) | undefined;
   readonly #locale: string;
@@ -170,7 +177,7 @@ export class ApiClient {
     this.#maxNetwork = opts.retry?.maxNetworkRetries ?? 2;
     this.#backoffBase = opts.retry?.backoffBaseMs ?? 250;
     this.#maxBudgetWaitMs = opts.retry?.maxBudgetWaitMs ?? 30_000;
-    this.#transport = root.origin.startsWith('https:') ? https : http;
+    this.#transport = root.origin.startsWith('https:') ? httpsModule() : http;
     this.#agent = new this.#transport.Agent({ keepAlive: true });
     this.#host = new URL(root.origin);
   }

@@ -38,7 +38,7 @@ const edit = z
     op: z.enum(EDIT_OPS),
     id: blockId().optional().describe('replace, delete, move: the block'),
     after: blockId().nullable().optional().describe('insert, move: block to follow; null: first'),
-    block: blockSchema.optional().describe('insert, replace: the whole new block'),
+    block: blockSchema().optional().describe('insert, replace: the whole new block'),
   })
   .superRefine((e, ctx) => {
     const say = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message, input: e });

@@ -92,7 +92,10 @@ export class Pipeline {
         name: op.name,
         definition: this.#definition(op),
         scope: op.scope,
-        input: operationInput(op),
+        // Built when a call first reads it: listing the tool needs only its definition.
+        get input() {
+          return operationInput(op);
+        },
         quotesContent: op.quotesContent,
         read: (raw) => {
           const r = readArguments(operationInput(op), readExtrasAsSent(op, raw), op.name, extrasNotTaken(op));

@@ -3,7 +3,9 @@
 // is dropped here, while validation keeps using the full zod schema (nothing shown here is enforced).
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { findOperation } from '../../tools/index.js';
 import type { Operation } from '../operation.js';
+import { builtSchemas } from './built-schemas.js';
 import { extrasShape, toolInput } from './extras.js';
 
 type Json = Record<string, unknown>;
@@ -105,21 +107,30 @@ function compactWithPaging(json: unknown, paginated: boolean): Tool['inputSchema
 
 const shownCache = new WeakMap<Operation, Tool['inputSchema']>();
 
-/** The shown input schema of one operation's tool (its API arguments and extras), computed once. */
+/**
+ * The shown input schema of one operation's tool (its API arguments and extras), computed once: a
+ * catalog operation's as the build converted it (built-schemas.ts) when that is fresh, else converted.
+ */
 export function operationSchema(op: Operation): Tool['inputSchema'] {
   let s = shownCache.get(op);
   if (!s) {
-    // Operations generated from the live description show (a compacted copy of) its own schema,
-    // with the extras the MCP layer adds.
-    const given = (op as Operation & { shownInput?: Json }).shownInput;
-    if (given) {
-      const extras = z.toJSONSchema(z.object(extrasShape(op)), { io: 'input', unrepresentable: 'any' }) as Json;
-      const merged: Json = { ...given, properties: { ...(given.properties as Json | undefined), ...(extras.properties as Json | undefined) } };
-      s = compactWithPaging(merged, op.paginated);
-    } else {
-      s = shownSchema(toolInput(op), op.paginated);
-    }
+    // By name only for the catalog's own entries: an operation made elsewhere (the sandbox's, a
+    // test's) may bear a catalog name with other arguments.
+    s = (findOperation(op.name) === op ? builtSchemas().get(op.name) : undefined) ?? convertOperationSchema(op);
     shownCache.set(op, s);
   }
   return s;
+}
+
+/** The shown input schema of one operation, converted from its zod schema (what the build stores). */
+export function convertOperationSchema(op: Operation): Tool['inputSchema'] {
+  // Operations generated from the live description show (a compacted copy of) its own schema,
+  // with the extras the MCP layer adds.
+  const given = (op as Operation & { shownInput?: Json }).shownInput;
+  if (given) {
+    const extras = z.toJSONSchema(z.object(extrasShape(op)), { io: 'input', unrepresentable: 'any' }) as Json;
+    const merged: Json = { ...given, properties: { ...(given.properties as Json | undefined), ...(extras.properties as Json | undefined) } };
+    return compactWithPaging(merged, op.paginated);
+  }
+  return shownSchema(toolInput(op), op.paginated);
 }

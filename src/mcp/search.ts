@@ -68,7 +68,13 @@ function compile(v: SearchVocabulary) {
   const phrases = v.phrases.map(([re, to]) => [new RegExp(re, 'g'), to] as const);
   return { stop, words, phrases };
 }
-const WORDS = compile(vocabulary);
+let compiled: ReturnType<typeof compile> | undefined;
+
+/** The vocabulary, folded on the first search: a session that never searches never pays for it. */
+function vocab(): ReturnType<typeof compile> {
+  compiled ??= compile(vocabulary);
+  return compiled;
+}
 
 const FIELD_WEIGHTS = { name: 3, title: 2, asked: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8 } as const;
 /** Weight of the best phrase the operation is asked as (title and askedAs), beside the word sum. */
@@ -126,7 +132,7 @@ interface Query {
 /** The folded text with its expressions of several words rewritten (requests and askedAs phrases alike). */
 function rewrite(text: string): string {
   let out = fold(text);
-  for (const [re, to] of WORDS.phrases) out = out.replace(re, to);
+  for (const [re, to] of vocab().phrases) out = out.replace(re, to);
   return out;
 }
 
@@ -137,22 +143,22 @@ function rewrite(text: string): string {
 function expand(query: string, known: (t: string) => boolean): Query {
   const weights = new Map<string, number>();
   const add = (t: string, w: number) => {
-    if (WORDS.stop.has(t) && w < 1) return;
+    if (vocab().stop.has(t) && w < 1) return;
     weights.set(t, Math.max(weights.get(t) ?? 0, w));
   };
   const text = rewrite(query);
   const words = terms(text);
-  const sequence = words.filter((t) => !WORDS.stop.has(t));
+  const sequence = words.filter((t) => !vocab().stop.has(t));
   const raw = text.split(/[^a-z0-9]+/).filter(Boolean);
   const participles = new Set(raw.filter((w) => w.length > 4 && w.endsWith('ed')).map((w) => stem(singular(w))));
   for (const w of raw) if (!(w.length > 4 && w.endsWith('ed'))) participles.delete(stem(singular(w)));
   for (const t of [...words]) {
     const again = t.length > 5 && t.startsWith('re') ? t.slice(2) : '';
-    if (again && !known(t) && (known(again) || WORDS.words.has(again))) words.push(again);
+    if (again && !known(t) && (known(again) || vocab().words.has(again))) words.push(again);
   }
   for (const t of words) {
-    const mapped = WORDS.words.get(t);
-    if (!WORDS.stop.has(t)) add(t, 1);
+    const mapped = vocab().words.get(t);
+    if (!vocab().stop.has(t)) add(t, 1);
     if (mapped) for (const m of terms(mapped)) add(m, mapped.startsWith(t) ? 1 : 0.8);
   }
   return { weights, participles, sequence };
@@ -199,11 +205,11 @@ export class OperationIndex {
         verb,
         object,
         writes: op.method !== 'GET',
-        phrases: [op.title, ...asked].map((p) => terms(rewrite(p)).filter((t) => !WORDS.stop.has(t))).filter((p) => p.length),
+        phrases: [op.title, ...asked].map((p) => terms(rewrite(p)).filter((t) => !vocab().stop.has(t))).filter((p) => p.length),
         fields: {
           name: new Set(terms(op.name)),
           title: new Set(terms(op.title)),
-          asked: new Set(terms(asked.map(rewrite).join(' ')).filter((t) => !WORDS.stop.has(t))),
+          asked: new Set(terms(asked.map(rewrite).join(' ')).filter((t) => !vocab().stop.has(t))),
           path: new Set(terms(op.path.replace(/\{[^}]+\}/g, ' '))),
           area: new Set(terms(op.toolset)),
           params: new Set(terms(params.filter((p) => !pathParams(op.path).includes(p)).join(' '))),
@@ -277,7 +283,7 @@ export class OperationIndex {
     const asksChange = said.some((t) => this.changeVerbs.has(t) && !q.participles.has(t));
     const undecided = !asksChange && said.some((t) => this.eitherVerbs.has(t));
     // What the request says, weighed: its own words only (not what they map to), rare ones counting more.
-    const own = q.sequence.filter((t) => this.df.has(t) || WORDS.words.has(t));
+    const own = q.sequence.filter((t) => this.df.has(t) || vocab().words.has(t));
     const ownWeight = own.reduce((sum, t) => sum + this.idf(t), 0);
     const pairs = new Set<string>();
     for (let i = 1; i < q.sequence.length; i++) pairs.add(`${q.sequence[i - 1]} ${q.sequence[i]}`);
@@ -314,7 +320,7 @@ export class OperationIndex {
       const doc = this.docs.find((d) => d.op === top.op) as Doc;
       // A word of the request counts as accounted for when the operation has it or a word it maps to.
       const has = (t: string) =>
-        Object.values(doc.fields).some((f) => f.has(t)) || terms(WORDS.words.get(t) ?? '').some((m) => Object.values(doc.fields).some((f) => f.has(m)));
+        Object.values(doc.fields).some((f) => f.has(t)) || terms(vocab().words.get(t) ?? '').some((m) => Object.values(doc.fields).some((f) => f.has(m)));
       const covered = own.filter(has).reduce((sum, t) => sum + this.idf(t), 0);
       strong = covered / ownWeight >= STRONG_SHARE;
     }

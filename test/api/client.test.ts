@@ -175,7 +175,7 @@ describe('ApiClient: callOperation', () => {
     description: 'x',
     method: 'PUT',
     path: '/workspace/usage/budget',
-    fields: { monthly_amount: z.number() },
+    fields: () => ({ monthly_amount: z.number() }),
     destructive: false,
   });
   const review = entry({
@@ -184,7 +184,7 @@ describe('ApiClient: callOperation', () => {
     description: 'x',
     method: 'POST',
     path: '/engagements/{engagement}/findings/{finding}/review',
-    fields: { review_status: z.string() },
+    fields: () => ({ review_status: z.string() }),
     destructive: false,
   });
   const cancel = entry({

@@ -11,7 +11,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, MCPB_CLI, ROOT } from '../../scripts/bundle.js';
+import { readBuiltSchemas } from '../../src/mcp/built-schemas.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { catalog } from '../../tools/index.js';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const npm = (args: string[], cwd: string) =>
@@ -28,6 +30,8 @@ const CHECKOUT = [
   // The apps' views and their build (npm run build bundles them into dist/apps).
   'apps',
   'scripts/build-apps.ts',
+  // The input schemas converted once at build time (npm run build's last step).
+  'scripts/build-schemas.ts',
   'README.md',
   'LICENSE',
   'manifest.json',
@@ -86,6 +90,9 @@ describe('the npm package', () => {
     expect(files).toContain('package/dist/src/cli.js');
     // The MCP Apps views, built at pack time into one HTML file each.
     for (const view of ['review_board', 'engagement_dashboard', 'document_preview']) expect(files).toContain(`package/dist/apps/${view}.html`);
+    // The input schemas the build converted, fresh for the modules packed beside them.
+    expect(files).toContain('package/dist/src/mcp/shown-schemas.json');
+    expect(readBuiltSchemas(join(checkout, 'dist/src/mcp/shown-schemas.json'))?.size).toBe(catalog.length);
     expect(files).toContain('package/package.json');
     expect(files).toContain('package/LICENSE');
     expect(files.filter((f) => f.endsWith('.ts') || f.startsWith('package/test/') || f.startsWith('package/src/'))).toEqual([]);

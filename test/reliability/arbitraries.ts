@@ -13,7 +13,7 @@ import { block, documentBlock } from '../../tools/deliverables.js';
  * block (the spec's fields) and also takes fields the API answered beyond them, so a document read can
  * be written back as read; what a model is told to write is what valid calls send.
  */
-const SHOWN_AS = new Map<z.ZodType, z.ZodType>([[documentBlock, block]]);
+const SHOWN_AS = new Map<z.ZodType, z.ZodType>([[documentBlock(), block()]]);
 
 /** Optional, nullable and the base schema under both wrappers. */
 export function unwrap(s: z.ZodType): { base: z.ZodType; optional: boolean; nullable: boolean } {
