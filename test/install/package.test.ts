@@ -25,8 +25,9 @@ const CHECKOUT = [
   'tsconfig.build.json',
   'src',
   'tools',
-  // The apps' views and their build (npm run build bundles them into dist/apps).
+  // The server's bundle and the apps' views, and their builds (npm run build writes dist/src and dist/apps).
   'apps',
+  'scripts/build-server.ts',
   'scripts/build-apps.ts',
   'README.md',
   'LICENSE',
@@ -84,6 +85,9 @@ describe('the npm package', () => {
   it('holds the built server and nothing of the sources or tests', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(files).toContain('package/dist/src/cli.js');
+    // The server is the bundle (cli.js, the script worker's entry, their chunks), not tsc's separate modules.
+    expect(files).toContain('package/dist/src/script-worker.js');
+    expect(files.filter((f) => f.startsWith('package/dist/unbundled/') || f.startsWith('package/dist/src/mcp/'))).toEqual([]);
     // The MCP Apps views, built at pack time into one HTML file each.
     for (const view of ['review_board', 'engagement_dashboard', 'document_preview']) expect(files).toContain(`package/dist/apps/${view}.html`);
     expect(files).toContain('package/package.json');
