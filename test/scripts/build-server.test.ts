@@ -3,6 +3,7 @@
 // the SDK client's stdio transport, on a sandbox reached over real HTTP: it starts reading a few dozen
 // files of its own instead of about 280 modules, and what finds files from its own location (the
 // script worker, the apps' views) still does from the bundle's chunks.
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { buildServer, checkImports, EXTERNAL } from '../../scripts/build-server.
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { recordModules } from '../helpers/loaded-modules.js';
+import { OLD_NODE_VERSION, oldNode } from '../helpers/old-node.js';
 import { ROOT } from '../helpers/spawn.js';
 import { type ServerHome, serverHome } from '../helpers/stdio-server.js';
 
@@ -89,6 +91,13 @@ describe('the bundled server', () => {
     expect(script.isError, JSON.stringify(script.content)).toBeFalsy();
     expect(script.structuredContent).toMatchObject({ result: 2, api_calls: 1 });
     expect(view.text).toBe(readFileSync(join(app, 'dist/apps/review_board.html'), 'utf8'));
+  });
+
+  it(`on Node ${OLD_NODE_VERSION}, refuses in one line naming 22.19: the floor's chunk loads first, before any code newer Node needs`, () => {
+    const ran = spawnSync(oldNode(), [join(app, 'dist/src/cli.js'), 'serve'], { env: home.env, encoding: 'utf8', input: '', timeout: 60_000 });
+    expect(ran.status).toBe(1);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr.split('\n').filter((l) => l !== '')).toEqual([expect.stringMatching(/needs Node\.js 22\.19 or later.*v22\.12\.0/)]);
   });
 
   it('ships source maps that name the sources, for NODE_OPTIONS=--enable-source-maps', () => {
