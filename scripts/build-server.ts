@@ -81,7 +81,8 @@ export async function buildServer(outDir = SERVER_OUT): Promise<Metafile> {
     // process runs with --enable-source-maps (NODE_OPTIONS), at no cost when it does not.
     sourcemap: 'linked',
     sourcesContent: false,
-    legalComments: 'none',
+    // The licence notices the bundled packages carry (/*! ... */, @license) kept, at the end of each file.
+    legalComments: 'eof',
     metafile: true,
     logLevel: 'warning',
   });
