@@ -12,12 +12,12 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY tools ./tools
-# The MCP Apps views: `npm run build` bundles each into one HTML file under dist/apps (esbuild, a dev
-# dependency), which the server reads when a host asks for a view.
+# `npm run build` bundles the server into dist/src (esbuild, a dev dependency; scripts/build-server.ts)
+# and each MCP Apps view into one HTML file under dist/apps, which the server reads when a host asks
+# for a view.
 COPY apps ./apps
-COPY scripts/build-apps.ts ./scripts/
-# The catalog's input schemas, converted once at build time into dist/src/mcp/shown-schemas.json.
-COPY scripts/build-schemas.ts ./scripts/
+# The catalog's input schemas are converted once at build time and bundled with the server.
+COPY scripts/build-server.ts scripts/build-schemas.ts scripts/build-apps.ts ./scripts/
 RUN npm run build
 
 FROM node:${NODE_VERSION}-alpine AS deps
@@ -31,7 +31,9 @@ ENV NODE_ENV=production
 WORKDIR /app
 # Owned by root: the server cannot change its own code or dependencies.
 COPY --from=deps /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+# The bundle and the views; not dist/unbundled, the same code as separate modules for the bench.
+COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/apps ./dist/apps
 COPY package.json ./
 USER node
 EXPOSE 8080

@@ -18,6 +18,11 @@ import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/**
+ * The same build as separate modules (tsc's output; what runs is the bundle in dist/src): the
+ * pieces imported one by one to count the operations and time what is built per tool.
+ */
+const UNBUNDLED = join(ROOT, 'dist/unbundled');
 const OUT = join(ROOT, '.bench-out');
 const BASELINE_PACKAGE = '@ivotoby/openapi-mcp-server';
 const BASELINE_DIR = join(OUT, 'baseline');
@@ -372,19 +377,19 @@ async function settledToolCount(s: ServerUnderTest): Promise<number> {
 /**
  * The catalog's operations plus those the sandbox's live description adds, as a build's own modules
  * count them: what WORKSPACE_TOOLSETS=all lists with a write token. Run in a child, so the measuring
- * process loads none of the server's modules.
+ * process loads none of the server's modules. `modules`: where the build's tsc output is (src/ and tools/).
  */
-function catalogPlusGenerated(root: string, specFile: string): number {
+function catalogPlusGenerated(modules: string, specFile: string): number {
   const script = `
-    const [root, specFile] = process.argv.slice(1);
+    const [modules, specFile] = process.argv.slice(1);
     const { readFileSync } = await import('node:fs');
-    const { catalog } = await import(root + '/dist/tools/index.js');
-    const { liveOperations } = await import(root + '/dist/src/mcp/live-openapi.js');
+    const { catalog } = await import(modules + '/tools/index.js');
+    const { liveOperations } = await import(modules + '/src/mcp/live-openapi.js');
     const doc = JSON.parse(readFileSync(specFile, 'utf8'));
     process.stdout.write(String(catalog.length + liveOperations(doc, catalog).length));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, root, specFile], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, modules, specFile], { encoding: 'utf8' });
   const n = Number(r.stdout.trim());
-  if (r.status !== 0 || !Number.isInteger(n)) throw new Error(`counting the operations of ${root} failed: ${r.stderr.slice(-500)}`);
+  if (r.status !== 0 || !Number.isInteger(n)) throw new Error(`counting the operations of ${modules} failed: ${r.stderr.slice(-500)}`);
   return n;
 }
 
@@ -605,6 +610,8 @@ function packageOf(url: string): string {
   const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (m?.[1]) return m[1];
   if (url.startsWith('node:')) return 'node: builtins';
+  // The bundle's entry and chunks (dist/src, flat): zod, the SDK and pino are in them too.
+  if (/\/dist\/src\/[^/]+\.js$/.test(url)) return '(own) bundle';
   const own = /\/dist\/((?:src\/[^/.]+|tools))/.exec(url);
   return own?.[1] ? `(own) ${own[1]}` : url.replace(/^file:\/\/.*\//, '');
 }
@@ -707,11 +714,10 @@ interface BuiltPerTool {
   catalogHeapMb: number;
   serverModulesMs: number;
   serverModulesHeapMb: number;
-  /** Reading (and checking the key of) the input schemas the build converted; 1 when fresh, else 0. */
+  /** Parsing the input schemas the build converted and bundled (their JSON text). */
   builtReadMs: number;
-  builtFresh: number;
   inputSchemasMs: number;
-  /** Converting them all with zod instead (their entries' zod inputs built too): a start without a fresh file. */
+  /** Converting them all with zod instead (their entries' zod inputs built too): a start from the sources. */
   convertedSchemasMs: number;
   /** Catalog entries whose zod input the listing built (each is built on first read). */
   inputsBuiltByList: number;
@@ -724,18 +730,21 @@ interface BuiltPerTool {
 
 function builtPerTool(): BuiltPerTool | { error: string } {
   const script = `
-    const root = process.argv[1];
+    const modules = process.argv[1];
     const gc = globalThis.gc ?? (() => {});
     const heap = () => { gc(); return process.memoryUsage().heapUsed / 1048576; };
     const h0 = heap(); let t = performance.now();
-    const { catalog } = await import(root + '/dist/tools/index.js');
+    const { catalog } = await import(modules + '/tools/index.js');
     const catalogImportMs = performance.now() - t; const h1 = heap(); t = performance.now();
-    const { toolListFor } = await import(root + '/dist/src/mcp/session.js');
-    const { operationSchema, convertOperationSchema } = await import(root + '/dist/src/mcp/schema.js');
-    const { operationOutputSchema } = await import(root + '/dist/src/mcp/result-schemas.js');
-    const { builtSchemas } = await import(root + '/dist/src/mcp/built-schemas.js');
+    const { toolListFor } = await import(modules + '/src/mcp/session.js');
+    const { operationSchema, convertOperationSchema } = await import(modules + '/src/mcp/schema.js');
+    const { operationOutputSchema } = await import(modules + '/src/mcp/result-schemas.js');
+    const { useBuiltSchemas } = await import(modules + '/src/mcp/built-schemas.js');
     const serverModulesMs = performance.now() - t; const h2 = heap();
-    t = performance.now(); const builtFresh = builtSchemas().size === catalog.length ? 1 : 0; const builtReadMs = performance.now() - t;
+    // What a bundle holds (the JSON text of every catalog schema, converted at build in another
+    // process, so no input of this one is built), parsed as the bundle parses it.
+    const bundledText = (await import('node:fs')).readFileSync(process.argv[2], 'utf8');
+    t = performance.now(); useBuiltSchemas(JSON.parse(bundledText)); const builtReadMs = performance.now() - t;
     t = performance.now(); for (const op of catalog) operationSchema(op); const inputSchemasMs = performance.now() - t;
     t = performance.now(); for (const op of catalog) operationOutputSchema(op); const outputSchemasMs = performance.now() - t;
     const policy = { toolsets: 'all', readOnly: false };
@@ -745,11 +754,24 @@ function builtPerTool(): BuiltPerTool | { error: string } {
     const h3 = heap();
     t = performance.now(); for (const op of catalog) convertOperationSchema(op); const convertedSchemasMs = performance.now() - t;
     process.stdout.write(JSON.stringify({ operations: catalog.length, tools: tools.length, catalogImportMs, catalogHeapMb: h1 - h0,
-      serverModulesMs, serverModulesHeapMb: h2 - h1, builtReadMs, builtFresh, inputSchemasMs, convertedSchemasMs, inputsBuiltByList, outputSchemasMs, listRestMs, listAgainMs, builtHeapMb: h3 - h2,
+      serverModulesMs, serverModulesHeapMb: h2 - h1, builtReadMs, inputSchemasMs, convertedSchemasMs, inputsBuiltByList, outputSchemasMs, listRestMs, listAgainMs, builtHeapMb: h3 - h2,
       listKb: JSON.stringify(tools).length / 1024 }));`;
-  const r = spawnSync(process.execPath, ['--expose-gc', ...binFlags(join(ROOT, 'dist/src/cli.js')), '--input-type=module', '-e', script, ROOT], {
-    encoding: 'utf8',
-  });
+  // The schemas a bundle holds: converted from the same modules, as scripts/build-schemas.ts converts them.
+  const convert = `
+    const { catalog } = await import(process.argv[1] + '/tools/index.js');
+    const { convertOperationSchema } = await import(process.argv[1] + '/src/mcp/schema.js');
+    process.stdout.write(JSON.stringify(Object.fromEntries(catalog.map((op) => [op.name, convertOperationSchema(op)]))));`;
+  const schemas = spawnSync(process.execPath, ['--input-type=module', '-e', convert, UNBUNDLED], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (schemas.status !== 0) return { error: schemas.stderr.slice(-300) };
+  const schemasFile = join(OUT, 'shown-schemas.json');
+  writeFileSync(schemasFile, schemas.stdout);
+  const r = spawnSync(
+    process.execPath,
+    ['--expose-gc', ...binFlags(join(ROOT, 'dist/src/cli.js')), '--input-type=module', '-e', script, UNBUNDLED, schemasFile],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) return { error: r.stderr.slice(-300) };
   return JSON.parse(r.stdout) as BuiltPerTool;
 }
@@ -787,7 +809,7 @@ function breakdownText(loads: LoadBreakdown[], built: BuiltPerTool | { error: st
     lines.push(
       `  ours builds per tool (${built.operations} operations, ${built.tools} tools, median of runs, in one process from dist): catalog import ${fmt(built.catalogImportMs)} ms ` +
         `(+${fmt(built.catalogHeapMb)} MB heap: its entries; each builds its zod input on first read), server modules ${fmt(built.serverModulesMs)} ms (+${fmt(built.serverModulesHeapMb)} MB), ` +
-        `shown input schemas from the build's file (${built.builtFresh ? 'fresh' : 'ABSENT OR STALE: converted'}: read and key checked ${fmt(built.builtReadMs)} ms, then ${fmt(built.inputSchemasMs)} ms = ${per(built.inputSchemasMs)}; ` +
+        `shown input schemas as the bundle holds them (converted at build: parsed ${fmt(built.builtReadMs)} ms, then ${fmt(built.inputSchemasMs)} ms = ${per(built.inputSchemasMs)}; ` +
         `converting them with zod instead, inputs built: ${fmt(built.convertedSchemasMs)} ms = ${per(built.convertedSchemasMs)}), zod inputs the listing built: ${built.inputsBuiltByList}, output schemas ${fmt(built.outputSchemasMs)} ms, ` +
         `the rest of the list ${fmt(built.listRestMs)} ms, the list again (all cached) ${fmt(built.listAgainMs)} ms; +${fmt(built.builtHeapMb)} MB heap; the list is ${fmt(built.listKb)} KB of JSON`,
     );
@@ -867,12 +889,12 @@ async function main(): Promise<void> {
     // default surface: what the server lists once settled (25 by design).
     process.stderr.write(`complete lists: each server listed until it has announced no change for ${SETTLE_QUIET_MS} ms\n`);
     const cases: StartupCase[] = [];
-    for (const [make, root] of [
-      [ours, ROOT],
-      [before, BEFORE_DIR],
+    for (const [make, modules] of [
+      [ours, UNBUNDLED],
+      [before, join(BEFORE_DIR, 'dist')],
     ] as const) {
       const all = make(sb, 'all');
-      const counted = catalogPlusGenerated(root, specFile);
+      const counted = catalogPlusGenerated(modules, specFile);
       const settled = await settledToolCount(all);
       if (settled !== counted) throw new Error(`${all.label}: settles on ${settled} tools, but its catalog and the live description make ${counted}`);
       cases.push({ key: `${all.label}/all`, server: all, expected: counted });

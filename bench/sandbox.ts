@@ -1,11 +1,11 @@
 // Throughput of the sandbox pipeline: simple authenticated GETs over keep-alive connections.
-// Run with `node bench/sandbox.ts` after `npm run build` (it uses the compiled sandbox in dist/), or
+// Run with `node bench/sandbox.ts` after `npm run build` (it uses the compiled sandbox in dist/unbundled), or
 // with `node --import tsx bench/sandbox.ts` from the sources. Prints requests per second as one JSON
 // line; target >= 2,000/s on 2 cores.
 import { Agent, request } from 'undici';
 
 type SandboxModule = typeof import('../src/sandbox/index.js');
-const { startSandbox } = (await import('../dist/src/sandbox/index.js' as string).catch(() => import('../src/sandbox/index.js'))) as SandboxModule;
+const { startSandbox } = (await import('../dist/unbundled/src/sandbox/index.js' as string).catch(() => import('../src/sandbox/index.js'))) as SandboxModule;
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);

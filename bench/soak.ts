@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 type SandboxModule = typeof import('../src/sandbox/index.js');
-const { startSandbox } = (await import('../dist/src/sandbox/index.js' as string).catch(() => import('../src/sandbox/index.js'))) as SandboxModule;
+const { startSandbox } = (await import('../dist/unbundled/src/sandbox/index.js' as string).catch(() => import('../src/sandbox/index.js'))) as SandboxModule;
 const { ENGAGEMENT_AP, SESSION_AP_CLERK, INTERVIEW_AP_CLERK } = await import('../src/sandbox/data/ids.js');
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,8 +1,9 @@
 // `npm run bundle`: the MCP Bundle (.mcpb) for one-click install in desktop assistants. Builds,
-// stages what the server needs at run time (dist/, a package.json without scripts or dev
-// dependencies, manifest.json, icon.png) in a temp folder, installs the production dependencies
-// there from the lockfile's versions, and packs it with `mcpb pack`. Nothing of the dev toolchain
-// (TypeScript, vitest, the mcpb CLI itself) goes into the bundle.
+// stages what the server needs at run time (the server's esbuild bundle in dist/src, the views in
+// dist/apps, a package.json without scripts or dev dependencies, manifest.json, icon.png) in a temp
+// folder, installs the production dependencies there from the lockfile's versions (what the bundle
+// leaves to node_modules), and packs it with `mcpb pack`. Nothing of the dev toolchain (TypeScript,
+// vitest, the mcpb CLI itself) goes into the bundle.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,7 @@ export interface BundleOptions {
 }
 
 /** Runtime files, relative to the repository, copied as they are. */
-const STAGED = ['dist/src', 'dist/tools', 'dist/apps', 'manifest.json', 'icon.png', 'README.md', 'LICENSE', 'package-lock.json'];
+const STAGED = ['dist/src', 'dist/apps', 'manifest.json', 'icon.png', 'README.md', 'LICENSE', 'package-lock.json'];
 
 export function buildBundle(opts: BundleOptions = {}): string {
   const run = (cmd: string, args: string[], cwd: string) =>

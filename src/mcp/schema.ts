@@ -109,7 +109,7 @@ const shownCache = new WeakMap<Operation, Tool['inputSchema']>();
 
 /**
  * The shown input schema of one operation's tool (its API arguments and extras), computed once: a
- * catalog operation's as the build converted it (built-schemas.ts) when that is fresh, else converted.
+ * catalog operation's as the build converted and bundled it (built-schemas.ts), else converted.
  */
 export function operationSchema(op: Operation): Tool['inputSchema'] {
   let s = shownCache.get(op);

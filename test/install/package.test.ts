@@ -10,10 +10,9 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shownSchemas } from '../../scripts/build-schemas.js';
 import { buildBundle, MCPB_CLI, ROOT } from '../../scripts/bundle.js';
-import { readBuiltSchemas } from '../../src/mcp/built-schemas.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { catalog } from '../../tools/index.js';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const npm = (args: string[], cwd: string) =>
@@ -27,8 +26,9 @@ const CHECKOUT = [
   'tsconfig.build.json',
   'src',
   'tools',
-  // The apps' views and their build (npm run build bundles them into dist/apps).
+  // The server's bundle and the apps' views, and their builds (npm run build writes dist/src and dist/apps).
   'apps',
+  'scripts/build-server.ts',
   'scripts/build-apps.ts',
   // The input schemas converted once at build time (npm run build's last step).
   'scripts/build-schemas.ts',
@@ -88,11 +88,20 @@ describe('the npm package', () => {
   it('holds the built server and nothing of the sources or tests', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(files).toContain('package/dist/src/cli.js');
+    // The server is the bundle (cli.js, the script worker's entry, their chunks), not tsc's separate modules.
+    expect(files).toContain('package/dist/src/script-worker.js');
+    expect(files.filter((f) => f.startsWith('package/dist/unbundled/') || f.startsWith('package/dist/src/mcp/'))).toEqual([]);
     // The MCP Apps views, built at pack time into one HTML file each.
     for (const view of ['review_board', 'engagement_dashboard', 'document_preview']) expect(files).toContain(`package/dist/apps/${view}.html`);
-    // The input schemas the build converted, fresh for the modules packed beside them.
-    expect(files).toContain('package/dist/src/mcp/shown-schemas.json');
-    expect(readBuiltSchemas(join(checkout, 'dist/src/mcp/shown-schemas.json'))?.size).toBe(catalog.length);
+    // The input schemas the build converted, bundled with the code they were converted from: the
+    // literal the listing parses holds every catalog operation's, as the sources convert them now.
+    const bundled = readdirSync(join(checkout, 'dist/src'))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(checkout, 'dist/src', f), 'utf8'))
+      .join('\n');
+    const literal = /function builtSchemas\(\) \{[^}]*?JSON\.parse\(('(?:[^'\\]|\\.)*')\)/.exec(bundled)?.[1];
+    expect(literal, 'the bundled schemas').toBeDefined();
+    expect(JSON.parse(new Function(`return ${literal}`)() as string)).toEqual(shownSchemas());
     expect(files).toContain('package/package.json');
     expect(files).toContain('package/LICENSE');
     expect(files.filter((f) => f.endsWith('.ts') || f.startsWith('package/test/') || f.startsWith('package/src/'))).toEqual([]);

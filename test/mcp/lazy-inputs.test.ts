@@ -1,20 +1,15 @@
 // A catalog entry's zod input is built when something first reads it (a call validating its
 // arguments, the sandbox, a conversion), not when the catalog loads: tools/list shows the schemas
 // the build converted, so a session that lists every tool and calls one builds one entry's schema.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { writeBuiltSchemas } from '../../scripts/build-schemas.js';
+import { shownSchemas } from '../../scripts/build-schemas.js';
 import type { ApiClient } from '../../src/api/client.js';
 import type { Operation } from '../../src/operation.js';
-import { ROOT } from '../helpers/spawn.js';
 
 /** Whether the entry's input was built: it is then held as a plain value, no longer a getter. */
 const built = (o: Operation) => 'value' in (Object.getOwnPropertyDescriptor(o, 'input') ?? {});
 
-let dir: string;
 // The modules as a server loads them, after the build: fresh copies, whose entries nothing has read.
 let catalog: readonly Operation[];
 let area: typeof import('../../tools/shared.js').area;
@@ -26,10 +21,8 @@ let loadConfig: typeof import('../../src/config.js').loadConfig;
 let createLogger: typeof import('../../src/log.js').createLogger;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'wcm-lazy-inputs-'));
-  const file = join(dir, 'shown-schemas.json');
   // The build converts every entry's schema (so reads every input): in this module graph, not the next.
-  await writeBuiltSchemas({ catalog: join(ROOT, 'tools/index.ts'), schema: join(ROOT, 'src/mcp/schema.ts') }, file);
+  const schemas = shownSchemas();
   vi.resetModules();
   ({ catalog } = await import('../../tools/index.js'));
   ({ area, op } = await import('../../tools/shared.js'));
@@ -37,11 +30,7 @@ beforeAll(async () => {
   ({ OperationSet } = await import('../../src/mcp/operations.js'));
   ({ loadConfig } = await import('../../src/config.js'));
   ({ createLogger } = await import('../../src/log.js'));
-  expect((await import('../../src/mcp/built-schemas.js')).useBuiltSchemas(file)).toBe(true);
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
+  (await import('../../src/mcp/built-schemas.js')).useBuiltSchemas(schemas);
 });
 
 describe("a catalog entry's input", () => {

@@ -31,12 +31,16 @@ export function viewMeta(view: ViewName): { ui: { resourceUri: string } } {
 const RESOURCE_UI_META = { csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, prefersBorder: true };
 
 /**
- * Where the built views are: dist/apps, three levels up from this module in the build
- * (dist/src/mcp/apps), or under dist/ of the repository when running from sources (tsx, tests).
+ * Where the built views are: dist/apps of the build this module runs from, found as its nearest
+ * dist/ folder (the bundle's chunks are in dist/src, tsc's modules deeper, in dist/unbundled/src/mcp/apps),
+ * or under dist/ of the repository when running from sources (tsx, tests: src/mcp/apps).
  */
 function viewsDir(): string {
-  const up = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-  return basename(up) === 'dist' ? join(up, 'apps') : join(up, 'dist', 'apps');
+  const here = dirname(fileURLToPath(import.meta.url));
+  if (import.meta.url.endsWith('.ts')) return join(here, '..', '..', '..', 'dist', 'apps');
+  for (let dir = here; dirname(dir) !== dir; dir = dirname(dir)) if (basename(dir) === 'dist') return join(dir, 'apps');
+  // A build copied outside any dist/: the bundle's layout, src/ beside apps/.
+  return join(here, '..', 'apps');
 }
 
 export function viewPath(view: ViewName): string {
