@@ -109,7 +109,9 @@ export function serveOnStdio(factory: (ctx: McpRequestContext) => Promise<Server
   // Everything written goes through one stream of ours, piped to stdout: the SDK's transport waits for
   // 'drain' once per message held behind a full pipe, so a burst of answers to a client slow to read
   // holds one listener each until the pipe drains (bounded by the requests in flight, not a leak).
-  const stdout = new PassThrough();
+  // Text in, text out: what is written here is JSON text, and a stream that turned each answer into
+  // a Buffer on its way to stdout (then written as bytes) paid a copy of every answer.
+  const stdout = new PassThrough({ decodeStrings: false, encoding: 'utf8' });
   stdout.setMaxListeners(0);
   stdout.pipe(opts.stdout ?? process.stdout);
   const reply = (a: ErrorAnswer) => {
