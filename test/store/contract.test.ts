@@ -2,6 +2,7 @@
 // job handles and the rate budgets rely on, including the atomic steps under concurrency. The file
 // and Redis backends are also opened twice on the same place, as two processes would.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -280,6 +281,25 @@ describe('the file store on disk', () => {
     const next = await a.takeSlot('same', limits);
     expect(next.taken && next.seq).toBe(8);
     await a.close();
+  });
+
+  it("writes a settle with the next take's round when that take comes within tens of milliseconds, not in a round of its own", async () => {
+    const dir = join(tmp, 'settle-grace');
+    const s = await FileStore.open(dir);
+    const first = await s.takeSlot('grace', limits);
+    if (!first.taken) throw new Error('not taken');
+    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
+    const path = join(dir, file as string);
+    const settled = s.settleSlot('grace', first.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    // Read in a timer set right after the settle's own (timers fire in the order they fall due).
+    const meanwhile = await new Promise<string>((resolve) => setTimeout(() => resolve(readFileSync(path, 'utf8')), 10));
+    expect(JSON.parse(meanwhile).window.slots).toEqual([expect.objectContaining({ id: first.slot, open: true })]);
+    const second = await s.takeSlot('grace', limits);
+    await settled;
+    const after = JSON.parse(readFileSync(path, 'utf8')).window;
+    expect(after.slots.find((x: { id: string }) => x.id === first.slot)).not.toHaveProperty('open');
+    expect(second.taken && second.seq).toBe(2);
+    await s.close();
   });
 
   it.skipIf(process.platform !== 'linux')('holds no window file open once closed', async () => {
