@@ -84,6 +84,9 @@ const SETTLE_GRACE_MS = 20;
  */
 const KEEP_OPEN = process.platform !== 'win32';
 
+/** Trailing spaces a window's file may keep after it shrank (a few slots' worth). */
+const TRUNCATE_PAST_BYTES = 512;
+
 /** Held for a read and a write (well under a millisecond): waiters poll often. */
 const LOCK_OPTIONS = { pollMs: 2, staleMs: 10_000, timeoutMs: 30_000 };
 
@@ -418,14 +421,17 @@ function closeQuietly(fd: number): void {
  * Rewrite the window in place. Not by renaming a new file over it: on ext4 a rename that replaces a
  * file starts writing the new one to disk (its auto_da_alloc heuristic), a third of a millisecond a
  * round; in place, a round is a few microseconds. A file with its old length holds at every moment
- * one JSON document and spaces: the text is padded to the old length, then the spaces are cut.
- * Nothing is flushed to disk: a budget lost in a power cut costs a slow first minute, no more.
+ * one JSON document and spaces: the text is padded to the old length, and the spaces are cut once
+ * they pass TRUNCATE_PAST_BYTES (JSON allows them; a window that shrinks by a slot or two on most
+ * rounds would otherwise pay a system call for it every other round). Nothing is flushed to disk:
+ * a budget lost in a power cut costs a slow first minute, no more. Answers the bytes the file holds.
  */
 function writeWindowSync(fd: number, text: string, oldSize: number): Buffer {
   const body = Buffer.from(text, 'utf8');
   const out = body.length < oldSize ? Buffer.concat([body, Buffer.alloc(oldSize - body.length, 0x20)]) : body;
   writeSync(fd, out, 0, out.length, 0);
-  if (out.length > body.length) ftruncateSync(fd, body.length);
+  if (out.length - body.length <= TRUNCATE_PAST_BYTES) return out;
+  ftruncateSync(fd, body.length);
   return body;
 }
 

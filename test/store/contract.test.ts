@@ -246,6 +246,27 @@ describe('the file store on disk', () => {
     await s.close();
   });
 
+  it('keeps the length of a window that shrank by a slot (its spaces cut only past a few slots), read alike by another handle', async () => {
+    const dir = join(tmp, 'small-shrink');
+    const a = await FileStore.open(dir);
+    const b = await FileStore.open(dir);
+    const taken = [await a.takeSlot('shrinks', limits), await a.takeSlot('shrinks', limits)];
+    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
+    const path = join(dir, file as string);
+    const before = (await readFile(path, 'utf8')).length;
+    const first = taken[0];
+    if (!first?.taken) throw new Error('not taken');
+    // Refused: its slot leaves the window, which is written shorter over the longer one.
+    await a.settleSlot('shrinks', first.slot, { refused: true, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    const text = await readFile(path, 'utf8');
+    expect(text.length).toBe(before);
+    expect(text).not.toBe(text.trimEnd());
+    expect(JSON.parse(text).window.slots).toHaveLength(1);
+    const next = await b.takeSlot('shrinks', limits);
+    expect(next.taken && next.count).toBe(2);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('reads a window deleted between two rounds from the file now at its name, not from the one it had open', async () => {
     const dir = join(tmp, 'deleted-window');
     const a = await FileStore.open(dir);
