@@ -154,7 +154,8 @@ export class ApiClient {
   readonly #maxNetwork: number;
   readonly #backoffBase: number;
   readonly #maxBudgetWaitMs: number;
-  readonly #host: URL;
+  /** Where requests go, as node:http takes it (read once: a URL's getters and a regex per request add up). */
+  readonly #target: { protocol: string; hostname: string; port?: string };
   #limiter: RateLimiter | undefined;
   // The token's fingerprint, recomputed only when the provider hands out a new token.
   #lastToken = '';
@@ -179,7 +180,8 @@ export class ApiClient {
     this.#maxBudgetWaitMs = opts.retry?.maxBudgetWaitMs ?? 30_000;
     this.#transport = root.origin.startsWith('https:') ? httpsModule() : http;
     this.#agent = new this.#transport.Agent({ keepAlive: true });
-    this.#host = new URL(root.origin);
+    const host = new URL(root.origin);
+    this.#target = { protocol: host.protocol, hostname: host.hostname.replace(/^\[|\]$/g, ''), ...(host.port ? { port: host.port } : {}) };
   }
 
   async request(call: ApiCall): Promise<ApiResponse> {
@@ -424,17 +426,25 @@ export class ApiClient {
   #exchange(method: HttpMethod, path: string, headers: Record<string, string>, payload: Buffer | undefined, signal: AbortSignal | undefined) {
     return new Promise<Http.IncomingMessage>((resolve, reject) => {
       const req = this.#transport.request({
-        protocol: this.#host.protocol,
-        hostname: this.#host.hostname.replace(/^\[|\]$/g, ''),
-        ...(this.#host.port ? { port: this.#host.port } : {}),
+        ...this.#target,
         path,
         method,
         headers,
         agent: this.#agent,
         lookup: loopbackLookup,
         timeout: this.#timeoutMs,
-        ...(signal ? { signal } : {}),
       });
+      if (signal) {
+        // The caller's cancellation destroys the request, and with it an answer's body still coming,
+        // as node:http's own `signal` option does, for less: that option follows the request with a
+        // dozen end-of-stream listeners to know when to drop its own, on every call.
+        const onAbort = () => req.destroy(abortError(signal));
+        if (signal.aborted) onAbort();
+        else {
+          signal.addEventListener('abort', onAbort, { once: true });
+          req.once('close', () => signal.removeEventListener('abort', onAbort));
+        }
+      }
       let answered: Http.IncomingMessage | undefined;
       req.on('timeout', () => {
         // Once answered, the body's reader (here or the caller's file stream) must see the timeout too.

@@ -212,10 +212,13 @@ export class Pipeline {
         ...(multipart ? { multipart } : {}),
         ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}),
       });
-      logger.debug(
-        { tool: originLabel(ctx.via, op.name), op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache },
-        'tool call',
-      );
+      // Built only when it is written: this runs on every call.
+      if (logger.isLevelEnabled('debug')) {
+        logger.debug(
+          { tool: originLabel(ctx.via, op.name), op: op.name, status: res.status, ms: Math.round(performance.now() - started), cached: res.fromCache },
+          'tool call',
+        );
+      }
       const budget = ctx.budget ?? config.responseBudget;
       if (res.file) return await this.#fileResult(op, api, res.file, ctx, ctx.progress, budget);
       const kind = jobKindOf(op);

@@ -21,8 +21,36 @@ export const TEMPLATES: readonly TemplateSpec[] = catalog.flatMap((op) => (op.re
 
 const VAR = /\{([A-Za-z_]+)\}/g;
 
+/** A URI template split once: the text between its variables, and their names in order. */
+interface SplitTemplate {
+  text: string[];
+  names: string[];
+}
+
+const splitTemplates = new Map<string, SplitTemplate>();
+
+/** Split once per template: every list answer links its records, and a regex per link added up. */
+function split(template: string): SplitTemplate {
+  let t = splitTemplates.get(template);
+  if (t === undefined) {
+    t = { text: [], names: [] };
+    let last = 0;
+    for (const m of template.matchAll(VAR)) {
+      t.text.push(template.slice(last, m.index));
+      t.names.push(m[1] as string);
+      last = m.index + m[0].length;
+    }
+    t.text.push(template.slice(last));
+    splitTemplates.set(template, t);
+  }
+  return t;
+}
+
 export function expand(template: string, vars: Record<string, string>): string {
-  return template.replace(VAR, (_, k: string) => encodeURIComponent(vars[k] ?? ''));
+  const { text, names } = split(template);
+  let out = text[0] as string;
+  for (let i = 0; i < names.length; i++) out += encodeURIComponent(vars[names[i] as string] ?? '') + (text[i + 1] as string);
+  return out;
 }
 
 /** The URI of one resource of this server, by the resource's name: `resourceUri('engagement', {engagement})`. */
@@ -70,7 +98,7 @@ const MAX_LIST_LINKS = 10;
 export function linksFor(op: Operation, args: Record<string, unknown>, data: unknown): ResourceLink[] {
   const spec = op.resource ? TEMPLATES.find((t) => t.op === op) : op.linksTo ? TEMPLATES.find((t) => t.name === op.linksTo) : undefined;
   if (!spec) return [];
-  const names = [...spec.uriTemplate.matchAll(VAR)].map((m) => m[1] as string);
+  const { names } = split(spec.uriTemplate);
   const link = (rec: Record<string, unknown>): ResourceLink[] => {
     const vars: Record<string, string> = {};
     const missing: string[] = [];

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
@@ -260,6 +261,30 @@ describe('cancellation', () => {
     expect(isAbortError(err)).toBe(true);
     expect(Date.now() - started).toBeLessThan(200);
     await until(() => ws.aborted.length === 1);
+  });
+
+  it('aborts a file answer whose body is still coming: its stream fails, the server sees the socket close', async () => {
+    // The head and a first chunk, then nothing: the rest of the body never comes.
+    const { ws, client } = await setup((_, res) => {
+      res.writeHead(200, { 'content-type': 'application/pdf' });
+      res.write('%PDF-');
+    });
+    const controller = new AbortController();
+    const r = await client.request({ method: 'GET', path: '/files/{file}', pathParams: { file: 'F1' }, response: 'file', signal: controller.signal });
+    const body = r.file?.body;
+    if (!body) throw new Error('no file stream');
+    const failed = new Promise<unknown>((resolve) => body.once('error', resolve));
+    body.resume();
+    controller.abort();
+    expect(await failed).toBeInstanceOf(Error);
+    await until(() => ws.aborted.length === 1);
+  });
+
+  it("leaves no listener on the caller's signal once its requests are over", async () => {
+    const { client } = await setup(ok);
+    const controller = new AbortController();
+    for (let i = 0; i < 5; i++) await client.request({ method: 'GET', path: '/me', signal: controller.signal });
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('aborts the wait of a 429 backoff', async () => {

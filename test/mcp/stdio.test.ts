@@ -4,6 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LineGuard } from '../../src/mcp/stdio.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
@@ -106,5 +107,22 @@ describe('stdio transport', () => {
     expect(stdout).toBe('');
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/WORKSPACE_URL.*https/);
+  });
+});
+
+describe('the line guard in front of the SDK', () => {
+  it('passes a CRLF-terminated message on without its \\r, and one split across chunks whole', async () => {
+    const { createLogger } = await import('../../src/log.js');
+    const answers: unknown[] = [];
+    const guard = new LineGuard((a) => answers.push(a), createLogger('silent').logger);
+    const out: string[] = [];
+    guard.on('data', (d: Buffer) => out.push(d.toString('utf8')));
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const named = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'é', arguments: {} } });
+    guard.write(Buffer.from(`${ping}\r\n${named.slice(0, 40)}`));
+    guard.write(Buffer.from(`${named.slice(40)}\r\n`));
+    await new Promise((r) => setImmediate(r));
+    expect(out.join('')).toBe(`${ping}\n${named}\n`);
+    expect(answers).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@
 // job handles and the rate budgets rely on, including the atomic steps under concurrency. The file
 // and Redis backends are also opened twice on the same place, as two processes would.
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -243,6 +244,97 @@ describe('the file store on disk', () => {
     expect((await stat(join(dir, file as string))).mode & 0o777).toBe(0o600);
     expect((await readdir(dir)).filter((f) => f.endsWith('.tmp') || f.endsWith('.lock'))).toEqual([]);
     await s.close();
+  });
+
+  it('keeps the length of a window that shrank by a slot (its spaces cut only past a few slots), read alike by another handle', async () => {
+    const dir = join(tmp, 'small-shrink');
+    const a = await FileStore.open(dir);
+    const b = await FileStore.open(dir);
+    const taken = [await a.takeSlot('shrinks', limits), await a.takeSlot('shrinks', limits)];
+    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
+    const path = join(dir, file as string);
+    const before = (await readFile(path, 'utf8')).length;
+    const first = taken[0];
+    if (!first?.taken) throw new Error('not taken');
+    // Refused: its slot leaves the window, which is written shorter over the longer one.
+    await a.settleSlot('shrinks', first.slot, { refused: true, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    const text = await readFile(path, 'utf8');
+    expect(text.length).toBe(before);
+    expect(text).not.toBe(text.trimEnd());
+    expect(JSON.parse(text).window.slots).toHaveLength(1);
+    const next = await b.takeSlot('shrinks', limits);
+    expect(next.taken && next.count).toBe(2);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('reads a window deleted between two rounds from the file now at its name, not from the one it had open', async () => {
+    const dir = join(tmp, 'deleted-window');
+    const a = await FileStore.open(dir);
+    const b = await FileStore.open(dir);
+    for (let i = 0; i < 3; i++) await a.takeSlot('gone', limits);
+    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
+    // Deleted (a sweep that found it spent, or a hand), then made again by another process.
+    await rm(join(dir, file as string));
+    const other = await b.takeSlot('gone', limits);
+    expect(other.taken && other.seq).toBe(1);
+    const next = await a.takeSlot('gone', limits);
+    expect(next.taken && next.seq).toBe(2);
+    expect(JSON.parse(await readFile(join(dir, file as string), 'utf8'))).toMatchObject({ key: 'gone', window: { seq: 2 } });
+    // Deleted and left deleted: the next round makes it again, empty.
+    await rm(join(dir, file as string));
+    const fresh = await a.takeSlot('gone', limits);
+    expect(fresh.taken && fresh.seq).toBe(1);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('reads again a window another process rewrote with the same bytes it last wrote but other slots', async () => {
+    const dir = join(tmp, 'rewritten-window');
+    const a = await FileStore.open(dir);
+    await a.takeSlot('same', limits);
+    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
+    const path = join(dir, file as string);
+    const mine = await readFile(path, 'utf8');
+    // Another writer's window of the same length: a slot of the same name length, a different seq digit.
+    const theirs = mine.replace('"seq":1', '"seq":7');
+    expect(theirs).not.toBe(mine);
+    expect(theirs.length).toBe(mine.length);
+    await writeFile(path, theirs);
+    const next = await a.takeSlot('same', limits);
+    expect(next.taken && next.seq).toBe(8);
+    await a.close();
+  });
+
+  it("writes a settle with the next take's round when that take comes within tens of milliseconds, not in a round of its own", async () => {
+    const dir = join(tmp, 'settle-grace');
+    const s = await FileStore.open(dir);
+    const first = await s.takeSlot('grace', limits);
+    if (!first.taken) throw new Error('not taken');
+    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
+    const path = join(dir, file as string);
+    const settled = s.settleSlot('grace', first.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    // Read in a timer set right after the settle's own (timers fire in the order they fall due).
+    const meanwhile = await new Promise<string>((resolve) => setTimeout(() => resolve(readFileSync(path, 'utf8')), 10));
+    expect(JSON.parse(meanwhile).window.slots).toEqual([expect.objectContaining({ id: first.slot, open: true })]);
+    const second = await s.takeSlot('grace', limits);
+    await settled;
+    const after = JSON.parse(readFileSync(path, 'utf8')).window;
+    expect(after.slots.find((x: { id: string }) => x.id === first.slot)).not.toHaveProperty('open');
+    expect(second.taken && second.seq).toBe(2);
+    await s.close();
+  });
+
+  it.skipIf(process.platform !== 'linux')('holds no window file open once closed', async () => {
+    const dir = join(tmp, 'closed-window');
+    const s = await FileStore.open(dir);
+    await s.takeSlot('held', limits);
+    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
+    const openOn = async () => {
+      const fds = await readdir('/proc/self/fd');
+      const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+      return targets.filter((t) => t.endsWith(file as string)).length;
+    };
+    await s.close();
+    expect(await openOn()).toBe(0);
   });
 
   it('sweeps expired values and spent windows from the folder', async () => {

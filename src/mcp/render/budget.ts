@@ -3,7 +3,7 @@
 // cut at a record boundary, never mid-record, and the caller's note says how much was left out and
 // the call that gets it.
 import { DETAILED, type LeftOut, listText, recordText, type TextForm } from './text.js';
-import { estimateTokens } from './tokens.js';
+import { estimateTokens, fitsBudget } from './tokens.js';
 
 export interface ListCut extends LeftOut {
   shown: unknown[];
@@ -20,7 +20,7 @@ export function boundList(items: readonly unknown[], budget: number, form: TextF
   const left = { fields: t.fields, counted: t.counted };
   // Most pages fit: one estimate of the whole text.
   const whole = t.first(items.length);
-  if (estimateTokens(whole) <= budget) return { shown: items.slice(), text: whole, omitted: 0, omittedTokens: 0, ...left };
+  if (fitsBudget(whole, budget)) return { shown: items.slice(), text: whole, omitted: 0, omittedTokens: 0, ...left };
   const costs = t.pieces.map((p) => estimateTokens(p) + 1);
   let used = estimateTokens(t.first(0));
   // One cost per item (a ListText has one piece per item): the first always, then while they fit.
@@ -80,8 +80,8 @@ function withReplaced(obj: Record<string, unknown>, path: readonly string[], val
 export function boundObject(value: unknown, budget: number, form: TextForm = DETAILED): ObjectCut {
   const full = recordText(value, form);
   const left = { fields: full.fields, counted: full.counted };
+  if (fitsBudget(full.text, budget)) return { value, text: full.text, ...left };
   const fullTokens = estimateTokens(full.text);
-  if (fullTokens <= budget) return { value, text: full.text, ...left };
   if (isRecord(value)) {
     const list = largestList(value);
     if (list) {

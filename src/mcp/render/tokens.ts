@@ -131,3 +131,31 @@ export function estimateTokens(text: string): number {
   if (spaceRun > 1) total += W.spaces;
   return Math.ceil(total);
 }
+
+/**
+ * The most the estimate can say per character (UTF-16 code unit), and what it may add at the end.
+ * A run's cost is paid once it ends: a letter run of n costs at most 0.97 + 1.24n (+0.136 a letter
+ * past the fifth; capitals cost less than accents), a digit run 0.73 a character at most, a
+ * punctuation run 1.11 - 0.047n, spaces and newlines under 1 a character; runs of one kind end at a
+ * character of another kind. The dearest text alternates one accented letter and one punctuation
+ * mark: 3.273 every two characters, 1.6365 each. Ending on the letter adds 2.21 - 1.6365, and the
+ * rounding up below under 1. So estimateTokens(t) <= 1.6365 * length + 1.5735; rounded outwards
+ * here (float sums of the weights must not reach the bound). Checked on every text of up to 7
+ * characters of each kind, and on long random and adversarial texts, in test/mcp/render/tokens.test.ts.
+ */
+export const MAX_TOKENS_PER_CHAR = 1.64;
+const MAX_TOKENS_AT_END = 1.6;
+
+/** A bound no text of `length` characters exceeds in estimated tokens. */
+export function maxTokensFor(length: number): number {
+  return Math.ceil(length * MAX_TOKENS_PER_CHAR + MAX_TOKENS_AT_END);
+}
+
+/**
+ * Whether `text` fits `budget` estimated tokens: the same answer as estimateTokens(text) <= budget,
+ * without walking the text when its length alone says it fits (most answers: a page of five records
+ * is a tenth of the default budget).
+ */
+export function fitsBudget(text: string, budget: number): boolean {
+  return maxTokensFor(text.length) <= budget || estimateTokens(text) <= budget;
+}
