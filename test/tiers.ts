@@ -15,6 +15,7 @@ export const FAST_TESTS = [
   'test/tools/every-operation.test.ts',
   'test/architecture/*.test.ts',
   'test/i18n.test.ts',
+  'test/directories.test.ts',
   'test/ci/tiers.test.ts',
   // Arguments, as models send them.
   'test/mcp/arguments.test.ts',

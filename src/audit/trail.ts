@@ -3,8 +3,10 @@
 // and readable by its owner only, or a Redis stream capped in length (XADD MAXLEN ~). Writing is best
 // effort and never holds a call back: a failed write is logged as a warning and counted.
 import { chmodSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { pino } from 'pino';
 import type { AuditTarget } from '../config.js';
+import { makeDirectorySync } from '../directories.js';
 import { type Logger, scrub } from '../log.js';
 import type { EventSink } from './events.js';
 
@@ -64,7 +66,8 @@ export function openAuditTrail(target: AuditTarget, opts: OpenAuditOptions): Aud
   let flush: () => Promise<void> = async () => {};
   if (target.kind === 'file') {
     // Appended, owner-only: created 0600, and brought back to it if it was there with wider rights.
-    const dest = pino.destination({ dest: target.path, append: true, mkdir: true, sync: true, mode: 0o600 });
+    makeDirectorySync(dirname(target.path));
+    const dest = pino.destination({ dest: target.path, append: true, sync: true, mode: 0o600 });
     chmodSync(target.path, 0o600);
     writer = pino(base, { write: (l: string) => void dest.write(scrub(l)) });
     flush = async () => {

@@ -1,8 +1,9 @@
 // The token store: one JSON file per workspace (mode 0600, directory 0700), replaced atomically, shared
 // by every server process of the member. Updates that depend on what is stored (refresh, sign-in)
 // run under the store's lock and re-read the file first.
-import { chmod, mkdir, readFile, unlink } from 'node:fs/promises';
+import { chmod, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDirectory } from '../directories.js';
 import { writeFileAtomic } from './atomic.js';
 import { type LockOptions, withFileLock } from './lock.js';
 import { configDir, storeFileName } from './paths.js';
@@ -105,7 +106,7 @@ export class TokenStore {
   }
 
   private async ensureDir(): Promise<void> {
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await makeDirectory(this.dir, 0o700);
     // mkdir leaves an existing directory's mode alone; tighten ours, but never fail on a shared one.
     await chmod(this.dir, 0o700).catch(() => {});
   }

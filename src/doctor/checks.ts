@@ -4,11 +4,12 @@
 // and is skipped, naming the failed one, when it cannot run. Only GET requests are sent: the doctor
 // never changes anything in a workspace, not even to learn a token's scope.
 import { lookup } from 'node:dns/promises';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isLocalhostName } from '../api/lookup.js';
 import { loginCommand } from '../auth/errors.js';
 import type { Config } from '../config.js';
+import { makeDirectory } from '../directories.js';
 import { type Locale, type MessageKey, t } from '../i18n.js';
 import { commandLine, launchCommand } from '../launcher.js';
 import { meetsNodeFloor, NODE_FLOOR } from '../node-floor.js';
@@ -239,7 +240,7 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
   if (!skipUnless('downloads', 'config') && config) {
     const dir = config.downloadDir;
     try {
-      await mkdir(dir, { recursive: true });
+      await makeDirectory(dir);
       const probe = join(dir, `.doctor-${process.pid}-${Date.now()}`);
       await writeFile(probe, 'ok');
       await rm(probe, { force: true });

@@ -4,11 +4,12 @@
 // goes through in stream-sized chunks, with progress.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ApiFile } from '../api/client.js';
+import { makeDirectory } from '../directories.js';
 
 /** Bytes of a text file held to show inline: more than any response budget shows. */
 const TEXT_HELD_MAX = 80_000;
@@ -78,7 +79,7 @@ function throttled(report: ByteProgress, total: number | undefined): { step(n: n
 
 /** Stream `file` into `dir`; keeps the head in memory only when it may be shown inline. */
 export async function saveFile(file: ApiFile, dir: string, fallbackName: string, signal?: AbortSignal, onProgress?: ByteProgress): Promise<SavedFile> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeDirectory(dir, 0o700);
   const name = safeFileName(file.filename, fallbackName);
   const target = await uniquePath(dir, name);
   const temp = join(dir, `.${basename(target)}.${randomBytes(4).toString('hex')}.part`);

@@ -4,13 +4,14 @@
 // Fetched once per start at most; kept with its version for a day, on disk for the next start. A
 // failed fetch never fails the start: the catalog alone is served, with a warning.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ARTIFACT_MAX_KIB, ULID_PATTERN } from '../../tools/shared.js';
 import { uploadFile } from '../../tools/sources.js';
 import type { ApiClient } from '../api/client.js';
 import { readApiDescription } from '../api/description.js';
+import { makeDirectory } from '../directories.js';
 import type { Logger } from '../log.js';
 import { type HttpMethod, type Operation, pathParams, TOOLSETS, type Toolset } from '../operation.js';
 
@@ -68,7 +69,7 @@ async function readCache(file: string, origin: string): Promise<CacheFile | unde
 }
 
 async function writeCache(file: string, c: CacheFile): Promise<void> {
-  await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
+  await makeDirectory(join(file, '..'), 0o700);
   const temp = `${file}.${process.pid}.tmp`;
   await writeFile(temp, JSON.stringify(c), { mode: 0o600 });
   await rename(temp, file);

@@ -8,10 +8,11 @@
 // is secret before storing it (src/store/store.ts).
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
-import { chmod, mkdir, readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { chmod, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../auth/atomic.js';
 import { lockTokenOwner, processAlive, withFileLock, withFileLockSync } from '../auth/lock.js';
+import { makeDirectory } from '../directories.js';
 import type { SetOptions, StateStore } from './store.js';
 import {
   emptyWindow,
@@ -118,7 +119,7 @@ export class FileStore implements StateStore, SlidingWindowStore {
 
   /** Open (creating it owner-only) the store in `dir`. */
   static async open(dir: string, opts: FileStoreOptions = {}): Promise<FileStore> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await makeDirectory(dir, 0o700);
     // mkdir's mode applies only to what it creates: a folder made earlier by hand may be wider.
     if (process.platform !== 'win32' && ((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, 0o700);
     const store = new FileStore(dir, opts);
