@@ -1,41 +1,14 @@
 // Turning a path template and arguments into the path that is requested. Every parameter is encoded
 // as one segment, so no argument ('../../workspace', 'x?y', 'a#b') can change which endpoint is hit.
+import { splitTemplate } from '../path-template.js';
 import { InvalidArgumentError } from './errors.js';
-
-const PARAM = /\{([A-Za-z_]+)\}/g;
-
-/** A template split once: the text between parameters, and the parameters' names in order. */
-interface Template {
-  text: string[];
-  names: string[];
-}
-
-/** Templates seen so far: the catalog's paths, a few hundred at most. */
-const templates = new Map<string, Template>();
-
-function templateOf(path: string): Template {
-  let t = templates.get(path);
-  if (t === undefined) {
-    t = { text: [], names: [] };
-    let last = 0;
-    for (const m of path.matchAll(PARAM)) {
-      t.text.push(path.slice(last, m.index));
-      t.names.push(m[1] as string);
-      last = m.index + m[0].length;
-    }
-    t.text.push(path.slice(last));
-    templates.set(path, t);
-  }
-  return t;
-}
 
 /**
  * `segmented` names the one parameter that may hold slashes (the media `{path}`, a stored file's
  * path: the operation's `segmentedParam` facet): each of its segments is encoded, the slashes kept.
  */
 export function buildPath(template: string, params: Record<string, string>, segmented?: string): string {
-  // Split once per template, not matched again on every request.
-  const { text, names } = templateOf(template);
+  const { text, names } = splitTemplate(template);
   let out = text[0] as string;
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;

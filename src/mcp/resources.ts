@@ -5,6 +5,7 @@
 import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import { catalog } from '../../tools/index.js';
 import type { Operation, ResourceFacet } from '../operation.js';
+import { splitTemplate } from '../path-template.js';
 import type { Pipeline } from './pipeline.js';
 import { shownName } from './registry.js';
 import type { ResourceLink } from './render/index.js';
@@ -19,35 +20,8 @@ export interface TemplateSpec extends ResourceFacet {
 /** Every resource template, in catalog order: the operations that carry a resource facet. */
 export const TEMPLATES: readonly TemplateSpec[] = catalog.flatMap((op) => (op.resource ? [{ ...op.resource, op }] : []));
 
-const VAR = /\{([A-Za-z_]+)\}/g;
-
-/** A URI template split once: the text between its variables, and their names in order. */
-interface SplitTemplate {
-  text: string[];
-  names: string[];
-}
-
-const splitTemplates = new Map<string, SplitTemplate>();
-
-/** Split once per template: every list answer links its records, and a regex per link added up. */
-function split(template: string): SplitTemplate {
-  let t = splitTemplates.get(template);
-  if (t === undefined) {
-    t = { text: [], names: [] };
-    let last = 0;
-    for (const m of template.matchAll(VAR)) {
-      t.text.push(template.slice(last, m.index));
-      t.names.push(m[1] as string);
-      last = m.index + m[0].length;
-    }
-    t.text.push(template.slice(last));
-    splitTemplates.set(template, t);
-  }
-  return t;
-}
-
 export function expand(template: string, vars: Record<string, string>): string {
-  const { text, names } = split(template);
+  const { text, names } = splitTemplate(template);
   let out = text[0] as string;
   for (let i = 0; i < names.length; i++) out += encodeURIComponent(vars[names[i] as string] ?? '') + (text[i + 1] as string);
   return out;
@@ -98,7 +72,7 @@ const MAX_LIST_LINKS = 10;
 export function linksFor(op: Operation, args: Record<string, unknown>, data: unknown): ResourceLink[] {
   const spec = op.resource ? TEMPLATES.find((t) => t.op === op) : op.linksTo ? TEMPLATES.find((t) => t.name === op.linksTo) : undefined;
   if (!spec) return [];
-  const { names } = split(spec.uriTemplate);
+  const { names } = splitTemplate(spec.uriTemplate);
   const link = (rec: Record<string, unknown>): ResourceLink[] => {
     const vars: Record<string, string> = {};
     const missing: string[] = [];
