@@ -10,68 +10,64 @@ import { dirname, resolve } from 'node:path';
 
 const code = (err: unknown) => (err as NodeJS.ErrnoException).code;
 
-function notAFolder(path: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${path}'`), { code: 'ENOTDIR', path, syscall: 'mkdir' });
-}
-
-/** The folders of `dir`'s path that do not exist yet, outermost first. */
-function missingLevels(dir: string, isFolder: (path: string) => boolean | undefined): string[] {
-  const missing: string[] = [];
+/** `dir`, then each folder above it, up to the root. */
+function* upwards(dir: string): Generator<string> {
   let at = resolve(dir);
   for (;;) {
-    const folder = isFolder(at);
-    if (folder === true) break;
-    if (folder === false) throw notAFolder(at);
-    missing.push(at);
+    yield at;
     const parent = dirname(at);
-    if (parent === at) break;
+    if (parent === at) return;
     at = parent;
   }
-  return missing.reverse();
+}
+
+/**
+ * Whether `path` is a folder, from what stat gave (its stats, or its error): false when absent;
+ * stat's other errors as they are; ENOTDIR when something else is there.
+ */
+function isFolder(path: string, stats: { isDirectory(): boolean } | { error: unknown }): boolean {
+  if ('error' in stats) {
+    if (code(stats.error) !== 'ENOENT') throw stats.error;
+    return false;
+  }
+  if (!stats.isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${path}'`), { code: 'ENOTDIR', path, syscall: 'mkdir' });
+  return true;
+}
+
+/** Made already (by another process meanwhile): what was wanted. */
+function unlessThere(err: unknown): void {
+  if (code(err) !== 'EEXIST') throw err;
 }
 
 /** Creates `dir` and every missing folder above it, each with `mode`; rejects as mkdir does, never loops. */
 export async function makeDirectory(dir: string, mode = 0o777): Promise<void> {
-  const known = new Map<string, boolean | undefined>();
-  // Walked upwards with stat first (asynchronously), then made downwards.
-  let at = resolve(dir);
-  for (;;) {
-    try {
-      known.set(at, (await stat(at)).isDirectory());
-      break;
-    } catch (err) {
-      if (code(err) !== 'ENOENT') throw err;
-      known.set(at, undefined);
-      const parent = dirname(at);
-      if (parent === at) break;
-      at = parent;
-    }
+  const missing: string[] = [];
+  for (const at of upwards(dir)) {
+    if (isFolder(at, await stat(at).catch((error: unknown) => ({ error })))) break;
+    missing.unshift(at);
   }
-  for (const level of missingLevels(dir, (p) => known.get(p))) {
-    try {
-      await mkdir(level, { mode });
-    } catch (err) {
-      // Made meanwhile by another process: what was wanted.
-      if (code(err) !== 'EEXIST') throw err;
-    }
-  }
+  for (const level of missing) await mkdir(level, { mode }).catch(unlessThere);
 }
 
 /** makeDirectory, synchronously (for a destination opened synchronously). */
 export function makeDirectorySync(dir: string, mode = 0o777): void {
-  const isFolder = (p: string) => {
+  const statOf = (at: string) => {
     try {
-      return statSync(p).isDirectory();
-    } catch (err) {
-      if (code(err) !== 'ENOENT') throw err;
-      return undefined;
+      return statSync(at);
+    } catch (error) {
+      return { error };
     }
   };
-  for (const level of missingLevels(dir, isFolder)) {
+  const missing: string[] = [];
+  for (const at of upwards(dir)) {
+    if (isFolder(at, statOf(at))) break;
+    missing.unshift(at);
+  }
+  for (const level of missing) {
     try {
       mkdirSync(level, { mode });
     } catch (err) {
-      if (code(err) !== 'EEXIST') throw err;
+      unlessThere(err);
     }
   }
 }
