@@ -384,8 +384,9 @@ export class ApiClient {
     return this.request(call);
   }
 
-  /** Close the keep-alive connections. */
+  /** Close the keep-alive connections, and give back a slot of the budget taken ahead. */
   async close(): Promise<void> {
+    this.#limiter?.giveBackAhead();
     this.#agent.destroy();
   }
 
