@@ -127,10 +127,10 @@ export function serveOnStdio(factory: (ctx: McpRequestContext) => Promise<Server
     pending.delete(id);
   };
   const guard = new LineGuard(reply, opts.logger, opts.maxLineBytes, { request: (id) => pending.set(id, inFlight.begin()), cancelled: settle });
-  const lines = new PassThrough();
-  stdin.pipe(guard).pipe(lines);
-  // The SDK's transport reads only guarded lines; its own cap sits above ours so it never trips.
-  const transport = new StdioServerTransport(lines, stdout, {
+  stdin.pipe(guard);
+  // The SDK's transport reads only guarded lines, from the guard itself (a stream more between them
+  // cost each message a write and a read); its own cap sits above ours so it never trips.
+  const transport = new StdioServerTransport(guard, stdout, {
     maxBufferSize: (opts.maxLineBytes ?? MAX_LINE_BYTES) + 1024 * 1024,
   });
   const send = transport.send.bind(transport);
