@@ -527,11 +527,16 @@ export class RateLimiter {
     if (ahead !== undefined) this.#giveBack(ahead.held);
   }
 
-  /** A slot no request was sent on leaves the window at once, as a refused one does. */
+  /**
+   * A slot no request was sent on leaves the window at once, as a refused one does. The admission
+   * looks again once it has: a request of this process taken in the same round after the slot ahead
+   * may have found the window full because of it.
+   */
   #giveBack(held: Omit<Held, 'local'>): void {
-    held.store
-      .settleSlot(this.#key, held.slot, { refused: true, holdMs: this.#holdMs, leaseMs: this.#leaseMs })
-      .catch((err: unknown) => this.#storeFailed(err));
+    held.store.settleSlot(this.#key, held.slot, { refused: true, holdMs: this.#holdMs, leaseMs: this.#leaseMs }).then(
+      () => this.#wake(),
+      (err: unknown) => this.#storeFailed(err),
+    );
   }
 
   /**

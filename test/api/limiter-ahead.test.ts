@@ -53,8 +53,12 @@ class RecordingStore implements SlidingWindowStore {
     return t;
   }
 
-  settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
+  /** How long a settle waits before it lands, as the file store's does for company (its grace). */
+  settleDelayMs = 0;
+
+  async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
     (opts.refused ? this.givenBack : this.settled).push(slot);
+    if (this.settleDelayMs > 0) await new Promise((r) => setTimeout(r, this.settleDelayMs));
     return this.inner.settleSlot(key, slot, opts);
   }
 
@@ -155,6 +159,28 @@ describe('RateLimiter taking slots ahead on a store whose rounds cost', () => {
     const others = [];
     for (let i = 0; i < 5; i++) others.push((await store.inner.takeSlot('budget:default', limits)).taken);
     expect(others).toEqual([true, true, true, true, false]);
+  });
+
+  it('a request that found the last slot taken ahead in its round is admitted as soon as that slot goes back', { timeout: 5_000 }, async () => {
+    const { clock, store, sent, request, limiter } = setup(4);
+    store.settleDelayMs = 20;
+    await request(1);
+    await new Promise((r) => setTimeout(r, 30));
+    // Another participant takes a slot this process has not seen: two of four are left, and the
+    // limiter, last seeing one, takes a slot ahead along with its next request.
+    await store.inner.takeSlot('budget:default', { limit: 4, windowMs: 60_000, holdMs: 60_600, leaseMs: 300_000 });
+    clock.advance(10);
+    const go = (n: number) =>
+      limiter.schedule(async () => {
+        sent.push(n);
+        return { status: 200 };
+      });
+    // Request 2's own slot, the slot ahead, then request 3's, in one round: 3 finds the window full.
+    // The slot ahead goes back (the window is past half), and 3 goes then, not when a slot expires
+    // (a minute away on a clock that does not move here).
+    await Promise.all([go(2), go(3)]);
+    expect(sent.sort()).toEqual([1, 2, 3]);
+    expect(store.givenBack).toHaveLength(1);
   });
 
   it('a refusal with Retry-After gives the slot taken ahead back at once', async () => {
