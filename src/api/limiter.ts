@@ -431,12 +431,15 @@ export class RateLimiter {
       try {
         if (taken === undefined) {
           const own = store.takeSlot(this.#key, limits);
-          // Asked after this request's own slot, in the same round.
-          if (inBurst) this.#takeAhead(store, limits);
+          // Asked in the same round, after this request's own slot and those of the requests started
+          // with it (their takes are asked before the next tick): the last free slot goes to a
+          // request, not ahead.
+          if (inBurst) process.nextTick(() => this.#takeAhead(store, limits));
           taken = await own;
         } else if (inBurst) {
-          // In a round of its own, which starts once this request is sent.
-          this.#takeAhead(store, limits);
+          // In a round of its own, which starts once this request is sent; after the slots of the
+          // requests started with this one, as above.
+          process.nextTick(() => this.#takeAhead(store, limits));
         }
       } catch (err) {
         if (store === this.#fallback) throw err;
