@@ -531,7 +531,6 @@ async function encodeBody(call: ApiCall): Promise<EncodedBody> {
   return NO_BODY;
 }
 
-/** A whole answer body as text; a connection lost half-way rejects (a network failure, retried as one). */
 /** A file answer's body, streamed by the caller, with what its headers say of it. */
 function fileOf(res: Http.IncomingMessage, headers: Headers): ApiFile {
   const contentType = firstHeader(headers, 'content-type') ?? 'application/octet-stream';
@@ -543,6 +542,7 @@ function fileOf(res: Http.IncomingMessage, headers: Headers): ApiFile {
   return file;
 }
 
+/** A whole answer body as text; a connection lost half-way rejects (a network failure, retried as one). */
 function readText(res: Http.IncomingMessage): Promise<string> {
   // Events, not `for await`: the async iterator cost about 0.05 ms more CPU per request (0.23 against
   // 0.18 ms on the sandbox, where undici's took 0.20).

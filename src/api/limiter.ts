@@ -451,13 +451,12 @@ export class RateLimiter {
       this.#takeUndone();
       throw err;
     }
-    if (taken.taken) this.#lastCount = taken.count;
     if (!taken.taken) {
       this.#takeUndone();
-      // Another participant was refused and shared its Retry-After.
-      if (taken.paused) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + taken.waitMs);
+      if (taken.paused) this.#pausedByOther(taken.waitMs);
       return { waitMs: taken.waitMs };
     }
+    this.#lastCount = taken.count;
     const local = { end: Infinity };
     // stats() prunes too, but nothing may call it: keep the record to about a window's sends.
     if (this.#local.length >= 2 * this.#limit) {
@@ -466,6 +465,11 @@ export class RateLimiter {
     }
     this.#local.push(local);
     return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, local } };
+  }
+
+  /** Another participant was refused and shared its Retry-After (the store's window is paused). */
+  #pausedByOther(waitMs: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + waitMs);
   }
 
   /**
@@ -501,7 +505,7 @@ export class RateLimiter {
       (t) => {
         this.#takingAhead = false;
         if (!t.taken) {
-          if (t.paused) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + t.waitMs);
+          if (t.paused) this.#pausedByOther(t.waitMs);
           return;
         }
         this.#lastCount = t.count;

@@ -118,6 +118,19 @@ describe("the workspace's token endpoint failing a refresh", () => {
   }
 });
 
+/** The head of a JSON POST to /mcp declaring `declared` bytes of body, written by hand. */
+function postHead(publicUrl: string, headers: Record<string, string>, declared: number): string {
+  return [
+    'POST /mcp HTTP/1.1',
+    `Host: ${new URL(publicUrl).host}`,
+    'Content-Type: application/json',
+    `Content-Length: ${declared}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    '',
+    '',
+  ].join('\r\n');
+}
+
 /**
  * A POST to /mcp declaring `declared` bytes, sent raw to a replica: the body streams in 64 KiB chunks
  * until the server answers and then, to see whether it keeps reading, up to `maxBytes` in all.
@@ -129,16 +142,7 @@ function hugePost(origin: string, publicUrl: string, headers: Record<string, str
     let answer = '';
     let written = 0;
     let closed = false;
-    const head = [
-      'POST /mcp HTTP/1.1',
-      `Host: ${new URL(publicUrl).host}`,
-      'Content-Type: application/json',
-      'Accept: application/json, text/event-stream',
-      `Content-Length: ${declared}`,
-      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-      '',
-      '',
-    ].join('\r\n');
+    const head = postHead(publicUrl, { Accept: 'application/json, text/event-stream', ...headers }, declared);
     const finish = () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0), written, closedByServer: closed });
     socket.on('data', (c) => (answer += c.toString('latin1')));
     socket.on('error', () => {});
@@ -175,15 +179,7 @@ function hugePostReadLate(origin: string, publicUrl: string, headers: Record<str
     const socket = connect(Number(u.port), u.hostname);
     socket.pause();
     let answer = '';
-    const head = [
-      'POST /mcp HTTP/1.1',
-      `Host: ${new URL(publicUrl).host}`,
-      'Content-Type: application/json',
-      `Content-Length: ${declared}`,
-      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-      '',
-      '',
-    ].join('\r\n');
+    const head = postHead(publicUrl, headers, declared);
     // Writing on after the server's close fails (EPIPE): expected, the answer is what matters.
     socket.on('error', () => {});
     socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0) }));

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/store/file.js';
 import { MemoryStore } from '../../src/store/memory.js';
@@ -63,6 +63,13 @@ const backends: Backend[] = [
 const limits = { limit: 3, windowMs: 1_000, holdMs: 1_010, leaseMs: 60_000 };
 
 /** Poll until `fn` holds: expiry is the behaviour under test, so the test waits for it, bounded. */
+/** The path of the one window file a file store wrote in `dir`. */
+async function windowFile(dir: string): Promise<string> {
+  const [name] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
+  if (name === undefined) throw new Error(`no window file in ${dir}`);
+  return join(dir, name);
+}
+
 async function eventually(fn: () => Promise<boolean>, ms = 5_000): Promise<void> {
   const until = Date.now() + ms;
   while (!(await fn())) {
@@ -232,16 +239,16 @@ describe('the file store on disk', () => {
     const s = await FileStore.open(dir);
     const short = { limit: 50, windowMs: 10, holdMs: 20, leaseMs: 40 };
     await Promise.all(Array.from({ length: 30 }, () => s.takeSlot('grows', short)));
-    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
-    const big = (await readFile(join(dir, file as string), 'utf8')).length;
+    const file = await windowFile(dir);
+    const big = (await readFile(file, 'utf8')).length;
     // Every slot's lease has run out: the next take writes a much shorter window over the long one.
     await new Promise((r) => setTimeout(r, 60));
     await s.takeSlot('grows', short);
-    const text = await readFile(join(dir, file as string), 'utf8');
+    const text = await readFile(file, 'utf8');
     expect(text.length).toBeLessThan(big / 5);
     expect(JSON.parse(text)).toMatchObject({ key: 'grows', window: { seq: 31 } });
     expect(text).toBe(text.trimEnd());
-    expect((await stat(join(dir, file as string))).mode & 0o777).toBe(0o600);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await readdir(dir)).filter((f) => f.endsWith('.tmp') || f.endsWith('.lock'))).toEqual([]);
     await s.close();
   });
@@ -251,8 +258,7 @@ describe('the file store on disk', () => {
     const a = await FileStore.open(dir);
     const b = await FileStore.open(dir);
     const taken = [await a.takeSlot('shrinks', limits), await a.takeSlot('shrinks', limits)];
-    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
-    const path = join(dir, file as string);
+    const path = await windowFile(dir);
     const before = (await readFile(path, 'utf8')).length;
     const first = taken[0];
     if (!first?.taken) throw new Error('not taken');
@@ -272,16 +278,16 @@ describe('the file store on disk', () => {
     const a = await FileStore.open(dir);
     const b = await FileStore.open(dir);
     for (let i = 0; i < 3; i++) await a.takeSlot('gone', limits);
-    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
+    const file = await windowFile(dir);
     // Deleted (a sweep that found it spent, or a hand), then made again by another process.
-    await rm(join(dir, file as string));
+    await rm(file);
     const other = await b.takeSlot('gone', limits);
     expect(other.taken && other.seq).toBe(1);
     const next = await a.takeSlot('gone', limits);
     expect(next.taken && next.seq).toBe(2);
-    expect(JSON.parse(await readFile(join(dir, file as string), 'utf8'))).toMatchObject({ key: 'gone', window: { seq: 2 } });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ key: 'gone', window: { seq: 2 } });
     // Deleted and left deleted: the next round makes it again, empty.
-    await rm(join(dir, file as string));
+    await rm(file);
     const fresh = await a.takeSlot('gone', limits);
     expect(fresh.taken && fresh.seq).toBe(1);
     await Promise.all([a.close(), b.close()]);
@@ -291,8 +297,7 @@ describe('the file store on disk', () => {
     const dir = join(tmp, 'rewritten-window');
     const a = await FileStore.open(dir);
     await a.takeSlot('same', limits);
-    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
-    const path = join(dir, file as string);
+    const path = await windowFile(dir);
     const mine = await readFile(path, 'utf8');
     // Another writer's window of the same length: a slot of the same name length, a different seq digit.
     const theirs = mine.replace('"seq":1', '"seq":7');
@@ -309,8 +314,7 @@ describe('the file store on disk', () => {
     const s = await FileStore.open(dir);
     const first = await s.takeSlot('grace', limits);
     if (!first.taken) throw new Error('not taken');
-    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
-    const path = join(dir, file as string);
+    const path = await windowFile(dir);
     const settled = s.settleSlot('grace', first.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
     // Read in a timer set right after the settle's own (timers fire in the order they fall due).
     const meanwhile = await new Promise<string>((resolve) => setTimeout(() => resolve(readFileSync(path, 'utf8')), 10));
@@ -327,11 +331,11 @@ describe('the file store on disk', () => {
     const dir = join(tmp, 'closed-window');
     const s = await FileStore.open(dir);
     await s.takeSlot('held', limits);
-    const [file] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
+    const file = await windowFile(dir);
     const openOn = async () => {
       const fds = await readdir('/proc/self/fd');
       const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
-      return targets.filter((t) => t.endsWith(file as string)).length;
+      return targets.filter((t) => t.endsWith(basename(file))).length;
     };
     await s.close();
     expect(await openOn()).toBe(0);
