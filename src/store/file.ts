@@ -113,6 +113,9 @@ export class FileStore implements StateStore, SlidingWindowStore {
   /** The windows this process has used, by key (one per token and rate: a handful). */
   readonly #windows = new Map<string, WindowFile>();
   #sweeper: NodeJS.Timeout | undefined;
+  /** The background sweep under way (it opens files as it reads them), for close to wait on. */
+  #sweeping: Promise<void> | undefined;
+  #closed = false;
 
   private constructor(dir: string, opts: FileStoreOptions) {
     this.dir = dir;
@@ -126,7 +129,15 @@ export class FileStore implements StateStore, SlidingWindowStore {
     if (process.platform !== 'win32' && ((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, 0o700);
     const store = new FileStore(dir, opts);
     // Swept soon after, not before, it is opened: a server's start-up does not wait on a folder scan.
-    const sweep = () => void store.sweep().catch(() => {});
+    // Not once closed: a sweep left running would read the folder's files after close returned.
+    const sweep = () => {
+      if (store.#closed || store.#sweeping) return;
+      const run = store.sweep().catch(() => {});
+      store.#sweeping = run;
+      void run.then(() => {
+        store.#sweeping = undefined;
+      });
+    };
     setImmediate(sweep).unref();
     store.#sweeper = setInterval(sweep, SWEEP_EVERY_MS);
     store.#sweeper.unref();
@@ -371,8 +382,11 @@ export class FileStore implements StateStore, SlidingWindowStore {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#sweeper);
     this.#flush();
+    // The sweep's own rounds join the chains below: waited for first.
+    await this.#sweeping;
     await Promise.all([...this.#chains.values(), ...[...this.#batches.values()].map((b) => b.done)]);
     for (const wf of this.#windows.values()) {
       if (wf.fd !== undefined) closeQuietly(wf.fd);

@@ -3,7 +3,7 @@
 // and Redis backends are also opened twice on the same place, as two processes would.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -325,6 +325,21 @@ describe('the file store on disk', () => {
     expect(after.slots.find((x: { id: string }) => x.id === first.slot)).not.toHaveProperty('open');
     expect(second.taken && second.seq).toBe(2);
     await s.close();
+  });
+
+  it('closing waits for a sweep under way: once closed, the store touches its folder no more', async () => {
+    const dir = join(tmp, 'closed-mid-sweep');
+    await mkdir(dir, { recursive: true });
+    // Expired values for the sweep that starts just after open: it removes each under its lock.
+    const expired = JSON.stringify({ key: 'old', value: 'x', expires: 1 });
+    for (let i = 0; i < 100; i++) await writeFile(join(dir, `k-${i.toString(16).padStart(40, '0')}.json`), expired);
+    const s = await FileStore.open(dir);
+    await new Promise((r) => setImmediate(r));
+    await s.close();
+    const atClose = (await readdir(dir)).sort();
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await readdir(dir)).sort()).toEqual(atClose);
+    expect(atClose.filter((f) => f.startsWith('k-'))).toEqual([]);
   });
 
   it.skipIf(process.platform !== 'linux')('holds no window file open once closed', async () => {
