@@ -1,8 +1,8 @@
 // The shown input schema of every catalog operation, converted from zod as tools/list would convert
-// it: scripts/build-server.ts bundles them with the server (src/mcp/built-schemas.ts says why), run
+// it: scripts/build-server.ts bundles them with the server (src/mcp/tools/built-schemas.ts says why), run
 // from the same sources the bundle is made of, in the same build.
-import type { ShownSchema } from '../src/mcp/built-schemas.js';
-import { convertOperationSchema } from '../src/mcp/schema.js';
+import type { ShownSchema } from '../src/mcp/tools/built-schemas.js';
+import { convertOperationSchema } from '../src/mcp/tools/shown-schema.js';
 import { catalog } from '../tools/index.js';
 
 /** Every catalog operation's shown input schema, by name. */

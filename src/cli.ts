@@ -70,12 +70,12 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (first === 'doctor') {
-    const { runDoctor } = await import('./doctor.js');
+    const { runDoctor } = await import('./doctor/doctor.js');
     process.exitCode = await runDoctor(rest);
     return;
   }
   if (first === 'demo') {
-    const { runDemo } = await import('./demo.js');
+    const { runDemo } = await import('./demo/demo.js');
     process.exitCode = await runDemo(rest);
     return;
   }
@@ -85,7 +85,7 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = await run(rest);
     return;
   }
-  const { runServe } = await import('./serve.js');
+  const { runServe } = await import('./serve/serve.js');
   await runServe(first === 'serve' ? rest : argv);
 }
 

@@ -12,11 +12,11 @@ import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { detectLocale, type Locale, type MessageKey, t } from './i18n.js';
-import { isLoopbackHost, loopbackListenAddress } from './loopback.js';
+import { isLoopbackHost, loopbackListenAddress } from './net/loopback.js';
 import { TOOLSETS, type Toolset } from './operation.js';
 
 export type { Locale } from './i18n.js';
-export { isLoopbackHost } from './loopback.js';
+export { isLoopbackHost } from './net/loopback.js';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
 /** The parsed configuration. Fields marked secret must never be logged or shown. */
@@ -53,7 +53,7 @@ export interface Config {
   jobWaitSeconds: number;
   /**
    * Serve Streamable HTTP on this loopback address instead of stdio; undefined means stdio (or
-   * remote). `host` is one of loopbackHostNames() (src/loopback.ts), IPv6 without brackets, as
+   * remote). `host` is one of loopbackHostNames() (src/net/loopback.ts), IPv6 without brackets, as
    * `listen` takes it, so the Host check accepts every request addressed to it.
    */
   http?: { host: string; port: number };

@@ -13,8 +13,8 @@
 import PQueue from 'p-queue';
 import { MemoryStore } from '../store/memory.js';
 import type { SlidingWindowStore, WindowLimits, WindowTake } from '../store/windows.js';
+import { publishBudgetRefusal, publishBudgetWait } from './diagnostics.js';
 import { BudgetWaitTooLongError } from './errors.js';
-import { publishBudgetRefusal, publishBudgetWait } from './events.js';
 
 /** Requests sent before the first answer of a window tells how much of the budget is left. */
 const SLOW_START = 4;

@@ -6,7 +6,7 @@ import { chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pino } from 'pino';
 import type { AuditTarget } from '../config.js';
-import { makeDirectorySync } from '../directories.js';
+import { makeDirectorySync } from '../fs/directories.js';
 import { type Logger, scrub } from '../log.js';
 import type { EventSink } from './events.js';
 

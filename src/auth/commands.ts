@@ -7,13 +7,13 @@ import { detectLocale, type Locale, t } from '../i18n.js';
 import { createLogger } from '../log.js';
 import { openBrowser } from './browser.js';
 import { discover } from './discovery.js';
-import { loginCommand, NotSignedInError, SignInError } from './errors.js';
 import { describeMember } from './member.js';
 import { configDir } from './paths.js';
 import { requireSecureUrl } from './secure.js';
-import { signIn } from './signin.js';
-import { type GrantedScope, type StoredSignIn, TokenStore } from './store.js';
-import { revokeToken } from './tokens.js';
+import { signIn } from './sign-in.js';
+import { loginCommand, NotSignedInError, SignInError } from './sign-in-errors.js';
+import { revokeToken } from './token-requests.js';
+import { type GrantedScope, type StoredSignIn, TokenStore } from './token-store.js';
 
 const NAME = 'workspace-consulting-mcp';
 

@@ -2,8 +2,8 @@
 // that server's metadata (RFC 8414) names the endpoints. Every URL met on the way must be https, or
 // http on loopback: a workspace cannot send the member's sign-in to a plain-http host.
 import * as oauth from 'oauth4webapi';
-import { SignInError } from './errors.js';
 import { requestOptions, requireSecureUrl } from './secure.js';
+import { SignInError } from './sign-in-errors.js';
 
 export type AuthorizationServer = oauth.AuthorizationServer;
 

@@ -1,7 +1,7 @@
 // Who signed in: GET /me with the new access token, to tell the member which account the
 // assistant now acts as (through the API client: src/api/me.ts). A failure here does not undo the sign-in.
 import { memberOfToken } from '../api/me.js';
-import type { StoredMember } from './store.js';
+import type { StoredMember } from './token-store.js';
 
 export async function fetchMember(workspaceUrl: string, accessToken: string): Promise<StoredMember | undefined> {
   try {

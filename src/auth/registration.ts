@@ -3,8 +3,8 @@
 import * as oauth from 'oauth4webapi';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import type { AuthorizationServer } from './discovery.js';
-import { SignInError } from './errors.js';
 import { requestOptions } from './secure.js';
+import { SignInError } from './sign-in-errors.js';
 
 /** `clientName`: what the member sees under Connected apps (default: this program's name and version). */
 export async function registerClient(as: AuthorizationServer, redirectUri: string, clientName = `${SERVER_NAME} ${SERVER_VERSION}`): Promise<oauth.Client> {

@@ -2,7 +2,7 @@
 // checked here before any request and again on every endpoint the metadata names.
 import { allowInsecureRequests } from 'oauth4webapi';
 import { isLoopbackHost } from '../config.js';
-import { SignInError } from './errors.js';
+import { SignInError } from './sign-in-errors.js';
 
 export function isLoopbackUrl(u: URL): boolean {
   return isLoopbackHost(u.hostname);

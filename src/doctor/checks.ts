@@ -7,13 +7,13 @@ import { lookup } from 'node:dns/promises';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isLocalhostName } from '../api/lookup.js';
-import { loginCommand } from '../auth/errors.js';
+import { loginCommand } from '../auth/sign-in-errors.js';
 import type { Config } from '../config.js';
-import { makeDirectory } from '../directories.js';
+import { makeDirectory } from '../fs/directories.js';
 import { type Locale, type MessageKey, t } from '../i18n.js';
 import { commandLine, launchCommand } from '../launcher.js';
 import { meetsNodeFloor, NODE_FLOOR } from '../node-floor.js';
-import { type Answer, type DoctorHttp, isHtml, isJson, parseJson, Unreachable } from './http.js';
+import { type Answer, type DoctorHttp, isHtml, isJson, parseJson, Unreachable } from './probe.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';
 export type CheckId = 'config' | 'node' | 'host' | 'oauth' | 'token' | 'scope' | 'openapi' | 'rate' | 'clock' | 'downloads';

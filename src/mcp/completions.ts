@@ -3,8 +3,8 @@
 // findings on their statement. Enumerations complete from the catalog's own lists (an enumerated path parameter of the same name).
 
 import { type Operation, pathParams } from '../operation.js';
-import type { Pipeline } from './pipeline.js';
-import { terms } from './search.js';
+import type { Pipeline } from './pipeline/pipeline.js';
+import { terms } from './tools/operation-search.js';
 
 /** Lookups go through the pipeline: the session's policy, the operation's validation, the token's limiter. */
 export interface CompletionDeps {

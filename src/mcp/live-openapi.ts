@@ -11,7 +11,7 @@ import { ARTIFACT_MAX_KIB, ULID_PATTERN } from '../../tools/shared.js';
 import { uploadFile } from '../../tools/sources.js';
 import type { ApiClient } from '../api/client.js';
 import { readApiDescription } from '../api/description.js';
-import { makeDirectory } from '../directories.js';
+import { makeDirectory } from '../fs/directories.js';
 import type { Logger } from '../log.js';
 import { type HttpMethod, type Operation, pathParams, TOOLSETS, type Toolset } from '../operation.js';
 

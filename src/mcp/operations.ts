@@ -7,7 +7,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../log.js';
 import type { Operation } from '../operation.js';
 import { liveOperations, loadLiveDescription } from './live-openapi.js';
-import { OperationIndex } from './search.js';
+import { OperationIndex } from './tools/operation-search.js';
 
 /**
  * How long the first tools/list waits for a description it has to fetch: long enough for a workspace

@@ -3,10 +3,10 @@
 // resolves through the same registry, so read-only mode and read consent bind them all alike.
 import type { Operation, Scope, Toolset } from '../operation.js';
 import type { OperationSet } from './operations.js';
-import type { Refusal } from './refusal.js';
+import type { Refusal } from './pipeline/refusal.js';
 
 export interface SurfacePolicy {
-  /** 'default': the small surface of src/mcp/surface.ts; every operation stays callable through the gateway. */
+  /** 'default': the small surface of src/mcp/tools/default-surface.ts; every operation stays callable through the gateway. */
   toolsets: Toolset[] | 'all' | 'default';
   /** WORKSPACE_READ_ONLY: no write tool is listed or callable. */
   readOnly: boolean;

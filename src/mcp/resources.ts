@@ -6,7 +6,7 @@ import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelc
 import { catalog } from '../../tools/index.js';
 import type { Operation, ResourceFacet } from '../operation.js';
 import { splitTemplate } from '../path-template.js';
-import type { Pipeline } from './pipeline.js';
+import type { Pipeline } from './pipeline/pipeline.js';
 import { shownName } from './registry.js';
 import type { ResourceLink } from './render/index.js';
 

@@ -28,18 +28,18 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { APP_MIME_TYPE, isViewUri, readView, UI_EXTENSION, ViewNotFoundError } from './apps/views.js';
-import { toolCallEvent } from './call-event.js';
-import { traceCall } from './call-trace.js';
 import { complete } from './completions.js';
-import { operationCountWords } from './gateway.js';
-import { InvocationRefused } from './pipeline.js';
+import { toolCallEvent } from './pipeline/call-event.js';
+import { traceCall } from './pipeline/call-trace.js';
+import { InvocationRefused } from './pipeline/pipeline.js';
+import type { SignInGate } from './pipeline/sign-in-prompt.js';
 import { getPrompt, listPrompts, PROMPTS, PromptError } from './prompts.js';
 import { shownName } from './registry.js';
-import { isLoggingLevel, type LogSink, type RequestLogRouter } from './request-log.js';
 import { listResources, ResourceError, readResource, resourceTemplates, TEMPLATES } from './resources.js';
 import type { Session } from './session.js';
-import type { SignInGate } from './sign-in.js';
-import type { CallContext } from './tools.js';
+import { operationCountWords } from './tools/gateway.js';
+import type { CallContext } from './tools/tool-spec.js';
+import { isLoggingLevel, type LogSink, type RequestLogRouter } from './transport/request-log.js';
 
 // Said once here instead of in every description: what every tool has in common.
 const INSTRUCTIONS = [

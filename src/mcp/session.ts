@@ -9,17 +9,17 @@ import { createLogger, type Logger } from '../log.js';
 import type { Operation, Scope } from '../operation.js';
 import { documentPreviewTool } from './apps/document-preview.js';
 import { reviewBoardTool } from './apps/review-board.js';
-import type { MemberFileLinks } from './file-links.js';
-import { gatewayTools } from './gateway.js';
 import { OperationSet } from './operations.js';
-import { Pipeline } from './pipeline.js';
-import { isRefusal } from './refusal.js';
+import { Pipeline } from './pipeline/pipeline.js';
+import { isRefusal } from './pipeline/refusal.js';
 import { type SurfacePolicy, ToolRegistry } from './registry.js';
-import type { ScriptLimits } from './script-engine.js';
-import { scriptTools } from './scripts.js';
-import { surfaceOperations } from './surface.js';
-import type { CallContext, ToolSpec } from './tools.js';
-import { workflowTools } from './workflows.js';
+import type { ScriptLimits } from './scripts/script-engine.js';
+import { scriptTools } from './scripts/script-tools.js';
+import { surfaceOperations } from './tools/default-surface.js';
+import type { MemberFileLinks } from './tools/file-links.js';
+import { gatewayTools } from './tools/gateway.js';
+import type { CallContext, ToolSpec } from './tools/tool-spec.js';
+import { workflowTools } from './tools/workflows.js';
 
 export interface SessionDeps {
   config: Config;

@@ -6,7 +6,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ApiAnswerEvent, apiAnswers, budgetRefusals, budgetWaits } from '../api/events.js';
+import { type ApiAnswerEvent, apiAnswers, budgetRefusals, budgetWaits } from '../api/diagnostics.js';
 import type { AuditEvent, EventSink } from '../audit/events.js';
 import type { Logger } from '../log.js';
 

@@ -3,12 +3,12 @@
 // identified (GET /me), and a grant created; the MCP client then gets a code of ours, never the
 // workspace's tokens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { StoredTokens } from '../auth/store.js';
-import type { FlowRecord } from './authorize.js';
+import type { StoredTokens } from '../auth/token-store.js';
+import type { FlowRecord } from './authorization-endpoint.js';
+import { errorPage } from './browser-pages.js';
 import { backToClient, type RemoteContext, readBinding } from './context.js';
 import { sendHtml } from './io.js';
-import { errorPage } from './pages.js';
-import { CODE_PREFIX, hashOf, narrower, newSecret } from './tokens.js';
+import { CODE_PREFIX, hashOf, narrower, newSecret } from './issued-tokens.js';
 import { UpstreamDenied, UpstreamFailure } from './upstream.js';
 
 /** One of our authorization codes, kept by hash. */

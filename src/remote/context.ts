@@ -6,9 +6,9 @@ import type { EventSink } from '../audit/events.js';
 import type { Clients } from './clients.js';
 import type { Grants } from './grants.js';
 import { cookie, redirect } from './io.js';
+import type { TokenLifetimes } from './issued-tokens.js';
 import type { Endpoints } from './metadata.js';
 import type { SealedRecords } from './records.js';
-import type { TokenLifetimes } from './tokens.js';
 import type { Upstream } from './upstream.js';
 
 export interface RemoteContext {

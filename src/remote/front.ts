@@ -7,12 +7,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { EventSink } from '../audit/events.js';
 import { requireSecureUrl } from '../auth/secure.js';
-import { BodyTooLarge, MAX_BODY_BYTES } from '../http.js';
+import { BodyTooLarge, MAX_BODY_BYTES } from '../serve/local-http.js';
 import { MemoryStore } from '../store/memory.js';
-import { isStoreUnavailable, type StateStore } from '../store/store.js';
+import { isStoreUnavailable, type StateStore } from '../store/state-store.js';
 import type { SlidingWindowStore } from '../store/windows.js';
 import { addressKey, clientAddress, trustedProxyList } from './address.js';
-import { decideAuthorization, showAuthorization } from './authorize.js';
+import { decideAuthorization, showAuthorization } from './authorization-endpoint.js';
 import { handleCallback } from './callback.js';
 import { createMetadataFetcher } from './cimd.js';
 import { Clients, REGISTRATION_LIMITS, type RegistrationLimits } from './clients.js';
@@ -26,7 +26,7 @@ import type { RemotePrincipal } from './principal.js';
 import { type RecordKind, SealedRecords } from './records.js';
 import { handleRevoke } from './revoke.js';
 import { parseStateKey, Sealer } from './sealing.js';
-import { handleToken } from './token.js';
+import { handleToken } from './token-endpoint.js';
 import { Upstream } from './upstream.js';
 
 export interface RemoteFrontOptions {

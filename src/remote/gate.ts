@@ -4,12 +4,12 @@
 // in. A workspace token in the Authorization header is never passed through: it is just unknown here.
 import type { IncomingMessage } from 'node:http';
 import type { RemoteContext } from './context.js';
+import { findAccess } from './issued-tokens.js';
 import { bearerChallenge } from './metadata.js';
 import { PERSONAL_TOKEN_HEADER, PersonalTokens } from './personal.js';
 import type { RemotePrincipal } from './principal.js';
-import { findAccess } from './tokens.js';
 
-/** A request refused at the door of /mcp: its HTTP status, challenge and OAuth error body (not a tool's refusal, src/mcp/refusal.ts). */
+/** A request refused at the door of /mcp: its HTTP status, challenge and OAuth error body (not a tool's refusal, src/mcp/pipeline/refusal.ts). */
 export interface AuthRefusal {
   status: 400 | 401 | 503;
   headers: Record<string, string>;

@@ -1,7 +1,7 @@
 // Typed, sealed records over the state store. Every remote-mode value goes through here: JSON, sealed
 // under the state key with its store key as context, under the `remote:` namespace. Reads hand back
 // the raw sealed text too, so an update can be a compare-and-set against exactly what was read.
-import type { StateStore } from '../store/store.js';
+import type { StateStore } from '../store/state-store.js';
 import type { Sealer } from './sealing.js';
 
 /** What the remote mode keeps, by kind; the id is random or a hash, never a token itself. */

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RemoteContext } from './context.js';
 import { OAuthHttpError, readForm, sendJson, single } from './io.js';
-import { ACCESS_PREFIX, type AccessRecord, hashOf, looksLikeOurs, refreshTokenGrant } from './tokens.js';
+import { ACCESS_PREFIX, type AccessRecord, hashOf, looksLikeOurs, refreshTokenGrant } from './issued-tokens.js';
 
 export async function handleRevoke(ctx: RemoteContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const form = await readForm(req);

@@ -5,13 +5,13 @@
 import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import type { Logger } from 'pino';
-import { authorizationRequest } from '../auth/authorize.js';
+import { authorizationRequest } from '../auth/authorization-request.js';
 import { type AuthorizationServer, discover } from '../auth/discovery.js';
-import { SignInError } from '../auth/errors.js';
 import { fetchMember } from '../auth/member.js';
 import { registerClient } from '../auth/registration.js';
-import type { StoredMember, StoredTokens } from '../auth/store.js';
-import { exchangeCode, RefreshRejectedError, refreshTokens, revokeToken } from '../auth/tokens.js';
+import { SignInError } from '../auth/sign-in-errors.js';
+import { exchangeCode, RefreshRejectedError, refreshTokens, revokeToken } from '../auth/token-requests.js';
+import type { StoredMember, StoredTokens } from '../auth/token-store.js';
 import type { RemoteScope } from './metadata.js';
 import type { SealedRecords } from './records.js';
 

@@ -1,19 +1,19 @@
 // The file store: the local processes of one member on one machine (several assistant windows, each
 // with its own stdio server) share it through a folder in the configuration directory, so their rate
 // budget is exact across them without running anything. One file per key, named by a hash of the key;
-// every change is made under that key's lock file (src/auth/lock.ts, which survives a holder that
-// died). Values are written whole by rename (src/auth/atomic.ts), so a reader never sees half a file;
+// every change is made under that key's lock file (src/fs/file-lock.ts, which survives a holder that
+// died). Values are written whole by rename (src/fs/atomic-write.ts), so a reader never sees half a file;
 // windows, rewritten on every request, in place under their lock (writeWindowSync says why). The
 // folder is the owner's only (0700), every file 0600. Values are written as given: callers seal what
-// is secret before storing it (src/store/store.ts).
+// is secret before storing it (src/store/state-store.ts).
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { chmod, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../auth/atomic.js';
-import { lockTokenOwner, processAlive, withFileLock, withFileLockSync } from '../auth/lock.js';
-import { makeDirectory } from '../directories.js';
-import type { SetOptions, StateStore } from './store.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { makeDirectory } from '../fs/directories.js';
+import { lockTokenOwner, processAlive, withFileLock, withFileLockSync } from '../fs/file-lock.js';
+import type { SetOptions, StateStore } from './state-store.js';
 import {
   emptyWindow,
   pauseIn,

@@ -1,7 +1,7 @@
 // The in-memory store: one process, nothing to run. Expired values are dropped when read, and swept
 // now and then so a long-running server does not keep dead OAuth transactions. Its sliding windows
 // are exact for this process alone: one event loop runs each take and settle whole.
-import type { SetOptions, StateStore } from './store.js';
+import type { SetOptions, StateStore } from './state-store.js';
 import {
   emptyWindow,
   pauseIn,

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { FileStore } from './file.js';
 import { MemoryStore } from './memory.js';
-import type { StateStore } from './store.js';
+import type { StateStore } from './state-store.js';
 import type { SlidingWindowStore } from './windows.js';
 
 /** Every backend is both: key/value state and sliding windows (the rate budgets). */

@@ -8,7 +8,7 @@
 // Needs Redis 6.2 or later (GETDEL).
 import { createHash } from 'node:crypto';
 import { createClient, ErrorReply } from 'redis';
-import { type SetOptions, type StateStore, StoreUnavailableError } from './store.js';
+import { type SetOptions, type StateStore, StoreUnavailableError } from './state-store.js';
 import { type SettleOptions, type SlidingWindowStore, slotNamer, type WindowLimits, type WindowTake } from './windows.js';
 
 export interface RedisStoreOptions {

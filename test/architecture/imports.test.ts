@@ -69,7 +69,7 @@ describe('the layout', () => {
   });
 
   it('the state store knows nothing of MCP, HTTP serving or the remote mode', () => {
-    expect([...importers('src/store/', 'src/mcp/'), ...importers('src/store/', 'src/remote/'), ...importers('src/store/', 'src/http')]).toEqual([]);
+    expect([...importers('src/store/', 'src/mcp/'), ...importers('src/store/', 'src/remote/'), ...importers('src/store/', 'src/serve/')]).toEqual([]);
   });
 
   it('the API client knows nothing of MCP', () => {

@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeFileName } from '../../src/auth/paths.js';
-import type { StoredSignIn } from '../../src/auth/store.js';
+import type { StoredSignIn } from '../../src/auth/token-store.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { sourceLaunch } from '../helpers/cli.js';
 import { type Era, negotiation } from '../helpers/stack.js';

@@ -4,14 +4,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizationRequest } from '../../src/auth/authorize.js';
+import { authorizationRequest } from '../../src/auth/authorization-request.js';
 import { discover } from '../../src/auth/discovery.js';
-import { NotSignedInError, SignInError } from '../../src/auth/errors.js';
+import { OAuthSession } from '../../src/auth/oauth-session.js';
 import { registerClient } from '../../src/auth/registration.js';
-import { OAuthSession } from '../../src/auth/session.js';
-import { signIn } from '../../src/auth/signin.js';
-import { type StoredSignIn, TokenStore } from '../../src/auth/store.js';
-import { exchangeCode } from '../../src/auth/tokens.js';
+import { signIn } from '../../src/auth/sign-in.js';
+import { NotSignedInError, SignInError } from '../../src/auth/sign-in-errors.js';
+import { exchangeCode } from '../../src/auth/token-requests.js';
+import { type StoredSignIn, TokenStore } from '../../src/auth/token-store.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { autoConsent, deliver, tempConfigDir } from './helpers.js';
 

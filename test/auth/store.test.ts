@@ -4,9 +4,9 @@ import { spawn } from 'node:child_process';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { withFileLock } from '../../src/auth/lock.js';
 import { configDir, storeFileName } from '../../src/auth/paths.js';
-import { type StoredSignIn, TokenStore } from '../../src/auth/store.js';
+import { type StoredSignIn, TokenStore } from '../../src/auth/token-store.js';
+import { withFileLock } from '../../src/fs/file-lock.js';
 import { root, tempConfigDir } from './helpers.js';
 
 const tsx = (script: string, args: string[]) =>

@@ -1,12 +1,12 @@
 // `serve --http --host H` accepts exactly the hosts the HTTP server's Host check lets in: before,
 // `--host 127.0.0.2` started a server that refused every request (403) for its own Host. Both now
-// read the names from src/loopback.ts; this checks the pair end to end, through the real CLI and a
+// read the names from src/net/loopback.ts; this checks the pair end to end, through the real CLI and a
 // real HTTP request addressed the way a client addresses the printed URL.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { refusal } from '../../src/http.js';
-import { loopbackHostNames, loopbackListenAddress } from '../../src/loopback.js';
+import { loopbackHostNames, loopbackListenAddress } from '../../src/net/loopback.js';
+import { refusal } from '../../src/serve/local-http.js';
 import { runCli } from '../helpers/cli.js';
 import { spawnHttpServer } from '../helpers/spawn-http.js';
 

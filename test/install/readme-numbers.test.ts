@@ -10,7 +10,7 @@ import { FACT } from '../../scripts/generate-docs.js';
 import { isTransientStatus } from '../../src/api/retry.js';
 import { loadConfig, SETTINGS } from '../../src/config.js';
 import { EMBED_MAX_BYTES } from '../../src/mcp/render/member-file.js';
-import { DEFAULT_SCRIPT_LIMITS } from '../../src/mcp/script-engine.js';
+import { DEFAULT_SCRIPT_LIMITS } from '../../src/mcp/scripts/script-engine.js';
 import { SESSION_BUYER } from '../../src/sandbox/data/ids.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { wavSize } from '../../src/sandbox/media.js';
@@ -159,7 +159,7 @@ const CLAIMS: Claim[] = [
     says: /the script way reads at most (0\.2)x the result tokens/g,
     check: provedBy('test/mcp/drafting-cost.test.ts', 'toBeLessThanOrEqual(0.2 * whole.cost.resultTokens)'),
   },
-  { says: /the exit code is (0) only when nothing failed/g, check: provedBy('test/doctor.test.ts', 'expect(r.code).toBe(0);') },
+  { says: /the exit code is (0) only when nothing failed/g, check: provedBy('test/doctor/doctor.test.ts', 'expect(r.code).toBe(0);') },
   { says: /one file per workspace, mode (0600)/g, check: provedBy('test/auth/store.test.ts', 'toBe(0o600)') },
   {
     // The snippet shows the default port, and the agent connects to the port the server was given.
@@ -176,12 +176,12 @@ const CLAIMS: Claim[] = [
       expect(SETTINGS.find((s) => s.env === 'WORKSPACE_HTTP_PORT')?.help).toContain('0 picks a free one');
     },
   },
-  { says: /refuses, with (403), any request whose Host or Origin/g, check: provedBy('test/http/http.test.ts', 'expect(res.status).toBe(403);') },
+  { says: /refuses, with (403), any request whose Host or Origin/g, check: provedBy('test/serve/local-http.test.ts', 'expect(res.status).toBe(403);') },
   {
     says: /calls in flight finish \(up to (\d+) seconds\)/g,
     check: ([s]) => {
-      expect(sourceNumber('src/serve.ts', /SHUTDOWN_GRACE_MS = (\d+)/)).toBe(num(s as string) * 1000);
-      expect(sourceNumber('src/http.ts', /graceMs = (\d+)/)).toBe(num(s as string) * 1000);
+      expect(sourceNumber('src/serve/serve.ts', /SHUTDOWN_GRACE_MS = (\d+)/)).toBe(num(s as string) * 1000);
+      expect(sourceNumber('src/serve/local-http.ts', /graceMs = (\d+)/)).toBe(num(s as string) * 1000);
     },
   },
   {
@@ -228,7 +228,7 @@ const CLAIMS: Claim[] = [
     },
   },
   {
-    // The legacy protocol revision, whose clients hold sessions (src/mcp/http-serving.ts).
+    // The legacy protocol revision, whose clients hold sessions (src/mcp/transport/streamable-http.ts).
     says: /Clients of the (\d{4}-\d{2}-\d{2}) protocol keep an event stream/g,
     check: ([revision]) => expect(REVISIONS as readonly string[]).toContain(revision),
   },

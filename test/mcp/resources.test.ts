@@ -74,7 +74,7 @@ describe('resource templates', () => {
   it('an export file, as bytes with its type', async () => {
     const created = await stack.call('create_export', { engagement: ENGAGEMENT_AP, kind: 'findings_csv' });
     expect(created.isError).toBeFalsy();
-    // create_export follows its job (src/mcp/jobs.ts): the export is in structuredContent.job.
+    // create_export follows its job (src/mcp/tools/follow-jobs.ts): the export is in structuredContent.job.
     const id = (created.structuredContent as { job: { id: string } }).job.id;
     const uri = `workspace://engagements/${ENGAGEMENT_AP}/exports/${id}/file`;
     // The tool result links to the file it will become.

@@ -3,8 +3,8 @@
 // refusal labelled with the field a clear error has to name.
 import fc from 'fast-check';
 import type { z } from 'zod';
+import { checksOf, defOf } from '../../src/mcp/pipeline/zod-defs.js';
 import { type Operation, pathParams } from '../../src/operation.js';
-import { checksOf, defOf } from '../../src/zod-defs.js';
 import { block, documentBlock } from '../../tools/deliverables.js';
 
 /**
@@ -96,7 +96,7 @@ export interface BuildOptions {
   knownIds?: readonly string[];
 }
 
-/** Keys the arguments reader refuses by name at any depth (src/mcp/arguments.ts). */
+/** Keys the arguments reader refuses by name at any depth (src/mcp/pipeline/arguments.ts). */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 function withoutPrototypeKeys(v: unknown): boolean {
   if (typeof v !== 'object' || v === null) return true;

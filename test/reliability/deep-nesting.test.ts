@@ -3,7 +3,7 @@
 // on one line nested about 5,000 deep, whether a response for an id it never issued
 // (`{"jsonrpc":"2.0","id":"never","result":{"x":[[[...]]]}}`) or a tools/call whose params._meta
 // nested that deep; at 2,000 levels it stayed up but never answered the request. Now every message
-// passes the message guard (src/mcp/message-guard.ts) before the SDK sees it: a request nested
+// passes the message guard (src/mcp/transport/message-guard.ts) before the SDK sees it: a request nested
 // deeper than any real message is answered -32600 with its id, a response or a notification is
 // dropped (JSON-RPC answers neither), and the next request is served. Over stdio (one process per
 // era) and over HTTP (`serve --http`, both eras: the same errors, with status 400).
@@ -11,7 +11,7 @@
 // arguments reader spend seconds (20,000 levels: 7 s, quadratic) or overflow the stack (5,000: -32603);
 // such text is now refused like the message, naming the field, with nothing sent.
 import { describe, expect, it } from 'vitest';
-import { MAX_DEPTH } from '../../src/mcp/message-guard.js';
+import { MAX_DEPTH } from '../../src/mcp/transport/message-guard.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { HttpPeer } from '../helpers/spawn-http.js';
 import { ERAS, useMisbehavingClientTargets } from './misbehaving-client-targets.js';

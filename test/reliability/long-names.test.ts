@@ -10,7 +10,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_NAME_CHARS } from '../../src/mcp/message-guard.js';
+import { MAX_NAME_CHARS } from '../../src/mcp/transport/message-guard.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type HttpChild, spawnHttpServer } from '../helpers/spawn-http.js';
 import { httpConnection, type RawConnection, stdioConnection, type Transport } from './raw-connection.js';

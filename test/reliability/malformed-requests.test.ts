@@ -2,7 +2,7 @@
 // a string, whose progressToken was an object, a `tools/list` with `params: []`, and a message holding
 // both `method` and `result` were never answered (the client waited forever); non-object `arguments`
 // and a tools/call without a tool `name` were answered -32603 "Internal error" with a zod dump. Now
-// the message guard (src/mcp/message-guard.ts) answers each with its id: -32602 for params that are
+// the message guard (src/mcp/transport/message-guard.ts) answers each with its id: -32602 for params that are
 // not what the method takes, -32600 for a message that is not a request; a notification as malformed
 // is dropped (JSON-RPC answers none). Each case is sent as a client of each era sends it (a 2026
 // client's params carry the `_meta` envelope, unless `_meta` itself is what is broken), over stdio and

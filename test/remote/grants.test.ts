@@ -6,9 +6,9 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Grants } from '../../src/remote/grants.js';
+import { refreshTokenGrant } from '../../src/remote/issued-tokens.js';
 import { SealedRecords } from '../../src/remote/records.js';
 import { parseStateKey, Sealer } from '../../src/remote/sealing.js';
-import { refreshTokenGrant } from '../../src/remote/tokens.js';
 import { Upstream } from '../../src/remote/upstream.js';
 import { STATE_KEY, type Stack, startReplica, startStack, token, tokensFor } from './helpers.js';
 

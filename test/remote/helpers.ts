@@ -19,7 +19,7 @@ import { authInfoFor, principalOf } from '../../src/remote/principal.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { SANDBOX_PASSWORD, SANDBOX_TWO_FACTOR_CODE } from '../../src/sandbox/oauth.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import type { SetOptions, StateStore } from '../../src/store/store.js';
+import type { SetOptions, StateStore } from '../../src/store/state-store.js';
 import { ROOT } from '../helpers/spawn.js';
 
 export const STATE_KEY = Buffer.alloc(32, 7).toString('base64');

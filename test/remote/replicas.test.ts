@@ -5,7 +5,7 @@
 // refresh token is still the one that failed.
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StoredTokens } from '../../src/auth/store.js';
+import type { StoredTokens } from '../../src/auth/token-store.js';
 import { type GrantRecord, Grants } from '../../src/remote/grants.js';
 import { SealedRecords } from '../../src/remote/records.js';
 import { parseStateKey, Sealer } from '../../src/remote/sealing.js';

@@ -16,7 +16,7 @@
 // - Large bodies (uploads as content, up to about 35 MB each, held whole while read) are capped per
 //   member on a replica: before, one member sending many at once could hold the replica's memory.
 import { describe, expect, it } from 'vitest';
-import { MAX_LARGE_BODIES_PER_MEMBER, MAX_LISTENS_PER_MEMBER } from '../../src/remote/serve.js';
+import { MAX_LARGE_BODIES_PER_MEMBER, MAX_LISTENS_PER_MEMBER } from '../../src/remote/serve-remote.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { until } from '../helpers/eras.js';
 import { eraParams } from '../reliability/stdio-peer.js';

@@ -5,11 +5,11 @@
 // without apps gets the document's outline as text.
 import { z } from 'zod';
 import { DOCUMENT_KINDS, id } from '../../../tools/shared.js';
-import { allPages } from '../pages.js';
-import type { Pipeline } from '../pipeline.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
 import { toolError } from '../render/index.js';
-import { defineTool, type ToolSpec } from '../tools.js';
-import { engagementNotFound, section } from '../workflows.js';
+import { allPages } from '../tools/list-pages.js';
+import { defineTool, type ToolSpec } from '../tools/tool-spec.js';
+import { engagementNotFound, section } from '../tools/workflows.js';
 import { linesWithin } from './bounded-lines.js';
 import { viewMeta } from './views.js';
 

@@ -4,11 +4,11 @@
 // decision goes through the one pipeline (policy, validation, rate budget) like the model's own.
 import { z } from 'zod';
 import { FINDING_TYPES, id, REVIEW_STATUSES } from '../../../tools/shared.js';
-import { allPages } from '../pages.js';
-import type { Pipeline } from '../pipeline.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
 import { toolError } from '../render/index.js';
-import { defineTool, type ToolSpec } from '../tools.js';
-import { countBy, engagementNotFound, section } from '../workflows.js';
+import { allPages } from '../tools/list-pages.js';
+import { defineTool, type ToolSpec } from '../tools/tool-spec.js';
+import { countBy, engagementNotFound, section } from '../tools/workflows.js';
 import { linesWithin } from './bounded-lines.js';
 import { viewMeta } from './views.js';
 

@@ -1,7 +1,7 @@
 // Result rendering, the last step of every tool call: what the MCP layer calls. Each module holds one
 // thing (see its head comment); this one only gathers their interface.
 //
-//   compact.ts      empty fields and known ids out of any text copy; `fields` picking
+//   omissions.ts    empty fields and known ids out of any text copy; `fields` picking
 //   concise.ts      the concise form: audit fields and dead references left out, nested lists counted
 //   notation.ts     the concise text notation (records as lines, alike records as one table)
 //   text.ts         an answer's text in either form (concise notation, detailed JSON)
@@ -10,21 +10,21 @@
 //   arguments.ts    `fields` and `response_format`: schemas and reading
 //   hints.ts        how to write a call, for continuation notes
 //   success.ts      an API answer as a tool result
-//   errors.ts       failures as tool errors
+//   failures.ts     failures as tool errors
 //   job.ts          a followed job's answer
 //   file.ts         a file answer (saved, linked, shown when small)
 //   workflow.ts     a workflow tool's answer
 //   content-note.ts the note that marks quoted workspace content
 //   tool-result.ts  the result's shape (a CallToolResult of either SDK)
 export { aboutTokens, boundList, boundObject, cutText, type ListCut, type ObjectCut } from './budget.js';
-export { compact, pickFields } from './compact.js';
 export { concise, DEFAULT_RESPONSE_FORMAT, RESPONSE_FORMATS, type ResponseFormat } from './concise.js';
 export { markWorkspaceContent, WORKSPACE_CONTENT_NOTE } from './content-note.js';
-export { renderError, toolError } from './errors.js';
-export { renderFile } from './file.js';
+export { renderError, toolError } from './failures.js';
+export { renderFile } from './file-result.js';
 export { type CallHint, callHint, hintText, withArguments } from './hints.js';
-export { type JobReport, renderJob } from './job.js';
+export { type JobReport, renderJob } from './job-result.js';
+export { compact, pickFields } from './omissions.js';
 export { conciseNote, DEFAULT_RESPONSE_BUDGET_TOKENS, formatFor, listNameOf, type RenderOptions, type ResourceLink, renderSuccess } from './success.js';
 export { estimateTokens } from './tokens.js';
 export type { ContentBlock, ToolResult } from './tool-result.js';
-export { renderWorkflow, type WorkflowRenderOptions } from './workflow.js';
+export { renderWorkflow, type WorkflowRenderOptions } from './workflow-result.js';

@@ -1,8 +1,9 @@
 // The text copy of an answer's data, in either form: concise (the notation of notation.ts over the
 // concise records of concise.ts) or detailed (compact JSON: every field but the empty ones).
-import { compact } from './compact.js';
+
 import { concise, type ResponseFormat } from './concise.js';
 import { formatValue, joinList, listParts } from './notation.js';
+import { compact } from './omissions.js';
 
 export interface TextForm {
   format: ResponseFormat;

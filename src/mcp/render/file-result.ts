@@ -1,0 +1,46 @@
+// A file answer (download, media, recording) as a tool result: a link to the saved file, and its
+// content inline when small: text within the response budget, images up to 1 MiB as image content.
+import { pathToFileURL } from 'node:url';
+import type { ApiFile } from '../../api/client.js';
+import type { Operation } from '../../operation.js';
+import { type ByteProgress, saveFile } from '../tools/downloads.js';
+import { cutText } from './budget.js';
+import { DEFAULT_RESPONSE_BUDGET_TOKENS } from './success.js';
+import { estimateTokens } from './tokens.js';
+import type { ToolResult } from './tool-result.js';
+
+/** Save `file` to `dir` and answer with its link (and content when small). `budget` in tokens. */
+export async function renderFile(
+  op: Operation,
+  file: ApiFile,
+  dir: string,
+  signal?: AbortSignal,
+  progress?: (done: number, total: number, message?: string) => void,
+  budget: number = DEFAULT_RESPONSE_BUDGET_TOKENS,
+): Promise<ToolResult> {
+  // MCP progress wants a total; an unknown size is reported as bytes so far of at least that much.
+  const onProgress: ByteProgress | undefined = progress && ((done, total) => progress(done, total ?? done, `${(done / 1048576).toFixed(1)} MiB saved`));
+  const saved = await saveFile(file, dir, `${op.name}-${Date.now()}`, signal, onProgress);
+  const content: ToolResult['content'] = [
+    {
+      type: 'resource_link',
+      uri: pathToFileURL(saved.path).href,
+      name: saved.name,
+      mimeType: saved.contentType,
+      description: `${saved.size} bytes, saved to ${saved.path}`,
+    },
+  ];
+  if (saved.head && /^image\//i.test(saved.contentType)) {
+    // split() always gives at least one part: the default is never taken.
+    const [mimeType = ''] = saved.contentType.split(';');
+    content.push({ type: 'image', data: saved.head.toString('base64'), mimeType: mimeType.trim() });
+  } else if (saved.head) {
+    const t = saved.head.toString('utf8').replace(/^\uFEFF/, '');
+    const shown = estimateTokens(t) > budget ? cutText(t, budget) : t;
+    content.push({ type: 'text', text: shown.length < t.length ? `${shown}\n[... ${t.length - shown.length} more characters in the saved file]` : t });
+  }
+  return {
+    content,
+    structuredContent: { file: { path: saved.path, name: saved.name, size: saved.size, content_type: saved.contentType } },
+  };
+}

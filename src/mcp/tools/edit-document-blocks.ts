@@ -1,0 +1,297 @@
+// edit_document_blocks: a deliverable document changed block by block instead of re-sent whole. It
+// reads the latest document, applies the edits, and writes it back in one request echoing the
+// document's updated_at (the spec's concurrency token). Every block not named comes back exactly as
+// read, fields the spec does not list included. What a new block cites is checked against the
+// engagement before anything is written. A document someone else changed between the read and the
+// write is read again and the edits applied once more when that loses nothing; otherwise nothing is
+// saved and the answer names the blocks in the way. Every request goes through the pipeline (`invoke`).
+import { z } from 'zod';
+import { block as blockSchema } from '../../../tools/deliverables.js';
+import { DOCUMENT_KINDS, id, REF_TYPES, str } from '../../../tools/shared.js';
+import { WorkspaceApiError } from '../../api/errors.js';
+import { InvocationRefused, type Pipeline } from '../pipeline/pipeline.js';
+import { type Problem, refusal, refusalResult } from '../pipeline/refusal.js';
+import { renderError, toolError } from '../render/index.js';
+import {
+  type Applied,
+  applyEdits,
+  type Block,
+  type BlockEdit,
+  type Change,
+  type Citation,
+  changedBetween,
+  citations,
+  citedIds,
+  reapplicable,
+} from './block-edits.js';
+import { allPages } from './list-pages.js';
+import { shownSchema } from './shown-schema.js';
+import { type CallContext, defineTool, type ToolSpec } from './tool-spec.js';
+
+type Json = Record<string, unknown>;
+
+const EDIT_OPS = ['insert', 'replace', 'delete', 'move'] as const;
+const blockId = () => str(64).min(1);
+
+const edit = z
+  .strictObject({
+    op: z.enum(EDIT_OPS),
+    id: blockId().optional().describe('replace, delete, move: the block'),
+    after: blockId().nullable().optional().describe('insert, move: block to follow; null: first'),
+    block: blockSchema().optional().describe('insert, replace: the whole new block'),
+  })
+  .superRefine((e, ctx) => {
+    const say = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message, input: e });
+    const placed = e.op === 'insert' || e.op === 'move';
+    const written = e.op === 'insert' || e.op === 'replace';
+    if (e.op === 'insert' && e.id !== undefined) say('id', "insert takes no id: put the new block's id inside block");
+    if (e.op !== 'insert' && e.id === undefined) say('id', `required for ${e.op}: the id of the block`);
+    if (placed && e.after === undefined) say('after', `required for ${e.op}: the id of the block to place it after, or null for the start`);
+    if (!placed && typeof e.after === 'string') say('after', `${e.op} takes no after: add a move edit to move the block`);
+    if (written && e.block === undefined) say('block', `required for ${e.op}: the whole new block`);
+    if (!written && e.block !== undefined) say('block', `${e.op} takes no block`);
+  });
+
+const input = z.strictObject({
+  engagement: id(),
+  kind: z.enum(DOCUMENT_KINDS),
+  edits: z.array(edit).min(1).max(200),
+});
+
+/**
+ * The answer: the changes, not the document. `at` is a change's position in the document saved
+ * (null: deleted). Open objects: an output schema is read by the client's validator, not by a model's
+ * strict mode, and every keyword here is paid in every tools/list.
+ */
+export const editDocumentBlocksOutput = z.object({
+  updated_at: z.string(),
+  blocks: z.number().int(),
+  changes: z.array(z.object({ op: z.string(), id: z.string().nullable(), at: z.number().int().nullable() })),
+  reapplied: z.boolean(),
+  changed_by_others: z.array(z.string()),
+});
+
+/** Reference types the API lists (checked exactly), and those it offers no read of. */
+const LISTED = new Set(['finding', 'evidence', 'contradiction']);
+const UNLISTED = new Set<string>(REF_TYPES.filter((t) => !LISTED.has(t)));
+
+interface Doc {
+  updated_at: string;
+  blocks: Block[];
+}
+
+/** A null in a new block is a field left out (strict-mode clients send null for each one they skip). */
+function withoutNulls(b: Json): Block {
+  return Object.fromEntries(Object.entries(b).filter(([, v]) => v !== null)) as Block;
+}
+
+function asEdits(raw: z.infer<typeof input>['edits']): BlockEdit[] {
+  return raw.map((e): BlockEdit => {
+    switch (e.op) {
+      case 'insert':
+        return { op: 'insert', after: e.after ?? null, block: withoutNulls(e.block as Json) };
+      case 'replace':
+        return { op: 'replace', id: e.id as string, block: withoutNulls(e.block as Json) };
+      case 'delete':
+        return { op: 'delete', id: e.id as string };
+      default:
+        return { op: 'move', id: e.id as string, after: e.after ?? null };
+    }
+  });
+}
+
+/** A write refused in a way that may mean "changed since read" (the spec's 422, or a 409). */
+const maybeStale = (err: unknown) => err instanceof WorkspaceApiError && (err.status === 409 || err.status === 422);
+
+export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
+  const { pipeline } = deps;
+  const name = 'edit_document_blocks';
+
+  async function readDoc(engagement: string, kind: string, ctx: CallContext): Promise<Doc> {
+    const res = await pipeline.invoke('get_deliverable_document', { engagement, kind }, ctx);
+    const d = (res.data ?? {}) as Json;
+    return { updated_at: String(d.updated_at ?? ''), blocks: Array.isArray(d.blocks) ? (d.blocks as Block[]) : [] };
+  }
+
+  /**
+   * The ids a new block cites that are not of this engagement. Findings, their evidences and
+   * contradictions are checked against the API's lists (an evidence not in a finding read is asked
+   * for by id). Processes, steps, opportunities, tools, topics and follow-ups have no read in the API:
+   * an id of those is known when a finding or a document of the engagement names it, as the
+   * documents generated from the analysis do.
+   */
+  async function unknownCitations(engagement: string, cited: Citation[], ctx: CallContext): Promise<Citation[]> {
+    const types = new Set(cited.map((c) => c.type));
+    const has = (...ts: string[]) => ts.some((t) => types.has(t));
+    const unlisted = [...types].some((t) => UNLISTED.has(t));
+    const [findings, contradictions, documents] = await Promise.all([
+      has('finding', 'evidence') || unlisted ? allPages(pipeline, 'list_findings', { engagement }, ctx.signal) : undefined,
+      has('contradiction') ? allPages(pipeline, 'list_contradictions', { engagement }, ctx.signal) : undefined,
+      unlisted ? allPages(pipeline, 'list_deliverable_documents', { engagement }, ctx.signal) : undefined,
+    ]);
+    const known = new Map<string, Set<string>>();
+    const add = (type: string, value: unknown) => {
+      if (typeof value !== 'string') return;
+      const set = known.get(type) ?? new Set<string>();
+      set.add(value);
+      known.set(type, set);
+    };
+    for (const f of findings?.items ?? []) {
+      add('finding', f.id);
+      add('process', f.process_id);
+      add('process_step', f.step_id);
+      for (const e of Array.isArray(f.evidences) ? (f.evidences as Json[]) : []) add('evidence', e.id);
+    }
+    for (const c of contradictions?.items ?? []) add('contradiction', c.id);
+    for (const d of documents?.items ?? []) {
+      for (const [type, ids] of citedIds(Array.isArray(d.blocks) ? (d.blocks as Block[]) : [])) if (UNLISTED.has(type)) for (const x of ids) add(type, x);
+    }
+    const missing = cited.filter((c) => !known.get(c.type)?.has(c.id));
+    // What a list could not settle is asked for by id: an evidence (findings may not carry theirs),
+    // a finding or contradiction beyond the pages read.
+    const askable: Record<string, [string, string]> = {
+      evidence: ['preview_evidence', 'evidence'],
+      ...(findings && !findings.complete ? { finding: ['get_finding', 'finding'] as [string, string] } : {}),
+    };
+    const asked = new Map<string, boolean>();
+    await Promise.all(
+      [...new Set(missing.filter((c) => askable[c.type]).map((c) => `${c.type}:${c.id}`))].map(async (key) => {
+        const [type, value] = key.split(/:(.*)/s) as [string, string];
+        const [op, param] = askable[type] as [string, string];
+        try {
+          await pipeline.invoke(op, { engagement, [param]: value }, ctx);
+          asked.set(key, true);
+        } catch (err) {
+          if (err instanceof WorkspaceApiError && err.status === 404) asked.set(key, false);
+          else if (err instanceof InvocationRefused) asked.set(key, false);
+          else throw err;
+        }
+      }),
+    );
+    return missing.filter((c) => !asked.get(`${c.type}:${c.id}`));
+  }
+
+  function conflict(kind: string, now: Doc, gone: string[], changed: string[], again: boolean) {
+    const parts = [...changed.map((b) => `${b} (changed)`), ...gone.map((b) => `${b} (gone)`)];
+    const why = again
+      ? 'it was changed again while the edits were being applied to the new version'
+      : `the edits name blocks that changed: ${parts.join(', ')}`;
+    return toolError(
+      `Not saved: ${kind} was changed by someone else since it was read, and ${why}. Their change is kept; none of these edits was applied. ` +
+        'Read the document again (document_context) and send edits for its current version.',
+      { error: { code: 'conflict', changed, gone, updated_at: now.updated_at } },
+    );
+  }
+
+  function saved(kind: string, doc: Doc, changes: Change[], reapplied: boolean, others: string[]) {
+    const value: z.infer<typeof editDocumentBlocksOutput> = {
+      updated_at: doc.updated_at,
+      blocks: doc.blocks.length,
+      changes,
+      reapplied,
+      changed_by_others: others,
+    };
+    const lines = changes.map((c) => {
+      const what = c.id ?? 'a block without id';
+      return c.at === null ? `- ${c.op}: ${what}` : `- ${c.op}: ${what}, now at position ${c.at}`;
+    });
+    const meanwhile = reapplied
+      ? `\nSomeone else saved the document meanwhile (blocks ${others.join(', ') || 'none named'}): their change is kept and these edits were applied to their version.`
+      : '';
+    const text = `Saved ${changes.length} edit${changes.length === 1 ? '' : 's'} to ${kind}: ${doc.blocks.length} blocks, updated_at ${doc.updated_at}.\n${lines.join('\n')}${meanwhile}`;
+    return { content: [{ type: 'text' as const, text }], structuredContent: value as unknown as Json };
+  }
+
+  function failed(err: unknown) {
+    if (err instanceof InvocationRefused) return err.result;
+    const op = pipeline.registry.get('update_deliverable_document');
+    if (op) return renderError(op, err);
+    return toolError(err instanceof Error ? err.message : String(err));
+  }
+
+  return defineTool({
+    name,
+    input,
+    quotesContent: false,
+    description:
+      'Edit a deliverable document block by block: insert, replace, delete or move blocks by id (from document_context); every other block is kept exactly, ' +
+      'so never re-send the whole document. Cited ids must be of the engagement. If someone else saved meanwhile, the edits are re-applied when no block ' +
+      'they name changed; else nothing is saved and those blocks are named.',
+    outputSchema: shownSchema(editDocumentBlocksOutput) as NonNullable<ToolSpec['definition']['outputSchema']>,
+    // A write, not destructive: it changes the working draft of one document (regenerable from the
+    // analysis, not what the client sees until publish_deliverable) and never overwrites another
+    // writer's change. Not idempotent: an insert sent twice inserts twice.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    async run(args, ctx) {
+      const { engagement, kind, edits: raw } = args;
+      const edits = asEdits(raw);
+      const cited: Citation[] = [];
+      const shapeProblems: Problem[] = [];
+      for (const [n, e] of edits.entries()) {
+        if (e.op !== 'insert' && e.op !== 'replace') continue;
+        const c = citations(e.block, `edits.${n}.block`);
+        cited.push(...c.cited);
+        for (const p of c.problems) shapeProblems.push({ path: [], rule: p });
+      }
+      if (shapeProblems.length) return refusalResult(refusal(name, shapeProblems));
+      try {
+        // Read the document and check the citations together; nothing is written before both pass.
+        const [first, unknown] = await Promise.all([readDoc(engagement, kind, ctx), cited.length ? unknownCitations(engagement, cited, ctx) : []]);
+        if (unknown.length) {
+          return refusalResult({
+            ...refusal(
+              name,
+              unknown.map((c) => ({
+                path: c.at.split('.'),
+                rule: LISTED.has(c.type)
+                  ? `no ${c.type} of engagement ${engagement} has this id`
+                  : `no finding or document of engagement ${engagement} names a ${c.type} with this id (the API has no list of them to check against)`,
+                given: JSON.stringify(c.id),
+              })),
+            ),
+            code: 'unknown_reference',
+          });
+        }
+        let base = first;
+        let reapplied = false;
+        for (let attempt = 0; ; attempt++) {
+          const applied: Applied = applyEdits(base.blocks, edits);
+          if (!applied.ok) {
+            // Applied once already, the edits no longer fit the version someone else saved (an id taken).
+            if (attempt > 0) return conflict(kind, base, [], changedBetween(first.blocks, base.blocks), false);
+            const ids = base.blocks.map((b) => (typeof b.id === 'string' ? b.id : null)).filter(Boolean);
+            const r = refusal(
+              name,
+              applied.problems.map((p) => ({ path: ['edits', p.edit], rule: p.rule })),
+            );
+            // The ids there are, so the next call can name the right ones.
+            return refusalResult({
+              ...r,
+              code: 'unknown_block',
+              message: `${r.message}\nBlock ids of ${kind}: ${ids.slice(0, 60).join(', ')}${ids.length > 60 ? ', ...' : ''}.`,
+            });
+          }
+          try {
+            const res = await pipeline.invoke('update_deliverable_document', { engagement, kind, updated_at: base.updated_at, blocks: applied.blocks }, ctx);
+            const d = (res.data ?? {}) as Json;
+            const now: Doc = { updated_at: String(d.updated_at ?? ''), blocks: Array.isArray(d.blocks) ? (d.blocks as Block[]) : applied.blocks };
+            return saved(kind, now, applied.changes, reapplied, reapplied ? changedBetween(first.blocks, base.blocks) : []);
+          } catch (err) {
+            // Refused without being applied (a 4xx): was the document changed since it was read?
+            if (!maybeStale(err)) return failed(err);
+            const now = await readDoc(engagement, kind, ctx);
+            if (now.updated_at === base.updated_at) return failed(err);
+            if (attempt > 0) return conflict(kind, now, [], changedBetween(first.blocks, now.blocks), true);
+            const can = reapplicable(base.blocks, now.blocks, edits);
+            if (!can.ok) return conflict(kind, now, can.gone, can.changed, false);
+            base = now;
+            reapplied = true;
+          }
+        }
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        return failed(err);
+      }
+    },
+  });
+}

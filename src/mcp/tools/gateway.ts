@@ -1,0 +1,222 @@
+// The catalog gateway of the default surface: every operation (documented or generated from the live
+// description) stays reachable without spending a tool definition on each. find_operations ranks
+// them, describe_operation shows one in full, call_operation runs one exactly as its own tool would
+// (the pipeline's same validation, limiter, read-only and consent checks, results and budget).
+import { z } from 'zod';
+import { catalog } from '../../../tools/index.js';
+import { type Operation, TOOLSETS } from '../../operation.js';
+import { isGenerated } from '../live-openapi.js';
+import { readCallOperation } from '../pipeline/arguments.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
+import { isRefusal, refusalResult } from '../pipeline/refusal.js';
+import { shownName } from '../registry.js';
+import { toolError } from '../render/index.js';
+import { signatureOf } from '../scripts/signatures.js';
+import { DESCRIBE_RESULT, FIND_RESULT, operationOutputSchema, RECORD_RESULT } from './result-schemas.js';
+import { defineTool, operationInput, type ToolSpec, toolDefinition } from './tool-spec.js';
+
+export interface GatewayDeps {
+  pipeline: Pipeline;
+}
+
+const findInput = z.strictObject({
+  query: z.string().min(1).max(500).describe('what you want to do, in plain words (English or French)'),
+  area: z.enum(TOOLSETS).optional(),
+  limit: z.number().int().min(1).max(20).optional().describe('default 8'),
+});
+const describeInput = z.strictObject({ operation: z.string().min(1).max(100) });
+const callInput = z.strictObject({
+  operation: z.string().min(1).max(100).describe('name from find_operations'),
+  arguments: z.record(z.string(), z.unknown()).optional().describe('as describe_operation shows; list operations also take fields: [names]'),
+});
+
+/** When no match is strong: the closest matches shown in full, and how many likely areas are listed whole. */
+const WEAK_SHOWN = 3;
+const WEAK_AREAS = 2;
+
+function requiredArgs(op: Operation): string[] {
+  return Object.entries(op.input.shape)
+    .filter(([, s]) => !(s as z.ZodType).safeParse(undefined).success)
+    .map(([k]) => k);
+}
+
+/** What an operation is for, in one line: the first sentence of its description. */
+export function purposeOf(op: Pick<Operation, 'description'>): string {
+  // split() always gives at least one part: the default is never taken.
+  const [first = ''] = op.description.split(/(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+/);
+  return first.replace(/\s+\(generated\)$/, '');
+}
+
+/** A required argument as find_operations shows it: its name, and its values when a few words say them all. */
+function argumentHint(op: Operation, name: string): string {
+  let s: unknown = op.input.shape[name];
+  for (let i = 0; i < 3 && s && typeof s === 'object' && 'unwrap' in s && typeof (s as { unwrap: unknown }).unwrap === 'function'; i++)
+    s = (s as { unwrap: () => unknown }).unwrap();
+  const options = (s as { options?: unknown } | undefined)?.options;
+  return Array.isArray(options) && options.length <= 6 && options.every((o) => typeof o === 'string') ? `${name} (${options.join('|')})` : name;
+}
+
+/**
+ * The line find_operations shows per operation: its name, what it is for, what it needs, and what
+ * kind of call it is; enough to call it, or to ask describe_operation for the rest.
+ */
+function summaryLine(op: Operation): string {
+  const req = requiredArgs(op).map((a) => argumentHint(op, a));
+  const flags = [
+    op.scope,
+    op.paginated ? 'list' : '',
+    op.response === 'file' ? 'file' : '',
+    op.annotations.destructiveHint ? 'destructive' : '',
+    isGenerated(op) ? 'generated' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return `${op.name}: ${purposeOf(op)} Needs ${req.length ? req.join(', ') : 'nothing'}. [${flags}]`;
+}
+
+/**
+ * How many operations the gateway reaches, in words that stay true as the count moves a little: the
+ * count of the catalog (and the live description's additions) rounded down to ten, "over 140".
+ */
+export function operationCountWords(count: number): string {
+  return `over ${Math.floor((count - 1) / 10) * 10}`;
+}
+
+export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
+  const { pipeline } = deps;
+  const registry = pipeline.registry;
+  const index = registry.operations.index;
+  const writes = registry.writesAllowed();
+
+  const find = defineTool({
+    name: 'find_operations',
+    input: findInput,
+    quotesContent: false,
+    description: `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.`,
+    annotations: { readOnlyHint: true },
+    outputSchema: FIND_RESULT,
+    async run(args) {
+      await registry.operations.ready();
+      const { query, area, limit } = args;
+      const shown = (op: Operation) => registry.permitted(op) && registry.get(op.name) === op;
+      const { matches, strong, areas } = index.find(query, {
+        limit: limit ?? 8,
+        filter: (op) => shown(op) && (!area || op.toolset === area),
+      });
+      if (!matches.length) {
+        return {
+          content: [{ type: 'text', text: `No operation matches "${query}". Try other words, or an area: ${TOOLSETS.join(', ')}.` }],
+          structuredContent: { operations: [] },
+        };
+      }
+      const operations = matches.map((m) => ({
+        name: m.op.name,
+        method: m.op.method,
+        path: m.op.path,
+        scope: m.op.scope,
+        area: m.op.toolset,
+        purpose: purposeOf(m.op),
+        description: m.op.description,
+        required: requiredArgs(m.op),
+        signature: signatureOf(m.op),
+        ...(isGenerated(m.op) ? { generated: true } : {}),
+      }));
+      if (strong) return { content: [{ type: 'text', text: matches.map((m) => summaryLine(m.op)).join('\n') }], structuredContent: { operations } };
+      // No match accounts for most of the request: rather than a confident-looking list of near
+      // misses, every operation of the likeliest areas by name, so the model chooses (names say
+      // verb and object; describe_operation shows one in full).
+      const likely = (area ? [area] : areas.slice(0, WEAK_AREAS)).map((a) => ({
+        area: a,
+        operations: registry.operations
+          .all()
+          .filter((op) => op.toolset === a && shown(op))
+          .map((op) => op.name),
+      }));
+      const text = [
+        `No strong match for "${query}". Closest:`,
+        ...matches.slice(0, WEAK_SHOWN).map((m) => summaryLine(m.op)),
+        `Every operation of the likeliest ${likely.length > 1 ? 'areas' : 'area'}; choose one, describe_operation shows it:`,
+        ...likely.map((l) => `${l.area}: ${l.operations.join(', ')}`),
+      ].join('\n');
+      return { content: [{ type: 'text', text }], structuredContent: { operations, weak: true, areas: likely } };
+    },
+  });
+
+  const describe = defineTool({
+    name: 'describe_operation',
+    input: describeInput,
+    quotesContent: false,
+    description:
+      'The full input schema and notes of one operation found with find_operations, before calling it with call_operation, and its signature for scripts.',
+    annotations: { readOnlyHint: true },
+    outputSchema: DESCRIBE_RESULT,
+    async run(args) {
+      await registry.operations.ready();
+      const { operation } = args;
+      const op = registry.get(operation);
+      if (!op)
+        return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
+      // The full schema (id patterns included): this is where the assistant reads the exact rules.
+      // A generated operation shows its description's own schema (with the extras).
+      const schema = isGenerated(op)
+        ? (toolDefinition(op).inputSchema as Record<string, unknown>)
+        : (z.toJSONSchema(operationInput(op), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
+      delete schema.$schema;
+      const shown = pipeline.shownInputSchema(op, schema);
+      const notes: string[] = [];
+      if (op.paginated) notes.push('Paginated: pass cursor = meta.next_cursor of the previous page; limit up to 200.');
+      notes.push(...pipeline.fileNotes(op));
+      if (op.annotations.destructiveHint) notes.push('Destructive: confirm with the user first.');
+      if (isGenerated(op)) notes.push("Generated from the workspace's live API description: not curated; the workspace validates the arguments.");
+      const refusal = registry.resolve(op.name);
+      if (isRefusal(refusal)) notes.push(`Not callable in this session: ${refusal.message}`);
+      const info = {
+        name: op.name,
+        title: op.title,
+        description: op.description,
+        method: op.method,
+        path: op.path,
+        scope: op.scope,
+        area: op.toolset,
+        annotations: op.annotations,
+        // How a script calls it (run_read_script, run_write_script): a TypeScript declaration.
+        signature: signatureOf(op),
+        input_schema: shown,
+        // What call_operation's structuredContent holds for it (call_operation itself can only say "an object").
+        output_schema: operationOutputSchema(op),
+        notes,
+      };
+      return { content: [{ type: 'text', text: JSON.stringify(info) }], structuredContent: info };
+    },
+  });
+
+  const call = defineTool({
+    name: 'call_operation',
+    input: callInput,
+    // The operation it runs decides: the pipeline marks its result when that operation quotes.
+    quotesContent: false,
+    // The operation's arguments under `arguments`, or beside `operation` when `arguments` is absent.
+    read: (raw) => readCallOperation(callInput, raw, 'call_operation'),
+    description: writes
+      ? 'Run any operation by name (from find_operations) with its arguments, validated as its own tool would be. Operations marked destructive delete or irreversibly commit: confirm with the user first.'
+      : 'Run any read operation by name (from find_operations) with its arguments. This session is read-only: operations that change data are refused.',
+    // Under read-only mode or read consent it can only read (a 'read' tool), and says so.
+    annotations: { readOnlyHint: !writes, destructiveHint: writes, idempotentHint: !writes, openWorldHint: writes },
+    // Whatever the operation's own tool answers (its outputSchema, which describe_operation shows as
+    // output_schema): every one of them is an object.
+    outputSchema: RECORD_RESULT,
+    async run(args, ctx) {
+      const { operation, arguments: inner } = args;
+      if (!registry.get(operation)) await registry.operations.ready();
+      const resolved = registry.resolve(operation);
+      if (isRefusal(resolved)) {
+        if (resolved.code !== 'unknown') return refusalResult(resolved);
+        return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
+      }
+      // Steps 2 to 4 for the operation's own tool: its validation, run and rendering.
+      return pipeline.callTool(pipeline.operationTool(resolved), inner ?? {}, { ...ctx, via: { kind: 'gateway', operation: resolved.name } });
+    },
+  });
+
+  return [find, describe, call];
+}

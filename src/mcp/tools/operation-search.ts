@@ -1,0 +1,333 @@
+// Ranked search over every operation, for find_operations. Consultants ask in English or French and
+// in their own words ("les remarques du client", "make Julie an admin"), not in API nouns. The words
+// live as data: each catalog entry says what people call it (its askedAs facet, both languages), and
+// tools/vocabulary.ts holds what no entry owns (stop words, a word map to the API's words, expressions
+// of several words, the readings of "client"). This module only folds and weighs:
+// - words are folded (case, accents, plurals, English and French endings: proposed, proposé and
+//   proposer meet) the same way on both sides;
+// - a field-weighted BM25-like sum (name, title and askedAs count more than the description, the path
+//   and parameters less), plus the best phrase an entry is asked as: the share of its words the request
+//   says and the pairs of words it says in the same order ("the client sent" is not "sent the client");
+// - then shaped by what the request is about: an operation whose name's nouns the request names beats
+//   one that only shares a verb; a request that asks nothing to change prefers reads, one that asks for
+//   a change prefers writes.
+// When nothing matches strongly, the caller says so and shows every operation of the likeliest areas.
+import { vocabulary } from '../../../tools/vocabulary.js';
+import { type Operation, pathParams, type SearchVocabulary, type Toolset } from '../../operation.js';
+
+function fold(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/œ/g, 'oe')
+    .toLowerCase()
+    .replace(/[’'‘]/g, ' ')
+    .replace(/-/g, ' ');
+}
+
+/** Lower case, no accents, split on anything not a letter or digit, light singular and endings. */
+export function terms(text: string): string[] {
+  return fold(text)
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => stem(singular(w)));
+}
+
+/**
+ * Endings folded so the forms of one word meet, in English and French alike: generate, generated,
+ * generation -> generat; propose, proposed, proposé, proposer, proposez -> propos; running -> run.
+ * Applied to operations and requests alike, so a stem only has to be the same on both sides.
+ */
+function stem(w: string): string {
+  // French feminine participles meet their masculine: publiée -> publie.
+  let s = w.length > 4 && w.endsWith('ee') ? w.slice(0, -1) : w;
+  if (s.length > 6 && s.endsWith('ation')) s = `${s.slice(0, -5)}at`;
+  else if (s.length > 5 && s.endsWith('ing')) s = s.slice(0, -3);
+  else if (s.length > 5 && /[^aeou]er$/.test(s)) s = s.slice(0, -2);
+  else if (s.length > 5 && s.endsWith('ez')) s = s.slice(0, -2);
+  else if (s.length > 4 && s.endsWith('ed')) s = s.slice(0, -2);
+  else if (s.length > 4 && s.endsWith('e')) s = s.slice(0, -1);
+  // cancelled -> cancel, running -> run
+  if (s !== w && s.length > 3 && s.at(-1) === s.at(-2) && !/[aeious]$/.test(s)) s = s.slice(0, -1);
+  return s;
+}
+
+function singular(w: string): string {
+  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
+  if (w.length > 3 && w.endsWith('x') && /(eau|eu)x$/.test(w)) return w.slice(0, -1);
+  return w;
+}
+
+/** The vocabulary folded once, the way requests are. */
+function compile(v: SearchVocabulary) {
+  const stop = new Set(terms(`${v.stopWords.en} ${v.stopWords.fr}`));
+  // Keys folded like request words, so "processus" or "entretiens" find their entry.
+  const words = new Map<string, string>();
+  for (const [k, to] of Object.entries(v.words)) words.set(terms(k)[0] ?? k, to);
+  const phrases = v.phrases.map(([re, to]) => [new RegExp(re, 'g'), to] as const);
+  return { stop, words, phrases };
+}
+let compiled: ReturnType<typeof compile> | undefined;
+
+/** The vocabulary, folded on the first search: a session that never searches never pays for it. */
+function vocab(): ReturnType<typeof compile> {
+  compiled ??= compile(vocabulary);
+  return compiled;
+}
+
+const FIELD_WEIGHTS = { name: 3, title: 2, asked: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8 } as const;
+/** Weight of the best phrase the operation is asked as (title and askedAs), beside the word sum. */
+const PHRASE_WEIGHT = 1.2;
+/** For each pair of words the request says in the order one of the operation's phrases says them. */
+const PAIR_WEIGHT = 0.6;
+/** Up to this much more for an operation whose name's nouns the request all names. */
+const OBJECT_WEIGHT = 0.5;
+/** For an operation whose verb the request says. */
+const VERB_BONUS = 1.15;
+/** For a write when the request asks for no change, and a read when it asks for one. */
+const UNASKED_CHANGE = 0.7;
+const UNASKED_READ = 0.85;
+/**
+ * A match is strong when it accounts for at least this share of what the request says (its words'
+ * weight, rare words counting more); below it find_operations says it is unsure.
+ */
+const STRONG_SHARE = 0.5;
+type Field = keyof typeof FIELD_WEIGHTS;
+
+interface Doc {
+  op: Operation;
+  fields: Record<Field, Set<string>>;
+  /** The phrases the operation is asked as (its title and askedAs), as folded words in order. */
+  phrases: string[][];
+  /** The name's first word: what the operation does. */
+  verb: string;
+  /** The name's other words: what it acts on. */
+  object: string[];
+  writes: boolean;
+}
+
+export interface Match {
+  op: Operation;
+  score: number;
+}
+
+export interface SearchResult {
+  matches: Match[];
+  /** The best match accounts for most of what the request says. */
+  strong: boolean;
+  /** The areas the request most likely means, most likely first (from the matches' scores). */
+  areas: Toolset[];
+}
+
+interface Query {
+  /** Each word at full weight, the words it maps to at a lower one. */
+  weights: Map<string, number>;
+  /** Words said only as an English past participle ("the roadmap we published"): a state, not a change asked for. */
+  participles: Set<string>;
+  /** The request's own words in order (after its expressions are rewritten), for pair matches. */
+  sequence: string[];
+}
+
+/** The folded text with its expressions of several words rewritten (requests and askedAs phrases alike). */
+function rewrite(text: string): string {
+  let out = fold(text);
+  for (const [re, to] of vocab().phrases) out = out.replace(re, to);
+  return out;
+}
+
+/**
+ * The expanded request. A word made with "re" of a known one (regenerate, relancer, régénérer) also
+ * says the word itself.
+ */
+function expand(query: string, known: (t: string) => boolean): Query {
+  const weights = new Map<string, number>();
+  const add = (t: string, w: number) => {
+    if (vocab().stop.has(t) && w < 1) return;
+    weights.set(t, Math.max(weights.get(t) ?? 0, w));
+  };
+  const text = rewrite(query);
+  const words = terms(text);
+  const sequence = words.filter((t) => !vocab().stop.has(t));
+  const raw = text.split(/[^a-z0-9]+/).filter(Boolean);
+  const participles = new Set(raw.filter((w) => w.length > 4 && w.endsWith('ed')).map((w) => stem(singular(w))));
+  for (const w of raw) if (!(w.length > 4 && w.endsWith('ed'))) participles.delete(stem(singular(w)));
+  for (const t of [...words]) {
+    const again = t.length > 5 && t.startsWith('re') ? t.slice(2) : '';
+    if (again && !known(t) && (known(again) || vocab().words.has(again))) words.push(again);
+  }
+  for (const t of words) {
+    const mapped = vocab().words.get(t);
+    if (!vocab().stop.has(t)) add(t, 1);
+    if (mapped) for (const m of terms(mapped)) add(m, mapped.startsWith(t) ? 1 : 0.8);
+  }
+  return { weights, participles, sequence };
+}
+
+function enumValues(op: Operation): string[] {
+  const out: string[] = [];
+  for (const field of Object.values(op.input.shape)) {
+    let s: unknown = field;
+    // Unwrap optional/nullable to reach an enum.
+    for (let i = 0; i < 3 && s && typeof s === 'object' && 'unwrap' in s && typeof (s as { unwrap: unknown }).unwrap === 'function'; i++) {
+      s = (s as { unwrap: () => unknown }).unwrap();
+    }
+    const options = (s as { options?: unknown }).options;
+    if (Array.isArray(options)) out.push(...options.filter((o): o is string => typeof o === 'string'));
+  }
+  return out;
+}
+
+export class OperationIndex {
+  private docs: Doc[] = [];
+  private df = new Map<string, number>();
+  // Indexed on the first search: a session that never searches never pays for it.
+  private pending: Operation[] = [];
+
+  constructor(ops: readonly Operation[] = []) {
+    this.add(ops);
+  }
+
+  add(ops: readonly Operation[]): void {
+    this.pending.push(...ops);
+  }
+
+  private build(): void {
+    const ops = this.pending;
+    this.pending = [];
+    this.idfs.clear();
+    for (const op of ops) {
+      const params = Object.keys(op.input.shape);
+      const [verb = '', ...object] = terms(op.name);
+      const asked = [...(op.askedAs?.en ?? []), ...(op.askedAs?.fr ?? [])];
+      const doc: Doc = {
+        op,
+        verb,
+        object,
+        writes: op.method !== 'GET',
+        phrases: [op.title, ...asked].map((p) => terms(rewrite(p)).filter((t) => !vocab().stop.has(t))).filter((p) => p.length),
+        fields: {
+          name: new Set(terms(op.name)),
+          title: new Set(terms(op.title)),
+          asked: new Set(terms(asked.map(rewrite).join(' ')).filter((t) => !vocab().stop.has(t))),
+          path: new Set(terms(op.path.replace(/\{[^}]+\}/g, ' '))),
+          area: new Set(terms(op.toolset)),
+          params: new Set(terms(params.filter((p) => !pathParams(op.path).includes(p)).join(' '))),
+          description: new Set(terms(op.description)),
+          // Enumerated argument values ("executive_summary", "validated") are words people use.
+          values: new Set(terms(enumValues(op).join(' '))),
+        },
+      };
+      const seen = new Set<string>();
+      for (const f of Object.values(doc.fields)) for (const t of f) seen.add(t);
+      for (const t of seen) this.df.set(t, (this.df.get(t) ?? 0) + 1);
+      this.docs.push(doc);
+    }
+    // Verbs that only ever change something (a request that says one asks for a change), and words
+    // that say neither for sure: a verb of reads that writes act on or also use (export: export_usage
+    // reads, create_export writes one).
+    const readVerbs = new Set(this.docs.filter((d) => !d.writes).map((d) => d.verb));
+    const writeVerbs = new Set(this.docs.filter((d) => d.writes).map((d) => d.verb));
+    const writeWords = new Set(this.docs.filter((d) => d.writes).flatMap((d) => d.object));
+    this.changeVerbs = new Set([...writeVerbs].filter((v) => !readVerbs.has(v)));
+    this.eitherVerbs = new Set([...readVerbs].filter((v) => writeVerbs.has(v) || writeWords.has(v)));
+  }
+
+  private changeVerbs = new Set<string>();
+  private eitherVerbs = new Set<string>();
+
+  get size(): number {
+    return this.docs.length + this.pending.length;
+  }
+
+  // Memoised: every search weighs the same few hundred words again. Cleared when operations are added.
+  private idfs = new Map<string, number>();
+  private idf(t: string): number {
+    let v = this.idfs.get(t);
+    if (v === undefined) {
+      const n = this.docs.length || 1;
+      v = Math.log(1 + n / (this.df.get(t) ?? n));
+      this.idfs.set(t, v);
+    }
+    return v;
+  }
+
+  /** The best phrase the operation is asked as: the weight of its words the request says, times their share, plus pairs in order. */
+  private phraseScore(doc: Doc, q: Query, pairs: ReadonlySet<string>): number {
+    let best = 0;
+    for (const phrase of doc.phrases) {
+      let said = 0;
+      let total = 0;
+      let inOrder = 0;
+      for (let i = 0; i < phrase.length; i++) {
+        const t = phrase[i] as string;
+        const idf = this.idf(t);
+        total += idf;
+        said += (q.weights.get(t) ?? 0) * idf;
+        if (i > 0 && pairs.has(`${phrase[i - 1]} ${t}`)) inOrder += (this.idf(phrase[i - 1] as string) + idf) / 2;
+      }
+      const s = (total ? (said * said) / total : 0) + PAIR_WEIGHT * inOrder;
+      if (s > best) best = s;
+    }
+    return best;
+  }
+
+  search(query: string, opts: { limit?: number; filter?: (op: Operation) => boolean } = {}): Match[] {
+    return this.find(query, opts).matches;
+  }
+
+  find(query: string, opts: { limit?: number; filter?: (op: Operation) => boolean } = {}): SearchResult {
+    if (this.pending.length) this.build();
+    const q = expand(query, (t) => this.df.has(t));
+    const said = [...q.weights.keys()];
+    const asksChange = said.some((t) => this.changeVerbs.has(t) && !q.participles.has(t));
+    const undecided = !asksChange && said.some((t) => this.eitherVerbs.has(t));
+    // What the request says, weighed: its own words only (not what they map to), rare ones counting more.
+    const own = q.sequence.filter((t) => this.df.has(t) || vocab().words.has(t));
+    const ownWeight = own.reduce((sum, t) => sum + this.idf(t), 0);
+    const pairs = new Set<string>();
+    for (let i = 1; i < q.sequence.length; i++) pairs.add(`${q.sequence[i - 1]} ${q.sequence[i]}`);
+    const scored: Match[] = [];
+    for (const doc of this.docs) {
+      if (opts.filter && !opts.filter(doc.op)) continue;
+      let score = 0;
+      for (const [t, w] of q.weights) {
+        let best = 0;
+        let spread = 0;
+        for (const f of Object.keys(FIELD_WEIGHTS) as Field[]) {
+          if (doc.fields[f].has(t)) {
+            best = Math.max(best, FIELD_WEIGHTS[f]);
+            spread += 0.15;
+          }
+        }
+        if (best > 0) score += w * this.idf(t) * (best + spread);
+      }
+      score += PHRASE_WEIGHT * this.phraseScore(doc, q, pairs);
+      // The object: the share of the name's nouns the request names.
+      if (doc.object.length) score *= 1 + OBJECT_WEIGHT * (doc.object.filter((t) => q.weights.has(t)).length / doc.object.length);
+      // The action: the verb said, and a change asked for or not.
+      if (q.weights.has(doc.verb)) score *= VERB_BONUS;
+      if (!undecided && doc.writes !== asksChange) score *= doc.writes ? UNASKED_CHANGE : UNASKED_READ;
+      if (score <= 0) continue;
+      // Among equals, the generic list/get of a resource beats its rarer relatives.
+      scored.push({ op: doc.op, score: score - doc.op.name.length * 0.001 });
+    }
+    scored.sort((a, b) => b.score - a.score);
+    const matches = scored.slice(0, opts.limit ?? 8);
+    const top = matches[0];
+    let strong = false;
+    if (top && ownWeight > 0) {
+      const doc = this.docs.find((d) => d.op === top.op) as Doc;
+      // A word of the request counts as accounted for when the operation has it or a word it maps to.
+      const has = (t: string) =>
+        Object.values(doc.fields).some((f) => f.has(t)) || terms(vocab().words.get(t) ?? '').some((m) => Object.values(doc.fields).some((f) => f.has(m)));
+      const covered = own.filter(has).reduce((sum, t) => sum + this.idf(t), 0);
+      strong = covered / ownWeight >= STRONG_SHARE;
+    }
+    // The likeliest areas: the areas of the best few matches, by their summed scores.
+    const byArea = new Map<Toolset, number>();
+    for (const m of scored.slice(0, 10)) byArea.set(m.op.toolset, (byArea.get(m.op.toolset) ?? 0) + m.score);
+    const areas = [...byArea.entries()].sort((a, b) => b[1] - a[1]).map(([a]) => a);
+    return { matches, strong, areas };
+  }
+}

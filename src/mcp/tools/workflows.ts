@@ -1,0 +1,250 @@
+// Workflow tools: one call for what an assistant would otherwise do in five to fifty. Each runs its
+// inner operations through the pipeline (`invoke`: the same policy, validation, token rate limiter and
+// retries as a direct call), reads in parallel, writes one after another, and every part that failed
+// is reported, never silently left out. The pipeline validates their own arguments and marks their
+// results as workspace content.
+import { z } from 'zod';
+import { DOCUMENT_KINDS, id, REVIEW_STATUSES } from '../../../tools/shared.js';
+import { WorkspaceApiError } from '../../api/errors.js';
+import { viewMeta } from '../apps/views.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
+import { refusal, refusalResult } from '../pipeline/refusal.js';
+import { renderWorkflow, toolError } from '../render/index.js';
+import { resourceUri } from '../resources.js';
+import { editDocumentBlocks } from './edit-document-blocks.js';
+import { allPages } from './list-pages.js';
+import { REVIEWS_RESULT, sectionsResult } from './result-schemas.js';
+import { type CallContext, defineTool, type ToolSpec } from './tool-spec.js';
+
+export interface WorkflowDeps {
+  pipeline: Pipeline;
+  /** WORKSPACE_RESPONSE_BUDGET, for the workflows' own answers. */
+  budget: number;
+}
+
+type Json = Record<string, unknown>;
+
+function errorText(err: unknown): string {
+  if (err instanceof WorkspaceApiError) return `HTTP ${err.status} ${err.code}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function countBy(items: Json[], key: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const it of items) {
+    const k = String(it[key] ?? 'unknown');
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** What the model is told when `engagement` is not in the workspace, with how to find the right id. */
+export const engagementNotFound = (engagement: string) => `Engagement ${engagement} was not found in this workspace. List engagements to find its id.`;
+
+/** Settled sections: a failed part is reported in place, the others still answer. */
+export async function section<T>(f: () => Promise<T>): Promise<T | { error: string }> {
+  try {
+    return await f();
+  } catch (err) {
+    return { error: errorText(err) };
+  }
+}
+
+const overviewInput = z.strictObject({ engagement: id() });
+const reviewInput = z.strictObject({
+  engagement: id(),
+  reviews: z
+    .array(z.strictObject({ finding: id(), review_status: z.enum(REVIEW_STATUSES) }))
+    .min(1)
+    .max(100),
+});
+const contextInput = z.strictObject({ engagement: id(), kind: z.enum(DOCUMENT_KINDS) });
+
+/** AI cost so far, in the few figures a briefing needs: the total and what it was spent on. */
+function aiCost(costs: Json): Json {
+  if ('error' in costs) return costs;
+  const byUsage = Array.isArray(costs.by_usage) ? (costs.by_usage as Json[]) : [];
+  return {
+    total_eur: costs.total_eur ?? null,
+    currency: costs.currency ?? 'EUR',
+    by_usage: byUsage.map((u) => ({ usage: u.usage, cost_eur: u.cost_eur ?? null })),
+  };
+}
+
+const OPEN = new Set(['open', 'pending', 'unresolved']);
+
+export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
+  const { pipeline } = deps;
+
+  const overview = defineTool({
+    name: 'engagement_overview',
+    input: overviewInput,
+    quotesContent: true,
+    description:
+      'Everything about one engagement in one call: the engagement, analysis summary and coverage, findings counted by type and review status, open contradictions, latest analysis run, deliverable stage, AI cost so far. Start here to brief someone on an engagement.',
+    annotations: { readOnlyHint: true },
+    // Hosts that render MCP Apps draw the answer as the engagement dashboard.
+    _meta: viewMeta('engagement_dashboard'),
+    outputSchema: sectionsResult(['engagement', 'coverage', 'findings', 'contradictions', 'latest_analysis_run', 'deliverable', 'ai_cost', 'analysis_summary']),
+    async run(args, ctx: CallContext) {
+      const { engagement } = args;
+      const s = ctx.signal;
+      const get = (name: string, more: Json = {}) => pipeline.invoke(name, { engagement, ...more }, ctx).then((r) => r.data);
+      const [eng, summary, contradictions, draft, costs] = await Promise.all([
+        section(() => get('get_engagement')),
+        section(() => get('get_analysis_summary')),
+        section(async () => {
+          const { items } = await allPages(pipeline, 'list_contradictions', { engagement }, s, 2);
+          const open = items.filter((c) => OPEN.has(String(c.status)));
+          return { open: open.length, total: items.length, items: open.slice(0, 20) };
+        }),
+        section(() => get('get_deliverable_draft')),
+        section(() => get('get_engagement_costs')),
+      ]);
+      // The analysis summary already counts the findings and names the latest run: they are
+      // requested on their own only when it does not (6 requests down to 4, the same facts).
+      const summaryData = summary as Json;
+      const told = (key: string) => !('error' in summaryData) && key in summaryData;
+      const [findings, latestRun] = await Promise.all([
+        told('findings')
+          ? summaryData.findings
+          : section(async () => {
+              const { items, complete } = await allPages(pipeline, 'list_findings', { engagement }, s);
+              return { total: items.length, complete, by_type: countBy(items, 'type'), by_review_status: countBy(items, 'review_status') };
+            }),
+        told('last_run')
+          ? summaryData.last_run
+          : section(() => get('list_analysis_runs', { limit: 1 })).then((runs) => (Array.isArray(runs) ? (runs[0] ?? null) : runs)),
+      ]);
+      // A 404 on everything is an unknown engagement, not several failures.
+      const sections = [eng, summary, contradictions, draft];
+      if (sections.every((x) => x && typeof x === 'object' && 'error' in x && String(x.error).startsWith('HTTP 404'))) {
+        return toolError(engagementNotFound(engagement), { error: { code: 'not_found' } });
+      }
+      const draftData = draft as Json;
+      // The rest of the summary, without what the sections above already say.
+      const {
+        engagement_id: _e,
+        findings: _f,
+        contradictions: _c,
+        coverage: _v,
+        last_run: _r,
+        ...otherCounts
+      } = 'error' in summaryData ? ({} as Json) : summaryData;
+      const value: Json = {
+        engagement: eng,
+        coverage: 'error' in summaryData ? summaryData : (summaryData.coverage ?? null),
+        findings,
+        contradictions,
+        latest_analysis_run: latestRun,
+        deliverable: 'error' in draftData ? draftData : { stage: draftData.stage ?? null, updated_at: draftData.updated_at ?? null, id: draftData.id ?? null },
+        ai_cost: aiCost(costs as Json),
+        analysis_summary: otherCounts,
+      };
+      const uri = resourceUri('engagement', { engagement });
+      return renderWorkflow(value, deps.budget, {
+        extra: [{ type: 'resource_link', uri, name: `engagement ${engagement}`, mimeType: 'application/json' }],
+        how: 'call the operation behind the section (get_engagement, list_contradictions, get_analysis_summary, get_deliverable_draft, get_engagement_costs)',
+        known: [engagement],
+      });
+    },
+  });
+
+  const review = defineTool({
+    name: 'review_findings',
+    input: reviewInput,
+    quotesContent: false,
+    description:
+      'Validate or reject several findings of one engagement in one call (review_status validated, rejected, or proposed to reopen). Each finding is reviewed in turn and the result says, per finding, whether it was applied.',
+    annotations: { readOnlyHint: false, idempotentHint: true },
+    outputSchema: REVIEWS_RESULT,
+    async run(args, extra) {
+      const { engagement, reviews } = args;
+      const seen = new Set<string>();
+      const twice = reviews
+        .map((r) => r.finding)
+        .filter((f) => {
+          if (seen.has(f)) return true;
+          seen.add(f);
+          return false;
+        });
+      if (twice.length) {
+        return refusalResult(
+          refusal('review_findings', [{ path: ['reviews'], rule: `give one decision per finding: ${twice.join(', ')} appears more than once` }]),
+        );
+      }
+      const results: Json[] = [];
+      for (const [i, r] of reviews.entries()) {
+        if (extra.signal.aborted) {
+          // Not sent: reported as such (the client gets this only if it still listens).
+          results.push({ finding: r.finding, review_status: r.review_status, ok: false, error: 'not sent: the call was cancelled' });
+          continue;
+        }
+        try {
+          const res = await pipeline.invoke('review_finding', { engagement, finding: r.finding, review_status: r.review_status }, extra);
+          const f = (res.data ?? {}) as Json;
+          results.push({ finding: r.finding, review_status: f.review_status ?? r.review_status, ok: true });
+        } catch (err) {
+          results.push({ finding: r.finding, review_status: r.review_status, ok: false, error: errorText(err) });
+        }
+        extra.progress?.(i + 1, reviews.length, `reviewed ${i + 1} of ${reviews.length}`);
+      }
+      const applied = results.filter((r) => r.ok).length;
+      const failed = results.length - applied;
+      const head = failed
+        ? `${applied} of ${results.length} reviews applied; ${failed} failed (listed with their error; the others are done).`
+        : `All ${applied} reviews applied.`;
+      const lines = results.map((r) => `- ${String(r.finding)}: ${r.ok ? `now ${String(r.review_status)}` : `NOT applied: ${String(r.error)}`}`);
+      return {
+        ...(failed === results.length ? { isError: true } : {}),
+        content: [{ type: 'text', text: `${head}\n${lines.join('\n')}` }],
+        structuredContent: { applied, failed, results },
+      };
+    },
+  });
+
+  const context = defineTool({
+    name: 'document_context',
+    input: contextInput,
+    quotesContent: true,
+    description:
+      'What drafting one deliverable document needs, in one call: the document (its blocks, with the ids edit_document_blocks takes), the validated findings to cite (id, type, statement), open contradictions and the draft stage.',
+    annotations: { readOnlyHint: true },
+    outputSchema: sectionsResult(['kind', 'document', 'findings', 'open_contradictions', 'draft']),
+    async run(args, extra) {
+      const { engagement, kind } = args;
+      const s = extra.signal;
+      const [document, findings, contradictions, draft] = await Promise.all([
+        section(() => pipeline.invoke('get_deliverable_document', { engagement, kind }, extra).then((r) => r.data)),
+        section(async () => {
+          const { items, complete } = await allPages(pipeline, 'list_findings', { engagement }, s);
+          const validated = items
+            .filter((f) => f.review_status === 'validated')
+            .map((f) => ({ id: f.id, type: f.type, statement: f.statement, deliverable_category: f.deliverable_category }));
+          return { validated, proposed: items.filter((f) => f.review_status === 'proposed').length, complete };
+        }),
+        section(async () => {
+          const { items } = await allPages(pipeline, 'list_contradictions', { engagement }, s, 1);
+          return items.filter((c) => OPEN.has(String(c.status)));
+        }),
+        section(() => pipeline.invoke('get_deliverable_draft', { engagement }, extra).then((r) => r.data)),
+      ]);
+      const d = draft as Json;
+      const value = {
+        kind,
+        document,
+        findings,
+        open_contradictions: contradictions,
+        draft: 'error' in d ? d : { stage: d.stage, attribution: d.attribution, include_proposed: d.include_proposed },
+      };
+      // The document's updated_at is what a whole-document update echoes: kept in the concise form.
+      return renderWorkflow(value, deps.budget, {
+        keep: ['document.updated_at'],
+        how: 'call the operation behind the section (get_deliverable_document, list_contradictions)',
+        known: [engagement],
+      });
+    },
+  });
+
+  return [overview, review, context, editDocumentBlocks(deps)];
+}

@@ -1,0 +1,322 @@
+// edit_document_blocks over real parts: the SDK client on Streamable HTTP, the server talking to the
+// sandbox over HTTP. Untouched blocks come back byte for byte; another writer's change that lands
+// between the read and the write (injected by the sandbox's before hook, no timing) is kept; a bad
+// reference is refused before anything is written.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { editDocumentBlocksOutput } from '../../../src/mcp/tools/edit-document-blocks.js';
+import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { type Stack, startStack, textOf } from '../../helpers/stack.js';
+
+type Block = Record<string, unknown> & { id?: string };
+type Doc = { updated_at: string; blocks: Block[] };
+
+const KIND = 'executive_summary';
+const DOC_PATH = `/engagements/${ENGAGEMENT_AP}/deliverable/documents/${KIND}`;
+const DOC_TEMPLATE = '/engagements/{engagement}/deliverable/documents/{kind}';
+
+let sandbox: SandboxHandle;
+let stack: Stack;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, rateLimit: false });
+  stack = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default' } });
+  // The client learns the output schema from the listing, and then validates every result against it.
+  await stack.client.listTools();
+});
+afterAll(async () => {
+  await stack.close();
+  await sandbox.close();
+});
+beforeEach(() => {
+  sandbox.admin.reset();
+});
+
+/** Another writer: the workspace API itself, over HTTP, with a token of its own. */
+async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${sandbox.api}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${sandbox.tokens.write}`, 'content-type': 'application/json' },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, json: res.status === 204 ? null : await res.json() };
+}
+
+const read = async (): Promise<Doc> => (await api('GET', DOC_PATH)).json.data;
+const json = (b: unknown) => JSON.stringify(b);
+const byId = (blocks: Block[], id: string) => blocks.find((b) => b.id === id);
+const writes = () => sandbox.requests().filter((r) => r.method === 'PATCH' && r.template === DOC_TEMPLATE);
+
+/** The document with a block the spec does not describe (fields of its own, its own key order). */
+async function withForeignBlock(): Promise<Doc> {
+  const doc = await read();
+  const foreign = { text: 'Annexe importée', type: 'paragraph', x_source: { tool: 'word', para: 7 }, id: 'user-annexe' };
+  const r = await api('PATCH', DOC_PATH, { updated_at: doc.updated_at, blocks: [...doc.blocks, foreign] });
+  expect(r.status).toBe(200);
+  const now = await read();
+  // Stored as sent: its key order is not the schema's (id, type, text...), which a parsed copy would have.
+  expect(json(byId(now.blocks, 'user-annexe'))).toBe(json(foreign));
+  return now;
+}
+
+async function validatedFinding(): Promise<string> {
+  const list = (await api('GET', `/engagements/${ENGAGEMENT_AP}/findings?limit=200`)).json.data as { id: string; review_status: string }[];
+  const f = list.find((x) => x.review_status === 'validated');
+  if (!f) throw new Error('no validated finding in the demo data');
+  return f.id;
+}
+
+describe('edit_document_blocks', () => {
+  it('inserts, replaces, deletes and moves in one write; every other block comes back byte for byte, foreign fields and key order included', async () => {
+    const before = await withForeignBlock();
+    const ids = before.blocks.map((b) => b.id as string);
+    const [heading, paragraph, figures, , callout] = ids as [string, string, string, string, string];
+    const finding = await validatedFinding();
+    sandbox.clearRequests();
+
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [
+        { op: 'insert', after: heading, block: { id: 'user-chiffre', type: 'paragraph', text: 'Un chiffre clé', refs: [{ type: 'finding', id: finding }] } },
+        { op: 'replace', id: paragraph, block: { type: 'paragraph', text: 'Paragraphe réécrit.' } },
+        { op: 'delete', id: figures },
+        { op: 'move', id: 'user-annexe', after: null },
+      ],
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    const out = editDocumentBlocksOutput.parse(r.structuredContent);
+    const after = await read();
+    expect(out.updated_at).toBe(after.updated_at);
+    expect(out.blocks).toBe(after.blocks.length);
+    expect(out.reapplied).toBe(false);
+    expect(out.changes).toEqual([
+      { op: 'insert', id: 'user-chiffre', at: 2 },
+      { op: 'replace', id: paragraph, at: 3 },
+      { op: 'delete', id: figures, at: null },
+      { op: 'move', id: 'user-annexe', at: 0 },
+    ]);
+    // The answer is the diff, not the document.
+    expect(textOf(r)).not.toContain(String(byId(before.blocks, heading)?.text));
+
+    // One write, and in it (and in the document read back) every block not named is byte for byte
+    // what was read: the seeded callouts keep their own key order, the foreign block its fields.
+    expect(writes()).toHaveLength(1);
+    const sent = (writes()[0]?.body as { blocks: Block[] } | undefined)?.blocks ?? [];
+    const untouched = before.blocks.filter((b) => ![paragraph, figures].includes(b.id as string));
+    expect(untouched.map((b) => b.id)).toContain(callout);
+    for (const b of untouched) {
+      expect(json(byId(sent, b.id as string)), b.id).toBe(json(b));
+      expect(json(byId(after.blocks, b.id as string)), b.id).toBe(json(b));
+    }
+    expect(after.blocks.map((b) => b.id)).toEqual(['user-annexe', heading, 'user-chiffre', paragraph, ...ids.slice(3).filter((i) => i !== 'user-annexe')]);
+    expect(byId(after.blocks, paragraph)).toEqual({ id: paragraph, type: 'paragraph', text: 'Paragraphe réécrit.' });
+  });
+
+  it("keeps another writer's change that lands between the read and the write, and applies the edits to it once", async () => {
+    const before = await read();
+    const [, paragraph, figures] = before.blocks.map((b) => b.id as string) as [string, string, string];
+    let theirs: Doc | undefined;
+    // The server's write is held at the sandbox until another writer has saved: exactly between read and write.
+    sandbox.admin.fault({
+      count: 1,
+      match: { method: 'PATCH', path: DOC_TEMPLATE },
+      before: async () => {
+        const now = await read();
+        const blocks = now.blocks.map((b) => (b.id === figures ? { ...b, title: 'Chiffres clés (revus)' } : b));
+        const r = await api('PATCH', DOC_PATH, {
+          updated_at: now.updated_at,
+          blocks: [...blocks, { id: 'user-autre', type: 'paragraph', text: 'Ajout concurrent' }],
+        });
+        expect(r.status).toBe(200);
+        theirs = r.json.data;
+      },
+    });
+    sandbox.clearRequests();
+
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [{ op: 'replace', id: paragraph, block: { type: 'paragraph', text: 'Ma version.' } }],
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    const out = editDocumentBlocksOutput.parse(r.structuredContent);
+    expect(out.reapplied).toBe(true);
+    expect(out.changed_by_others).toEqual([figures, 'user-autre']);
+    expect(textOf(r)).toMatch(/Someone else saved the document meanwhile/);
+
+    const after = await read();
+    // Their change is kept, block for block; ours is applied on top.
+    for (const b of theirs?.blocks ?? []) if (b.id !== paragraph) expect(json(byId(after.blocks, b.id as string)), b.id).toBe(json(b));
+    expect(byId(after.blocks, figures)?.title).toBe('Chiffres clés (revus)');
+    expect(byId(after.blocks, 'user-autre')).toBeDefined();
+    expect(byId(after.blocks, paragraph)?.text).toBe('Ma version.');
+    // The stale write was refused (the spec's 422 on updated_at), the second one went through: never
+    // a write sent blind, and theirs between them.
+    expect(writes().map((w) => w.status)).toEqual([200, 422, 200]);
+  });
+
+  it('reports a conflict naming the block when another writer changed one the edits replace, and loses neither side', async () => {
+    const before = await read();
+    const [, paragraph] = before.blocks.map((b) => b.id as string) as [string, string];
+    let theirs: Doc | undefined;
+    sandbox.admin.fault({
+      count: 1,
+      match: { method: 'PATCH', path: DOC_TEMPLATE },
+      before: async () => {
+        const now = await read();
+        const blocks = now.blocks.map((b) => (b.id === paragraph ? { ...b, text: 'Leur version.' } : b));
+        theirs = (await api('PATCH', DOC_PATH, { updated_at: now.updated_at, blocks })).json.data;
+      },
+    });
+    sandbox.clearRequests();
+
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [
+        { op: 'replace', id: paragraph, block: { type: 'paragraph', text: 'Ma version.' } },
+        { op: 'insert', after: null, block: { type: 'heading', level: 2, text: 'Nouveau' } },
+      ],
+    });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toMatchObject({ error: { code: 'conflict', changed: [paragraph], gone: [] } });
+    expect(textOf(r)).toContain(`${paragraph} (changed)`);
+    expect(textOf(r)).toMatch(/Their change is kept; none of these edits was applied/);
+    // The document is theirs, exactly: nothing of ours half-applied, nothing of theirs lost.
+    expect(json(await read())).toBe(json({ ...theirs }));
+    expect(writes().map((w) => w.status)).toEqual([200, 422]);
+  });
+
+  it('reports a conflict when a block the edits place after was deleted meanwhile', async () => {
+    const before = await read();
+    const figures = before.blocks[2]?.id as string;
+    sandbox.admin.fault({
+      count: 1,
+      match: { method: 'PATCH', path: DOC_TEMPLATE },
+      before: async () => {
+        const now = await read();
+        await api('PATCH', DOC_PATH, { updated_at: now.updated_at, blocks: now.blocks.filter((b) => b.id !== figures) });
+      },
+    });
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [{ op: 'insert', after: figures, block: { type: 'paragraph', text: 'Après les chiffres' } }],
+    });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toMatchObject({ error: { code: 'conflict', changed: [], gone: [figures] } });
+    expect(byId((await read()).blocks, figures)).toBeUndefined();
+  });
+
+  it('refuses an unknown finding, evidence or process before anything is written', async () => {
+    const before = await read();
+    sandbox.clearRequests();
+    const unknown = '01M1D4MS5080000000GGT70V00';
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [
+        { op: 'insert', after: null, block: { type: 'callout', tone: 'info', text: 'Voir constat', refs: [{ type: 'finding', id: unknown }] } },
+        { op: 'insert', after: null, block: { type: 'quote', evidence_id: unknown } },
+        { op: 'insert', after: null, block: { type: 'process', process_id: unknown } },
+      ],
+    });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toMatchObject({ error: { code: 'unknown_reference' } });
+    const fields = Object.keys((r.structuredContent as { error: { fields: Record<string, string> } }).error.fields);
+    expect(fields).toEqual(['edits.0.block.refs.0.id', 'edits.1.block.evidence_id', 'edits.2.block.process_id']);
+    expect(textOf(r)).toContain(`no finding of engagement ${ENGAGEMENT_AP} has this id`);
+    // Reads to check against, and no write at all.
+    expect(writes()).toHaveLength(0);
+    expect(sandbox.requests().every((q) => q.method === 'GET')).toBe(true);
+    expect(json(await read())).toBe(json(before));
+  });
+
+  it('accepts what the engagement does hold: a validated finding, one of its evidences, a process its documents name', async () => {
+    const findings = (await api('GET', `/engagements/${ENGAGEMENT_AP}/findings?limit=200`)).json.data as { id: string; evidences: { id: string }[] }[];
+    const evidence = findings.flatMap((f) => f.evidences)[0]?.id as string;
+    const sheets = (await api('GET', `/engagements/${ENGAGEMENT_AP}/deliverable/documents/process_sheets`)).json.data as Doc;
+    const process = sheets.blocks.find((b) => b.type === 'process')?.process_id as string;
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [
+        { op: 'insert', after: null, block: { type: 'quote', evidence_id: evidence } },
+        { op: 'insert', after: null, block: { type: 'process', process_id: process, show_map: false } },
+      ],
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect((await read()).blocks.slice(0, 2)).toEqual([
+      { type: 'process', process_id: process, show_map: false },
+      { type: 'quote', evidence_id: evidence },
+    ]);
+  });
+
+  it('refuses edits naming a block the document does not have, listing the ids it has, and writes nothing', async () => {
+    const before = await read();
+    sandbox.clearRequests();
+    const r = await stack.call('edit_document_blocks', { engagement: ENGAGEMENT_AP, kind: KIND, edits: [{ op: 'delete', id: 'gen-nope' }] });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toMatchObject({ error: { code: 'unknown_block', fields: { 'edits.0': 'id: no block has the id gen-nope' } } });
+    expect(textOf(r)).toContain(`Block ids of ${KIND}: ${before.blocks.map((b) => b.id).join(', ')}`);
+    expect(writes()).toHaveLength(0);
+  });
+
+  it('refuses an edit missing what its op needs, naming the field, with no request at all', async () => {
+    sandbox.clearRequests();
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      // As strict-mode clients send them: null for every field left out.
+      edits: [
+        { op: 'insert', id: null, after: null, block: null },
+        { op: 'move', id: 'x', after: undefined, block: null },
+      ],
+    });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain('edits.0.block: required for insert: the whole new block');
+    expect(textOf(r)).toContain('edits.1.after: required for move');
+    expect(sandbox.requests()).toHaveLength(0);
+  });
+
+  it('refuses a field the spec does not list in a block the model writes, with no request', async () => {
+    sandbox.clearRequests();
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [{ op: 'insert', after: null, block: { type: 'paragraph', text: 'x', colour: 'red' } }],
+    });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain('edits.0.block: unknown field colour: remove it');
+    expect(sandbox.requests()).toHaveLength(0);
+  });
+
+  it('answers a 2026-07-28 client the same way, its result checked against the listed output schema', async () => {
+    const before = await read();
+    const modern = await stack.connect('modern');
+    const listed = (await modern.listTools()).tools.find((t) => t.name === 'edit_document_blocks');
+    expect(listed?.outputSchema).toBeDefined();
+    const r = await modern.callTool({
+      name: 'edit_document_blocks',
+      arguments: { engagement: ENGAGEMENT_AP, kind: KIND, edits: [{ op: 'move', id: before.blocks[0]?.id, after: before.blocks[1]?.id }] },
+    });
+    expect(r.isError, textOf(r as never)).toBeFalsy();
+    expect(editDocumentBlocksOutput.parse(r.structuredContent).changes).toEqual([{ op: 'move', id: before.blocks[0]?.id, at: 1 }]);
+    expect((await read()).blocks.map((b) => json(b))).toEqual([before.blocks[1], before.blocks[0], ...before.blocks.slice(2)].map((b) => json(b)));
+  });
+
+  it('reports a write whose answer was lost as outcome unknown, and does not send it again', async () => {
+    const before = await read();
+    sandbox.admin.fault({ count: 1, status: 502, after_handler: true, match: { method: 'PATCH', path: DOC_TEMPLATE } });
+    sandbox.clearRequests();
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [{ op: 'delete', id: before.blocks[1]?.id }],
+    });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/may or may not have been applied/);
+    expect(writes()).toHaveLength(1);
+  });
+});
