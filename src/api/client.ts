@@ -384,9 +384,8 @@ export class ApiClient {
     return this.request(call);
   }
 
-  /** Close the keep-alive connections, and give back a slot of the budget taken ahead. */
+  /** Close the keep-alive connections. */
   async close(): Promise<void> {
-    this.#limiter?.giveBackAhead();
     this.#agent.destroy();
   }
 

@@ -12,7 +12,7 @@
 //   every participant, and the next request goes alone until its answer says how much is left.
 import PQueue from 'p-queue';
 import { MemoryStore } from '../store/memory.js';
-import type { SlidingWindowStore, WindowLimits, WindowTake } from '../store/windows.js';
+import type { SlidingWindowStore, WindowTake } from '../store/windows.js';
 import { publishBudgetRefusal, publishBudgetWait } from './diagnostics.js';
 import { BudgetWaitTooLongError } from './errors.js';
 
@@ -26,11 +26,6 @@ const DEFAULT_WAIT_REPORT_MS = 5_000;
 const RETRY_AFTER_MARGIN_MS = 20;
 /** After the shared store failed, how long this process counts on its own before trying it again. */
 const STORE_RETRY_MS = 5_000;
-/**
- * A slot taken ahead (see #takeAhead) stays this process's to use this long, and goes back unused
- * after it; only requests that come closer together than this take slots ahead.
- */
-const AHEAD_KEEP_MS = 1_000;
 
 export interface RateLimiterOptions {
   /** Requests allowed in any rolling window. Default 120 (the API's global limit). */
@@ -149,25 +144,18 @@ export class RateLimiter {
   /** The admission sleeps until an answer comes (a probe or a slow start), not for a known time. */
   #headWaitsForAnswer = false;
   /**
-   * A slot taken in the store ahead of this process's next request, while requests come in a burst,
-   * on a store whose rounds cost (the file store: a lock, a read and a write, about 0.1 ms): that
-   * request is sent without a store round on its path, and the round that takes the next slot ahead
-   * runs while it is answered. `cap` is the cap it was taken under, `epoch` what the limiter knew then.
+   * The longest a waiter sleeps between looks at the store: one slot's share of the window. Another
+   * participant may give a slot back at any moment (a caller gone while its slot was taken, a
+   * refusal), and nothing tells this process: it finds the slot at its next look.
    */
-  #ahead: { held: Omit<Held, 'local'>; takenAt: number; cap: number; epoch: number } | undefined;
-  #takingAhead = false;
-  #aheadTimer: NodeJS.Timeout | undefined;
-  /** Changes with what makes a slot taken ahead stale: a pause, a refusal, the store failing. */
-  #epoch = 0;
-  #lastTakeAt = -Infinity;
-  /** The last take's count (WindowTake.count): how full the window was, as last seen. */
-  #lastCount = 0;
+  readonly #recheckMs: number;
 
   constructor(opts: RateLimiterOptions = {}) {
     this.#limit = opts.limit ?? 120;
     this.#windowMs = opts.windowMs ?? 60_000;
     this.#holdMs = this.#windowMs + (opts.safetyMs ?? Math.max(10, this.#windowMs / 100));
     this.#leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#recheckMs = Math.max(1, this.#windowMs / this.#limit);
     this.#now = opts.now ?? Date.now;
     this.#key = opts.key ?? 'budget:default';
     this.#fallback = new MemoryStore({ now: this.#now });
@@ -200,8 +188,14 @@ export class RateLimiter {
     // Fast path: nobody waiting and nothing local in the way: one take, no queue.
     if (this.#queue.size === 0 && this.#queue.pending === 0 && this.#localDelay(this.#now()) <= 0) {
       const taken = await this.#take();
-      if ('held' in taken) held = taken.held;
-      else {
+      if ('held' in taken) {
+        held = taken.held;
+        // Cancelled while the store answered: the slot goes back, counted as never sent.
+        if (signal?.aborted) {
+          this.#settle(held, false, true, undefined);
+          throw signal.reason;
+        }
+      } else {
         this.#headReadyAt = this.#now() + taken.waitMs;
         if (taken.waitMs > maxWaitMs) throw refusal(taken.waitMs, maxWaitMs, 0);
       }
@@ -318,7 +312,7 @@ export class RateLimiter {
       // The store knows what this process cannot (others' slots): a slot past the bound is refused now.
       if (this.#now() + taken.waitMs > waiter.deadline) this.#refuse(waiter);
       this.#refuseHopeless();
-      await this.#sleepOrKick(wait, signal);
+      await this.#sleepOrKick(Math.min(wait, this.#recheckMs), signal);
     }
   }
 
@@ -424,23 +418,10 @@ export class RateLimiter {
     // Counted in flight before the take resolves, so concurrent fast paths see each other.
     this.#inFlight++;
     let store: SlidingWindowStore = now < this.#storeDownUntil ? this.#fallback : (this.#shared ?? (await this.#opening) ?? this.#fallback);
-    const inBurst = store.takesAhead === true && now - this.#lastTakeAt < AHEAD_KEEP_MS;
-    this.#lastTakeAt = now;
-    let taken: WindowTake | undefined = this.#useAhead(store, now, limits.limit);
+    let taken: WindowTake;
     try {
       try {
-        if (taken === undefined) {
-          const own = store.takeSlot(this.#key, limits);
-          // Asked in the same round, after this request's own slot and those of the requests started
-          // with it (their takes are asked before the next tick): the last free slot goes to a
-          // request, not ahead.
-          if (inBurst) process.nextTick(() => this.#takeAhead(store, limits));
-          taken = await own;
-        } else if (inBurst) {
-          // In a round of its own, which starts once this request is sent; after the slots of the
-          // requests started with this one, as above.
-          process.nextTick(() => this.#takeAhead(store, limits));
-        }
+        taken = await store.takeSlot(this.#key, limits);
       } catch (err) {
         if (store === this.#fallback) throw err;
         this.#storeFailed(err);
@@ -453,10 +434,9 @@ export class RateLimiter {
     }
     if (!taken.taken) {
       this.#takeUndone();
-      if (taken.paused) this.#pausedByOther(taken.waitMs);
+      if (taken.paused) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + taken.waitMs);
       return { waitMs: taken.waitMs };
     }
-    this.#lastCount = taken.count;
     const local = { end: Infinity };
     // stats() prunes too, but nothing may call it: keep the record to about a window's sends.
     if (this.#local.length >= 2 * this.#limit) {
@@ -465,85 +445,6 @@ export class RateLimiter {
     }
     this.#local.push(local);
     return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, local } };
-  }
-
-  /** Another participant was refused and shared its Retry-After (the store's window is paused). */
-  #pausedByOther(waitMs: number): void {
-    this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + waitMs);
-  }
-
-  /**
-   * The slot taken ahead, for this request, when it is still good: taken in the same store, under a
-   * cap no wider than now, before nothing that made it stale (a pause, a refusal, the store failing),
-   * and recently. One that is not goes back.
-   */
-  #useAhead(store: SlidingWindowStore, now: number, cap: number): WindowTake | undefined {
-    const ahead = this.#ahead;
-    if (ahead === undefined) return undefined;
-    this.#ahead = undefined;
-    clearTimeout(this.#aheadTimer);
-    if (ahead.held.store !== store || ahead.epoch !== this.#epoch || cap < ahead.cap || now - ahead.takenAt > AHEAD_KEEP_MS) {
-      this.#giveBack(ahead.held);
-      return undefined;
-    }
-    const { slot, count, seq } = ahead.held;
-    return { taken: true, slot, count, seq };
-  }
-
-  /**
-   * Take the slot of this process's next request now, in a burst (the caller checked): one at a
-   * time, and only while the window is at most half full, so that a slot held ahead is never one
-   * another participant of the store waits for. It counts in the window from now (longer than its
-   * request will need: safe), and goes back unused after AHEAD_KEEP_MS. Killed while it holds one, a
-   * process leaves it counting until its lease ends, as it would a request in flight.
-   */
-  #takeAhead(store: SlidingWindowStore, limits: WindowLimits): void {
-    if (this.#ahead !== undefined || this.#takingAhead || store === this.#fallback || this.#lastCount + 1 > limits.limit / 2) return;
-    this.#takingAhead = true;
-    const epoch = this.#epoch;
-    store.takeSlot(this.#key, limits).then(
-      (t) => {
-        this.#takingAhead = false;
-        if (!t.taken) {
-          if (t.paused) this.#pausedByOther(t.waitMs);
-          return;
-        }
-        this.#lastCount = t.count;
-        const held = { store, slot: t.slot, count: t.count, seq: t.seq };
-        if (epoch !== this.#epoch || this.#ahead !== undefined || t.count > limits.limit / 2) {
-          this.#giveBack(held);
-          return;
-        }
-        this.#ahead = { held, takenAt: this.#now(), cap: limits.limit, epoch };
-        clearTimeout(this.#aheadTimer);
-        this.#aheadTimer = setTimeout(() => this.giveBackAhead(), AHEAD_KEEP_MS);
-        this.#aheadTimer.unref();
-      },
-      (err: unknown) => {
-        this.#takingAhead = false;
-        this.#storeFailed(err);
-      },
-    );
-  }
-
-  /** Give back the slot taken ahead, if any (unused for a while, or the client closing). */
-  giveBackAhead(): void {
-    const ahead = this.#ahead;
-    this.#ahead = undefined;
-    clearTimeout(this.#aheadTimer);
-    if (ahead !== undefined) this.#giveBack(ahead.held);
-  }
-
-  /**
-   * A slot no request was sent on leaves the window at once, as a refused one does. The admission
-   * looks again once it has: a request of this process taken in the same round after the slot ahead
-   * may have found the window full because of it.
-   */
-  #giveBack(held: Omit<Held, 'local'>): void {
-    held.store.settleSlot(this.#key, held.slot, { refused: true, holdMs: this.#holdMs, leaseMs: this.#leaseMs }).then(
-      () => this.#wake(),
-      (err: unknown) => this.#storeFailed(err),
-    );
   }
 
   /**
@@ -564,7 +465,6 @@ export class RateLimiter {
    */
   #settle(held: Held, answered: boolean, refused: boolean, observed: RateLimitObservation | undefined): void {
     this.#inFlight--;
-    if (refused) this.#epoch++;
     const now = this.#now();
     held.local.end = refused ? -Infinity : now + this.#holdMs;
     if (observed?.retryAfterSeconds !== undefined) {
@@ -619,9 +519,6 @@ export class RateLimiter {
     const ms = retryAfterMs + RETRY_AFTER_MARGIN_MS;
     this.#pausedUntil = Math.max(this.#pausedUntil, now + ms);
     this.#probing = true;
-    this.#epoch++;
-    // A slot taken ahead would only wait out the pause (longer than it is kept): back at once.
-    this.giveBackAhead();
     // Every participant of the store would be refused too: they pause with us.
     const shared = this.#shared;
     if (shared !== undefined && shared !== this.#fallback && now >= this.#storeDownUntil) {
@@ -630,7 +527,6 @@ export class RateLimiter {
   }
 
   #storeFailed(err: unknown): void {
-    this.#epoch++;
     const now = this.#now();
     if (now >= this.#storeDownUntil) this.#onStoreError(err);
     this.#storeDownUntil = now + STORE_RETRY_MS;

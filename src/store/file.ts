@@ -101,8 +101,6 @@ export interface FileStoreOptions {
 }
 
 export class FileStore implements StateStore, SlidingWindowStore {
-  /** A round is a lock, a read and a write under it: about 0.1 ms a request could go without. */
-  readonly takesAhead = true;
   readonly dir: string;
   readonly #now: () => number;
   readonly #slotName = slotNamer();

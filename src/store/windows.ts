@@ -57,12 +57,6 @@ export interface SettleOptions {
 
 /** The sliding-window half of a store: what a rate budget needs, atomic per key. */
 export interface SlidingWindowStore {
-  /**
-   * Whether a round costs enough to keep off a request's path: a limiter whose requests come in a
-   * burst then takes each next slot ahead (src/api/limiter.ts). The file store's round is a lock, a
-   * read and a write, about 0.1 ms; memory's costs nothing, and Redis answers within a round trip.
-   */
-  readonly takesAhead?: boolean;
   /** Take a slot in the window `key` if it holds fewer than `limits.limit` (atomic check and add). */
   takeSlot(key: string, limits: WindowLimits): Promise<WindowTake>;
   /** The slot's request was answered (or failed): it counts `holdMs` more, or not at all if refused. */
