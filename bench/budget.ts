@@ -1,8 +1,8 @@
 // What the rate budget costs a request, on each store: the time from schedule() to the request's
 // start (the take; the settle runs on in the background but shares the store), per request, with
 // nothing to wait for, beside a bare call with no limiter. One process, sequential requests, then 10 at a time; then three processes on
-// one store at once. Then the local stores side by side: the cost of one store round (a take, on a
-// window holding 100 slots, as a busy minute of the real budget does), and exactness with 3 and 10
+// one store at once. Then the local store (SQLite): the cost of one store round (a take, on a window
+// holding 100 slots, as a busy minute of the real budget does), and exactness with 3 and 10
 // processes spending one binding budget at once (the busiest window against the limit).
 // Run: node --import tsx bench/budget.ts (starts its own redis-server).
 import { spawn } from 'node:child_process';
@@ -11,9 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RateLimiter } from '../src/api/limiter.js';
-import { FileStore } from '../src/store/file.js';
 import { openStore, type Store } from '../src/store/open.js';
-import { SqliteStore } from '../src/store/sqlite.js';
 import { startRedis } from '../test/helpers/redis.js';
 import { busiestWindow, mostCountable } from '../test/helpers/windows.js';
 
@@ -22,18 +20,10 @@ const worker = process.env.BUDGET_WORKER
   ? (JSON.parse(process.env.BUDGET_WORKER) as {
       redisUrl?: string;
       dir?: string;
-      local?: 'file' | 'sqlite';
       n: number;
       exact?: { limit: number; windowMs: number };
     })
   : undefined;
-
-/** A local store of either kind, or what openStore gives for the place. */
-function openPlace(place: { redisUrl?: string; dir?: string; local?: 'file' | 'sqlite' }): Promise<Store> {
-  if (place.local === 'file' && place.dir) return FileStore.open(place.dir);
-  if (place.local === 'sqlite' && place.dir) return SqliteStore.open(place.dir);
-  return openStore(place);
-}
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] as number;
@@ -65,7 +55,7 @@ const limits = { limit: 1_000_000, windowMs: 1, safetyMs: 1 };
 
 if (worker?.exact) {
   // Every request at once on a binding budget, each answered after up to 20 ms: when each went.
-  const store = await openPlace(worker);
+  const store = await openStore(worker);
   const limiter = new RateLimiter({ ...worker.exact, store, key: 'budget:bench-exact' });
   const log = await Promise.all(
     Array.from({ length: worker.n }, () =>
@@ -81,7 +71,7 @@ if (worker?.exact) {
   process.exit(0);
 }
 if (worker) {
-  const store = await openPlace(worker);
+  const store = await openStore(worker);
   const r = await measure(new RateLimiter({ ...limits, store, key: 'budget:bench-processes' }), worker.n, 1);
   await store.close();
   process.stdout.write(`${JSON.stringify(r)}\n`);
@@ -110,7 +100,7 @@ async function roundCost(store: Store, rounds: number): Promise<{ p50: number; p
     const t0 = performance.now();
     const t = await store.takeSlot(key, limits);
     costs.push(performance.now() - t0);
-    // Not awaited: the file store writes a settle with the next take's round (its group commit).
+    // Not awaited, as the limiter does not await it.
     if (t.taken) settles.push(store.settleSlot(key, t.slot, { refused: true, holdMs: limits.holdMs, leaseMs: limits.leaseMs }));
   }
   await Promise.all(settles);
@@ -125,14 +115,13 @@ const dir = await mkdtemp(join(tmpdir(), 'wcm-bench-budget-'));
 try {
   const places = {
     memory: {},
-    file: { dir: join(dir, 'file'), local: 'file' as const },
-    sqlite: { dir: join(dir, 'sqlite'), local: 'sqlite' as const },
+    sqlite: { dir: join(dir, 'sqlite') },
     redis: { redisUrl: redis.url },
   };
   process.stdout.write(`budget cost per request, ${N} requests\n`);
   process.stdout.write(`  no limiter (baseline), sequential: ${fmt(await measure(undefined, N, 1))}\n`);
   for (const [name, place] of Object.entries(places)) {
-    const store = await openPlace(place);
+    const store = await openStore(place);
     for (const concurrency of [1, 10]) {
       const limiter = new RateLimiter({ ...limits, store, key: `budget:bench-${concurrency}` });
       await measure(limiter, 100, concurrency); // warm-up
@@ -148,17 +137,17 @@ try {
     }>;
     for (const [i, r] of runs.entries()) process.stdout.write(`  ${name}, process ${i + 1} of 3 at once, sequential: ${fmt(r)}\n`);
   }
-  process.stdout.write('local stores side by side\n');
-  for (const local of ['file', 'sqlite'] as const) {
-    const store = await openPlace({ dir: join(dir, `round-${local}`), local });
+  process.stdout.write('the local store\n');
+  {
+    const store = await openStore({ dir: join(dir, 'round') });
     const r = await roundCost(store, N);
     await store.close();
-    process.stdout.write(`  ${local}, one round (a take on a window of 100 slots): p50 ${(r.p50 * 1000).toFixed(0)} us, p99 ${(r.p99 * 1000).toFixed(0)} us\n`);
+    process.stdout.write(`  sqlite, one round (a take on a window of 100 slots): p50 ${(r.p50 * 1000).toFixed(0)} us, p99 ${(r.p99 * 1000).toFixed(0)} us\n`);
   }
   const exact = { limit: 20, windowMs: 500 };
   for (const processes of [3, 10]) {
-    for (const local of ['file', 'sqlite'] as const) {
-      const place = { dir: join(dir, `exact-${local}-${processes}`), local };
+    {
+      const place = { dir: join(dir, `exact-${processes}`) };
       const t0 = Date.now();
       const logs = (await Promise.all(Array.from({ length: processes }, () => spawnWorker({ ...place, n: 40, exact })))) as Array<
         Array<{ sent: number; answered: number }>
@@ -166,7 +155,7 @@ try {
       const all = logs.flat();
       const ideal = (Math.ceil(all.length / exact.limit) - 1) * exact.windowMs;
       process.stdout.write(
-        `  ${local}, ${processes} processes x 40 requests at once on ${exact.limit}/${exact.windowMs} ms: busiest window ${busiestWindow(
+        `  sqlite, ${processes} processes x 40 requests at once on ${exact.limit}/${exact.windowMs} ms: busiest window ${busiestWindow(
           all.map((r) => r.sent),
           exact.windowMs,
         )}/${exact.limit}, most countable ${mostCountable(all, exact.windowMs)}/${exact.limit}, all sent in ${Math.max(...all.map((r) => r.sent)) - Math.min(...all.map((r) => r.sent))} ms (at the limit: ${ideal} ms; ${Date.now() - t0} ms with start-up)\n`,

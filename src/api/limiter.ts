@@ -36,7 +36,7 @@ export interface RateLimiterOptions {
   safetyMs?: number;
   now?: () => number;
   /**
-   * Where the window is kept. A store shared by several processes or replicas (the file store, Redis)
+   * Where the window is kept. A store shared by several processes or replicas (SQLite, Redis)
    * makes the budget exact across all of them. Default: a memory store of this limiter alone. May be
    * a store still opening (a server's start-up need not wait for it); if it fails to open, the
    * limiter says so (onStoreError) and counts alone.

@@ -1,7 +1,7 @@
 // Sliding windows: the atomic primitive under the rate budgets (src/api/limiter.ts). One window per
 // budget key holds the slots of every process and replica that shares the store, so together they
 // never hold more than `limit` at once. Each backend makes take, settle and pause atomic its own way
-// (memory: one event loop; file: a lock file; Redis: Lua scripts); the rules are written once, here,
+// (memory: one event loop; SQLite: a transaction; Redis: Lua scripts); the rules are written once, here,
 // for the backends that keep the state as a plain object.
 //
 // A slot is one request. The server stamps a request somewhere between its send and its answer, and

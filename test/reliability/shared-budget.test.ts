@@ -1,6 +1,6 @@
 // Several server processes on one member's token (Claude Desktop and Claude Code open at once, or
 // three assistant windows) share the workspace's 120 requests per rolling minute.
-// - Sharing a store (the file store in their configuration folder, or Redis), their budget is exact:
+// - Sharing a store (the SQLite store in their configuration folder, or Redis), their budget is exact:
 //   at ten times the allowed rate the sandbox never counts more than 120 requests in a rolling
 //   minute, answers no 429 at all, and together they use at least 95% of the budget (issue 15).
 // - Sharing nothing (separate folders, no Redis), each reads X-RateLimit-Remaining and narrows its
@@ -88,7 +88,7 @@ async function answers(peer: StdioPeer, count: number, ms: number): Promise<Rpc[
 const failedCalls = (all: Rpc[]) => all.filter((a) => a.error || (a.result as { isError?: boolean }).isError).map((a) => JSON.stringify(a).slice(0, 300));
 
 describe.each([
-  { store: 'the file store in their configuration folder', env: (_i: number, dir: string) => ({ WORKSPACE_CONFIG_DIR: join(dir, 'config') }) },
+  { store: 'the SQLite store in their configuration folder', env: (_i: number, dir: string) => ({ WORKSPACE_CONFIG_DIR: join(dir, 'config') }) },
   { store: 'Redis', env: (i: number, dir: string) => ({ WORKSPACE_CONFIG_DIR: join(dir, `config-${i}`), REDIS_URL: redis.url }) },
 ])('three server processes on one token sharing $store', ({ env }) => {
   it('at ten times the allowed rate: never over 120 in a rolling minute, no 429, at least 95% of the budget used', async () => {

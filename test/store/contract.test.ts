@@ -1,11 +1,6 @@
-// One contract for every backend of the state store (memory, SQLite, Redis): what the OAuth server,
-// the job handles and the rate budgets rely on, including the atomic steps under concurrency. The
-// SQLite and Redis backends are also opened twice on the same place, as two processes would.
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/store/memory.js';
 import { openStore, type Store } from '../../src/store/open.js';
