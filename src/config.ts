@@ -38,6 +38,8 @@ export interface Config {
   maxRetryAfterSeconds: number;
   /** The longest a call waits for the rate budget before it is answered with when to try again. */
   maxBudgetWaitMs: number;
+  /** The same bound for a call whose client gave a progress token: it hears of the wait while it waits. */
+  maxBudgetWaitWithProgressMs: number;
   /** Where downloads are saved: stdio and --http only (the remote mode writes nothing to disk). */
   downloadDir: string;
   /** Folders uploads may read by path: WORKSPACE_UPLOAD_DIRS, or in remote mode WORKSPACE_REMOTE_UPLOAD_DIRS. */
@@ -132,6 +134,11 @@ export const SETTINGS = [
     env: 'WORKSPACE_MAX_BUDGET_WAIT',
     flag: '--max-budget-wait',
     help: 'Longest time (seconds, at most 60) one call waits for the rate budget, queued or after a 429. A call that would wait longer is answered at once with a tool error saying when the next slot opens, having sent nothing; a call that waits reports progress to clients that asked for it. Default 30.',
+  },
+  {
+    env: 'WORKSPACE_MAX_BUDGET_WAIT_WITH_PROGRESS',
+    flag: '--max-budget-wait-with-progress',
+    help: 'Longest time (seconds, at most 3600) one call waits for the rate budget when its client gave a progress token: it is told while it waits what it waits for and about when its turn comes, and a cancellation ends the wait at once. Default 300.',
   },
   {
     env: 'WORKSPACE_DOWNLOAD_DIR',
@@ -257,6 +264,7 @@ const DEFAULT_FIX: Record<SettingEnv, FixKey> = {
   WORKSPACE_RATE_LIMIT: 'config.fix.rate_limit',
   WORKSPACE_MAX_RETRY_AFTER: 'config.fix.retry_after',
   WORKSPACE_MAX_BUDGET_WAIT: 'config.fix.budget_wait',
+  WORKSPACE_MAX_BUDGET_WAIT_WITH_PROGRESS: 'config.fix.retry_after',
   WORKSPACE_DOWNLOAD_DIR: 'config.fix.absolute_folder',
   WORKSPACE_RESPONSE_BUDGET: 'config.fix.response_budget',
   WORKSPACE_CONFIG_DIR: 'config.fix.absolute_folder',
@@ -455,6 +463,7 @@ const SETTINGS_SCHEMA = z.object({
   WORKSPACE_RATE_LIMIT: rateLimit.default({ limit: 120, windowMs: 60_000 }),
   WORKSPACE_MAX_RETRY_AFTER: decimal(0, 3600).default(120),
   WORKSPACE_MAX_BUDGET_WAIT: decimal(0, 60).default(30),
+  WORKSPACE_MAX_BUDGET_WAIT_WITH_PROGRESS: decimal(0, 3600).default(300),
   WORKSPACE_DOWNLOAD_DIR: z
     .string()
     .transform((d) => resolve(d))
@@ -539,6 +548,7 @@ export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform((s, ctx): Config => {
     rateLimit: s.WORKSPACE_RATE_LIMIT,
     maxRetryAfterSeconds: s.WORKSPACE_MAX_RETRY_AFTER,
     maxBudgetWaitMs: Math.round(s.WORKSPACE_MAX_BUDGET_WAIT * 1000),
+    maxBudgetWaitWithProgressMs: Math.round(s.WORKSPACE_MAX_BUDGET_WAIT_WITH_PROGRESS * 1000),
     downloadDir: s.WORKSPACE_DOWNLOAD_DIR ?? join(homedir(), 'Downloads', 'workspace-consulting'),
     // Remote mode: only the folders the operator opened to every member (none by default); the
     // local setting is never read there, so a local configuration reused for a deployment opens nothing.

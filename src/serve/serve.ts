@@ -177,7 +177,11 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
     }),
     logger,
     userAgent: `${SERVER_NAME}/${SERVER_VERSION} (node ${process.version})`,
-    retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds, maxBudgetWaitMs: config.maxBudgetWaitMs },
+    retry: {
+      maxRetryAfterSeconds: config.maxRetryAfterSeconds,
+      maxBudgetWaitMs: config.maxBudgetWaitMs,
+      maxBudgetWaitWithProgressMs: config.maxBudgetWaitWithProgressMs,
+    },
   });
   const operations = new OperationSet({
     catalog,
