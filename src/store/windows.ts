@@ -65,7 +65,7 @@ export interface SlidingWindowStore {
   pauseWindow(key: string, forMs: number): Promise<void>;
 }
 
-/** A window as the memory and file backends keep it: plain data, rewritten whole under their lock. */
+/** A window as the memory and SQLite backends keep it: plain data, rewritten whole in one atomic step. */
 export interface WindowState {
   /** `end`: epoch ms when the slot stops counting; `open`: not settled yet (`end` is its lease). */
   slots: Array<{ id: string; end: number; open?: true }>;
