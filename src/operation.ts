@@ -191,7 +191,7 @@ export function pathParams(template: string): readonly string[] {
   return names;
 }
 
-/** The key of the `_meta` entry every catalog tool carries (DESIGN.md contract). */
+/** The key of the `_meta` entry every catalog tool carries (docs/architecture.md, Contracts other programs rely on). */
 export const OPERATION_META_KEY = 'workspace-consulting/operation';
 
 export function operationMeta(op: Pick<Operation, 'method' | 'path' | 'scope'>) {
