@@ -123,7 +123,7 @@ export interface AskedAs {
   fr: readonly string[];
 }
 
-/** The three jobs the default surface serves (README: who uses it). */
+/** The three jobs the default surface serves (docs/architecture.md, What it is). */
 export const SURFACE_JOBS = ['brief', 'review', 'draft'] as const;
 export type SurfaceJob = (typeof SURFACE_JOBS)[number];
 

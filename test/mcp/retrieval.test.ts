@@ -70,7 +70,7 @@ describe('find_operations retrieval', () => {
     expect((await measured(TUNING, RETRIEVAL_SETS.tuning.label, false)).hits / TUNING.length).toBeGreaterThanOrEqual(0.98);
   });
 
-  it('finds it in the top 3 for at least 90% of each held-out set, and the figures the README quotes are these', async () => {
+  it('finds it in the top 3 for at least 90% of each held-out set, and the figures docs/tools.md quotes are these', async () => {
     // Their misses are not printed: whoever tunes the ranking must not tune it on them.
     const first = await measured(HELD_OUT, RETRIEVAL_SETS.heldOutFirst.label, true);
     const consultants = await measured(CONSULTANTS, RETRIEVAL_SETS.heldOutConsultants.label, true);
