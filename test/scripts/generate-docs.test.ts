@@ -50,6 +50,15 @@ describe('the docs stay true', () => {
     }
   });
 
+  it('keeps the README a front door: at most 300 lines, linking every page of docs/ and SECURITY.md', () => {
+    const readme = read('README.md');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300);
+    const pages = generatedDocs()
+      .map((d) => d.path)
+      .filter((p) => p.startsWith('docs/'));
+    for (const page of [...pages, 'SECURITY.md']) expect(readme, page).toContain(`](${page})`);
+  });
+
   it('reports the package version in initialize', () => {
     expect(SERVER_VERSION).toBe(pkg.version);
   });
