@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { draftingResults, draftingTable } from '../bench/drafting.js';
 import { RETRIEVAL_TOP, type RetrievalScore, retrievalFigures } from '../bench/retrieval.js';
 import { measureToolLists, sandboxOperations, type ToolListCost, toolListFor } from '../bench/tokens.js';
-import { SETTINGS } from '../src/config.js';
+import { SETTINGS, settingDefault } from '../src/config.js';
 import { type Operation, TOOLSETS } from '../src/operation.js';
 import { figures, REVISIONS, suiteVersion } from '../test/conformance/classification.js';
 import { catalog } from '../tools/index.js';
@@ -33,9 +33,13 @@ function flags(op: Operation): string {
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
+/** The settings table: one line per row of SETTINGS (src/config.ts). */
 export function renderConfig(): string {
-  const out = ['| Variable | Flag | Meaning |', '|---|---|---|'];
-  for (const st of SETTINGS) out.push(`| \`${st.env}\` | \`${st.flag}\` | ${cell(st.help)} |`);
+  const out = ['| Variable | Flag | Default | Meaning |', '|---|---|---|---|'];
+  for (const st of SETTINGS) {
+    const shown = settingDefault(st);
+    out.push(`| \`${st.env}\` | \`${st.flag}\` | ${shown === undefined ? 'unset' : `\`${cell(shown)}\``} | ${cell(st.help)} |`);
+  }
   return out.join('\n');
 }
 

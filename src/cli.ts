@@ -55,8 +55,8 @@ async function main(argv: string[]): Promise<void> {
   }
   const [first, ...rest] = argv;
   if (first === '--help' || first === '-h' || first === 'help') {
-    const { SETTINGS } = await import('./config.js');
-    process.stderr.write(`${USAGE}${SETTINGS.map((s) => `  ${s.flag.padEnd(23)} ${s.env.padEnd(31)} ${s.help}`).join('\n')}\n`);
+    const { settingsUsage } = await import('./config.js');
+    process.stderr.write(`${USAGE}${settingsUsage()}\n`);
     return;
   }
   if (first === '--version' || first === '-v') {

@@ -444,6 +444,7 @@ const tooLarge = (limitBytes: number) =>
     max_bytes: limitBytes,
   });
 
+// The sandbox keeps its own copy of this (src/net/http-io.ts is the server's): it emulates the workspace and imports nothing of the server.
 /** Read the whole body, refusing (and no longer reading) anything past `limit` bytes. */
 async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
