@@ -74,8 +74,9 @@ export interface Operation {
   reference: boolean;
   annotations: ToolAnnotations;
 
-  // Facets: everything else the server knows about an operation lives here, on its entry, so adding
-  // an operation touches one catalog file and no table keyed by method and path elsewhere.
+  // Facets: everything else the server knows about an operation lives here, on its entry. Nothing is
+  // keyed by method and path elsewhere: the sandbox finds an operation's handler by its name
+  // (src/sandbox/handlers/<area>.ts), and refuses to start when handlers and entries do not match.
 
   /** Named by the spec's list (false: only the live description shows it; curated here all the same). */
   documented: boolean;
