@@ -106,9 +106,11 @@ export interface Operation {
   askedAs?: AskedAs;
   /**
    * Arguments that call it on the sandbox's demo data, for the tests that call every operation
-   * (test/tools/every-operation.test.ts, test/mcp/read-results.test.ts): `$demo.NAME` is a demo id
-   * (engagement, interview, method, session, version); anything else is sent as written. Entries
-   * whose arguments come from earlier calls (ids created on the way) are called by hand there.
+   * (test/tools/every-operation.test.ts, test/mcp/read-results.test.ts): `$demo.<kind>` is a demo id
+   * (or value) that an area of the sandbox names (the `demo` of src/sandbox/handlers/<area>.ts:
+   * `$demo.finding`, `$demo.evidence`, `$demo.media_path`...); anything else is sent as written. An
+   * entry whose arguments can only come from earlier calls (ids created on the way) is called by
+   * hand there; one that needs no argument is called with none.
    */
   example?: Record<string, unknown>;
   /**

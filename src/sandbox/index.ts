@@ -11,10 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { createAdmin, handleAdmin, type SandboxAdmin } from './admin.js';
 import { WS_ATELIER, WS_GLOBEX } from './data/ids.js';
 import { demoToken, seedGlobex } from './data/workspace.js';
-import { handlers, seedAreas } from './handlers/index.js';
+import { demoValues, handlers, seedAreas } from './handlers/index.js';
 import { isOAuthPath, type OAuthScope, SandboxOAuth, type SandboxOAuthControl } from './oauth.js';
 import { API_ROOT, envelope, hostName, type RequestLogEntry, SandboxPipeline } from './server.js';
-import { WorkspaceRegistry } from './state.js';
+import { MemoryWorkspace, WorkspaceRegistry } from './state.js';
 import { ApiError } from './types.js';
 
 export type { SandboxAdmin } from './admin.js';
@@ -60,6 +60,17 @@ export interface SandboxHandle {
   requests(): RequestLogEntry[];
   clearRequests(): void;
   close(): Promise<void>;
+}
+
+/**
+ * What each `$demo.<kind>` names in the main demo workspace, as every sandbox serves it on start (the
+ * catalog's example facet): the same on every start, so it is known without starting one.
+ */
+export function demoIds(): Record<string, string> {
+  const ws = new MemoryWorkspace('atelier', [], WS_ATELIER);
+  seedAreas(ws);
+  ws.seeding = false;
+  return demoValues(ws);
 }
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];

@@ -59,3 +59,16 @@ describe('the sandbox areas and the catalog', () => {
     }
   });
 });
+
+describe('$demo kinds', () => {
+  it('name a value of the demo data each, and every kind an example names is declared', async () => {
+    const { demoIds } = await import('../../../src/sandbox/index.js');
+    const values = demoIds();
+    for (const [kind, v] of Object.entries(values)) expect(v, kind).toMatch(/\S/);
+    const named = sandboxOperations.flatMap((o) =>
+      Object.values(o.example ?? {}).flatMap((v) => (typeof v === 'string' && v.startsWith('$demo.') ? [[o.name, v.slice(6)] as const] : [])),
+    );
+    expect(named.length).toBeGreaterThan(30);
+    expect(named.filter(([, kind]) => !(kind in values))).toEqual([]);
+  });
+});
