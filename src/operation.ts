@@ -114,11 +114,24 @@ export interface Operation {
    */
   example?: Record<string, unknown>;
   /**
+   * How its records read in the concise text (structuredContent keeps them whole): fields shown though
+   * the generic rules would leave them out, objects shown as columns. A comment's `created_at` is when
+   * it was said, not an audit stamp; its `author: {id, name}` reads as `author.id|author.name`.
+   */
+  render?: RenderFacet;
+  /**
    * This list completes the argument (prompt argument or resource template variable) of this name in
    * completion/complete: its records matched on their id and on `label`, which is what a person
    * types. Its path parameters come from the completion's context; without them it offers nothing.
    */
   completes?: { argument: string; label: string };
+}
+
+export interface RenderFacet {
+  /** Field names (at any depth) the concise form shows even where its rules leave them out. */
+  keep?: readonly string[];
+  /** Fields holding one object, shown as its fields side by side, named `field.sub` as `fields` names them. */
+  flatten?: readonly string[];
 }
 
 export interface AskedAs {

@@ -304,6 +304,7 @@ export const deliverables = area(
       description: 'Comments left on a published deliverable version, to answer or close.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/versions/{version}/comments',
+      render: { keep: ['created_at'] },
       example: { engagement: '$demo.engagement', version: '$demo.version' },
       askedAs: {
         en: ["client's remarks on the report", 'feedback on the deliverable', 'questions the client raised'],
