@@ -73,4 +73,5 @@ export const FAST_TESTS = [
   'test/sandbox/pipeline.test.ts',
   'test/sandbox/ratelimit-faults.test.ts',
   'test/sandbox/router.test.ts',
+  'test/sandbox/state.test.ts',
 ];

@@ -75,4 +75,9 @@ describe('the layout', () => {
   it('the API client knows nothing of MCP', () => {
     expect(importers('src/api/', 'src/mcp/')).toEqual([]);
   });
+
+  it('the sandbox imports nothing of the server but the operation shape (and the catalog, in tools/)', () => {
+    const outside = importers('src/sandbox/', 'src/').filter((l) => !l.includes(' -> src/sandbox/') && !l.endsWith(' -> src/operation.ts'));
+    expect(outside).toEqual([]);
+  });
 });
