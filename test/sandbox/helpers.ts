@@ -1,7 +1,8 @@
-// Helpers of the sandbox handler tests: requests over real HTTP that keep binary bodies, polling of
-// jobs, and small readers for the export formats (RFC 4180 CSV, XML balance, ZIP directory, PDF xref).
+// Helpers of the sandbox handler tests: requests over real HTTP that keep binary bodies, jobs read
+// once finished, and small readers for the export formats (RFC 4180 CSV, XML balance, ZIP directory, PDF xref).
 import { request } from 'undici';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
+import type { TestClock } from '../helpers/clock.js';
 
 export const ENGAGEMENT = '01M1D4MS5080000000GGT70VZH';
 export const METHOD = '01M1D4T8Y0V0000000GG4G47GN';
@@ -37,15 +38,19 @@ export async function api(
   return { status: res.statusCode, headers: res.headers, body, json };
 }
 
-/** Poll `read` until the job it returns is finished; fails the test after `timeoutMs`. */
-export async function until<T extends { status?: unknown }>(read: () => Promise<T>, timeoutMs = 5_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await read();
-    if (['succeeded', 'failed', 'cancelled'].includes(String(job.status))) return job;
-    if (Date.now() > end) throw new Error(`job still ${String(job.status)} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Longer than any sandbox job at time scale 1 (the longest, an analysis run, lasts 90 s). */
+const PAST_ANY_JOB_MS = 60 * 60_000;
+
+/**
+ * Move the sandbox's clock (the `clock` it was started with) past the end of any job, then read the
+ * job `read` returns: it has finished, or the test fails. No waiting: the sandbox derives a job's
+ * state from its clock when read.
+ */
+export async function finished<T extends { status?: unknown }>(clock: TestClock, read: () => Promise<T>): Promise<T> {
+  clock.advance(PAST_ANY_JOB_MS);
+  const job = await read();
+  if (!['succeeded', 'failed', 'cancelled'].includes(String(job.status))) throw new Error(`job still ${String(job.status)} past the end of any job`);
+  return job;
 }
 
 /** RFC 4180: quoted fields may hold commas, CRLF and doubled quotes. Returns rows of fields. */
