@@ -186,6 +186,8 @@ export class SandboxPipeline {
         this.logWaiters.delete(waiter);
         reject(new Error(`the sandbox logged no ${what} within ${timeoutMs} ms`));
       }, timeoutMs);
+      // A bound on a wait, not a reason to keep the process alive.
+      timer.unref();
       this.logWaiters.add(waiter);
     });
   }

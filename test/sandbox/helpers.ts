@@ -1,8 +1,7 @@
-// Helpers of the sandbox handler tests: requests over real HTTP that keep binary bodies, jobs read
-// once finished, and small readers for the export formats (RFC 4180 CSV, XML balance, ZIP directory, PDF xref).
+// Helpers of the sandbox handler tests: requests over real HTTP that keep binary bodies, and small
+// readers for the export formats (RFC 4180 CSV, XML balance, ZIP directory, PDF xref).
 import { request } from 'undici';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import type { TestClock } from '../helpers/clock.js';
 
 export const ENGAGEMENT = '01M1D4MS5080000000GGT70VZH';
 export const METHOD = '01M1D4T8Y0V0000000GG4G47GN';
@@ -36,21 +35,6 @@ export async function api(
   let json: any;
   if (String(res.headers['content-type'] ?? '').startsWith('application/json') && body.length) json = JSON.parse(body.toString('utf8'));
   return { status: res.statusCode, headers: res.headers, body, json };
-}
-
-/** Longer than any sandbox job at time scale 1 (the longest, an analysis run, lasts 90 s). */
-const PAST_ANY_JOB_MS = 60 * 60_000;
-
-/**
- * Move the sandbox's clock (the `clock` it was started with) past the end of any job, then read the
- * job `read` returns: it has finished, or the test fails. No waiting: the sandbox derives a job's
- * state from its clock when read.
- */
-export async function finished<T extends { status?: unknown }>(clock: TestClock, read: () => Promise<T>): Promise<T> {
-  clock.advance(PAST_ANY_JOB_MS);
-  const job = await read();
-  if (!['succeeded', 'failed', 'cancelled'].includes(String(job.status))) throw new Error(`job still ${String(job.status)} past the end of any job`);
-  return job;
 }
 
 /** RFC 4180: quoted fields may hold commas, CRLF and doubled quotes. Returns rows of fields. */

@@ -2,8 +2,8 @@
 // publishing, comments, previews, and every export kind followed to its file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { TestClock } from '../../helpers/clock.js';
-import { api, CLIENT, checkPdfXref, ENGAGEMENT, finished, parseCsv, VERSION_1, xmlElements, zipNames } from '../helpers.js';
+import { finished, TestClock } from '../../helpers/clock.js';
+import { api, CLIENT, checkPdfXref, ENGAGEMENT, parseCsv, VERSION_1, xmlElements, zipNames } from '../helpers.js';
 
 let sb: SandboxHandle;
 const E = `/engagements/${ENGAGEMENT}`;
