@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { reached } from '../helpers/reached.js';
 import { BUILT_CLI, builtServerExists, StdioPeer } from './stdio-peer.js';
 import { LogScan } from './token-scan.js';
 
@@ -35,12 +36,6 @@ afterAll(async () => {
 });
 
 const INIT = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'abuse', version: '1' } };
-/** A fault's `before` hook and the promise it settles: the request has reached the sandbox. */
-function reached(): { tell: () => void; reached: Promise<void> } {
-  let tell!: () => void;
-  const promise = new Promise<void>((r) => (tell = r));
-  return { tell, reached: promise };
-}
 
 function start(mode: 'source' | 'built'): StdioPeer {
   if (mode === 'built' && !builtServerExists()) throw new Error(`${BUILT_CLI} is missing: run npm run build first`);
