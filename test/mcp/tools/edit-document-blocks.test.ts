@@ -412,4 +412,11 @@ describe('edit_document_blocks', () => {
     expect(structured.document.updated_at).toBe(doc.updated_at);
     expect(structured.document.blocks.map((b) => b.id)).toEqual(doc.blocks.map((b) => b.id));
   });
+
+  it('answers an outline of an engagement the workspace does not have with an error, and no outline', async () => {
+    const r = await stack.call('document_context', { engagement: '01ZZZZZZZZZZZZZZZZZZZZZZZZ', kind: KIND, outline: true });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/404|not found/i);
+    expect(textOf(r)).not.toContain('blocks (id type');
+  });
 });
