@@ -1,6 +1,7 @@
 // The one shape that drives a tool, its validation, its request, the sandbox route and the docs.
 // tools/ may import this module (types and tiny pure helpers only): keep it free of runtime deps.
 import type { z } from 'zod';
+import { splitTemplate } from './path-template.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Scope = 'read' | 'write';
@@ -139,7 +140,7 @@ export interface AskedAs {
   fr: readonly string[];
 }
 
-/** The three jobs the default surface serves (README: who uses it). */
+/** The three jobs the default surface serves (docs/architecture.md, What it is). */
 export const SURFACE_JOBS = ['brief', 'review', 'draft'] as const;
 export type SurfaceJob = (typeof SURFACE_JOBS)[number];
 
@@ -195,19 +196,12 @@ export interface UploadFacet {
   format?: 'external-source';
 }
 
-const paramsByTemplate = new Map<string, readonly string[]>();
-
-/** Names of the `{param}`s of a path template, in order. Memoised: it runs on every call's hot path. */
+/** Names of the `{param}`s of a path template, in order (split once by src/path-template.ts: it runs on every call's hot path). */
 export function pathParams(template: string): readonly string[] {
-  let names = paramsByTemplate.get(template);
-  if (names === undefined) {
-    names = [...template.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => m[1] as string);
-    paramsByTemplate.set(template, names);
-  }
-  return names;
+  return splitTemplate(template).names;
 }
 
-/** The key of the `_meta` entry every catalog tool carries (DESIGN.md contract). */
+/** The key of the `_meta` entry every catalog tool carries (docs/architecture.md, Contracts other programs rely on). */
 export const OPERATION_META_KEY = 'workspace-consulting/operation';
 
 export function operationMeta(op: Pick<Operation, 'method' | 'path' | 'scope'>) {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { area, clientInfo, EVIDENCE_SOURCE_TYPES, nstr, nullableId, op, SESSION_MODES, slug } from './shared.js';
 
 /**
- * The `{path}` of a stored media file: the one path parameter that may hold slashes (DESIGN.md). Each
+ * The `{path}` of a stored media file: the one path parameter that may hold slashes (docs/architecture.md, Contracts other programs rely on). Each
  * segment is non-empty and neither `.` nor `..`, so the file named cannot climb out of its disk; no
  * backslash or control character either, which no stored file name needs.
  */

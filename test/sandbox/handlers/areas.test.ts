@@ -79,7 +79,7 @@ describe('the sandbox pipeline', () => {
     const { WorkspaceRegistry } = await import('../../../src/sandbox/state.js');
     const { handlers } = await import('../../../src/sandbox/handlers/index.js');
     const partial = new Map([...handlers].filter(([name]) => name !== 'list_findings'));
-    const config = { timeScale: 1, rateLimit: false, logger: () => {} };
+    const config = { timeScale: 1, rateLimit: false, logger: () => {}, clock: Date.now };
     expect(() => new SandboxPipeline(new WorkspaceRegistry([]), config, partial)).toThrow(
       'list_findings has no handler: add one to src/sandbox/handlers/analysis.ts',
     );
