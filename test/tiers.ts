@@ -8,6 +8,9 @@
 // Chromium, installs), and files that wait on real time windows no clock is injected into yet
 // (test/mcp/limits.test.ts overloads a real minute window; test/mcp/tools/gateway-live.test.ts waits out
 // the live description's bound).
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
 export const FAST_TESTS = [
   // The catalog and the layout.
   'test/tools/catalog.test.ts',
@@ -17,6 +20,7 @@ export const FAST_TESTS = [
   'test/i18n.test.ts',
   'test/fs/directories.test.ts',
   'test/ci/tiers.test.ts',
+  'test/ci/fixed-sleeps.test.ts',
   // Arguments, as models send them.
   'test/mcp/pipeline/arguments.test.ts',
   'test/mcp/tools/schema-portability.test.ts',
@@ -75,3 +79,19 @@ export const FAST_TESTS = [
   'test/sandbox/router.test.ts',
   'test/sandbox/state.test.ts',
 ];
+
+/** Every test file under `root`/test, relative to `root` with forward slashes. */
+export function testFiles(root: string): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const p = join(dir, name);
+      return statSync(p).isDirectory() ? walk(p) : p.endsWith('.test.ts') ? [relative(root, p).split('\\').join('/')] : [];
+    });
+  return walk(join(root, 'test'));
+}
+
+/** A tier pattern as a regular expression (`*` within one path segment, as vitest's globs). */
+export const tierPattern = (glob: string) => new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
+
+/** The quick tier's test files, of `all`. */
+export const fastTestFiles = (all: string[]) => all.filter((f) => FAST_TESTS.some((g) => tierPattern(g).test(f)));

@@ -26,6 +26,12 @@ export interface SandboxOptions {
   host?: string;
   /** Multiplies every sandbox duration (jobs, the rate-limit window): 0.01 runs a minute in 0.6 s. */
   timeScale?: number;
+  /**
+   * The sandbox's clock, epoch ms (default Date.now): jobs, the stamps handlers write and the rate
+   * windows read it. A test passes a clock it moves by hand to read a job or a window at a chosen
+   * moment instead of sleeping until it comes.
+   */
+  clock?: () => number;
   rateLimit?: boolean;
   /** Enables /__sandbox/* over HTTP with this bearer token; off when undefined. */
   adminToken?: string;
@@ -59,6 +65,8 @@ export interface SandboxHandle {
   oauth: SandboxOAuthControl;
   requests(): RequestLogEntry[];
   clearRequests(): void;
+  /** The first logged request `match` accepts, already logged or the next one (rejects after `timeoutMs`). */
+  waitForRequest(match: (e: RequestLogEntry) => boolean, timeoutMs?: number, what?: string): Promise<RequestLogEntry>;
   close(): Promise<void>;
 }
 
@@ -93,7 +101,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     { slug: 'atelier', id: WS_ATELIER, hosts: atelierHosts, seed: seedAreas },
     { slug: 'globex', id: WS_GLOBEX, hosts: ['globex.localhost'], seed: seedGlobex },
   ]);
-  const pipeline = new SandboxPipeline(registry, { timeScale, rateLimit: opts.rateLimit ?? true, logger }, handlers);
+  const pipeline = new SandboxPipeline(registry, { timeScale, rateLimit: opts.rateLimit ?? true, logger, clock: opts.clock ?? Date.now }, handlers);
   const admin = createAdmin(pipeline, registry);
   const oauth = new SandboxOAuth(() => registry.all(), {
     timeScale,
@@ -183,6 +191,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     oauth,
     requests: () => pipeline.requests(),
     clearRequests: () => pipeline.clearRequests(),
+    waitForRequest: (match, timeoutMs, what) => pipeline.waitForRequest(match, timeoutMs, what),
     close() {
       closed ??= new Promise<void>((resolve) => {
         for (const t of pipeline.timers) clearTimeout(t);

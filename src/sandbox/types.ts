@@ -74,7 +74,7 @@ export interface HandlerContext {
   /** What authenticated the request: a personal token or an OAuth grant, with its scope. */
   credential: { kind: 'personal' | 'oauth'; scope: 'read' | 'write'; name?: string; last_four?: string; expires_at?: string | null };
   locale: Locale;
-  /** The sandbox clock (real time; jobs scale their durations by the time scale). */
+  /** The sandbox clock (real time unless the sandbox was given a clock; jobs scale their durations by the time scale). */
   now(): Date;
   /** Durations in ms scaled by the time scale: `scaled(60_000)` is one minute of sandbox time. */
   scaled(ms: number): number;

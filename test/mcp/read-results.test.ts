@@ -11,6 +11,7 @@ import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { sandboxOperations } from '../../src/sandbox/server.js';
 import { catalog } from '../../tools/index.js';
+import { finished, TestClock } from '../helpers/clock.js';
 import { exampleArguments } from '../helpers/examples.js';
 import { expectResultSnapshot } from '../helpers/result-snapshot.js';
 import { type Stack, startStack, textOf } from '../helpers/stack.js';
@@ -26,6 +27,8 @@ let stack: Stack;
  */
 const ON_RUNNING_JOBS = new Set(['get_export', 'download_export']);
 let jobsSandbox: SandboxHandle;
+/** The jobs sandbox's clock: runs with real time, moved past a job's end to read it finished. */
+const jobsClock = new TestClock();
 let jobs: Stack;
 let onDefaultSurface: Set<string>;
 /** The GET operations `all` lists, by tool name (catalog and generated). */
@@ -48,7 +51,7 @@ beforeAll(async () => {
   } finally {
     await def.close();
   }
-  jobsSandbox = await startSandbox({ port: 0, rateLimit: false, timeScale: 0.01 });
+  jobsSandbox = await startSandbox({ port: 0, rateLimit: false, timeScale: 0.01, clock: jobsClock.now });
   jobs = await startStack({ sandboxHandle: jobsSandbox, env: { WORKSPACE_TOOLSETS: 'all' } });
 });
 afterAll(async () => {
@@ -58,15 +61,11 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-/** An export of the findings, finished (its state read until it has succeeded, a bounded number of reads). */
+/** An export of the findings, finished (read once the jobs sandbox's clock is past its end). */
 async function finishedExport(): Promise<string> {
   const started = (await jobs.api.request({ method: 'POST', path: `/engagements/${E}/exports`, json: { kind: 'findings_csv' } })).data as Rec;
-  let state = '';
-  for (let i = 0; i < 200 && state !== 'succeeded'; i++) {
-    await new Promise((r) => setTimeout(r, 25));
-    state = String(((await jobs.api.request({ method: 'GET', path: `/engagements/${E}/exports/${started.id}` })).data as Rec).status);
-  }
-  expect(state).toBe('succeeded');
+  const job = await finished(jobsClock, async () => (await jobs.api.request({ method: 'GET', path: `/engagements/${E}/exports/${started.id}` })).data as Rec);
+  expect(job.status).toBe('succeeded');
   return started.id;
 }
 

@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { ENGAGEMENT_AP, METHOD_P2P } from '../../src/sandbox/data/ids.js';
 import type { RequestLogEntry } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
+import { finished, TestClock } from '../helpers/clock.js';
 import { demoValues, exampleArguments } from '../helpers/examples.js';
 import { type Stack, startStack, textOf } from '../helpers/stack.js';
 
@@ -21,12 +22,17 @@ const called = new Set<string>();
 /** Each tool as listed: handed to callTool, whose validation of the result uses its outputSchema. */
 const listed = new Map<string, Tool>();
 
+// The sandbox's clock: runs with real time, moved past a job's end to read the job finished.
+const clock = new TestClock();
 beforeAll(async () => {
   // Jobs run 100x faster, so exports and runs finish within the test.
   // The client keeps its budget of 120 a window; the window is the time-scaled minute (0.6 s).
   // Job tools answer once started (WORKSPACE_JOB_WAIT_SECONDS 0), so each call is exactly one request;
   // following jobs is tested in test/jobs. Their answer carries the job as structuredContent.job.
-  stack = await startStack({ sandbox: { timeScale: 0.01, rateLimit: true }, env: { WORKSPACE_RATE_LIMIT: '120/0.6', WORKSPACE_JOB_WAIT_SECONDS: '0' } });
+  stack = await startStack({
+    sandbox: { timeScale: 0.01, rateLimit: true, clock: clock.now },
+    env: { WORKSPACE_RATE_LIMIT: '120/0.6', WORKSPACE_JOB_WAIT_SECONDS: '0' },
+  });
   // The listing the client validates every result against.
   const { tools } = await stack.client.listTools();
   for (const t of tools) {
@@ -45,15 +51,6 @@ async function get(path: string, query?: Record<string, unknown>): Promise<unkno
 async function list(path: string, query?: Record<string, unknown>): Promise<Rec[]> {
   return (await get(path, { limit: 200, ...query })) as Rec[];
 }
-async function waitFor(check: () => Promise<boolean>, what: string, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** Call one tool and check what reached the sandbox. Returns the structured result. */
 async function call(name: string, args: Record<string, unknown> = {}): Promise<any> {
   const op = catalog.find((o) => o.name === name);
@@ -183,7 +180,8 @@ describe('every catalog tool against the sandbox', () => {
     await call('reply_deliverable_comment', { engagement: E, comment: demo.comment, body: 'Corrigé dans la version 2.' });
     await call('close_deliverable_comment', { engagement: E, comment: demo.comment });
     const exp = await call('create_export', { engagement: E, kind: 'findings_csv' });
-    await waitFor(async () => (await list(`/engagements/${E}/exports`)).some((x) => x.id === exp.job.id && x.status === 'succeeded'), 'the export');
+    const done = await finished(clock, async () => (await list(`/engagements/${E}/exports`)).find((x) => x.id === exp.job.id));
+    expect(done?.status).toBe('succeeded');
     await call('get_export', { engagement: E, export: exp.job.id });
     const dl = await call('download_export', { engagement: E, export: exp.job.id });
     expect(dl.file.size).toBeGreaterThan(0);
