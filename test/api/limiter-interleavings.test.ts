@@ -27,6 +27,26 @@ const TOLERANCE_MS = WINDOW_MS / LIMIT;
 /** The fake clock's step while the schedule plays: the grain of the free-slot check. */
 const STEP_MS = 5;
 
+/**
+ * The schedule's own events (bursts, cancellations, answers, the way to the store), run by the
+ * playing loop as it moves the fake clock past their time, in steps of STEP_MS.
+ */
+class Events {
+  #due: Array<{ at: number; run: () => void }> = [];
+  at(at: number, run: () => void): void {
+    this.#due.push({ at, run });
+  }
+  /** Resolves once the clock has moved `ms` on (at once for 0). */
+  after(ms: number): Promise<void> {
+    return ms <= 0 ? Promise.resolve() : new Promise((resolve) => this.at(Date.now() + ms, resolve));
+  }
+  fire(now: number): void {
+    const ready = this.#due.filter((e) => e.at <= now).sort((a, b) => a.at - b.at);
+    this.#due = this.#due.filter((e) => e.at > now);
+    for (const e of ready) e.run();
+  }
+}
+
 /** A slot as the store held it: from its take until its settle landed (and a hold after, unless refused). */
 interface Slot {
   takenAt: number;
@@ -42,9 +62,10 @@ class LaggyStore implements SlidingWindowStore {
     readonly inner: MemoryStore,
     readonly lagMs: number,
     readonly slots: Map<string, Slot>,
+    readonly events: Events,
   ) {}
   #lag(): Promise<void> {
-    return new Promise((r) => setTimeout(r, this.lagMs));
+    return this.events.after(this.lagMs);
   }
   async takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
     await this.#lag();
@@ -109,13 +130,26 @@ async function play(
   const start = Date.now();
   const shared = new MemoryStore({ now: () => Date.now() });
   const slots = new Map<string, Slot>();
+  const events = new Events();
   const limiters = Array.from(
     { length: participants },
     (_, i) =>
-      new RateLimiter({ limit: LIMIT, windowMs: WINDOW_MS, now: () => Date.now(), store: new LaggyStore(shared, lags[i] ?? 0, slots), key: 'budget:p' }),
+      new RateLimiter({
+        limit: LIMIT,
+        windowMs: WINDOW_MS,
+        now: () => Date.now(),
+        store: new LaggyStore(shared, lags[i] ?? 0, slots, events),
+        key: 'budget:p',
+      }),
   );
   const calls: Call[] = [];
   const done: Array<Promise<unknown>> = [];
+  // One step of the clock: the limiters' (fake) timers, then the schedule's events due by then.
+  const step = async () => {
+    await vi.advanceTimersByTimeAsync(STEP_MS);
+    events.fire(Date.now());
+    await vi.advanceTimersByTimeAsync(0);
+  };
   // Each participant has had an answer before the bursts: until its first answer a participant lets
   // a few requests go and waits for them (a slow start, to hear of consumers outside the store),
   // free slots or not; that is another mechanism than the one under test here.
@@ -129,18 +163,19 @@ async function play(
       }),
     );
   }
-  await vi.advanceTimersByTimeAsync(100);
+  while (Date.now() < start + 100) await step();
+  const from = Date.now();
   for (const b of bursts) {
-    setTimeout(() => {
+    events.at(from + b.atMs, () => {
       for (const c of b.calls) {
         const call: Call = { queued: Date.now() };
         calls.push(call);
         const cancel = new AbortController();
         if (c.cancelAfterMs !== null) {
-          setTimeout(() => {
+          events.at(Date.now() + c.cancelAfterMs, () => {
             if (call.sent === undefined) call.gone = Date.now();
             cancel.abort(new Error('cancelled'));
-          }, c.cancelAfterMs);
+          });
         }
         const limiter = limiters[b.who] as RateLimiter;
         done.push(
@@ -148,7 +183,7 @@ async function play(
             .schedule(
               async () => {
                 call.sent = Date.now();
-                await new Promise((r) => setTimeout(r, c.rttMs));
+                await events.after(c.rttMs);
                 call.answered = Date.now();
               },
               { signal: cancel.signal },
@@ -156,7 +191,7 @@ async function play(
             .catch(() => {}),
         );
       }
-    }, b.atMs);
+    });
   }
   const samples: Array<{ at: number; waiting: Call[]; free: number }> = [];
   const lastBurst = Math.max(...bursts.map((b) => b.atMs));
@@ -164,13 +199,17 @@ async function play(
   // Long enough for every call to go: a window per limit's worth of calls, and a margin.
   const endAt = start + lastBurst + (Math.ceil(total / LIMIT) + 2) * HOLD_MS + 1_000;
   while (Date.now() < endAt) {
-    await vi.advanceTimersByTimeAsync(STEP_MS);
+    await step();
     const at = Date.now();
     let held = 0;
     for (const slot of slots.values()) if (slot.takenAt <= at && at < slot.ends) held++;
     samples.push({ at, waiting: calls.filter((c) => c.sent === undefined && c.gone === undefined), free: LIMIT - held });
   }
-  await Promise.all(done);
+  let ended = false;
+  void Promise.all(done).then(() => {
+    ended = true;
+  });
+  while (!ended) await step();
   vi.useRealTimers();
   return { calls, samples };
 }

@@ -248,12 +248,13 @@ describe('the SQLite store on disk', () => {
 
   it('sweeps expired values and spent windows', async () => {
     const dir = join(tmp, 'sweep');
-    const s = await SqliteStore.open(dir);
+    let now = Date.now();
+    const s = await SqliteStore.open(dir, { now: () => now });
     await s.set('short', 'x', { ttlMs: 20 });
     await s.set('long', 'y');
     const t = await s.takeSlot('w', { limit: 1, windowMs: 10, holdMs: 20, leaseMs: 40 });
     if (t.taken) await s.settleSlot('w', t.slot, { refused: false, holdMs: 20, leaseMs: 40 });
-    await new Promise((r) => setTimeout(r, 60));
+    now += 60;
     s.sweep();
     await s.close();
     const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
