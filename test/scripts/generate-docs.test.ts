@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureAppsBuilt } from '../../scripts/build-apps.js';
 import { BLOCKS, generatedDocs, updateDoc } from '../../scripts/generate-docs.js';
-import { SETTINGS } from '../../src/config.js';
 import { demoToken } from '../../src/sandbox/data/workspace.js';
 import { SERVER_VERSION } from '../../src/version.js';
 import { ROOT } from '../helpers/spawn.js';
@@ -32,11 +31,6 @@ describe('the docs stay true', () => {
       tools: 'docs/tools.md',
       drafting: 'docs/code-mode.md',
     });
-  });
-
-  it('lists every setting in the generated settings table', () => {
-    const config = read('docs/configuration.md');
-    for (const st of SETTINGS) expect(config, st.env).toContain(`| \`${st.env}\` | \`${st.flag}\` |`);
   });
 
   it('refuses a fact it does not know, naming the file', () => {
