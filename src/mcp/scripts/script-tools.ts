@@ -17,7 +17,7 @@ import { isRefusal, refusal, refusalResult } from '../pipeline/refusal.js';
 import { shownName } from '../registry.js';
 import { cutText, estimateTokens, markWorkspaceContent, type ToolResult } from '../render/index.js';
 import { type CallContext, defineTool, type ToolSpec } from '../tools/tool-spec.js';
-import { type CallAnswer, DEFAULT_SCRIPT_LIMITS, type ScriptError, type ScriptHost, type ScriptLimits } from './script-engine.js';
+import { type CallAnswer, DEFAULT_SCRIPT_LIMITS, limitMessages, type ScriptError, type ScriptHost, type ScriptLimits } from './script-engine.js';
 import { processScriptSlots, type ScriptSlots } from './script-slots.js';
 import { runScriptInWorker } from './script-thread.js';
 
@@ -157,6 +157,23 @@ function writesLine(writes: ScriptCalls['writes']): string {
   return `Writes made: ${writes.map((w) => `${w.operation} (${w.ok ? 'done' : w.code === 'outcome_unknown' ? 'outcome unknown' : 'failed'})`).join(', ')}.`;
 }
 
+/**
+ * The last guard of the output limit, whatever produced the answer (its value, its logs, an error and
+ * its fields): past the limit in its text or its structuredContent (as JSON), the answer becomes the
+ * output limit's error, keeping only what the writes made.
+ */
+function withinOutputLimit(result: ToolResult, limits: ScriptLimits, calls: number, writes: { writes?: ScriptCalls['writes'] }): ToolResult {
+  const text = result.content.reduce((n, c) => n + (c.type === 'text' ? c.text.length : 0), 0);
+  if (text <= limits.maxOutputChars && JSON.stringify(result.structuredContent ?? {}).length <= limits.maxOutputChars) return result;
+  const error = limitMessages(limits).output();
+  const tail = `${calls} API call${calls === 1 ? '' : 's'} made. ${writesLine(writes.writes ?? [])}`.trim();
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `The script stopped: ${error.name} [${error.code}]: ${error.message}\n${tail}` }],
+    structuredContent: { error, logs: [], api_calls: calls, ...writes },
+  };
+}
+
 /** A script refused for a cap on scripts running at once: nothing ran, nothing was sent; retryable. */
 function busy(cap: 'member' | 'process', limit: number): ToolResult {
   const who = cap === 'member' ? `you already have ${limit} scripts running on this server` : `this server is already running ${limit} scripts`;
@@ -233,6 +250,7 @@ export function scriptTools(deps: ScriptDeps): ToolSpec[] {
             structuredContent: { error: e, logs: out.logs, api_calls: out.calls, ...writes },
           };
         }
+        result = withinOutputLimit(result, limits, out.calls, writes);
         return seen.quotes ? markWorkspaceContent(result) : result;
       },
     });
