@@ -75,7 +75,14 @@ export function renderToolsets(): string {
     '|---|---|---|---|',
   ];
   for (const r of rows) {
-    const label = r.surface === 'default' ? '(unset): the default surface' : r.surface === 'all' ? '`all`: one tool per operation' : `\`${r.surface}\``;
+    const label =
+      r.surface === 'default'
+        ? '(unset): the default surface'
+        : r.surface === 'all'
+          ? '`all`: one tool per operation'
+          : r.surface === 'code'
+            ? '`code`: code mode only (scripts reach every tool and operation)'
+            : `\`${r.surface}\``;
     out.push(`| ${label} | ${r.tools} | ${r.tokens.toLocaleString('en-US')} | ${r.listTokens.toLocaleString('en-US')} |`);
   }
   return out.join('\n');

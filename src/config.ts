@@ -30,7 +30,7 @@ export interface Config {
    * What tools/list shows: 'default' (unset) = the small assistant surface plus the catalog gateway;
    * 'all' = one tool per operation; a list of areas = one tool per operation of those areas.
    */
-  toolsets: Toolset[] | 'all' | 'default';
+  toolsets: Toolset[] | 'all' | 'default' | 'code';
   readOnly: boolean;
   logLevel: LogLevel;
   timeoutMs: number;
@@ -121,7 +121,7 @@ export const SETTINGS = [
   {
     env: 'WORKSPACE_TOOLSETS',
     flag: '--toolsets',
-    help: `Unset: the default surface (24 tools for the three main jobs, and a gateway to every operation). Or a comma list of areas (${TOOLSETS.join(', ')}), or all (one tool per operation).`,
+    help: `Unset: the default surface (24 tools for the three main jobs, and a gateway to every operation). Or a comma list of areas (${TOOLSETS.join(', ')}), all (one tool per operation), or code (code mode only: the two script tools, find_operations and describe_operation).`,
   },
   { env: 'WORKSPACE_READ_ONLY', flag: '--read-only', bare: true, help: 'true: write tools are neither listed nor callable.' },
   { env: 'LOG_LEVEL', flag: '--log-level', help: 'trace, debug, info, warn, error, fatal or silent. Default info (on stderr).' },
@@ -368,7 +368,7 @@ const token = z.string().regex(/^pat_[A-Za-z0-9_-]{8,}$/);
 
 const toolsets = z.string().transform((raw, ctx): Config['toolsets'] => {
   const lower = raw.toLowerCase();
-  if (lower === 'all' || lower === 'default') return lower;
+  if (lower === 'all' || lower === 'default' || lower === 'code') return lower;
   const names = lower.split(',').map((s) => s.trim());
   const given = names.filter(Boolean);
   if (given.length === 0) return refuse(ctx, 'config.fix.toolsets_empty', { choices: TOOLSETS.join(', ') });

@@ -84,6 +84,16 @@ export class Pipeline {
     this.#listed = listed;
   }
 
+  /** One of the session's own tools (a workflow, block edits, an app's tool, the gateway, code mode) by name. */
+  ownTool(name: string): ToolSpec | undefined {
+    return this.#own.get(name);
+  }
+
+  /** The session's own tools, in the order the surface declared them. */
+  ownTools(): ToolSpec[] {
+    return [...this.#own.values()];
+  }
+
   /** The tool of one operation: its definition, whole input, and handler. Built once per operation. */
   operationTool(op: Operation): ToolSpec {
     let t = this.#opTools.get(op);

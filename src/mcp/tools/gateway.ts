@@ -11,12 +11,15 @@ import type { Pipeline } from '../pipeline/pipeline.js';
 import { isRefusal, refusalResult } from '../pipeline/refusal.js';
 import { shownName } from '../registry.js';
 import { toolError } from '../render/index.js';
-import { signatureOf } from '../scripts/signatures.js';
+import { NOT_IN_API } from '../scripts/script-tools.js';
+import { signatureOf, toolSignature } from '../scripts/signatures.js';
 import { DESCRIBE_RESULT, FIND_RESULT, operationOutputSchema, RECORD_RESULT } from './result-schemas.js';
 import { defineTool, operationInput, type ToolSpec, toolDefinition } from './tool-spec.js';
 
 export interface GatewayDeps {
   pipeline: Pipeline;
+  /** Code mode (WORKSPACE_TOOLSETS=code): operations are for scripts, shown by their signature, and call_operation is not listed. */
+  codeMode?: boolean;
 }
 
 const findInput = z.strictObject({
@@ -60,9 +63,15 @@ function argumentHint(op: Operation, name: string): string {
  * The line find_operations shows per operation: its name, what it is for, what it needs, and what
  * kind of call it is; enough to call it, or to ask describe_operation for the rest.
  */
-function summaryLine(op: Operation): string {
+function summaryLine(op: Operation, codeMode = false): string {
+  if (codeMode) return `${signatureOf(op)} ${purposeOf(op)} [${flagsOf(op)}]`;
   const req = requiredArgs(op).map((a) => argumentHint(op, a));
-  const flags = [
+  return `${op.name}: ${purposeOf(op)} Needs ${req.length ? req.join(', ') : 'nothing'}. [${flagsOf(op)}]`;
+}
+
+/** What kind of call an operation is, in a few words. */
+function flagsOf(op: Operation): string {
+  return [
     op.scope,
     op.paginated ? 'list' : '',
     op.response === 'file' ? 'file' : '',
@@ -71,7 +80,6 @@ function summaryLine(op: Operation): string {
   ]
     .filter(Boolean)
     .join(', ');
-  return `${op.name}: ${purposeOf(op)} Needs ${req.length ? req.join(', ') : 'nothing'}. [${flags}]`;
 }
 
 /**
@@ -83,8 +91,9 @@ export function operationCountWords(count: number): string {
 }
 
 export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
-  const { pipeline } = deps;
+  const { pipeline, codeMode = false } = deps;
   const registry = pipeline.registry;
+  const line = (op: Operation) => summaryLine(op, codeMode);
   const index = registry.operations.index;
   const writes = registry.writesAllowed();
 
@@ -92,7 +101,9 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
     name: 'find_operations',
     input: findInput,
     quotesContent: false,
-    description: `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.`,
+    description: codeMode
+      ? `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}) by what you want to do, in English or French. Returns the best matches as the api.<name>(args) signatures scripts call.`
+      : `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.`,
     annotations: { readOnlyHint: true },
     outputSchema: FIND_RESULT,
     async run(args) {
@@ -121,7 +132,7 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         signature: signatureOf(m.op),
         ...(isGenerated(m.op) ? { generated: true } : {}),
       }));
-      if (strong) return { content: [{ type: 'text', text: matches.map((m) => summaryLine(m.op)).join('\n') }], structuredContent: { operations } };
+      if (strong) return { content: [{ type: 'text', text: matches.map((m) => line(m.op)).join('\n') }], structuredContent: { operations } };
       // No match accounts for most of the request: rather than a confident-looking list of near
       // misses, every operation of the likeliest areas by name, so the model chooses (names say
       // verb and object; describe_operation shows one in full).
@@ -134,7 +145,7 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
       }));
       const text = [
         `No strong match for "${query}". Closest:`,
-        ...matches.slice(0, WEAK_SHOWN).map((m) => summaryLine(m.op)),
+        ...matches.slice(0, WEAK_SHOWN).map((m) => line(m.op)),
         `Every operation of the likeliest ${likely.length > 1 ? 'areas' : 'area'}; choose one, describe_operation shows it:`,
         ...likely.map((l) => `${l.area}: ${l.operations.join(', ')}`),
       ].join('\n');
@@ -142,18 +153,41 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
     },
   });
 
+  /** One of the session's own tools (a workflow, block edits, an app's data tool), as a script calls it. */
+  function describeTool(tool: ToolSpec) {
+    const def = tool.definition;
+    const scripted = !NOT_IN_API.has(tool.name);
+    const info = {
+      name: tool.name,
+      title: def.title ?? tool.name.replace(/_/g, ' '),
+      description: def.description ?? '',
+      scope: tool.scope,
+      annotations: def.annotations ?? {},
+      signature: scripted ? toolSignature(tool.name, def.inputSchema as Record<string, unknown>, def.outputSchema as Record<string, unknown>) : '',
+      input_schema: def.inputSchema,
+      output_schema: def.outputSchema,
+      notes: [
+        scripted ? `A tool of this server: call it directly, or as api.${tool.name}(args) in a script.` : 'A tool of this server; scripts do not call it.',
+      ],
+    };
+    return { content: [{ type: 'text' as const, text: JSON.stringify(info) }], structuredContent: info };
+  }
+
   const describe = defineTool({
     name: 'describe_operation',
     input: describeInput,
     quotesContent: false,
-    description:
-      'The full input schema and notes of one operation found with find_operations, before calling it with call_operation, and its signature for scripts.',
+    description: codeMode
+      ? "The full input schema, notes and script signature of one operation, or of a tool of this server that scripts call (run_read_script's description names them)."
+      : 'The full input schema and notes of one operation found with find_operations, before calling it with call_operation, and its signature for scripts.',
     annotations: { readOnlyHint: true },
     outputSchema: DESCRIBE_RESULT,
     async run(args) {
       await registry.operations.ready();
       const { operation } = args;
       const op = registry.get(operation);
+      const tool = op ? undefined : pipeline.ownTool(operation);
+      if (tool) return describeTool(tool);
       if (!op)
         return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
       // The full schema (id patterns included): this is where the assistant reads the exact rules.
