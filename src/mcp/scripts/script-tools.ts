@@ -75,7 +75,7 @@ function readDescription(unlisted: readonly string[] | undefined): string {
 }
 
 const WRITE_DESCRIPTION =
-  'Like run_read_script, but api may also change data. A destructive operation runs only if allow names it: confirm with the user first. ' +
+  'Like run_read_script, but api may also change data. A destructive operation runs only if allow names it (confirm with the user first) or, where the client can ask, the user accepts when asked. ' +
   'A write whose answer was lost throws OutcomeUnknownError: not sent again; read before retrying.';
 
 /** What a failed call's tool result becomes in the script: an Error by name, with its code. */
@@ -143,7 +143,9 @@ function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string
           resolved.name,
         );
       }
-      if (isDestructive(pipeline, resolved) && !allow.has(resolved.name)) {
+      // Where the client can ask its user, the user confirms each destructive call (the pipeline asks);
+      // elsewhere the model's allow, after confirming with the user itself, is the confirmation.
+      if (isDestructive(pipeline, resolved) && !ctx.confirm && !allow.has(resolved.name)) {
         return refused(
           'not_allowed',
           `api.${resolved.name} is destructive and allow does not name it: nothing was sent. Confirm with the user, then call ${tool} again with allow: ["${resolved.name}"].`,
@@ -156,6 +158,7 @@ function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string
         budget: UNBOUNDED,
         ...(ctx.waiting ? { waiting: ctx.waiting } : {}),
         ...(ctx.uploadDirs ? { uploadDirs: ctx.uploadDirs } : {}),
+        ...(ctx.confirm ? { confirm: ctx.confirm } : {}),
       });
       done++;
       ctx.progress?.(done, undefined, `api.${resolved.name} answered (${done} API call${done === 1 ? '' : 's'})`);
