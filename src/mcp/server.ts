@@ -276,7 +276,11 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
       // runs across rounds, each answer handed to it where it waits (pipeline/confirmation.ts).
       const answered = Confirmations.stateOf(ctx);
       if (answered) return confirmations.resume(session, answered, ctx);
-      if (!canConfirm(capabilitiesOf(server, ctx))) return execute(call);
+      // The waiting call lives in this process: a 2026 retry must come back to it. Replicas of the
+      // remote mode share no such state (a balancer may send the retry to another), so there a 2026
+      // client keeps its own approval; a 2025 connection is answered within the one request.
+      const holdsRetry = factoryCtx.era === 'legacy' || config.remote === undefined;
+      if (!holdsRetry || !canConfirm(capabilitiesOf(server, ctx))) return execute(call);
       return confirmations.start(session, ctx, (confirm, signal) => execute({ ...call, signal, confirm }));
     });
 
