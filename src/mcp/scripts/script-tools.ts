@@ -166,8 +166,9 @@ function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string
       const writes = resolved.scope === 'write';
       if (result.isError) {
         const error = errorOf(resolved.name, result);
-        // A write its validation refused was not sent: it is no write made.
-        if (writes && error.name !== 'ValidationError') seen.writes.push({ operation: resolved.name, ok: false, code: error.code });
+        // A write its validation refused, or its user declined, was not sent: it is no write made.
+        if (writes && error.name !== 'ValidationError' && error.name !== 'DeclinedError')
+          seen.writes.push({ operation: resolved.name, ok: false, code: error.code });
         return { ok: false, error };
       }
       if (writes) seen.writes.push({ operation: resolved.name, ok: true });

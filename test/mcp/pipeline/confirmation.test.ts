@@ -110,6 +110,8 @@ for (const era of ERAS) {
         error: 'DeclinedError',
         code: 'declined',
       });
+      // Nothing was sent: no write made.
+      expect((declined.structuredContent as { writes: unknown }).writes).toEqual([]);
       expect(decliner.asked).toHaveLength(1);
       expect(deletes()).toEqual([]);
 
