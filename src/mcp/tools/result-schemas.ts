@@ -111,6 +111,15 @@ export const FIND_RESULT: OutputSchema = {
         required: ['name', 'method', 'path', 'scope', 'area', 'purpose', 'description', 'required'],
       },
     },
+    // Code mode: the server's tools a script calls that match too.
+    tools: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { name: STRING, signature: STRING, scope: { enum: ['read', 'write'] }, purpose: STRING },
+        required: ['name', 'signature', 'scope', 'purpose'],
+      },
+    },
   },
   required: ['operations'],
 };

@@ -54,6 +54,17 @@ describe('WORKSPACE_TOOLSETS=code', () => {
     expect(lines.some((l) => l.startsWith('api.create_export(args: {engagement: string; kind: '))).toBe(true);
   });
 
+  it("find_operations finds the server's tools a script calls too, first, by their signature", async () => {
+    const edits = await stack.call('find_operations', { query: 'edit the blocks of a deliverable document', limit: 3 });
+    expect(textOf(edits).split('\n')[1]).toMatch(/^api\.edit_document_blocks\(args: \{engagement: string; .*\[tool, write\]$/);
+    expect((edits.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain('edit_document_blocks');
+    const brief = await stack.call('find_operations', { query: 'brief me on an engagement', limit: 3 });
+    expect(textOf(brief).split('\n')[0]).toMatch(/^api\.engagement_overview\(args: \{engagement: string\}\): Promise<\{engagement: unknown; /);
+    // A request no tool says is answered with operations alone.
+    const exports = await stack.call('find_operations', { query: 'export a deliverable document as a PDF file', limit: 3 });
+    expect(exports.structuredContent).not.toHaveProperty('tools');
+  });
+
   it('does the deliverable job: list, read, insert a paragraph, add a key figure, rewrite a paragraph, delete a block, save, export', async () => {
     const before = await documentNow();
     const script = `
