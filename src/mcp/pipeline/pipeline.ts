@@ -236,10 +236,14 @@ export class Pipeline {
     return `${op.title}${what ? `: ${what}` : ''}. ${purposeOf(op)} This cannot be undone. Allow it?`;
   }
 
-  /** The name or title of the record an operation acts on, from one read of it; undefined when none is cheap or it fails. */
+  /**
+   * The name or title of the record an operation acts on, from one read of it (its own path, or the
+   * record an action's path ends in: a publish names its engagement); undefined when none is cheap or it fails.
+   */
   async #recordName(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<string | undefined> {
-    const path = op.method === 'DELETE' ? op.path : op.path.replace(/\/[^/{}]+$/, '');
-    if (!path.endsWith('}')) return undefined;
+    let path = op.path;
+    while (path && !path.endsWith('}')) path = path.replace(/\/[^/]*$/, '');
+    if (!path) return undefined;
     const read = this.registry.operations
       .all()
       .find((o) => o.method === 'GET' && o.path === path && !o.paginated && o.response === 'json' && this.registry.permitted(o));

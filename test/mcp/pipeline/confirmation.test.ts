@@ -80,6 +80,20 @@ for (const era of ERAS) {
       });
     }
 
+    it('an action names the record its path ends in: publishing asks about the engagement by its name; declined, nothing is sent', async () => {
+      const engagement = (await (
+        await fetch(`${sandbox.api}/engagements/${ENGAGEMENT_AP}`, { headers: { authorization: `Bearer ${sandbox.tokens.write}` } })
+      ).json()) as {
+        data: { name: string };
+      };
+      const { client, asked } = await confirmingClient(era, 'decline');
+      sandbox.clearRequests();
+      const r = await call(client, 'publish_deliverable', { engagement: ENGAGEMENT_AP });
+      expect(r.isError).toBe(true);
+      expect(asked[0]).toContain(`"${engagement.data.name}" (engagement ${ENGAGEMENT_AP})`);
+      expect(sandbox.requests().filter((q) => q.method !== 'GET')).toEqual([]);
+    });
+
     it('through call_operation: declined, nothing is sent', async () => {
       const finding = await newFinding(`Gateway kept (${era})`);
       const { client, asked } = await confirmingClient(era, 'decline');
