@@ -124,9 +124,20 @@ function isDestructive(pipeline: Pipeline, tool: ToolSpec): boolean {
 /**
  * The script's `api`: everything the model can call in this session, by name (the session's tools,
  * workflows and the apps' data tools among them, and every catalog or live operation), each call
- * through the pipeline like a tool call of that name, under the script tool's own rule.
+ * through the pipeline like a tool call of that name, under the script tool's own rule. A call waits
+ * for the rate budget within the script's time (`wallMs` from now), never past it: one whose slot
+ * opens later is refused at once, saying when, and the script decides.
  */
-function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string>, pipeline: Pipeline, ctx: CallContext, seen: ScriptCalls): ScriptHost {
+function apiHost(
+  tool: string,
+  mode: 'read' | 'write',
+  allow: ReadonlySet<string>,
+  pipeline: Pipeline,
+  ctx: CallContext,
+  seen: ScriptCalls,
+  wallMs: number,
+): ScriptHost {
+  const endsAt = performance.now() + wallMs;
   let done = 0;
   return {
     async call(name, args, signal) {
@@ -156,6 +167,7 @@ function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string
         signal,
         via: { kind: 'script', tool, operation: resolved.name },
         budget: UNBOUNDED,
+        budgetWaitMs: Math.max(0, endsAt - performance.now()),
         ...(ctx.waiting ? { waiting: ctx.waiting } : {}),
         ...(ctx.uploadDirs ? { uploadDirs: ctx.uploadDirs } : {}),
         ...(ctx.confirm ? { confirm: ctx.confirm } : {}),
@@ -252,7 +264,7 @@ export function scriptTools(deps: ScriptDeps): ToolSpec[] {
         const slot = slots.take(owner);
         if (!slot.ok) return busy(slot.cap, slot.limit);
         const seen: ScriptCalls = { quotes: false, writes: [] };
-        const host = apiHost(name, mode, new Set(allow), pipeline, ctx, seen);
+        const host = apiHost(name, mode, new Set(allow), pipeline, ctx, seen, limits.wallMs);
         let out: Awaited<ReturnType<typeof runScriptInWorker>>;
         try {
           out = await runScriptInWorker(script, host, limits, ctx.signal);
