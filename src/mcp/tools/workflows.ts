@@ -171,7 +171,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         analysis_summary: otherCounts,
       };
       const uri = resourceUri('engagement', { engagement });
-      return renderWorkflow(value, deps.budget, {
+      return renderWorkflow(value, ctx.budget ?? deps.budget, {
         extra: [{ type: 'resource_link', uri, name: `engagement ${engagement}`, mimeType: 'application/json' }],
         how: 'call the operation behind the section (get_engagement, list_contradictions, get_analysis_summary, get_deliverable_draft, get_engagement_costs)',
         known: [engagement],
@@ -297,7 +297,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         draft: 'error' in d ? d : { stage: d.stage, attribution: d.attribution, include_proposed: d.include_proposed },
       };
       // The document's updated_at is what a whole-document update echoes: kept in the concise form.
-      return renderWorkflow(value, deps.budget, {
+      return renderWorkflow(value, extra.budget ?? deps.budget, {
         keep: ['document.updated_at'],
         how: 'call the operation behind the section (get_deliverable_document, list_contradictions)',
         known: [engagement],
