@@ -1,4 +1,4 @@
-// The quick tier of the tests (`npm run test:fast`, DESIGN.md's contract name): the catalog, argument
+// The quick tier of the tests (`npm run test:fast`, a name other programs rely on: docs/architecture.md, Tests): the catalog, argument
 // reading, the pipeline, rendering, the limiter and the stores, each in process or over loopback
 // (the sandbox on a port, Redis on a port), no child process, no browser, no install. `npm test` (what
 // CI runs) runs the quick tier first, then the rest, each file once (`--project fast`, then
@@ -77,6 +77,7 @@ export const FAST_TESTS = [
   'test/sandbox/pipeline.test.ts',
   'test/sandbox/ratelimit-faults.test.ts',
   'test/sandbox/router.test.ts',
+  'test/sandbox/state.test.ts',
 ];
 
 /** Every test file under `root`/test, relative to `root` with forward slashes. */

@@ -1,16 +1,20 @@
 // The embedded sandbox: a local emulator of one Workspace Consulting deployment with two demo
 // workspaces, told apart by the Host header (atelier on 127.0.0.1/localhost, globex on
 // globex.localhost). Started by the `sandbox` command, by `npm start` and by every integration test.
+// It stands apart from the server it serves: of the rest of the repository it imports only the
+// catalog (tools/) and the operation shape (src/operation.ts), never src/api or src/mcp, so a bug in
+// the server cannot hide in the emulator it is tested against. It keeps its own small helpers on
+// purpose (body reading and host names in server.ts, cursors in pagination.ts, seeded ids in
+// state.ts) rather than share the server's.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdmin, handleAdmin, type SandboxAdmin } from './admin.js';
 import { WS_ATELIER, WS_GLOBEX } from './data/ids.js';
-import { seedAtelier, seedGlobex } from './data/index.js';
-import { demoToken } from './data/workspace.js';
-import { handlers } from './handlers/index.js';
+import { demoToken, seedGlobex } from './data/workspace.js';
+import { demoValues, handlers, seedAreas } from './handlers/index.js';
 import { isOAuthPath, type OAuthScope, SandboxOAuth, type SandboxOAuthControl } from './oauth.js';
 import { API_ROOT, envelope, hostName, type RequestLogEntry, SandboxPipeline } from './server.js';
-import { WorkspaceRegistry } from './state.js';
+import { MemoryWorkspace, WorkspaceRegistry } from './state.js';
 import { ApiError } from './types.js';
 
 export type { SandboxAdmin } from './admin.js';
@@ -66,6 +70,17 @@ export interface SandboxHandle {
   close(): Promise<void>;
 }
 
+/**
+ * What each `$demo.<kind>` names in the main demo workspace, as every sandbox serves it on start (the
+ * catalog's example facet): the same on every start, so it is known without starting one.
+ */
+export function demoIds(): Record<string, string> {
+  const ws = new MemoryWorkspace('atelier', [], WS_ATELIER);
+  seedAreas(ws);
+  ws.seeding = false;
+  return demoValues(ws);
+}
+
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
 function originHost(host: string): string {
@@ -83,7 +98,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   const own = hostName(originHost(host));
   if (!atelierHosts.includes(own)) atelierHosts.push(own);
   const registry = new WorkspaceRegistry([
-    { slug: 'atelier', id: WS_ATELIER, hosts: atelierHosts, seed: seedAtelier },
+    { slug: 'atelier', id: WS_ATELIER, hosts: atelierHosts, seed: seedAreas },
     { slug: 'globex', id: WS_GLOBEX, hosts: ['globex.localhost'], seed: seedGlobex },
   ]);
   const pipeline = new SandboxPipeline(registry, { timeScale, rateLimit: opts.rateLimit ?? true, logger, clock: opts.clock ?? Date.now }, handlers);

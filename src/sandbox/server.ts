@@ -136,17 +136,16 @@ export class SandboxPipeline {
   constructor(
     readonly registry: WorkspaceRegistry,
     readonly config: PipelineConfig,
-    handlers: Record<string, Handler>,
+    handlers: ReadonlyMap<string, Handler>,
   ) {
     this.limiter = new TokenRateWindows(RATE_WINDOW_MS * config.timeScale);
     for (const op of sandboxOperations) {
-      const key = `${op.method} ${op.path}`;
       // The spec's upload limits, read as KiB, are the catalog's upload facet.
       const limit = op.body === 'multipart' ? op.upload?.maxKib : undefined;
       this.router.add(
         op.method,
         op.path,
-        { kind: 'op', op, validator: compileInput(op), handler: handlers[key], ...(limit !== undefined ? { uploadLimitKib: limit } : {}) },
+        { kind: 'op', op, validator: compileInput(op), handler: handlers.get(op.name), ...(limit !== undefined ? { uploadLimitKib: limit } : {}) },
         op.segmentedParam,
       );
     }
@@ -474,6 +473,7 @@ const tooLarge = (limitBytes: number) =>
     max_bytes: limitBytes,
   });
 
+// The sandbox keeps its own copy of this (src/net/http-io.ts is the server's): it emulates the workspace and imports nothing of the server.
 /** Read the whole body, refusing (and no longer reading) anything past `limit` bytes. */
 async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);

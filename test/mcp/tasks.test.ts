@@ -1,6 +1,6 @@
-// Issue 17, defect 4: MCP tasks. Before (SDK v1's experimental tasks), a write run as a task and
-// cancelled with `tasks/cancel` was reported "cancelled" while the write landed, `tasks/result` then
-// answered -32603, and a task call was accepted on a tool that declared no task support. SDK v2 has no
+// MCP tasks. Served half-way (as SDK v1's experimental tasks were), a write run as a task and
+// cancelled with `tasks/cancel` is reported "cancelled" while the write lands, `tasks/result` then
+// answers -32603, and a task call is accepted on a tool that declared no task support. SDK v2 has no
 // server side for tasks yet (the extension's is pending upstream), so this server serves none: a
 // tools/call asking for a task (2025's `params.task`, or a 2026 client's tasks capability) runs once
 // as a plain call and answers its real result; tasks/get, tasks/cancel, tasks/result, tasks/list and
