@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import type { OutlineBlock } from '../src/mcp/tools/workflows.js';
 import { ENGAGEMENT_AP } from '../src/sandbox/data/ids.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { type Call, type JobRun, resultTokens, runJobs, startRecordingProxy, type ToolAnswer } from './jobs.js';
@@ -70,13 +71,6 @@ async function engagementOf(call: Call, ctx: { engagement?: string }): Promise<s
 /** The findings as every way reads them: what choosing the validated ones needs. */
 const FINDING_FIELDS = ['id', 'review_status'];
 
-/** A block of document_context's outline, as its answer gives it. */
-interface OutlineBlock {
-  id: string | null;
-  type: string;
-  words: string;
-}
-
 export const DRAFTING_WAYS: readonly DraftingWay[] = [
   {
     way: 'whole',
@@ -110,13 +104,13 @@ export const DRAFTING_WAYS: readonly DraftingWay[] = [
       const outline = (context.document as { blocks: OutlineBlock[] }).blocks;
       const [a, b] = (context.findings as { validated: Array<{ id: string }> }).validated.map((f) => f.id);
       const { paragraph, figures, stale } = plan(outline);
-      // The outline shows a key_figures block as "title: item; item; ...": what re-sending it with one more item needs.
-      const [title, items] = figures.words.split(/: (.*)/s) as [string, string];
+
       await call('edit_document_blocks', {
         engagement,
         kind: KIND,
         edits: [
-          { op: 'replace', id: figures.id, block: { type: 'key_figures', title, items: [...items.split('; '), NEW_FIGURE] } },
+          // The outline gives a key_figures block's title and items: what re-sending it with one more item needs.
+          { op: 'replace', id: figures.id, block: { type: 'key_figures', title: figures.title, items: [...(figures.items ?? []), NEW_FIGURE] } },
           { op: 'replace', id: paragraph.id, block: { type: 'paragraph', text: NEW_PARAGRAPH } },
           { op: 'insert', after: paragraph.id, block: { type: 'paragraph', text: CITING_TEXT, refs: [a, b].map((id) => ({ type: 'finding', id })) } },
           { op: 'delete', id: stale.id },
