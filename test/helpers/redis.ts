@@ -2,9 +2,10 @@
 // persistence; stop() kills it and removes the folder. A machine without redis-server fails the test
 // that asked for it, saying how to install it (.ci/run does), never skips it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from 'redis';
 import { findProgram, freePort } from './programs.js';
 
 export interface RedisHandle {
@@ -26,18 +27,31 @@ function findRedisServer(): string {
 }
 
 export async function startRedis(): Promise<RedisHandle> {
+  return startServer('redis-server', (port, dir) => ({
+    args: ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    ready: 'Ready to accept connections',
+  }));
+}
+
+/**
+ * A redis-server (or, with `--sentinel` in its arguments, a Sentinel) on a free loopback port, in its
+ * own temp folder: `launch` gives its arguments and the line of its log that says it is ready.
+ */
+async function startServer(
+  what: string,
+  launchFor: (port: number, dir: string) => { args: string[]; ready: string; setup?: () => Promise<void> },
+): Promise<RedisHandle> {
   const bin = findRedisServer();
   const dir = await mkdtemp(join(tmpdir(), 'wcm-redis-'));
   // A port found free can be taken before redis binds it: try a few.
   let lastOutput = '';
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
-    const launch = () =>
-      spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+    const { args, ready: readyText, setup } = launchFor(port, dir);
+    await setup?.();
+    const launch = () => spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let child = launch();
-    const ready = await waitReady(child);
+    const ready = await waitReady(child, readyText);
     if (ready.ok) {
       return {
         url: `redis://127.0.0.1:${port}/0`,
@@ -54,8 +68,8 @@ export async function startRedis(): Promise<RedisHandle> {
         },
         restart: async () => {
           child = launch();
-          const again = await waitReady(child);
-          if (!again.ok) throw new Error(`redis-server did not start again on port ${port}: ${again.output.slice(-1000)}`);
+          const again = await waitReady(child, readyText);
+          if (!again.ok) throw new Error(`${what} did not start again on port ${port}: ${again.output.slice(-1000)}`);
         },
       };
     }
@@ -63,10 +77,91 @@ export async function startRedis(): Promise<RedisHandle> {
     await stopChild(child);
   }
   await rm(dir, { recursive: true, force: true });
-  throw new Error(`redis-server did not start: ${lastOutput.slice(-1000)}`);
+  throw new Error(`${what} did not start: ${lastOutput.slice(-1000)}`);
 }
 
-function waitReady(child: ChildProcess): Promise<{ ok: boolean; output: string }> {
+/** The name the Sentinels of startSentinelGroup monitor the master under. */
+export const SENTINEL_MASTER_NAME = 'wcm';
+
+export interface SentinelGroup {
+  /** REDIS_URL for the group: redis-sentinel://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3/wcm */
+  url: string;
+  master: RedisHandle;
+  replica: RedisHandle;
+  sentinels: RedisHandle[];
+  stop(): Promise<void>;
+}
+
+/**
+ * A master, one replica of it and three Sentinels watching them (quorum 2), each its own process on
+ * a free loopback port, resolved once every Sentinel knows the replica and the two other Sentinels
+ * (before that, a failover could not be agreed). The Sentinels call the master down after
+ * `downAfterMs` without an answer and give a failover `failoverTimeoutMs`: small, so a test's
+ * switch takes a few seconds.
+ */
+export async function startSentinelGroup(opts: { downAfterMs?: number; failoverTimeoutMs?: number } = {}): Promise<SentinelGroup> {
+  const started: RedisHandle[] = [];
+  const stop = async () => {
+    for (const h of started.reverse()) await h.stop().catch(() => {});
+  };
+  try {
+    const master = await startRedis();
+    started.push(master);
+    const replica = await startServer('redis-server (replica)', (port, dir) => ({
+      args: ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--replicaof', '127.0.0.1', String(master.port)],
+      ready: 'MASTER <-> REPLICA sync: Finished with success',
+    }));
+    started.push(replica);
+    const sentinels: RedisHandle[] = [];
+    for (let i = 0; i < 3; i++) {
+      const sentinel = await startServer('redis-server --sentinel', (port, dir) => {
+        const conf = join(dir, 'sentinel.conf');
+        const lines = [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${SENTINEL_MASTER_NAME} 127.0.0.1 ${master.port} 2`,
+          `sentinel down-after-milliseconds ${SENTINEL_MASTER_NAME} ${opts.downAfterMs ?? 500}`,
+          `sentinel failover-timeout ${SENTINEL_MASTER_NAME} ${opts.failoverTimeoutMs ?? 2_000}`,
+          `sentinel parallel-syncs ${SENTINEL_MASTER_NAME} 1`,
+        ];
+        // A Sentinel rewrites its configuration file: it must be its own, and writable.
+        return { args: [conf, '--sentinel'], ready: '+monitor master', setup: () => writeFile(conf, `${lines.join('\n')}\n`) };
+      });
+      started.push(sentinel);
+      sentinels.push(sentinel);
+    }
+    await waitForTopology(sentinels);
+    return { url: `redis-sentinel://${sentinels.map((s) => `127.0.0.1:${s.port}`).join(',')}/${SENTINEL_MASTER_NAME}`, master, replica, sentinels, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Polled (within a bound) until every Sentinel sees the replica and the two other Sentinels. */
+async function waitForTopology(sentinels: RedisHandle[]): Promise<void> {
+  const clients = await Promise.all(sentinels.map((s) => createClient({ url: s.url.replace(/\/0$/, '') }).connect()));
+  try {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const seen = await Promise.all(
+        clients.map(async (c) => {
+          const replicas = (await c.sendCommand(['SENTINEL', 'REPLICAS', SENTINEL_MASTER_NAME])) as unknown[];
+          const others = (await c.sendCommand(['SENTINEL', 'SENTINELS', SENTINEL_MASTER_NAME])) as unknown[];
+          return replicas.length >= 1 && others.length >= sentinels.length - 1;
+        }),
+      );
+      if (seen.every(Boolean)) return;
+      if (Date.now() > deadline) throw new Error('the Sentinels did not all see the replica and each other within 20 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    for (const c of clients) c.destroy();
+  }
+}
+
+function waitReady(child: ChildProcess, readyText: string): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
     let output = '';
     const timer = setTimeout(() => finish(false), 10_000);
@@ -78,7 +173,7 @@ function waitReady(child: ChildProcess): Promise<{ ok: boolean; output: string }
     };
     const onData = (d: Buffer) => {
       output += d.toString('utf8');
-      if (output.includes('Ready to accept connections')) finish(true);
+      if (output.includes(readyText)) finish(true);
     };
     const onExit = () => finish(false);
     child.stdout?.on('data', onData);
