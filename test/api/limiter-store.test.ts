@@ -1,6 +1,8 @@
 // The limiter on a shared store that fails: requests go on, counted by this process alone, and the
-// failure is said once (the store is tried again every few seconds).
+// failure is said once (the store is tried again every few seconds); or, where replicas share the
+// budget, they are refused as briefly unavailable, nothing sent, until the store is back.
 import { afterEach, describe, expect, it } from 'vitest';
+import { BRIEFLY_UNAVAILABLE, WorkspaceApiError } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
@@ -53,5 +55,40 @@ describe('RateLimiter on a shared store', () => {
     expect(sent).toEqual([1, 2]);
     expect(errors).toHaveLength(1);
     expect((errors[0] as Error).message).toMatch(/Could not connect to Redis at REDIS_URL/);
+  });
+
+  it('refuses calls, sending nothing, while Redis is away when it may not count alone (replicas), and admits them again once it is back', async () => {
+    const redis: RedisHandle = await startRedis();
+    cleanups.push(() => redis.stop());
+    const store = await RedisStore.connect(redis.url, { prefix: 'refuse:' });
+    cleanups.push(() => store.close());
+    const errors: unknown[] = [];
+    const limiter = new RateLimiter({ limit: 3, windowMs: 60_000, store, key: 'budget:refuse', refuseWithoutStore: true, onStoreError: (e) => errors.push(e) });
+    const sent: number[] = [];
+    await limiter.schedule(async () => void sent.push(0));
+
+    await redis.kill();
+    for (const i of [1, 2]) {
+      const refused = await limiter.schedule(async () => void sent.push(i)).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(WorkspaceApiError);
+      expect(refused).toMatchObject({ status: 503, code: BRIEFLY_UNAVAILABLE, retryAfterSeconds: expect.any(Number) });
+      expect((refused as Error).message).toMatch(/Nothing was sent/);
+    }
+    expect(sent).toEqual([0]);
+    expect(errors).toHaveLength(1);
+
+    // Back (empty: nothing was saved): the next call is counted in the shared window again, not alone.
+    await redis.restart();
+    let admitted = false;
+    for (let attempt = 0; attempt < 100 && !admitted; attempt++) {
+      admitted = await limiter
+        .schedule(async () => void sent.push(3))
+        .then(
+          () => true,
+          () => new Promise<boolean>((r) => setTimeout(() => r(false), 50)),
+        );
+    }
+    expect(sent).toEqual([0, 3]);
+    expect(await store.takeSlot('budget:refuse', { limit: 10, windowMs: 60_000, holdMs: 60_000, leaseMs: 60_000 })).toMatchObject({ taken: true, count: 2 });
   });
 });
