@@ -2,10 +2,12 @@
 // failure is said once (the store is tried again every few seconds); or, where replicas share the
 // budget, they are refused as briefly unavailable, nothing sent, until the store is back.
 import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
 import { BRIEFLY_UNAVAILABLE, WorkspaceApiError } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
+import { fakeWorkspace, sendJson } from './fake-workspace.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -76,6 +78,13 @@ describe('RateLimiter on a shared store', () => {
     }
     expect(sent).toEqual([0]);
     expect(errors).toHaveLength(1);
+    // Through the API client, a write refused so is "briefly unavailable, retry", not "outcome unknown": it never left.
+    const ws = await fakeWorkspace((_, res) => sendJson(res, 201, { data: { id: 'x' } }));
+    cleanups.push(() => ws.close());
+    const client = new ApiClient({ baseUrl: ws.api, token: () => 'pat_test', limiter });
+    const write = await client.request({ method: 'POST', path: '/me', json: { name: 'x' } }).catch((e: unknown) => e);
+    expect(write).toMatchObject({ status: 503, code: BRIEFLY_UNAVAILABLE });
+    expect(ws.hits).toEqual([]);
 
     // Back (empty: nothing was saved): the next call is counted in the shared window again, not alone.
     await redis.restart();
