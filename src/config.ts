@@ -201,7 +201,7 @@ export const SETTINGS = [
   {
     env: 'REDIS_URL',
     flag: '--redis-url',
-    help: 'redis:// or rediss:// URL of a Redis shared by every process and replica (rate budgets, job handles, sign-ins), or redis-sentinel://[user:password@]host:port,host:port/name[/db] for the master named name by those Sentinels (followed through a failover). Unset: state in memory, one process. Its password is a secret: prefer the variable to the flag, which other users can see in the process list.',
+    help: 'redis:// or rediss:// URL of a Redis shared by every process and replica (rate budgets, job handles, sign-ins), or redis-sentinel://[user:password@]host:port,host:port/name[/db]: the master those Sentinels know as name, followed through a failover. Unset: state in memory, one process. Its password is a secret: prefer the variable to the flag, which other users can see in the process list.',
   },
   {
     env: 'WORKSPACE_STATE_KEY',
