@@ -1,8 +1,9 @@
 // The Redis store on Sentinel (REDIS_URL=redis-sentinel://...), on real processes: a master, a replica
 // and three Sentinels. It opens the master the Sentinels name and follows the new one after a kill,
-// failing at once (StoreUnavailableError) while there is none; a Redis that is not the master refuses
-// as unavailable, not as an error of the request; and a Sentinel URL that reaches nothing is refused
-// without repeating its password.
+// failing at once (StoreUnavailableError) while there is none; a Redis that is not the master, or a
+// master short of replicas, refuses as unavailable, not as an error of the request; and a Sentinel
+// URL that reaches nothing is refused without repeating its password.
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
 import { RedisStore, RedisUnavailableError } from '../../src/store/redis.js';
@@ -70,6 +71,16 @@ describe('the Redis store on Sentinel', () => {
       expect(failures.every(isStoreUnavailable)).toBe(true);
       // The window came across too: the slot taken before the kill still counts.
       expect(await store.takeSlot('budget', { limit: 5, windowMs: 60_000, holdMs: 60_000, leaseMs: 60_000 })).toMatchObject({ taken: true, count: 2 });
+
+      // A master told to write only with a replica in reach (min-replicas-to-write), and now without
+      // one, refuses as unavailable too.
+      const admin = createClient({ url: group.replica.url });
+      await admin.connect();
+      await admin.sendCommand(['CONFIG', 'SET', 'min-replicas-to-write', '1']);
+      await admin.close();
+      const refused = await store.set('grant', 'again').catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(StoreUnavailableError);
+      expect((refused as Error).message).toBe('Redis is unreachable (NOREPLICAS).');
     } finally {
       await store.close();
     }
