@@ -172,6 +172,10 @@ export class RedisStore implements StateStore, SlidingWindowStore {
           // apply it twice. The next command asks the Sentinels, and fails at once until they name a
           // master. This also makes the first connection give up at its first failure.
           maxCommandRediscovers: 0,
+          // The switch is heard from the Sentinels' announcements; a look every 10 s as well, for one
+          // missed while their connection was down (a command on the old master, back as a replica,
+          // would be refused READONLY until then).
+          scanInterval: 10_000,
           nodeClientOptions: {
             disableOfflineQueue: true,
             ...(username !== undefined ? { username } : {}),
