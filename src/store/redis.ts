@@ -45,6 +45,10 @@ interface Connection {
  */
 const NOT_SERVING = /^(READONLY|LOADING|MASTERDOWN|NOREPLICAS|TRYAGAIN|CLUSTERDOWN)\b/;
 
+/** A settle that failed is tried again after 250 ms, then twice as long each time: about 16 s in all. */
+const SETTLE_RETRY_MS = 250;
+const SETTLE_RETRIES = 6;
+
 /** The Sentinel client's failures while no master is named, or no Sentinel answers (fixed texts). */
 const SENTINEL_FAILURES = new Set(['no valid master node', 'None of the sentinels are available', 'Master Node Not Enumerated']);
 
@@ -136,6 +140,7 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   readonly #conn: Connection;
   readonly #prefix: string;
   readonly #slotName = slotNamer();
+  #closed = false;
 
   private constructor(conn: Connection, prefix: string) {
     this.#conn = conn;
@@ -302,9 +307,22 @@ export class RedisStore implements StateStore, SlidingWindowStore {
     return ok === 1 ? { taken: true, slot: id, count: a, seq: b } : { taken: false, waitMs: a, paused: b === 1 };
   }
 
+  /**
+   * Settling is the one write tried again after a failure: it is idempotent (the slot leaves the open
+   * set, and is, again, settled from now: counted a little longer, never less). Without it, a call
+   * answered while Redis was away (a Sentinel switch takes seconds) would keep its slot as unanswered
+   * until its lease ends, minutes on.
+   */
   async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
-    const r = await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs]);
-    return { seq: Number(r) };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const r = await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs]);
+        return { seq: Number(r) };
+      } catch (err) {
+        if (!(err instanceof StoreUnavailableError) || this.#closed || attempt >= SETTLE_RETRIES) throw err;
+        await new Promise((r) => setTimeout(r, SETTLE_RETRY_MS * 2 ** attempt).unref());
+      }
+    }
   }
 
   async pauseWindow(key: string, forMs: number): Promise<void> {
@@ -321,6 +339,7 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     if (!this.#conn.isOpen) return;
     await this.#conn.close().catch(() => this.#conn.destroy());
   }
