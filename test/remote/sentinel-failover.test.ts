@@ -59,7 +59,7 @@ describe('serve --remote on Redis with Sentinel', () => {
     closers.push(() => d.close());
     const pids = d.replicas.map((r) => r.child.pid);
 
-    // Signed in before the kill: the grant, and a 2025 session, live in Redis from now on.
+    // Signed in before the kill (the grant and the access token live in Redis), with a 2025 session open.
     const { client: member, provider } = await signInAutoConsent(d.mcpUrl, 'modern', 'failover-test');
     closers.push(() => member.close());
     const signInPage = provider.authorizationUrl;
