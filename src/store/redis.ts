@@ -188,7 +188,9 @@ export class RedisStore implements StateStore, SlidingWindowStore {
             ...(database !== undefined ? { database } : {}),
             socket,
           },
-          sentinelClientOptions: { socket: { connectTimeout: socket.connectTimeout } },
+          // A command made while the master is away asks the Sentinels in turn: one that cannot be
+          // reached must not hold it long.
+          sentinelClientOptions: { socket: { connectTimeout: Math.min(socket.connectTimeout, 2_000) } },
         });
         // node-redis reports some of them as bare strings.
         group.on('error', (err: unknown) => {
