@@ -1,13 +1,16 @@
 // The deliverable job an unattended agent does, scripted three ways (no model is reachable here, so the
 // agent is a fixed sequence of calls, each reading what the previous answered):
 //   "refresh the executive summary from the validated findings: add a key figure, rewrite one
-//    paragraph, cite two findings, remove a stale callout; then export it as PDF"
-//   whole     tool by tool, the document re-sent whole through update_deliverable_document
-//   blocks    tool by tool, the four changes sent as edit_document_blocks
+//    paragraph, insert one citing two findings, remove a stale callout; then export it as PDF"
+//   whole     tool by tool: the document read in full and re-sent whole through update_deliverable_document
+//   blocks    tool by tool: the document's outline and the validated findings (document_context,
+//             outline: true), then the four changes sent as edit_document_blocks
 //   script    one run_write_script doing the reads, the write and the export inside the isolate
-// Each way runs on a fresh sandbox (the same starting document) through the real server over stdio,
-// behind the recording proxy of bench/jobs.ts, so tool calls, API requests, the o200k tokens of the
-// results the model reads and of the arguments it writes, and the wall time are all measured.
+// Every way reads only the fields it needs of the lists (an engagement's id, the findings' ids and
+// review status), as the list tools allow. Each way runs on a fresh sandbox (the same starting
+// document) through the real server over stdio, behind the recording proxy of bench/jobs.ts, so tool
+// calls, API requests, the o200k tokens of the results the model reads and of the arguments it writes,
+// and the wall time are all measured.
 // Used by bench/drafting-cost.ts (`npm run bench`) and test/mcp/drafting-cost.test.ts.
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -23,7 +26,7 @@ type Rec = Record<string, unknown>;
 export type Block = Rec & { id?: string | null; type: string };
 
 const KIND = 'executive_summary';
-/** The last real-speed run of `npm run bench` (bench/drafting-cost.ts): the README's table is generated from it. */
+/** The last real-speed run of `npm run bench` (bench/drafting-cost.ts): docs/code-mode.md's table is generated from it. */
 export const DRAFTING_RESULTS = fileURLToPath(new URL('./results/drafting.json', import.meta.url));
 /** What the agent writes: the same four changes on every way. */
 const NEW_FIGURE = '2 constats validés par le comité';
@@ -41,13 +44,13 @@ function validatedIds(a: ToolAnswer): string[] {
 }
 
 /** The four changes, found by what the blocks are (the agent reads the document to find them). */
-function plan(blocks: readonly Block[]) {
+function plan<B extends { id?: string | null; type: unknown }>(blocks: readonly B[]) {
   const paragraph = blocks.find((b) => b.type === 'paragraph');
   const figures = blocks.find((b) => b.type === 'key_figures');
   // The stale callout: the member's note the steering committee has since dealt with.
   const stale = blocks.filter((b) => b.type === 'callout').at(-1);
   if (!paragraph?.id || !figures?.id || !stale?.id) throw new Error('the demo executive summary lacks a paragraph, key figures or a callout');
-  return { paragraph, figures, stale };
+  return { paragraph: { ...paragraph, id: paragraph.id }, figures: { ...figures, id: figures.id }, stale: { ...stale, id: stale.id } };
 }
 
 export interface DraftingWay {
@@ -58,10 +61,20 @@ export interface DraftingWay {
 
 async function engagementOf(call: Call, ctx: { engagement?: string }): Promise<string> {
   if (!ctx.engagement) {
-    const listed = await call('list_engagements', {});
+    const listed = await call('list_engagements', { fields: ['id', 'name'] });
     ctx.engagement = String(((sc(listed).items ?? []) as Rec[])[0]?.id);
   }
   return ctx.engagement;
+}
+
+/** The findings as every way reads them: what choosing the validated ones needs. */
+const FINDING_FIELDS = ['id', 'review_status'];
+
+/** A block of document_context's outline, as its answer gives it. */
+interface OutlineBlock {
+  id: string | null;
+  type: string;
+  words: string;
 }
 
 export const DRAFTING_WAYS: readonly DraftingWay[] = [
@@ -70,7 +83,7 @@ export const DRAFTING_WAYS: readonly DraftingWay[] = [
     label: 'tool by tool, whole-document update',
     async run(call, ctx) {
       const engagement = await engagementOf(call, ctx);
-      const [a, b] = validatedIds(await call('list_findings', { engagement, fields: ['id', 'type', 'statement', 'review_status'], limit: 200 }));
+      const [a, b] = validatedIds(await call('list_findings', { engagement, fields: FINDING_FIELDS, limit: 200 }));
       const doc = sc(await call('get_deliverable_document', { engagement, kind: KIND, response_format: 'detailed' }));
       const blocks = doc.blocks as Block[];
       const { paragraph, figures, stale } = plan(blocks);
@@ -89,18 +102,22 @@ export const DRAFTING_WAYS: readonly DraftingWay[] = [
   },
   {
     way: 'blocks',
-    label: 'tool by tool, edit_document_blocks',
+    label: 'tool by tool, edit_document_blocks after the outline',
     async run(call, ctx) {
       const engagement = await engagementOf(call, ctx);
-      const [a, b] = validatedIds(await call('list_findings', { engagement, fields: ['id', 'type', 'statement', 'review_status'], limit: 200 }));
-      const doc = sc(await call('get_deliverable_document', { engagement, kind: KIND }));
-      const { paragraph, figures, stale } = plan(doc.blocks as Block[]);
+      // The outline gives the blocks and the validated findings to cite: no list of findings is read.
+      const context = sc(await call('document_context', { engagement, kind: KIND, outline: true }));
+      const outline = (context.document as { blocks: OutlineBlock[] }).blocks;
+      const [a, b] = (context.findings as { validated: Array<{ id: string }> }).validated.map((f) => f.id);
+      const { paragraph, figures, stale } = plan(outline);
+      // The outline shows a key_figures block as "title: item; item; ...": what re-sending it with one more item needs.
+      const [title, items] = figures.words.split(/: (.*)/s) as [string, string];
       await call('edit_document_blocks', {
         engagement,
         kind: KIND,
         edits: [
-          { op: 'replace', id: figures.id, block: { ...figures, items: [...(figures.items as string[]), NEW_FIGURE] } },
-          { op: 'replace', id: paragraph.id, block: { ...paragraph, text: NEW_PARAGRAPH } },
+          { op: 'replace', id: figures.id, block: { type: 'key_figures', title, items: [...items.split('; '), NEW_FIGURE] } },
+          { op: 'replace', id: paragraph.id, block: { type: 'paragraph', text: NEW_PARAGRAPH } },
           { op: 'insert', after: paragraph.id, block: { type: 'paragraph', text: CITING_TEXT, refs: [a, b].map((id) => ({ type: 'finding', id })) } },
           { op: 'delete', id: stale.id },
         ],
@@ -111,11 +128,10 @@ export const DRAFTING_WAYS: readonly DraftingWay[] = [
   {
     way: 'script',
     label: 'one run_write_script',
-    async run(call, ctx) {
-      const engagement = await engagementOf(call, ctx);
-      // What a model writes: the whole job in the isolate, answering only what it decided.
+    async run(call) {
+      // What a model writes: the whole job in the isolate, the engagement included, answering only what it decided.
       const script = `
-const engagement = ${JSON.stringify(engagement)};
+const [{ id: engagement }] = (await api.list_engagements({ fields: ['id'] })).items;
 const found = await api.list_findings({ engagement, limit: 200, fields: ['id', 'review_status'] });
 const cited = found.items.filter((f) => f.review_status === 'validated').slice(0, 2).map((f) => ({ type: 'finding', id: f.id }));
 const doc = await api.get_deliverable_document({ engagement, kind: ${JSON.stringify(KIND)}, response_format: 'detailed' });
@@ -130,7 +146,7 @@ for (const b of doc.blocks) {
 }
 await api.update_deliverable_document({ engagement, kind: ${JSON.stringify(KIND)}, updated_at: doc.updated_at, blocks });
 const exported = await api.create_export({ engagement, kind: 'document_pdf', document_kind: ${JSON.stringify(KIND)} });
-return { blocks: blocks.length, removed: stale.id, cited: cited.map((c) => c.id), export: exported.state };
+return { blocks: blocks.length, export: exported.state };
 `;
       await call('run_write_script', { script });
     },
@@ -224,19 +240,23 @@ export function draftingResults(): { date: string; costs: DraftingCost[] } {
   return JSON.parse(readFileSync(DRAFTING_RESULTS, 'utf8')) as { date: string; costs: DraftingCost[] };
 }
 
-/** The table `npm run bench` prints and the README shows. */
+/** Tokens read and written: what a way costs the model. */
+export const totalTokens = (c: Pick<DraftingCost, 'resultTokens' | 'argumentTokens'>) => c.resultTokens + c.argumentTokens;
+
+/** The table `npm run bench` prints and docs/code-mode.md shows. */
 export function draftingTable(costs: readonly DraftingCost[]): string {
   const whole = costs.find((c) => c.way === 'whole');
   const rows = [
-    ['way', 'tool calls', 'API requests (export polls)', 'result tokens read', 'argument tokens written', 'wall s', 'result tokens vs whole'],
+    ['way', 'tool calls', 'API requests (export polls)', 'tokens read', 'tokens written', 'read + written', 'vs whole', 'wall s'],
     ...costs.map((c) => [
       c.label,
       String(c.toolCalls),
       `${c.apiRequests} (${c.exportPolls})`,
       String(c.resultTokens),
       String(c.argumentTokens),
+      String(totalTokens(c)),
+      whole ? `${(totalTokens(c) / Math.max(1, totalTokens(whole))).toFixed(2)}x` : '',
       c.wallSeconds.toFixed(1),
-      whole ? `${(c.resultTokens / Math.max(1, whole.resultTokens)).toFixed(2)}x` : '',
     ]),
   ];
   return [`| ${rows[0]!.join(' | ')} |`, `|${rows[0]!.map(() => '---').join('|')}|`, ...rows.slice(1).map((r) => `| ${r.join(' | ')} |`)].join('\n');

@@ -1,7 +1,10 @@
-// Configuration from the environment and the matching command-line flags (flags win), parsed by one
-// zod schema (CONFIG_SCHEMA below). Every bad value is refused with a message naming the variable,
-// the flag and the shape it needs, in the member's language (WORKSPACE_LOCALE, else the system
-// locale; the catalog is src/i18n.ts).
+// Configuration from the environment and the matching command-line flags (flags win). Each setting
+// is declared once, as a row of SETTINGS: its variable, flag, help, default, schema, the Config field
+// it fills and the fix its refusal shows. The Config type, --help, the generated settings table
+// (scripts/generate-docs.ts) and every refusal come from those rows; the rules that tie settings
+// together (what each HTTP mode may listen on, what the remote mode needs) are in `compose`.
+// Every bad value is refused with a message naming the variable, the flag and the shape it needs,
+// in the member's language (WORKSPACE_LOCALE, else the system locale; the catalog is src/i18n.ts).
 //
 // A refusal never repeats the value it was given: clients keep a server's stderr in log files, and
 // a token pasted into the wrong setting (the URL, its user-info, the locale, the toolsets...) must
@@ -17,86 +20,13 @@ import { TOOLSETS, type Toolset } from './operation.js';
 import { isRedisSentinelUrl, parseRedisSentinelUrl } from './store/redis-sentinel-url.js';
 
 export type { Locale } from './i18n.js';
-export { isLoopbackHost } from './net/loopback.js';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
-
-/** The parsed configuration. Fields marked secret must never be logged or shown. */
-export interface Config {
-  /** Workspace origin; undefined means the embedded sandbox. */
-  workspaceUrl?: string;
-  /** Personal token (secret). Never set in remote mode, where each client signs in as its member. */
-  token?: string;
-  locale: Locale;
-  /**
-   * What tools/list shows: 'default' (unset) = the small assistant surface plus the catalog gateway;
-   * 'all' = one tool per operation; a list of areas = one tool per operation of those areas.
-   */
-  toolsets: Toolset[] | 'all' | 'default';
-  readOnly: boolean;
-  logLevel: LogLevel;
-  timeoutMs: number;
-  rateLimit: { limit: number; windowMs: number };
-  maxRetryAfterSeconds: number;
-  /** The longest a call waits for the rate budget before it is answered with when to try again. */
-  maxBudgetWaitMs: number;
-  /** Where downloads are saved: stdio and --http only (the remote mode writes nothing to disk). */
-  downloadDir: string;
-  /** Folders uploads may read by path: WORKSPACE_UPLOAD_DIRS, or in remote mode WORKSPACE_REMOTE_UPLOAD_DIRS. */
-  uploadDirs: string[];
-  /** Tokens (an o200k estimate) of text one tool result may carry before it is cut at a record boundary. */
-  responseBudget: number;
-  /** Where state that outlives a session is kept (the cached live OpenAPI description). */
-  configDir: string;
-  /**
-   * How long a job tool (analysis run, export, generation...) follows its job before answering with
-   * its id and how to check again: an assistant's patience, not the job's length. 0: never follow.
-   */
-  jobWaitSeconds: number;
-  /**
-   * Serve Streamable HTTP on this loopback address instead of stdio; undefined means stdio (or
-   * remote). `host` is one of loopbackHostNames() (src/net/loopback.ts), IPv6 without brackets, as
-   * `listen` takes it, so the Host check accepts every request addressed to it.
-   */
-  http?: { host: string; port: number };
-  /**
-   * `serve --remote`: the remote mode, serving many members who each sign in (OAuth) over HTTP.
-   * When set, `http` is not.
-   */
-  remote?: RemoteConfig;
-  /** REDIS_URL (secret: its password): the shared state store (one Redis, or Sentinels and a master's name); undefined means in memory. */
-  redisUrl?: string;
-  /** WORKSPACE_STATE_KEY (secret): the 32-byte key that encrypts stored tokens. */
-  stateKey?: Uint8Array;
-  /** Keys of a key rotation in progress: stored tokens sealed with them are still opened (secrets). */
-  previousStateKeys?: Uint8Array[];
-  /** WORKSPACE_AUDIT: where the audit trail goes; undefined: no audit trail. */
-  audit?: AuditTarget;
-  /** WORKSPACE_METRICS_PORT (and _HOST): where Prometheus scrapes the metrics; undefined: no metrics. */
-  metrics?: { host: string; port: number };
-}
 
 /** Where the audit trail is written: its own log stream on stderr, a file, or a capped Redis stream. */
 export type AuditTarget = { kind: 'stderr' } | { kind: 'file'; path: string } | { kind: 'redis'; maxLen: number };
 
 /** How many entries the Redis audit stream keeps, about (XADD MAXLEN ~), unless `redis:N` says. */
 export const AUDIT_STREAM_DEFAULT_MAXLEN = 100_000;
-
-export interface RemoteConfig {
-  /** Any address: the server authenticates its clients. Default 127.0.0.1 (behind a proxy). */
-  host: string;
-  port: number;
-  /**
-   * WORKSPACE_PUBLIC_URL as an origin (no trailing slash): where clients reach the server, the base
-   * of every link it publishes. Undefined only when `host` is loopback (then the listening address).
-   */
-  publicUrl?: string;
-  /** WORKSPACE_ALLOW_PERSONAL_TOKENS: accept a member's personal token in a header (unattended agents). */
-  allowPersonalTokens: boolean;
-  /** WORKSPACE_DOWNLOAD_LINK_SECONDS: lifetime of a member's link to a file too large to embed. */
-  downloadLinkSeconds: number;
-  /** WORKSPACE_TRUSTED_PROXIES: addresses or networks whose X-Forwarded-For names the caller (src/remote/address.ts). */
-  trustedProxies?: string[];
-}
 
 export class ConfigError extends Error {
   /** The setting refused (its environment variable), when the refusal is about one. */
@@ -107,181 +37,14 @@ export class ConfigError extends Error {
   }
 }
 
-/**
- * One entry per setting: the variable, its flag, and what it accepts (shown in --help and the
- * README). `bare`: a boolean flag given without a value means true.
- */
-export const SETTINGS = [
-  {
-    env: 'WORKSPACE_URL',
-    flag: '--workspace-url',
-    help: 'Workspace origin, e.g. https://acme.workspace-consulting.com (https; http only on loopback). Unset: the embedded sandbox.',
-  },
-  { env: 'WORKSPACE_TOKEN', flag: '--token', help: 'Personal access token (pat_...). Not with --remote, where each client signs in as its member.' },
-  { env: 'WORKSPACE_LOCALE', flag: '--locale', help: 'en or fr: language of API messages. Default en.' },
-  {
-    env: 'WORKSPACE_TOOLSETS',
-    flag: '--toolsets',
-    help: `Unset: the default surface (24 tools for the three main jobs, and a gateway to every operation). Or a comma list of areas (${TOOLSETS.join(', ')}), or all (one tool per operation).`,
-  },
-  { env: 'WORKSPACE_READ_ONLY', flag: '--read-only', bare: true, help: 'true: write tools are neither listed nor callable.' },
-  { env: 'LOG_LEVEL', flag: '--log-level', help: 'trace, debug, info, warn, error, fatal or silent. Default info (on stderr).' },
-  { env: 'WORKSPACE_TIMEOUT_MS', flag: '--timeout-ms', help: 'Per-request timeout in milliseconds. Default 30000.' },
-  { env: 'WORKSPACE_RATE_LIMIT', flag: '--rate-limit', help: 'Client-side budget as REQUESTS/SECONDS. Default 120/60 (the API limit).' },
-  { env: 'WORKSPACE_MAX_RETRY_AFTER', flag: '--max-retry-after', help: 'Longest Retry-After (seconds) waited before giving up. Default 120.' },
-  {
-    env: 'WORKSPACE_MAX_BUDGET_WAIT',
-    flag: '--max-budget-wait',
-    help: 'Longest time (seconds, at most 60) one call waits for the rate budget, queued or after a 429. A call that would wait longer is answered at once with a tool error saying when the next slot opens, having sent nothing; a call that waits reports progress to clients that asked for it. Default 30.',
-  },
-  {
-    env: 'WORKSPACE_DOWNLOAD_DIR',
-    flag: '--download-dir',
-    help: 'Folder for downloaded files. Default ~/Downloads/workspace-consulting. Not used with --remote, which writes nothing to disk.',
-  },
-  {
-    env: 'WORKSPACE_RESPONSE_BUDGET',
-    flag: '--response-budget',
-    help: 'Most o200k tokens (estimated) of text in one tool result; longer results are cut at a record boundary with a note on how many records were left out and the exact call that gets them. Default 6000.',
-  },
-  {
-    env: 'WORKSPACE_CONFIG_DIR',
-    flag: '--config-dir',
-    help: 'Folder for state kept between runs (cached API description). Default ~/.config/workspace-consulting-mcp.',
-  },
-  {
-    env: 'WORKSPACE_JOB_WAIT_SECONDS',
-    flag: '--job-wait-seconds',
-    help: 'How long a tool that starts a job (analysis run, export, generation) follows it before answering with the job id and how to check again; 0 answers at once. Default 45.',
-  },
-  {
-    env: 'WORKSPACE_UPLOAD_DIRS',
-    flag: '--upload-dirs',
-    help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots. Not read with --remote (see WORKSPACE_REMOTE_UPLOAD_DIRS).",
-  },
-  {
-    env: 'WORKSPACE_HTTP',
-    flag: '--http',
-    bare: true,
-    help: 'true: serve MCP over Streamable HTTP at /mcp instead of stdio (for agents that speak HTTP). Default false.',
-  },
-  { env: 'WORKSPACE_HTTP_PORT', flag: '--port', help: 'Port of the HTTP endpoint (with --http or --remote); 0 picks a free one. Default 8765.' },
-  {
-    env: 'WORKSPACE_HTTP_HOST',
-    flag: '--host',
-    help: 'Address the HTTP endpoint listens on. With --http: 127.0.0.1, localhost or ::1 only, since it holds your workspace credentials and asks no client for any. With --remote: any address (e.g. 0.0.0.0), since each client signs in. Default 127.0.0.1.',
-  },
-  {
-    env: 'WORKSPACE_REMOTE',
-    flag: '--remote',
-    bare: true,
-    help: 'true: the remote mode, for a shared deployment: MCP over HTTP at /mcp, each client signing in as its member with OAuth (no WORKSPACE_TOKEN). Default false.',
-  },
-  {
-    env: 'WORKSPACE_PUBLIC_URL',
-    flag: '--public-url',
-    help: 'With --remote: the origin clients reach the server at, e.g. https://mcp.acme.example (https; http only on loopback); every published link starts with it. Needed unless --host is loopback.',
-  },
-  {
-    env: 'WORKSPACE_ALLOW_PERSONAL_TOKENS',
-    flag: '--allow-personal-tokens',
-    bare: true,
-    help: "With --remote: true also accepts a member's personal token (pat_...) in a header, for unattended agents. Default false.",
-  },
-  {
-    env: 'WORKSPACE_REMOTE_UPLOAD_DIRS',
-    flag: '--remote-upload-dirs',
-    help: "With --remote: folders of the server (separated by :) whose files every signed-in member may upload by path. Unset (the default): none; members send a file's content in the call. WORKSPACE_UPLOAD_DIRS and client roots are never read in remote mode.",
-  },
-  {
-    env: 'WORKSPACE_DOWNLOAD_LINK_SECONDS',
-    flag: '--download-link-seconds',
-    help: 'With --remote: how long the link to a downloaded file too large to embed in the tool result stays valid (only for the member who asked). Default 600.',
-  },
-  {
-    env: 'REDIS_URL',
-    flag: '--redis-url',
-    help: 'redis:// or rediss:// URL of a Redis shared by every process and replica (rate budgets, job handles, sign-ins), or redis-sentinel://[user:password@]host:port,host:port/name[/db]: the master those Sentinels know as name, followed through a failover. Unset: state in memory, one process. Its password is a secret: prefer the variable to the flag, which other users can see in the process list.',
-  },
-  {
-    env: 'WORKSPACE_STATE_KEY',
-    flag: '--state-key',
-    help: 'With --remote and REDIS_URL: 32 random bytes in base64 (openssl rand -base64 32) that encrypt stored tokens; the same on every replica. A secret: prefer the variable to the flag.',
-  },
-  {
-    env: 'WORKSPACE_STATE_KEY_PREVIOUS',
-    flag: '--state-key-previous',
-    help: 'With --remote, during a key rotation: the former WORKSPACE_STATE_KEY (a comma list for several), still read, never used to encrypt. A secret: prefer the variable to the flag.',
-  },
-  {
-    env: 'WORKSPACE_AUDIT',
-    flag: '--audit',
-    help: 'Where the audit trail goes (one JSON event per tool call, sign-in, grant change and revocation; never argument values or results): stderr (its own log stream, logger "audit"), file:/absolute/path (appended, owner-only), or redis (a stream on REDIS_URL capped at about 100000 entries; redis:N for another cap). Unset: no audit trail.',
-  },
-  {
-    env: 'WORKSPACE_METRICS_PORT',
-    flag: '--metrics-port',
-    help: 'Serve Prometheus metrics at /metrics on this port, apart from the MCP endpoint (never on the public port of --remote). Unset: no metrics.',
-  },
-  {
-    env: 'WORKSPACE_METRICS_HOST',
-    flag: '--metrics-host',
-    help: 'Address the metrics port listens on. Default 127.0.0.1; 0.0.0.0 lets a scraper on another machine in (keep that port off the internet).',
-  },
-  {
-    env: 'WORKSPACE_TRUSTED_PROXIES',
-    flag: '--trusted-proxies',
-    help: "With --remote: the proxies in front of the replicas (comma list of addresses or networks, e.g. 10.0.0.0/8), whose X-Forwarded-For names the caller for per-address limits (registrations). Unset: the connection's peer is the caller, so behind a proxy all callers share the proxy's count.",
-  },
-] as const;
-
-type Setting = (typeof SETTINGS)[number];
-type SettingEnv = Setting['env'];
 type FixKey = Extract<MessageKey, `config.fix.${string}`>;
 type FixParams = Record<string, string | number>;
 
-const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const satisfies readonly LogLevel[];
 const BOOLEAN_WORDS = ['true', 'false', '1', '0', 'yes', 'no'] as const;
 
-/**
- * The fix a refusal of each setting shows when its schema gives no more precise one: the type
- * makes every setting name its own.
- */
-const DEFAULT_FIX: Record<SettingEnv, FixKey> = {
-  WORKSPACE_URL: 'config.fix.url_format',
-  WORKSPACE_TOKEN: 'config.fix.token',
-  WORKSPACE_LOCALE: 'config.fix.locale',
-  WORKSPACE_TOOLSETS: 'config.fix.toolsets_empty',
-  WORKSPACE_READ_ONLY: 'config.fix.boolean',
-  LOG_LEVEL: 'config.fix.log_level',
-  WORKSPACE_TIMEOUT_MS: 'config.fix.timeout',
-  WORKSPACE_RATE_LIMIT: 'config.fix.rate_limit',
-  WORKSPACE_MAX_RETRY_AFTER: 'config.fix.retry_after',
-  WORKSPACE_MAX_BUDGET_WAIT: 'config.fix.budget_wait',
-  WORKSPACE_DOWNLOAD_DIR: 'config.fix.absolute_folder',
-  WORKSPACE_RESPONSE_BUDGET: 'config.fix.response_budget',
-  WORKSPACE_CONFIG_DIR: 'config.fix.absolute_folder',
-  WORKSPACE_JOB_WAIT_SECONDS: 'config.fix.job_wait',
-  WORKSPACE_UPLOAD_DIRS: 'config.fix.absolute_folder',
-  WORKSPACE_HTTP: 'config.fix.boolean',
-  WORKSPACE_HTTP_PORT: 'config.fix.http_port',
-  WORKSPACE_HTTP_HOST: 'config.fix.http_host',
-  WORKSPACE_REMOTE: 'config.fix.boolean',
-  WORKSPACE_PUBLIC_URL: 'config.fix.public_url',
-  WORKSPACE_ALLOW_PERSONAL_TOKENS: 'config.fix.boolean',
-  WORKSPACE_REMOTE_UPLOAD_DIRS: 'config.fix.absolute_folder',
-  WORKSPACE_DOWNLOAD_LINK_SECONDS: 'config.fix.download_link_seconds',
-  REDIS_URL: 'config.fix.redis_url',
-  WORKSPACE_STATE_KEY: 'config.fix.state_key',
-  WORKSPACE_STATE_KEY_PREVIOUS: 'config.fix.state_key',
-  WORKSPACE_AUDIT: 'config.fix.audit',
-  WORKSPACE_METRICS_PORT: 'config.fix.http_port',
-  WORKSPACE_METRICS_HOST: 'config.fix.metrics_host',
-  WORKSPACE_TRUSTED_PROXIES: 'config.fix.trusted_proxies',
-};
-
 /** Refuse the value being parsed with `fix` (and its parameters, which never hold the value). */
-function refuse(ctx: z.RefinementCtx, fix: FixKey, params: FixParams = {}, path: SettingEnv[] = []): typeof z.NEVER {
+function refuse(ctx: z.RefinementCtx, fix: FixKey, params: FixParams = {}, path: string[] = []): typeof z.NEVER {
   ctx.addIssue({ code: 'custom', message: fix, params: { fix, fixParams: params }, path });
   return z.NEVER;
 }
@@ -364,12 +127,12 @@ const previousStateKeys = z.string().transform((raw, ctx) => {
     if (!parsed.success) return refuse(ctx, 'config.fix.state_key');
     keys.push(parsed.data);
   }
-  return keys;
+  return keys.length ? keys : undefined;
 });
 
 const token = z.string().regex(/^pat_[A-Za-z0-9_-]{8,}$/);
 
-const toolsets = z.string().transform((raw, ctx): Config['toolsets'] => {
+const toolsets = z.string().transform((raw, ctx): Toolset[] | 'all' | 'default' => {
   const lower = raw.toLowerCase();
   if (lower === 'all' || lower === 'default') return lower;
   const names = lower.split(',').map((s) => s.trim());
@@ -432,7 +195,7 @@ const trustedProxies = z.string().transform((raw, ctx) => {
     return !/^\d{1,3}$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128);
   });
   if (bad >= 0) return refuse(ctx, 'config.fix.trusted_proxies', { position: bad + 1, count: entries.length });
-  return entries;
+  return entries.length ? entries : undefined;
 });
 
 /** A host name or an IP address (IPv6 with or without brackets), as `listen` takes it. */
@@ -442,122 +205,440 @@ function listenableHost(host: string): string | undefined {
   return /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i.test(h) ? h : undefined;
 }
 
-/** The settings' texts; each field is the setting's own schema. XDG_CONFIG_HOME is read, never refused. */
-const SETTINGS_SCHEMA = z.object({
-  WORKSPACE_URL: workspaceUrl.optional(),
-  WORKSPACE_TOKEN: token.optional(),
-  WORKSPACE_LOCALE: z
-    .string()
-    .toLowerCase()
-    .pipe(z.enum(['en', 'fr']))
-    .default('en'),
-  WORKSPACE_TOOLSETS: toolsets.default('default'),
-  WORKSPACE_READ_ONLY: boolean.default(false),
-  LOG_LEVEL: z.string().toLowerCase().pipe(z.enum(LOG_LEVELS)).default('info'),
-  WORKSPACE_TIMEOUT_MS: wholeNumber(100, 600_000).default(30_000),
-  WORKSPACE_RATE_LIMIT: rateLimit.default({ limit: 120, windowMs: 60_000 }),
-  WORKSPACE_MAX_RETRY_AFTER: decimal(0, 3600).default(120),
-  WORKSPACE_MAX_BUDGET_WAIT: decimal(0, 60).default(30),
-  WORKSPACE_DOWNLOAD_DIR: z
-    .string()
-    .transform((d) => resolve(d))
-    .optional(),
-  WORKSPACE_RESPONSE_BUDGET: wholeNumber(500, 250_000).default(6_000),
-  WORKSPACE_CONFIG_DIR: absoluteFolder.optional(),
-  WORKSPACE_JOB_WAIT_SECONDS: decimal(0, 600).default(45),
-  WORKSPACE_UPLOAD_DIRS: uploadDirs.default([]),
-  WORKSPACE_HTTP: boolean.default(false),
-  WORKSPACE_HTTP_PORT: wholeNumber(0, 65_535).default(8765),
-  WORKSPACE_HTTP_HOST: z.string().default('127.0.0.1'),
-  WORKSPACE_REMOTE: boolean.default(false),
-  WORKSPACE_PUBLIC_URL: publicUrl.optional(),
-  WORKSPACE_ALLOW_PERSONAL_TOKENS: boolean.default(false),
-  WORKSPACE_REMOTE_UPLOAD_DIRS: uploadDirs.default([]),
-  WORKSPACE_DOWNLOAD_LINK_SECONDS: wholeNumber(1, 86_400).default(600),
-  REDIS_URL: redisUrl.optional(),
-  WORKSPACE_STATE_KEY: stateKey.optional(),
-  WORKSPACE_STATE_KEY_PREVIOUS: previousStateKeys.optional(),
-  WORKSPACE_AUDIT: audit.optional(),
-  WORKSPACE_METRICS_PORT: wholeNumber(0, 65_535).optional(),
-  WORKSPACE_METRICS_HOST: z.string().default('127.0.0.1'),
-  WORKSPACE_TRUSTED_PROXIES: trustedProxies.optional(),
-  XDG_CONFIG_HOME: z.string().optional(),
-});
+/** A folder where the default is under the home folder: its absolute path. */
+const underHome = (...parts: string[]) => join(homedir(), ...parts);
 
 /**
- * The configuration schema: every setting parsed by its field, then the rules that tie settings
- * together (the host each HTTP mode may listen on, what the remote mode needs), then the Config.
+ * One setting, declared once.
+ * - `key`: the Config field it fills (or, for the settings `compose` combines, the name it reads).
+ * - `schema`: reads the setting's text (trimmed; unset and blank are both unset).
+ * - `default`: the text used when unset, parsed by the same schema, shown in --help and the docs as
+ *   written (`shown`, with `text(env)` giving the text, when the default depends on the machine).
+ *   A setting without one is undefined when unset.
+ * - `fix`: what its refusal says to send when the schema names no more precise fix.
+ * - `bare`: a boolean flag given without a value means true.
  */
-export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform((s, ctx): Config => {
-  let http: Config['http'];
-  let remote: Config['remote'];
-  if (s.WORKSPACE_REMOTE) {
+interface SettingRow {
+  readonly env: string;
+  readonly flag: `--${string}`;
+  readonly key: string;
+  readonly help: string;
+  readonly schema: z.ZodType<unknown, string>;
+  readonly default?: string | { readonly shown: string; readonly text: (env: Record<string, string | undefined>) => string };
+  readonly fix: FixKey;
+  readonly bare?: true;
+}
+
+/** Every setting, in the order --help, the docs and refusals list them. */
+export const SETTINGS = [
+  {
+    env: 'WORKSPACE_URL',
+    flag: '--workspace-url',
+    key: 'workspaceUrl',
+    help: 'Workspace origin, e.g. https://acme.workspace-consulting.com (https; http only on loopback). Unset: the embedded sandbox.',
+    schema: workspaceUrl,
+    fix: 'config.fix.url_format',
+  },
+  {
+    env: 'WORKSPACE_TOKEN',
+    flag: '--token',
+    key: 'token',
+    help: 'Personal access token (pat_...), a secret. Not with --remote, where each client signs in as its member.',
+    schema: token,
+    fix: 'config.fix.token',
+  },
+  {
+    env: 'WORKSPACE_LOCALE',
+    flag: '--locale',
+    key: 'locale',
+    help: 'en or fr: language of API messages.',
+    schema: z
+      .string()
+      .toLowerCase()
+      .pipe(z.enum(['en', 'fr'] as const satisfies readonly Locale[])),
+    default: 'en',
+    fix: 'config.fix.locale',
+  },
+  {
+    env: 'WORKSPACE_TOOLSETS',
+    flag: '--toolsets',
+    key: 'toolsets',
+    help: `What tools/list shows: default, the default surface (24 tools for the three main jobs, and a gateway to every operation); a comma list of areas (${TOOLSETS.join(', ')}), one tool per operation of those areas; or all, one tool per operation.`,
+    schema: toolsets,
+    default: 'default',
+    fix: 'config.fix.toolsets_empty',
+  },
+  {
+    env: 'WORKSPACE_READ_ONLY',
+    flag: '--read-only',
+    key: 'readOnly',
+    bare: true,
+    help: 'true: write tools are neither listed nor callable.',
+    schema: boolean,
+    default: 'false',
+    fix: 'config.fix.boolean',
+  },
+  {
+    env: 'LOG_LEVEL',
+    flag: '--log-level',
+    key: 'logLevel',
+    help: 'trace, debug, info, warn, error, fatal or silent; logs go to stderr.',
+    schema: z.string().toLowerCase().pipe(z.enum(LOG_LEVELS)),
+    default: 'info',
+    fix: 'config.fix.log_level',
+  },
+  {
+    env: 'WORKSPACE_TIMEOUT_MS',
+    flag: '--timeout-ms',
+    key: 'timeoutMs',
+    help: 'Per-request timeout in milliseconds.',
+    schema: wholeNumber(100, 600_000),
+    default: '30000',
+    fix: 'config.fix.timeout',
+  },
+  {
+    env: 'WORKSPACE_RATE_LIMIT',
+    flag: '--rate-limit',
+    key: 'rateLimit',
+    help: 'Client-side budget as REQUESTS/SECONDS (the default is the API limit).',
+    schema: rateLimit,
+    default: '120/60',
+    fix: 'config.fix.rate_limit',
+  },
+  {
+    env: 'WORKSPACE_MAX_RETRY_AFTER',
+    flag: '--max-retry-after',
+    key: 'maxRetryAfterSeconds',
+    help: 'Longest Retry-After (seconds) waited before giving up.',
+    schema: decimal(0, 3600),
+    default: '120',
+    fix: 'config.fix.retry_after',
+  },
+  {
+    env: 'WORKSPACE_MAX_BUDGET_WAIT',
+    flag: '--max-budget-wait',
+    key: 'maxBudgetWaitMs',
+    help: 'Longest time (seconds, at most 60) one call waits for the rate budget, queued or after a 429. A call that would wait longer is answered at once with a tool error saying when the next slot opens, having sent nothing; a call that waits reports progress to clients that asked for it.',
+    schema: decimal(0, 60).transform((seconds) => Math.round(seconds * 1000)),
+    default: '30',
+    fix: 'config.fix.budget_wait',
+  },
+  {
+    env: 'WORKSPACE_DOWNLOAD_DIR',
+    flag: '--download-dir',
+    key: 'downloadDir',
+    help: 'Folder for downloaded files. Not used with --remote, which writes nothing to disk.',
+    schema: z.string().transform((d) => resolve(d)),
+    default: { shown: '~/Downloads/workspace-consulting', text: () => underHome('Downloads', 'workspace-consulting') },
+    fix: 'config.fix.absolute_folder',
+  },
+  {
+    env: 'WORKSPACE_RESPONSE_BUDGET',
+    flag: '--response-budget',
+    key: 'responseBudget',
+    help: 'Most o200k tokens (estimated) of text in one tool result; longer results are cut at a record boundary with a note on how many records were left out and the exact call that gets them.',
+    schema: wholeNumber(500, 250_000),
+    default: '6000',
+    fix: 'config.fix.response_budget',
+  },
+  {
+    env: 'WORKSPACE_CONFIG_DIR',
+    flag: '--config-dir',
+    key: 'configDir',
+    help: 'Folder for state kept between runs (cached API description, sign-ins); its default is under XDG_CONFIG_HOME when that is set.',
+    schema: absoluteFolder,
+    default: {
+      shown: '~/.config/workspace-consulting-mcp',
+      text: ({ XDG_CONFIG_HOME: xdg }) => join(xdg && isAbsolute(xdg) ? xdg : underHome('.config'), 'workspace-consulting-mcp'),
+    },
+    fix: 'config.fix.absolute_folder',
+  },
+  {
+    env: 'WORKSPACE_JOB_WAIT_SECONDS',
+    flag: '--job-wait-seconds',
+    key: 'jobWaitSeconds',
+    help: "How long a tool that starts a job (analysis run, export, generation) follows it before answering with the job id and how to check again (an assistant's patience, not the job's length); 0 answers at once.",
+    schema: decimal(0, 600),
+    default: '45',
+    fix: 'config.fix.job_wait',
+  },
+  {
+    env: 'WORKSPACE_UPLOAD_DIRS',
+    flag: '--upload-dirs',
+    key: 'localUploadDirs',
+    help: "Folders (separated by : or ; on Windows) whose files may be uploaded by path, besides the client's roots. Not read with --remote (see --remote-upload-dirs).",
+    schema: uploadDirs,
+    fix: 'config.fix.absolute_folder',
+  },
+  {
+    env: 'WORKSPACE_HTTP',
+    flag: '--http',
+    key: 'serveHttp',
+    bare: true,
+    help: 'true: serve MCP over Streamable HTTP at /mcp instead of stdio (for agents that speak HTTP).',
+    schema: boolean,
+    default: 'false',
+    fix: 'config.fix.boolean',
+  },
+  {
+    env: 'WORKSPACE_HTTP_PORT',
+    flag: '--port',
+    key: 'httpPort',
+    help: 'Port of the HTTP endpoint (with --http or --remote); 0 picks a free one.',
+    schema: wholeNumber(0, 65_535),
+    default: '8765',
+    fix: 'config.fix.http_port',
+  },
+  {
+    env: 'WORKSPACE_HTTP_HOST',
+    flag: '--host',
+    key: 'httpHost',
+    help: 'Address the HTTP endpoint listens on. With --http: 127.0.0.1, localhost or ::1 only, since it holds your workspace credentials and asks no client for any. With --remote: any address (e.g. 0.0.0.0), since each client signs in.',
+    schema: z.string(),
+    default: '127.0.0.1',
+    fix: 'config.fix.http_host',
+  },
+  {
+    env: 'WORKSPACE_REMOTE',
+    flag: '--remote',
+    key: 'serveRemote',
+    bare: true,
+    help: 'true: the remote mode, for a shared deployment: MCP over HTTP at /mcp, each client signing in as its member with OAuth (no personal token).',
+    schema: boolean,
+    default: 'false',
+    fix: 'config.fix.boolean',
+  },
+  {
+    env: 'WORKSPACE_PUBLIC_URL',
+    flag: '--public-url',
+    key: 'publicUrl',
+    help: 'With --remote: the origin clients reach the server at, e.g. https://mcp.acme.example (https; http only on loopback); every published link starts with it. Needed unless --host is loopback.',
+    schema: publicUrl,
+    fix: 'config.fix.public_url',
+  },
+  {
+    env: 'WORKSPACE_ALLOW_PERSONAL_TOKENS',
+    flag: '--allow-personal-tokens',
+    key: 'allowPersonalTokens',
+    bare: true,
+    help: "With --remote: true also accepts a member's personal token (pat_...) in a header, for unattended agents.",
+    schema: boolean,
+    default: 'false',
+    fix: 'config.fix.boolean',
+  },
+  {
+    env: 'WORKSPACE_REMOTE_UPLOAD_DIRS',
+    flag: '--remote-upload-dirs',
+    key: 'remoteUploadDirs',
+    help: "With --remote: folders of the server (separated by :) whose files every signed-in member may upload by path. Unset (the default): none; members send a file's content in the call. --upload-dirs and client roots are never read in remote mode.",
+    schema: uploadDirs,
+    fix: 'config.fix.absolute_folder',
+  },
+  {
+    env: 'WORKSPACE_DOWNLOAD_LINK_SECONDS',
+    flag: '--download-link-seconds',
+    key: 'downloadLinkSeconds',
+    help: 'With --remote: how long the link to a downloaded file too large to embed in the tool result stays valid (only for the member who asked).',
+    schema: wholeNumber(1, 86_400),
+    default: '600',
+    fix: 'config.fix.download_link_seconds',
+  },
+  {
+    env: 'REDIS_URL',
+    flag: '--redis-url',
+    key: 'redisUrl',
+    help: 'redis:// or rediss:// URL of a Redis shared by every process and replica (rate budgets, job handles, sign-ins), or redis-sentinel://[user:password@]host:port,host:port/name[/db]: the master those Sentinels know as name, followed through a failover. Unset: state in memory, one process. Its password is a secret: prefer the variable to the flag, which other users can see in the process list.',
+    schema: redisUrl,
+    fix: 'config.fix.redis_url',
+  },
+  {
+    env: 'WORKSPACE_STATE_KEY',
+    flag: '--state-key',
+    key: 'stateKey',
+    help: 'With --remote and a Redis: 32 random bytes in base64 (openssl rand -base64 32) that encrypt stored tokens; the same on every replica. A secret: prefer the variable to the flag.',
+    schema: stateKey,
+    fix: 'config.fix.state_key',
+  },
+  {
+    env: 'WORKSPACE_STATE_KEY_PREVIOUS',
+    flag: '--state-key-previous',
+    key: 'previousStateKeys',
+    help: 'With --remote, during a key rotation: the former state key (a comma list for several), still read, never used to encrypt. A secret: prefer the variable to the flag.',
+    schema: previousStateKeys,
+    fix: 'config.fix.state_key',
+  },
+  {
+    env: 'WORKSPACE_AUDIT',
+    flag: '--audit',
+    key: 'audit',
+    help: 'Where the audit trail goes (one JSON event per tool call, sign-in, grant change and revocation; never argument values or results): stderr (its own log stream, logger "audit"), file:/absolute/path (appended, owner-only), or redis (a stream in the shared Redis capped at about 100000 entries; redis:N for another cap). Unset: no audit trail.',
+    schema: audit,
+    fix: 'config.fix.audit',
+  },
+  {
+    env: 'WORKSPACE_METRICS_PORT',
+    flag: '--metrics-port',
+    key: 'metricsPort',
+    help: 'Serve Prometheus metrics at /metrics on this port, apart from the MCP endpoint (never on the public port of --remote). Unset: no metrics.',
+    schema: wholeNumber(0, 65_535),
+    fix: 'config.fix.http_port',
+  },
+  {
+    env: 'WORKSPACE_METRICS_HOST',
+    flag: '--metrics-host',
+    key: 'metricsHost',
+    help: 'Address the metrics port listens on; 0.0.0.0 lets a scraper on another machine in (keep that port off the internet).',
+    schema: z.string(),
+    default: '127.0.0.1',
+    fix: 'config.fix.metrics_host',
+  },
+  {
+    env: 'WORKSPACE_TRUSTED_PROXIES',
+    flag: '--trusted-proxies',
+    key: 'trustedProxies',
+    help: "With --remote: the proxies in front of the replicas (comma list of addresses or networks, e.g. 10.0.0.0/8), whose X-Forwarded-For names the caller for per-address limits (registrations). Unset: the connection's peer is the caller, so behind a proxy all callers share the proxy's count.",
+    schema: trustedProxies,
+    fix: 'config.fix.trusted_proxies',
+  },
+] as const satisfies readonly SettingRow[];
+
+type Row = (typeof SETTINGS)[number];
+type SettingKey = Row['key'];
+/** Each setting's parsed value by its key; undefined when unset, unless the row has a default. */
+type Settings = { [R in Row as R['key']]: R extends { default: unknown } ? z.output<R['schema']> : z.output<R['schema']> | undefined };
+/** `T` with its possibly-undefined fields made optional, as Config leaves unset settings out. */
+type OmitUndefined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;
+};
+
+/** The default of a setting, as it is shown (undefined: the setting is off when unset). */
+export function settingDefault(row: Row): string | undefined {
+  return 'default' in row ? (typeof row.default === 'string' ? row.default : row.default.shown) : undefined;
+}
+
+/** A setting's help as --help shows it: the row's help, then its default. */
+export function settingHelp(row: Row): string {
+  const shown = settingDefault(row);
+  return shown === undefined ? row.help : `${row.help} Default ${shown}.`;
+}
+
+/** The settings' lines of --help: flag, variable, help. */
+export function settingsUsage(): string {
+  return SETTINGS.map((s) => `  ${s.flag.padEnd(23)} ${s.env.padEnd(31)} ${settingHelp(s)}`).join('\n');
+}
+
+/** Refuse the configuration on the setting `key` (a rule between settings, not one setting's shape). */
+const refuseSetting = (ctx: z.RefinementCtx, key: SettingKey, fix: FixKey): typeof z.NEVER => refuse(ctx, fix, {}, [key]);
+
+/**
+ * The Config from the parsed settings: those that fill a field of their own pass through (left out
+ * when unset); the others are combined here, with the rules that tie settings together.
+ */
+function compose(s: Settings, ctx: z.RefinementCtx) {
+  const {
+    serveHttp,
+    serveRemote,
+    httpHost,
+    httpPort,
+    publicUrl,
+    allowPersonalTokens,
+    downloadLinkSeconds,
+    trustedProxies,
+    localUploadDirs,
+    remoteUploadDirs,
+    metricsPort,
+    metricsHost,
+    ...own
+  } = s;
+  /**
+   * `serve --http`: Streamable HTTP on a loopback address instead of stdio. `host` is one of
+   * loopbackHostNames() (src/net/loopback.ts), IPv6 without brackets, as `listen` takes it, so the
+   * Host check accepts every request addressed to it.
+   */
+  let http: { host: string; port: number } | undefined;
+  /** `serve --remote`: many members who each sign in (OAuth) over HTTP. When set, `http` is not. */
+  let remote: RemoteConfig | undefined;
+  if (serveRemote) {
     // The remote server authenticates every client, so it may listen on any address.
-    const host = listenableHost(s.WORKSPACE_HTTP_HOST);
-    if (host === undefined) return refuse(ctx, 'config.fix.remote_host', {}, ['WORKSPACE_HTTP_HOST']);
+    const host = listenableHost(httpHost);
+    if (host === undefined) return refuseSetting(ctx, 'httpHost', 'config.fix.remote_host');
     // With a personal token every client would act as its owner: remote clients sign in.
-    if (s.WORKSPACE_TOKEN !== undefined) return refuse(ctx, 'config.fix.token_in_remote', {}, ['WORKSPACE_TOKEN']);
+    if (own.token !== undefined) return refuseSetting(ctx, 'token', 'config.fix.token_in_remote');
     // The links it publishes (metadata, the 401's resource_metadata) must name where clients reach it.
-    if (s.WORKSPACE_PUBLIC_URL === undefined && loopbackListenAddress(host) === undefined) {
-      return refuse(ctx, 'config.fix.public_url_required', {}, ['WORKSPACE_PUBLIC_URL']);
-    }
+    if (publicUrl === undefined && loopbackListenAddress(host) === undefined) return refuseSetting(ctx, 'publicUrl', 'config.fix.public_url_required');
     // Replicas share the store: tokens kept there must be encrypted with the key they all hold.
-    if (s.REDIS_URL !== undefined && s.WORKSPACE_STATE_KEY === undefined) {
-      return refuse(ctx, 'config.fix.state_key_required', {}, ['WORKSPACE_STATE_KEY']);
-    }
+    if (own.redisUrl !== undefined && own.stateKey === undefined) return refuseSetting(ctx, 'stateKey', 'config.fix.state_key_required');
     remote = {
       host,
-      port: s.WORKSPACE_HTTP_PORT,
-      ...(s.WORKSPACE_PUBLIC_URL !== undefined ? { publicUrl: s.WORKSPACE_PUBLIC_URL } : {}),
-      allowPersonalTokens: s.WORKSPACE_ALLOW_PERSONAL_TOKENS,
-      downloadLinkSeconds: s.WORKSPACE_DOWNLOAD_LINK_SECONDS,
-      ...(s.WORKSPACE_TRUSTED_PROXIES?.length ? { trustedProxies: s.WORKSPACE_TRUSTED_PROXIES } : {}),
+      port: httpPort,
+      ...(publicUrl !== undefined ? { publicUrl } : {}),
+      allowPersonalTokens,
+      downloadLinkSeconds,
+      ...(trustedProxies !== undefined ? { trustedProxies } : {}),
     };
-  } else if (s.WORKSPACE_HTTP) {
+  } else if (serveHttp) {
     // The endpoint has no client authentication of its own and acts with the member's token, so it
     // must not be reachable from another machine; and it must answer to the Host its clients send.
-    const host = loopbackListenAddress(s.WORKSPACE_HTTP_HOST);
-    if (host === undefined) return refuse(ctx, 'config.fix.http_host', {}, ['WORKSPACE_HTTP_HOST']);
-    http = { host, port: s.WORKSPACE_HTTP_PORT };
+    const host = loopbackListenAddress(httpHost);
+    if (host === undefined) return refuseSetting(ctx, 'httpHost', 'config.fix.http_host');
+    http = { host, port: httpPort };
   }
 
   // The stream lives in the shared Redis: without one there is nowhere to write it.
-  if (s.WORKSPACE_AUDIT?.kind === 'redis' && s.REDIS_URL === undefined) return refuse(ctx, 'config.fix.audit_redis', {}, ['WORKSPACE_AUDIT']);
-  let metrics: Config['metrics'];
-  if (s.WORKSPACE_METRICS_PORT !== undefined) {
-    const host = listenableHost(s.WORKSPACE_METRICS_HOST);
-    if (host === undefined) return refuse(ctx, 'config.fix.metrics_host', {}, ['WORKSPACE_METRICS_HOST']);
-    metrics = { host, port: s.WORKSPACE_METRICS_PORT };
+  if (own.audit?.kind === 'redis' && own.redisUrl === undefined) return refuseSetting(ctx, 'audit', 'config.fix.audit_redis');
+  /** Where Prometheus scrapes the metrics; undefined: no metrics. */
+  let metrics: { host: string; port: number } | undefined;
+  if (metricsPort !== undefined) {
+    const host = listenableHost(metricsHost);
+    if (host === undefined) return refuseSetting(ctx, 'metricsHost', 'config.fix.metrics_host');
+    metrics = { host, port: metricsPort };
   }
 
-  const xdg = s.XDG_CONFIG_HOME;
-  return {
-    ...(s.WORKSPACE_URL !== undefined ? { workspaceUrl: s.WORKSPACE_URL } : {}),
-    ...(s.WORKSPACE_TOKEN !== undefined ? { token: s.WORKSPACE_TOKEN } : {}),
-    locale: s.WORKSPACE_LOCALE,
-    toolsets: s.WORKSPACE_TOOLSETS,
-    readOnly: s.WORKSPACE_READ_ONLY,
-    logLevel: s.LOG_LEVEL,
-    timeoutMs: s.WORKSPACE_TIMEOUT_MS,
-    rateLimit: s.WORKSPACE_RATE_LIMIT,
-    maxRetryAfterSeconds: s.WORKSPACE_MAX_RETRY_AFTER,
-    maxBudgetWaitMs: Math.round(s.WORKSPACE_MAX_BUDGET_WAIT * 1000),
-    downloadDir: s.WORKSPACE_DOWNLOAD_DIR ?? join(homedir(), 'Downloads', 'workspace-consulting'),
+  const config = {
+    ...(Object.fromEntries(Object.entries(own).filter(([, v]) => v !== undefined)) as OmitUndefined<typeof own>),
     // Remote mode: only the folders the operator opened to every member (none by default); the
     // local setting is never read there, so a local configuration reused for a deployment opens nothing.
-    uploadDirs: remote ? s.WORKSPACE_REMOTE_UPLOAD_DIRS : s.WORKSPACE_UPLOAD_DIRS,
-    responseBudget: s.WORKSPACE_RESPONSE_BUDGET,
-    configDir: s.WORKSPACE_CONFIG_DIR ?? join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'workspace-consulting-mcp'),
-    jobWaitSeconds: s.WORKSPACE_JOB_WAIT_SECONDS,
-    ...(http ? { http } : {}),
-    ...(remote ? { remote } : {}),
-    ...(s.REDIS_URL !== undefined ? { redisUrl: s.REDIS_URL } : {}),
-    ...(s.WORKSPACE_STATE_KEY !== undefined ? { stateKey: s.WORKSPACE_STATE_KEY } : {}),
-    ...(s.WORKSPACE_STATE_KEY_PREVIOUS?.length ? { previousStateKeys: s.WORKSPACE_STATE_KEY_PREVIOUS } : {}),
-    ...(s.WORKSPACE_AUDIT !== undefined ? { audit: s.WORKSPACE_AUDIT } : {}),
-    ...(metrics ? { metrics } : {}),
+    uploadDirs: (remote ? remoteUploadDirs : localUploadDirs) ?? [],
   };
-});
+  return { ...config, ...(http ? { http } : {}), ...(remote ? { remote } : {}), ...(metrics ? { metrics } : {}) } as typeof config & {
+    http?: typeof http & {};
+    remote?: RemoteConfig;
+    metrics?: typeof metrics & {};
+  };
+}
+
+export interface RemoteConfig {
+  /** Any address: the server authenticates its clients. Default 127.0.0.1 (behind a proxy). */
+  host: string;
+  port: number;
+  /**
+   * The public URL as an origin (no trailing slash): where clients reach the server, the base of
+   * every link it publishes. Undefined only when `host` is loopback (then the listening address).
+   */
+  publicUrl?: string;
+  /** Accept a member's personal token in a header (unattended agents). */
+  allowPersonalTokens: boolean;
+  /** Lifetime of a member's link to a file too large to embed. */
+  downloadLinkSeconds: number;
+  /** Addresses or networks whose X-Forwarded-For names the caller (src/remote/address.ts). */
+  trustedProxies?: string[];
+}
+
+/** Every setting parsed by its row's schema, keyed by the row's key. */
+const SETTINGS_SCHEMA = z.object(Object.fromEntries(SETTINGS.map((s) => [s.key, 'default' in s ? s.schema : s.schema.optional()]))) as unknown as z.ZodType<
+  Settings,
+  Partial<Record<SettingKey, string>>
+>;
+
+/** The configuration schema: every setting parsed by its row, then `compose` (the rules between them). */
+export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform(compose);
+
+/**
+ * The parsed configuration: the fields of the settings that fill their own (token, redisUrl,
+ * stateKey and previousStateKeys are secrets: never logged or shown), plus http, remote, metrics
+ * and uploadDirs, which `compose` makes of several.
+ */
+export type Config = z.output<typeof CONFIG_SCHEMA>;
 
 /** An option name fit to be repeated: a flag's shape, not text that could be a pasted secret. */
 const OPTION_NAME = /^--[a-z][a-z-]{0,40}$/;
@@ -570,7 +651,7 @@ export function flagsToEnv(argv: string[], locale: Locale = detectLocale()): Rec
     // Its position, not its text: a stray argument is as likely a token pasted after a bare flag.
     if (!arg.startsWith('--')) throw new ConfigError(t(locale, 'config.unexpected_argument', { position: i + 1 }));
     const [name, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
-    const setting: Setting | undefined = SETTINGS.find((s) => s.flag === name);
+    const setting: Row | undefined = SETTINGS.find((s) => s.flag === name);
     if (!setting) {
       throw new ConfigError(
         OPTION_NAME.test(name) ? t(locale, 'config.unknown_option', { name }) : t(locale, 'config.unknown_option_unnamed', { position: i + 1 }),
@@ -581,7 +662,7 @@ export function flagsToEnv(argv: string[], locale: Locale = detectLocale()): Rec
       continue;
     }
     const value = inline ?? argv[++i];
-    if (value === undefined) throw new ConfigError(t(locale, 'config.needs_value', { name, help: setting.help }), setting.env);
+    if (value === undefined) throw new ConfigError(t(locale, 'config.needs_value', { name, help: settingHelp(setting) }), setting.env);
     out[setting.env] = value;
   }
   return out;
@@ -592,25 +673,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   const merged = { ...env, ...flagsToEnv(argv, detectLocale(env)) } as Record<string, string | undefined>;
   // The language of every refusal: the flags' --locale counts too, when it is valid.
   const L = detectLocale(merged);
-  // Unset and blank are the same: a client's form leaves optional fields empty.
-  const input: Record<string, string> = {};
-  for (const key of [...SETTINGS.map((s) => s.env), 'XDG_CONFIG_HOME']) {
-    const text = merged[key]?.trim();
-    if (text) input[key] = text;
+  // Unset and blank are the same: a client's form leaves optional fields empty. An unset setting
+  // with a default reads the default's text, through the same schema.
+  const input: Partial<Record<SettingKey, string>> = {};
+  for (const s of SETTINGS as readonly SettingRow[]) {
+    const text = merged[s.env]?.trim() || (typeof s.default === 'string' ? s.default : s.default?.text(merged));
+    if (text) input[s.key as SettingKey] = text;
   }
   const parsed = CONFIG_SCHEMA.safeParse(input);
   if (parsed.success) return parsed.data;
   // The first refusal, in SETTINGS order. zod's own issue text is never shown: it may quote the input.
-  const order = (issue: z.core.$ZodIssue) => SETTINGS.findIndex((s) => s.env === issue.path[0]);
+  const order = (issue: z.core.$ZodIssue) => SETTINGS.findIndex((s) => s.key === issue.path[0]);
   const issue = [...parsed.error.issues].sort((a, b) => order(a) - order(b))[0] as z.core.$ZodIssue;
-  const setting = issue.path[0] as SettingEnv;
-  const flag = SETTINGS.find((s) => s.env === setting)?.flag ?? '';
+  const setting = SETTINGS[order(issue)] as Row;
   const custom = issue.code === 'custom' ? (issue.params as { fix?: FixKey; fixParams?: FixParams } | undefined) : undefined;
-  const fix = (t as (l: Locale, k: MessageKey, p: FixParams) => string)(L, custom?.fix ?? DEFAULT_FIX[setting], {
+  const fix = (t as (l: Locale, k: MessageKey, p: FixParams) => string)(L, custom?.fix ?? setting.fix, {
     choices: TOOLSETS.join(', '),
     ...custom?.fixParams,
   });
-  throw new ConfigError(t(L, 'config.invalid', { env: setting, flag, fix }), setting);
+  throw new ConfigError(t(L, 'config.invalid', { env: setting.env, flag: setting.flag, fix }), setting.env);
 }
 
 /** Levenshtein distance, for "did you mean" on short names. */

@@ -6,6 +6,7 @@
 
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import dns from 'node:dns';
+import { isLoopbackHost } from '../net/loopback.js';
 import { InvalidArgumentError } from './errors.js';
 
 export function isLocalhostName(hostname: string): boolean {
@@ -24,13 +25,6 @@ export function loopbackLookup(hostname: string, options: LookupOptions, callbac
   // net asks for every address when it races IPv4 and IPv6 (autoSelectFamily), else for one.
   if (options.all) callback(null, [{ address: '127.0.0.1', family: 4 }]);
   else callback(null, '127.0.0.1', 4);
-}
-
-/** Loopback hosts, where plain http cannot be read by anyone but this machine. */
-export function isLoopbackHost(hostname: string): boolean {
-  if (isLocalhostName(hostname)) return true;
-  if (hostname === '[::1]' || hostname === '::1') return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 /**

@@ -2,6 +2,7 @@
 // system picks, that takes the first request to /callback and shows the member how it ended.
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { escapeHtml as esc, sendHtml } from '../net/http-io.js';
 
 export const CALLBACK_PATH = '/callback';
 
@@ -19,13 +20,10 @@ export interface LoopbackListener {
   close(): Promise<void>;
 }
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 function html(res: ServerResponse, status: number, title: string, message: string): void {
   const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title></head>
 <body style="font-family:system-ui,sans-serif;max-width:30rem;margin:3rem auto"><h1>${esc(title)}</h1><p>${esc(message)}</p></body></html>`;
-  res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': String(Buffer.byteLength(body)) });
-  res.end(body);
+  sendHtml(res, status, body);
 }
 
 export async function startLoopbackListener(timeoutMs = 5 * 60_000): Promise<LoopbackListener> {

@@ -1,7 +1,7 @@
 // Where OAuth may talk plain http: loopback origins only (the sandbox). Everything else is https,
 // checked here before any request and again on every endpoint the metadata names.
 import { allowInsecureRequests } from 'oauth4webapi';
-import { isLoopbackHost } from '../config.js';
+import { isLoopbackHost } from '../net/loopback.js';
 import { SignInError } from './sign-in-errors.js';
 
 export function isLoopbackUrl(u: URL): boolean {

@@ -4,6 +4,7 @@
 // a client reads a resource when it decides to).
 import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import { catalog } from '../../tools/index.js';
+import { BodyTooLarge, readBody } from '../net/http-io.js';
 import type { Operation, ResourceFacet } from '../operation.js';
 import { splitTemplate } from '../path-template.js';
 import type { Pipeline } from './pipeline/pipeline.js';
@@ -121,18 +122,15 @@ function readThrough(deps: ResourceDeps, op: Operation, args: Record<string, unk
   return deps.pipeline.invoke(op.name, args, { signal });
 }
 
-async function readBody(body: NodeJS.ReadableStream, max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of body as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > max) {
-      (body as unknown as { destroy?: () => void }).destroy?.();
-      throw new ResourceError(`The file is larger than ${max / 1024 / 1024} MB: download it with download_export instead.`, false);
-    }
-    chunks.push(c);
+/** The file's bytes, refused past `max` (the rest is not read: the stream is destroyed). */
+async function readFile(body: NodeJS.ReadableStream, max: number): Promise<Buffer> {
+  try {
+    return await readBody(body as NodeJS.ReadableStream & AsyncIterable<Buffer>, max);
+  } catch (e) {
+    if (!(e instanceof BodyTooLarge)) throw e;
+    (body as unknown as { destroy?: () => void }).destroy?.();
+    throw new ResourceError(`The file is larger than ${max / 1024 / 1024} MB: download it with download_export instead.`, false);
   }
-  return Buffer.concat(chunks);
 }
 
 export async function readResource(deps: ResourceDeps, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
@@ -144,7 +142,7 @@ export async function readResource(deps: ResourceDeps, uri: string, signal: Abor
   if (!op) throw new ResourceError(`This workspace does not offer ${m.spec.title.toLowerCase()} resources.`, true);
   const res = await readThrough(deps, op, m.vars, signal);
   if (res.file) {
-    const buf = await readBody(res.file.body, FILE_MAX_BYTES);
+    const buf = await readFile(res.file.body, FILE_MAX_BYTES);
     const mimeType = res.file.contentType.split(';')[0]?.trim() || 'application/octet-stream';
     if (TEXTUAL.test(mimeType)) return { contents: [{ uri, mimeType, text: buf.toString('utf8') }] };
     return { contents: [{ uri, mimeType, blob: buf.toString('base64') }] };

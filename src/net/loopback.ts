@@ -25,16 +25,29 @@ export function loopbackListenAddress(host: string): string | undefined {
 }
 
 /**
- * Loopback hosts of a URL, where plain http cannot be read by anyone but this machine: localhost
- * and *.localhost (RFC 6761), 127.0.0.0/8 and ::1. Wider than loopbackHostNames(): this decides
- * where http may be spoken to, not which Host headers our own endpoint answers.
+ * Loopback hosts, where plain http cannot be read by anyone but this machine: localhost and
+ * *.localhost (RFC 6761), 127.0.0.0/8, ::1, and 127.0.0.0/8 mapped into IPv6 (::ffff:127.x.y.z).
+ * Wider than loopbackHostNames(): this decides where http may be spoken to (the workspace URL, the
+ * public URL, OAuth endpoints), not which Host headers our own endpoint answers. Takes a URL's
+ * hostname or a host as typed, read as a URL reads it (case, a trailing dot, IPv6 with or without
+ * brackets, 127.1 or 0:0:0:0:0:0:0:1 all read the same).
  */
 export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname
-    .replace(/^\[|\]$/g, '')
-    .toLowerCase()
-    .replace(/\.$/, '');
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+  const h = canonicalHost(hostname);
+  if (h === undefined) return false;
+  if (h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h)) return true;
+  // IPv4-mapped, as the URL parser writes it (::ffff:127.0.0.1 is ::ffff:7f00:1).
+  return /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(h);
+}
+
+/** A host as the URL parser writes it (IPv6 without its brackets, no trailing dot), or undefined when it is no host. */
+function canonicalHost(hostname: string): string | undefined {
+  const bare = hostname.replace(/^\[(.*)\]$/, '$1');
+  try {
+    return new URL(`http://${bare.includes(':') ? `[${bare}]` : bare}/`).hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  } catch {
+    return undefined;
+  }
 }
 
 /** Host header values a loopback listener on `port` answers to. */

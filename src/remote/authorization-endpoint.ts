@@ -3,9 +3,10 @@
 // and sends the browser on to the workspace's own sign-in and consent, with this server's PKCE and state.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { redirect, sendHtml } from '../net/http-io.js';
 import { approvalPage, errorPage } from './browser-pages.js';
 import { backToClient, bindingCookie, type RemoteContext, readBinding } from './context.js';
-import { readForm, redirect, sendHtml } from './io.js';
+import { readForm } from './io.js';
 import { hashOf, parseScope } from './issued-tokens.js';
 import { canonicalResource, type RemoteScope } from './metadata.js';
 import { redirectMatches } from './redirects.js';

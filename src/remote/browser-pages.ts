@@ -1,7 +1,7 @@
 // The few pages a member's browser sees on this server: the approval of an MCP client before the
 // workspace sign-in, and the errors that cannot go back to a client (unknown client or redirect,
 // expired or foreign sign-in). Plain HTML, no script.
-import { escapeHtml as esc } from './io.js';
+import { escapeHtml as esc } from '../net/http-io.js';
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

@@ -4,10 +4,10 @@
 // workspace's tokens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StoredTokens } from '../auth/token-store.js';
+import { sendHtml } from '../net/http-io.js';
 import type { FlowRecord } from './authorization-endpoint.js';
 import { errorPage } from './browser-pages.js';
 import { backToClient, type RemoteContext, readBinding } from './context.js';
-import { sendHtml } from './io.js';
 import { CODE_PREFIX, hashOf, narrower, newSecret } from './issued-tokens.js';
 import { UpstreamDenied, UpstreamFailure } from './upstream.js';
 

@@ -7,6 +7,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type Lo
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { Agent, type Dispatcher, request } from 'undici';
 import { isLoopbackUrl } from '../auth/secure.js';
+import { BodyTooLarge, readBody } from '../net/http-io.js';
 import { refuseRedirect } from './redirects.js';
 
 const MAX_BYTES = 64 * 1024;
@@ -161,22 +162,22 @@ export function createMetadataFetcher(
     } catch (e) {
       throw new ClientMetadataError(`the client metadata document could not be fetched (${e instanceof Error ? e.message : String(e)})`);
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
+    let bytes: Buffer;
     try {
       if (res.statusCode !== 200) throw new ClientMetadataError(`the client metadata document answered HTTP ${res.statusCode}`);
-      for await (const c of res.body as AsyncIterable<Buffer>) {
-        size += c.length;
-        if (size > MAX_BYTES) throw new ClientMetadataError(`the client metadata document is over ${MAX_BYTES} bytes`);
-        chunks.push(c);
+      bytes = await readBody(res.body as typeof res.body & AsyncIterable<Buffer>, MAX_BYTES);
+    } catch (e) {
+      if (e instanceof BodyTooLarge) {
+        res.body.destroy();
+        throw new ClientMetadataError(`the client metadata document is over ${MAX_BYTES} bytes`);
       }
-    } finally {
-      if (size <= MAX_BYTES) await res.body.dump().catch(() => {});
-      else res.body.destroy();
+      // The rest of a refused answer is read and dropped, so its connection can serve the next fetch.
+      await res.body.dump().catch(() => {});
+      throw e;
     }
     let doc: unknown;
     try {
-      doc = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      doc = JSON.parse(bytes.toString('utf8'));
     } catch {
       throw new ClientMetadataError('the client metadata document is not JSON');
     }

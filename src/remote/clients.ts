@@ -7,9 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { sendJson } from '../net/http-io.js';
 import type { SlidingWindowStore } from '../store/windows.js';
 import { ClientMetadataBusyError, ClientMetadataError, isMetadataDocumentId, type MetadataFetcher } from './cimd.js';
-import { OAuthHttpError, readJsonObject, sendJson } from './io.js';
+import { OAuthHttpError, readJsonObject } from './io.js';
 import type { SealedRecords } from './records.js';
 import { refuseRedirect } from './redirects.js';
 

@@ -3,9 +3,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { EventSink } from '../audit/events.js';
+import { cookie, redirect } from '../net/http-io.js';
 import type { Clients } from './clients.js';
 import type { Grants } from './grants.js';
-import { cookie, redirect } from './io.js';
 import type { TokenLifetimes } from './issued-tokens.js';
 import type { Endpoints } from './metadata.js';
 import type { SealedRecords } from './records.js';

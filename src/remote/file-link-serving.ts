@@ -11,7 +11,7 @@ import { InvocationRefused } from '../mcp/pipeline/pipeline.js';
 import { isRefusal } from '../mcp/pipeline/refusal.js';
 import type { Session } from '../mcp/session.js';
 import type { FileLinks } from '../mcp/tools/file-links.js';
-import { sendJson } from './io.js';
+import { sendJson } from '../net/http-io.js';
 import type { RemotePrincipal } from './principal.js';
 
 const notFound = (res: ServerResponse) => sendJson(res, 404, { error: 'not_found', error_description: 'No such file link.' });

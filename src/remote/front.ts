@@ -7,7 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { EventSink } from '../audit/events.js';
 import { requireSecureUrl } from '../auth/secure.js';
-import { BodyTooLarge, MAX_BODY_BYTES } from '../serve/local-http.js';
+import { BodyTooLarge, lingerThenClose, sendJson, sendJsonRpcError } from '../net/http-io.js';
+import { MAX_BODY_BYTES } from '../serve/local-http.js';
 import { MemoryStore } from '../store/memory.js';
 import { isStoreUnavailable, type StateStore } from '../store/state-store.js';
 import type { SlidingWindowStore } from '../store/windows.js';
@@ -19,7 +20,7 @@ import { Clients, REGISTRATION_LIMITS, type RegistrationLimits } from './clients
 import type { RemoteContext } from './context.js';
 import { authenticate } from './gate.js';
 import { GrantEndedError, Grants } from './grants.js';
-import { lingerThenClose, OAuthHttpError, sendError, sendJson } from './io.js';
+import { OAuthHttpError, sendError } from './io.js';
 import { authorizationServerMetadata, bearerChallenge, type Endpoints, endpointsFor, protectedResourceMetadata, RemoteConfigError } from './metadata.js';
 import { PersonalTokens } from './personal.js';
 import type { RemotePrincipal } from './principal.js';
@@ -125,7 +126,7 @@ function storeUnavailable(req: IncomingMessage, res: ServerResponse): void {
   const words = `This server's state store is briefly unavailable: nothing was done. Try again in ${STORE_RETRY_AFTER_S} seconds.`;
   // The body is not read: the connection closes after the answer instead.
   if (new URL(req.url ?? '/', 'http://target.invalid').pathname === '/mcp') {
-    sendJson(res, 503, { jsonrpc: '2.0', id: null, error: { code: -32000, message: words } }, headers);
+    sendJsonRpcError(res, 503, -32000, words, null, headers);
     return;
   }
   sendJson(res, 503, { error: 'temporarily_unavailable', error_description: words }, headers);
@@ -148,7 +149,7 @@ function declaredLength(req: IncomingMessage): number | undefined {
 /** 413, and the connection closed after it (lingering: see lingerThenClose): what is left of the body is never read. */
 function bodyTooLarge(res: ServerResponse, limit: number): void {
   lingerThenClose(res);
-  sendJson(res, 413, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Request body larger than ${limit} bytes.` } }, { Connection: 'close' });
+  sendJsonRpcError(res, 413, -32000, `Request body larger than ${limit} bytes.`, null, { Connection: 'close' });
 }
 
 /** Host as sent for the public origin, with or without the scheme's default port. */

@@ -2,8 +2,9 @@
 // the workspace authorization behind it); an access token only itself. Unknown tokens and other clients'
 // tokens are answered 200 as well: the answer must not tell which tokens exist.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson } from '../net/http-io.js';
 import type { RemoteContext } from './context.js';
-import { OAuthHttpError, readForm, sendJson, single } from './io.js';
+import { OAuthHttpError, readForm, single } from './io.js';
 import { ACCESS_PREFIX, type AccessRecord, hashOf, looksLikeOurs, refreshTokenGrant } from './issued-tokens.js';
 
 export async function handleRevoke(ctx: RemoteContext, req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -11,7 +11,7 @@ import { catalog } from '../../tools/index.js';
 import { ApiClient } from '../api/client.js';
 import { BRIEFLY_UNAVAILABLE, WorkspaceApiError } from '../api/errors.js';
 import { limiterFor } from '../api/limiter.js';
-import { type Config, isLoopbackHost } from '../config.js';
+import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { OperationSet } from '../mcp/operations.js';
 import { messageBytesForUpload } from '../mcp/pipeline/uploads.js';
@@ -21,8 +21,10 @@ import { Session, toolListFor } from '../mcp/session.js';
 import { FileLinks } from '../mcp/tools/file-links.js';
 import type { RequestLogRouter } from '../mcp/transport/request-log.js';
 import { createMcpHttp } from '../mcp/transport/streamable-http.js';
+import { sendJsonRpcError } from '../net/http-io.js';
+import { isLoopbackHost } from '../net/loopback.js';
 import type { Operator } from '../operator.js';
-import { boundConnections, guardedBody, MAX_BODY_BYTES, sendError } from '../serve/local-http.js';
+import { boundConnections, guardedBody, MAX_BODY_BYTES } from '../serve/local-http.js';
 import type { Store } from '../store/open.js';
 import { isStoreUnavailable } from '../store/state-store.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
@@ -247,7 +249,7 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
   operations.onChanged(() => mcp.toolsChanged());
 
   // Listen first: with --port 0 and no public URL (a loopback trial), the public URL is where it listens.
-  let listener: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => sendError(res, 503, -32000, 'Starting.');
+  let listener: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => sendJsonRpcError(res, 503, -32000, 'Starting.');
   const http: HttpServer = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => listener(req, res));
   // A remote server serves many members: more connections than a local one, the same bounds on slow ones.
   boundConnections(http, 4096);
@@ -323,7 +325,5 @@ function tooManyLargeBodies(res: ServerResponse, cap: 'member' | 'process'): voi
     cap === 'member'
       ? `You are already sending ${MAX_LARGE_BODIES_PER_MEMBER} large requests (uploads) to this server at once: send this one when one of them has been answered. Nothing was read or sent.`
       : 'This server is receiving as many large requests (uploads) as it takes at once: send this one again in a few seconds. Nothing was read or sent.';
-  res
-    .writeHead(cap === 'member' ? 429 : 503, { 'content-type': 'application/json', 'retry-after': '5', connection: 'close' })
-    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
+  sendJsonRpcError(res, cap === 'member' ? 429 : 503, -32000, message, null, { 'Retry-After': '5', Connection: 'close' });
 }

@@ -3,11 +3,12 @@
 // again, it was copied, and the whole grant ends).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson } from '../net/http-io.js';
 import type { CodeRecord } from './callback.js';
 import type { ClientRecord } from './clients.js';
 import type { RemoteContext } from './context.js';
 import type { GrantRecord } from './grants.js';
-import { OAuthHttpError, readForm, sendJson, single } from './io.js';
+import { OAuthHttpError, readForm, single } from './io.js';
 import {
   CODE_PREFIX,
   hashOf,

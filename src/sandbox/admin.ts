@@ -66,6 +66,7 @@ function send(res: ServerResponse, status: number, body?: unknown): void {
 
 const problem = (code: string, message: string) => ({ code, message, details: {} });
 
+// The sandbox keeps its own copy of this (src/net/http-io.ts is the server's): it emulates the workspace and imports nothing of the server.
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;

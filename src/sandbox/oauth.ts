@@ -81,6 +81,7 @@ export function isOAuthPath(path: string): boolean {
   return path.startsWith('/.well-known/') || path === '/oauth' || path.startsWith('/oauth/');
 }
 
+// The sandbox keeps its own copy of this (src/net/loopback.ts is the server's): it emulates the workspace and imports nothing of the server.
 export function isLoopbackRedirect(u: URL): boolean {
   const h = u.hostname.replace(/^\[|\]$/g, '');
   return u.protocol === 'http:' && (h === '127.0.0.1' || h === '::1' || h === 'localhost');
@@ -194,6 +195,7 @@ function redirect(res: ServerResponse, status: 302 | 303, location: string): voi
   res.end();
 }
 
+// The sandbox keeps its own copy of this (src/net/http-io.ts is the server's): it emulates the workspace and imports nothing of the server.
 async function readBody(req: IncomingMessage, limit = 64 * 1024): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;

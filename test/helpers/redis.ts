@@ -1,11 +1,11 @@
 // A real redis-server for a test: its own process on a free loopback port, its own temp folder, no
 // persistence; stop() kills it and removes the folder. A machine without redis-server fails the test
-// that asked for it, saying how to install it (.ci/run does), never skips it.
+// that asked for it, saying how to install it (npm test installs it first when it may), never skips it.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient } from 'redis';
 import { findProgram, freePort } from './programs.js';
 
 export interface RedisHandle {
@@ -22,7 +22,7 @@ export interface RedisHandle {
 function findRedisServer(): string {
   return findProgram(
     'redis-server',
-    'redis-server is not installed, and these tests need a real one: install it (Debian: apt-get install -y redis-server; .ci/run does this when it is missing).',
+    'redis-server is not installed, and these tests need a real one: install it (Debian: apt-get install -y redis-server; npm test does this when it is missing and it may).',
   );
 }
 
@@ -33,14 +33,20 @@ export async function startRedis(): Promise<RedisHandle> {
   }));
 }
 
+/** A server of startServer: a RedisHandle that also reads the log of the process now running. */
+interface ServerHandle extends RedisHandle {
+  /** Resolves true once the log so far satisfies `seen`, false if the process exits or `timeoutMs` passes first. */
+  logged(seen: (log: string) => boolean, timeoutMs: number): Promise<boolean>;
+}
+
 /**
  * A redis-server (or, with `--sentinel` in its arguments, a Sentinel) on a free loopback port, in its
- * own temp folder: `launch` gives its arguments and the line of its log that says it is ready.
+ * own temp folder: `launchFor` gives its arguments and the line of its log that says it is ready.
  */
 async function startServer(
   what: string,
   launchFor: (port: number, dir: string) => { args: string[]; ready: string; setup?: () => Promise<void> },
-): Promise<RedisHandle> {
+): Promise<ServerHandle> {
   const bin = findRedisServer();
   const dir = await mkdtemp(join(tmpdir(), 'wcm-redis-'));
   // A port found free can be taken before redis binds it: try a few.
@@ -49,13 +55,43 @@ async function startServer(
     const port = await freePort();
     const { args, ready: readyText, setup } = launchFor(port, dir);
     await setup?.();
-    const launch = () => spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    const events = new EventEmitter();
+    const launch = () => {
+      const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      log = '';
+      const onData = (d: Buffer) => {
+        log += d.toString('utf8');
+        events.emit('change');
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.once('exit', () => events.emit('change'));
+      return child;
+    };
     let child = launch();
-    const ready = await waitReady(child, readyText);
-    if (ready.ok) {
+    const logged = (seen: (log: string) => boolean, timeoutMs: number) =>
+      new Promise<boolean>((resolve) => {
+        const running = child;
+        const finish = (ok: boolean) => {
+          clearTimeout(timer);
+          events.removeListener('change', check);
+          resolve(ok);
+        };
+        const check = () => {
+          if (seen(log)) finish(true);
+          else if (running.exitCode !== null || running.signalCode !== null) finish(false);
+        };
+        const timer = setTimeout(() => finish(false), timeoutMs);
+        events.on('change', check);
+        check();
+      });
+    const ready = () => logged((l) => l.includes(readyText), 10_000);
+    if (await ready()) {
       return {
         url: `redis://127.0.0.1:${port}/0`,
         port,
+        logged,
         stop: async () => {
           await stopChild(child);
           await rm(dir, { recursive: true, force: true });
@@ -68,12 +104,11 @@ async function startServer(
         },
         restart: async () => {
           child = launch();
-          const again = await waitReady(child, readyText);
-          if (!again.ok) throw new Error(`${what} did not start again on port ${port}: ${again.output.slice(-1000)}`);
+          if (!(await ready())) throw new Error(`${what} did not start again on port ${port}: ${log.slice(-1000)}`);
         },
       };
     }
-    lastOutput = ready.output;
+    lastOutput = log;
     await stopChild(child);
   }
   await rm(dir, { recursive: true, force: true });
@@ -112,7 +147,7 @@ export async function startSentinelGroup(opts: { downAfterMs?: number; failoverT
       ready: 'MASTER <-> REPLICA sync: Finished with success',
     }));
     started.push(replica);
-    const sentinels: RedisHandle[] = [];
+    const sentinels: ServerHandle[] = [];
     for (let i = 0; i < 3; i++) {
       const sentinel = await startServer('redis-server --sentinel', (port, dir) => {
         const conf = join(dir, 'sentinel.conf');
@@ -139,47 +174,16 @@ export async function startSentinelGroup(opts: { downAfterMs?: number; failoverT
   }
 }
 
-/** Polled (within a bound) until every Sentinel sees the replica and the two other Sentinels. */
-async function waitForTopology(sentinels: RedisHandle[]): Promise<void> {
-  const clients = await Promise.all(sentinels.map((s) => createClient({ url: s.url.replace(/\/0$/, '') }).connect()));
-  try {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const seen = await Promise.all(
-        clients.map(async (c) => {
-          const replicas = (await c.sendCommand(['SENTINEL', 'REPLICAS', SENTINEL_MASTER_NAME])) as unknown[];
-          const others = (await c.sendCommand(['SENTINEL', 'SENTINELS', SENTINEL_MASTER_NAME])) as unknown[];
-          return replicas.length >= 1 && others.length >= sentinels.length - 1;
-        }),
-      );
-      if (seen.every(Boolean)) return;
-      if (Date.now() > deadline) throw new Error('the Sentinels did not all see the replica and each other within 20 s');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  } finally {
-    for (const c of clients) c.destroy();
-  }
-}
-
-function waitReady(child: ChildProcess, readyText: string): Promise<{ ok: boolean; output: string }> {
-  return new Promise((resolve) => {
-    let output = '';
-    const timer = setTimeout(() => finish(false), 10_000);
-    const finish = (ok: boolean) => {
-      clearTimeout(timer);
-      child.stdout?.removeListener('data', onData);
-      child.removeListener('exit', onExit);
-      resolve({ ok, output });
-    };
-    const onData = (d: Buffer) => {
-      output += d.toString('utf8');
-      if (output.includes(readyText)) finish(true);
-    };
-    const onExit = () => finish(false);
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (d: Buffer) => (output += d.toString('utf8')));
-    child.once('exit', onExit);
-  });
+/**
+ * Until every Sentinel has logged the replica (`+slave`) and the two other Sentinels (`+sentinel`),
+ * each found through the master and the others' hello messages.
+ */
+async function waitForTopology(sentinels: ServerHandle[]): Promise<void> {
+  const count = (log: string, event: string) => log.split('\n').filter((line) => line.includes(` ${event} `)).length;
+  const found = await Promise.all(
+    sentinels.map((s) => s.logged((log) => count(log, '+slave') >= 1 && count(log, '+sentinel') >= sentinels.length - 1, 20_000)),
+  );
+  if (!found.every(Boolean)) throw new Error('the Sentinels did not all see the replica and each other within 20 s');
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

@@ -18,7 +18,7 @@
 //   tool-result.ts  the result's shape (a CallToolResult of either SDK)
 export { aboutTokens, boundList, boundObject, cutText, type ListCut, type ObjectCut } from './budget.js';
 export { concise, DEFAULT_RESPONSE_FORMAT, RESPONSE_FORMATS, type ResponseFormat } from './concise.js';
-export { markWorkspaceContent, WORKSPACE_CONTENT_NOTE } from './content-note.js';
+export { markWorkspaceContent, WORKSPACE_CONTENT_NOTE, WORKSPACE_CONTENT_RULE } from './content-note.js';
 export { renderError, toolError } from './failures.js';
 export { renderFile } from './file-result.js';
 export { type CallHint, callHint, hintText, withArguments } from './hints.js';

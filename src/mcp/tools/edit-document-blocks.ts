@@ -5,6 +5,8 @@
 // engagement before anything is written. A document someone else changed between the read and the
 // write is read again and the edits applied once more when that loses nothing; otherwise nothing is
 // saved and the answer names the blocks in the way. Every request goes through the pipeline (`invoke`).
+// An inserted block without an id is given one, returned in the answer, so the next edit can name it.
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { block as blockSchema } from '../../../tools/deliverables.js';
 import { DOCUMENT_KINDS, id, REF_TYPES, str } from '../../../tools/shared.js';
@@ -35,10 +37,11 @@ const blockId = () => str(64).min(1);
 
 const edit = z
   .strictObject({
+    // Which fields each op takes is said once, in the tool's description.
     op: z.enum(EDIT_OPS),
-    id: blockId().optional().describe('replace, delete, move: the block'),
-    after: blockId().nullable().optional().describe('insert, move: block to follow; null: first'),
-    block: blockSchema().optional().describe('insert, replace: the whole new block'),
+    id: blockId().optional(),
+    after: blockId().nullable().optional(),
+    block: blockSchema().optional(),
   })
   .superRefine((e, ctx) => {
     const say = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message, input: e });
@@ -85,11 +88,28 @@ function withoutNulls(b: Json): Block {
   return Object.fromEntries(Object.entries(b).filter(([, v]) => v !== null)) as Block;
 }
 
+const ID_LETTERS = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/**
+ * An id for an inserted block the caller left without one: `user-` (the prefix the workspace gives a
+ * consultant's own blocks, which a keep_edits regeneration keeps) and 10 random letters. Minted once
+ * per call, before the first attempt, so a re-application after a concurrent change keeps it.
+ */
+function mintBlockId(): string {
+  return `user-${[...randomBytes(10)].map((b) => ID_LETTERS[b % 32]).join('')}`;
+}
+
 function asEdits(raw: z.infer<typeof input>['edits']): BlockEdit[] {
   return raw.map((e): BlockEdit => {
     switch (e.op) {
-      case 'insert':
-        return { op: 'insert', after: e.after ?? null, block: withoutNulls(e.block as Json) };
+      case 'insert': {
+        const { id: given, ...rest } = withoutNulls(e.block as Json);
+        return {
+          op: 'insert',
+          after: e.after ?? null,
+          block: typeof given === 'string' && given !== '' ? { id: given, ...rest } : { id: mintBlockId(), ...rest },
+        };
+      }
       case 'replace':
         return { op: 'replace', id: e.id as string, block: withoutNulls(e.block as Json) };
       case 'delete':
@@ -178,7 +198,7 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
       : `the edits name blocks that changed: ${parts.join(', ')}`;
     return toolError(
       `Not saved: ${kind} was changed by someone else since it was read, and ${why}. Their change is kept; none of these edits was applied. ` +
-        'Read the document again (document_context) and send edits for its current version.',
+        'Read the document again (document_context with outline: true) and send edits for its current version.',
       { error: { code: 'conflict', changed, gone, updated_at: now.updated_at } },
     );
   }
@@ -214,9 +234,9 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     input,
     quotesContent: false,
     description:
-      'Edit a deliverable document block by block: insert, replace, delete or move blocks by id (from document_context); every other block is kept exactly, ' +
-      'so never re-send the whole document. Cited ids must be of the engagement. If someone else saved meanwhile, the edits are re-applied when no block ' +
-      'they name changed; else nothing is saved and those blocks are named.',
+      'Edit a deliverable document by block (ids: document_context with outline: true), never re-sending it. Edits in order: insert {after, block}, ' +
+      'replace {id, block}, delete {id}, move {id, after}; after null = first. An inserted block keeps its id or gets one, answered. ' +
+      'Other blocks are kept exactly; cited ids must be of the engagement; a concurrent save is merged unless it changed a block named.',
     outputSchema: shownSchema(editDocumentBlocksOutput) as NonNullable<ToolSpec['definition']['outputSchema']>,
     // A write, not destructive: it changes the working draft of one document (regenerable from the
     // analysis, not what the client sees until publish_deliverable) and never overwrites another

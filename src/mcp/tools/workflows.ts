@@ -7,9 +7,9 @@ import { z } from 'zod';
 import { DOCUMENT_KINDS, id, REVIEW_STATUSES } from '../../../tools/shared.js';
 import { WorkspaceApiError } from '../../api/errors.js';
 import { viewMeta } from '../apps/views.js';
-import type { Pipeline } from '../pipeline/pipeline.js';
+import { InvocationRefused, type Pipeline } from '../pipeline/pipeline.js';
 import { refusal, refusalResult } from '../pipeline/refusal.js';
-import { renderWorkflow, toolError } from '../render/index.js';
+import { renderError, renderWorkflow, toolError } from '../render/index.js';
 import { resourceUri } from '../resources.js';
 import { editDocumentBlocks } from './edit-document-blocks.js';
 import { allPages } from './list-pages.js';
@@ -58,7 +58,36 @@ const reviewInput = z.strictObject({
     .min(1)
     .max(100),
 });
-const contextInput = z.strictObject({ engagement: id(), kind: z.enum(DOCUMENT_KINDS) });
+const contextInput = z.strictObject({
+  engagement: id(),
+  kind: z.enum(DOCUMENT_KINDS),
+  outline: z.boolean().optional().describe('true: a line per block (id, type, first words) and per validated finding'),
+});
+
+/** How many words of a block the outline shows: enough to tell blocks apart and find one. */
+const OUTLINE_WORDS = 10;
+
+/** The first words of a text, with an ellipsis when there were more. */
+function firstWords(text: string, n = OUTLINE_WORDS): string {
+  const words = text.split(/\s+/).filter(Boolean);
+  return words.length > n ? `${words.slice(0, n).join(' ')}…` : words.join(' ');
+}
+
+/**
+ * One block of the outline: its id, its type and what it says in a few words. A key_figures block
+ * shows its items (each short, and what an edit that adds one must re-send), an item list how many
+ * ids of what it lists; a block the outline cuts ends with an ellipsis.
+ */
+export function outlineOf(blocks: readonly Json[]): Array<{ id: string | null; type: string; words: string }> {
+  return blocks.map((b) => {
+    const title = typeof b.title === 'string' && b.title ? b.title : '';
+    let words = typeof b.text === 'string' ? firstWords(b.text) : '';
+    if (Array.isArray(b.items)) words = firstWords((b.items as unknown[]).map(String).join('; '), 4 * OUTLINE_WORDS);
+    else if (Array.isArray(b.ids)) words = `${b.ids.length} ${String(b.item_type ?? 'item')} ids`;
+    else if (typeof b.chart === 'string') words = b.chart;
+    return { id: typeof b.id === 'string' ? b.id : null, type: String(b.type ?? ''), words: [title, words].filter(Boolean).join(': ') };
+  });
+}
 
 /** AI cost so far, in the few figures a briefing needs: the total and what it was spent on. */
 function aiCost(costs: Json): Json {
@@ -208,12 +237,42 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
     input: contextInput,
     quotesContent: true,
     description:
-      'What drafting one deliverable document needs, in one call: the document (its blocks, with the ids edit_document_blocks takes), the validated findings to cite (id, type, statement), open contradictions and the draft stage.',
+      'What drafting one deliverable document needs, in one call: the document (its blocks, with the ids edit_document_blocks takes), the validated findings to cite (id, type, statement), open contradictions and the draft stage. With outline: true, a few words per block and per finding.',
     annotations: { readOnlyHint: true },
-    outputSchema: sectionsResult(['kind', 'document', 'findings', 'open_contradictions', 'draft']),
+    // The outline answers kind and document only.
+    outputSchema: { ...sectionsResult(['kind', 'document', 'findings', 'open_contradictions', 'draft']), required: ['kind', 'document'] },
     async run(args, extra) {
-      const { engagement, kind } = args;
+      const { engagement, kind, outline } = args;
       const s = extra.signal;
+      if (outline) {
+        // The document and the findings to cite, each in a line per item: what choosing edits needs.
+        const [doc, found] = await Promise.all([
+          pipeline.invoke('get_deliverable_document', { engagement, kind }, extra).then(
+            (r) => (r.data ?? {}) as Json,
+            (err: unknown) => err,
+          ),
+          section(() => allPages(pipeline, 'list_findings', { engagement }, s)),
+        ]);
+        if (doc instanceof Error || !doc || typeof doc !== 'object') {
+          if (s.aborted) throw doc;
+          if (doc instanceof InvocationRefused) return doc.result;
+          const op = pipeline.registry.get('get_deliverable_document');
+          return op ? renderError(op, doc) : toolError(errorText(doc));
+        }
+        const d = doc as Json;
+        const blocks = outlineOf(Array.isArray(d.blocks) ? (d.blocks as Json[]) : []);
+        const updated = String(d.updated_at ?? '');
+        const validated =
+          'error' in found
+            ? found
+            : found.items.filter((f) => f.review_status === 'validated').map((f) => ({ id: String(f.id), words: firstWords(String(f.statement ?? ''), 8) }));
+        const lines = blocks.map((b) => `${b.id ?? '(no id)'} ${b.type}${b.words ? `: ${b.words}` : ''}`);
+        const cite = Array.isArray(validated) ? validated.map((f) => `${f.id}: ${f.words}`) : [`(not read: ${validated.error})`];
+        const text =
+          `${kind}, updated_at ${updated}, ${blocks.length} blocks (id type: first words):\n${lines.join('\n')}\n` +
+          `Validated findings to cite (id: first words):\n${cite.join('\n')}`;
+        return { content: [{ type: 'text', text }], structuredContent: { kind, document: { updated_at: updated, blocks }, findings: { validated } } };
+      }
       const [document, findings, contradictions, draft] = await Promise.all([
         section(() => pipeline.invoke('get_deliverable_document', { engagement, kind }, extra).then((r) => r.data)),
         section(async () => {

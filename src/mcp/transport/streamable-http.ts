@@ -30,6 +30,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../../log.js';
+import { sendJsonRpcError } from '../../net/http-io.js';
 import { MemoryStore } from '../../store/memory.js';
 import type { StateStore } from '../../store/state-store.js';
 import { announceToolsChanged } from '../server.js';
@@ -281,13 +282,7 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
       // here): there is no stream for it here, as for a server that offers none (405), and its client
       // goes on without one while its requests are answered on their own. A 404 would tell the client
       // its session is gone: the SDK's client reports an error, others start a new session.
-      res.writeHead(405, { allow: 'POST, DELETE', 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: -32000, message: 'No event stream for this session here: its requests are answered without one.' },
-        }),
-      );
+      sendJsonRpcError(res, 405, -32000, 'No event stream for this session here: its requests are answered without one.', null, { Allow: 'POST, DELETE' });
       return;
     }
     if (req.method !== 'POST' || (id !== undefined && !issued)) {
@@ -303,9 +298,7 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
   return {
     async handle(req, res, body, authInfo) {
       if (closing) {
-        res
-          .writeHead(503, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'The server is shutting down.' } }));
+        sendJsonRpcError(res, 503, -32000, 'The server is shutting down.');
         return;
       }
       // A request (not a notification, nor a stream held open for events) counts until answered.
@@ -350,21 +343,17 @@ export function createMcpHttp(opts: McpHttpOptions): McpHttp {
 }
 
 function notFound(res: ServerResponse): void {
-  res
-    .writeHead(404, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found.' } }));
+  sendJsonRpcError(res, 404, -32001, 'Session not found.');
 }
 
 function tooManyListens(res: ServerResponse, id: unknown, max: number): void {
-  res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' }).end(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: typeof id === 'string' || typeof id === 'number' ? id : null,
-      error: {
-        code: -32000,
-        message: `Too many listen streams open: at most ${max} at once here. Close one (or end an unused connection), then listen again.`,
-      },
-    }),
+  sendJsonRpcError(
+    res,
+    429,
+    -32000,
+    `Too many listen streams open: at most ${max} at once here. Close one (or end an unused connection), then listen again.`,
+    typeof id === 'string' || typeof id === 'number' ? id : null,
+    { 'Retry-After': '30' },
   );
 }
 

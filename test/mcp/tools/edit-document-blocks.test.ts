@@ -2,6 +2,7 @@
 // sandbox over HTTP. Untouched blocks come back byte for byte; another writer's change that lands
 // between the read and the write (injected by the sandbox's before hook, no timing) is kept; a bad
 // reference is refused before anything is written.
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { editDocumentBlocksOutput } from '../../../src/mcp/tools/edit-document-blocks.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
@@ -247,9 +248,11 @@ describe('edit_document_blocks', () => {
       ],
     });
     expect(r.isError, textOf(r)).toBeFalsy();
+    // Inserted without ids, each is given one (the answer says which).
+    const minted = expect.stringMatching(/^user-[0-9a-z]{10}$/);
     expect((await read()).blocks.slice(0, 2)).toEqual([
-      { type: 'process', process_id: process, show_map: false },
-      { type: 'quote', evidence_id: evidence },
+      { id: minted, type: 'process', process_id: process, show_map: false },
+      { id: minted, type: 'quote', evidence_id: evidence },
     ]);
   });
 
@@ -318,5 +321,102 @@ describe('edit_document_blocks', () => {
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/may or may not have been applied/);
     expect(writes()).toHaveLength(1);
+  });
+
+  it('chains: an inserted block without an id gets one, returned, and a second call replaces it by that id', async () => {
+    const before = await read();
+    const heading = before.blocks[0]?.id as string;
+    const first = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [{ op: 'insert', after: heading, block: { type: 'paragraph', text: 'Brouillon' } }],
+    });
+    expect(first.isError, textOf(first)).toBeFalsy();
+    const minted = editDocumentBlocksOutput.parse(first.structuredContent).changes[0]?.id;
+    expect(minted).toMatch(/^user-[0-9a-z]{10}$/);
+    expect(textOf(first)).toContain(`insert: ${minted}`);
+    expect(byId((await read()).blocks, minted as string)).toEqual({ id: minted, type: 'paragraph', text: 'Brouillon' });
+
+    const second = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [{ op: 'replace', id: minted, block: { type: 'paragraph', text: 'Version finale' } }],
+    });
+    expect(second.isError, textOf(second)).toBeFalsy();
+    expect(editDocumentBlocksOutput.parse(second.structuredContent).changes).toEqual([{ op: 'replace', id: minted, at: 1 }]);
+    const after = await read();
+    expect(byId(after.blocks, minted as string)).toEqual({ id: minted, type: 'paragraph', text: 'Version finale' });
+    expect(after.blocks).toHaveLength(before.blocks.length + 1);
+  });
+
+  it("keeps the caller's id on an inserted block, and mints a different id for each block inserted without one", async () => {
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [
+        { op: 'insert', after: null, block: { id: 'user-mine', type: 'paragraph', text: 'A' } },
+        { op: 'insert', after: 'user-mine', block: { type: 'paragraph', text: 'B' } },
+        { op: 'insert', after: 'user-mine', block: { id: null, type: 'paragraph', text: 'C' } },
+      ],
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    const ids = editDocumentBlocksOutput.parse(r.structuredContent).changes.map((c) => c.id);
+    expect(ids[0]).toBe('user-mine');
+    expect(new Set(ids).size).toBe(3);
+    expect((await read()).blocks.slice(0, 3).map((b) => [b.id, b.text])).toEqual([
+      ['user-mine', 'A'],
+      [ids[2], 'C'],
+      [ids[1], 'B'],
+    ]);
+  });
+
+  it("takes a block's options as an object or as its JSON text, and stores the object either way", async () => {
+    const table = (options: unknown, id: string) => ({
+      op: 'insert',
+      after: null,
+      block: { id, type: 'table', title: 'Entretiens', data_ref: 'interviews', options },
+    });
+    const options = { columns: ['Rôle', 'Service'], rows: [['Comptable', 'Finance']] };
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [table(options, 'user-table-object'), table(JSON.stringify(options), 'user-table-text')],
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    const after = await read();
+    expect(byId(after.blocks, 'user-table-object')?.options).toEqual(options);
+    expect(byId(after.blocks, 'user-table-text')?.options).toEqual(options);
+  });
+
+  it('points to the outline read, which gives every block id, type and first words and the updated_at in at most 300 tokens', async () => {
+    const listed = (await stack.client.listTools()).tools;
+    expect(listed.find((t) => t.name === 'edit_document_blocks')?.description).toMatch(/document_context with outline: true/);
+    const doc = await read();
+    const r = await stack.call('document_context', { engagement: ENGAGEMENT_AP, kind: KIND, outline: true });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    const text = textOf(r);
+    const [outline, findings] = text.split('Validated findings to cite') as [string, string];
+    expect(outline).toContain(`updated_at ${doc.updated_at}`);
+    for (const b of doc.blocks) expect(outline).toContain(`${b.id} ${String(b.type)}`);
+    // First words, not the text: the demo's long paragraph is cut.
+    const paragraph = doc.blocks.find((b) => b.type === 'paragraph');
+    expect(outline).not.toContain(String(paragraph?.text));
+    expect(outline).toContain(String(paragraph?.text).split(' ').slice(0, 5).join(' '));
+    expect(encode(outline).length).toBeLessThanOrEqual(300);
+    // The findings a new block may cite: the validated ones, by id.
+    const validated = (await api('GET', `/engagements/${ENGAGEMENT_AP}/findings?limit=200`)).json.data.filter(
+      (f: { review_status: string }) => f.review_status === 'validated',
+    );
+    for (const f of validated) expect(findings).toContain(f.id);
+    const structured = r.structuredContent as { document: { updated_at: string; blocks: Array<{ id: string }> } };
+    expect(structured.document.updated_at).toBe(doc.updated_at);
+    expect(structured.document.blocks.map((b) => b.id)).toEqual(doc.blocks.map((b) => b.id));
+  });
+
+  it('answers an outline of an engagement the workspace does not have with an error, and no outline', async () => {
+    const r = await stack.call('document_context', { engagement: '01ZZZZZZZZZZZZZZZZZZZZZZZZ', kind: KIND, outline: true });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/404|not found/i);
+    expect(textOf(r)).not.toContain('blocks (id type');
   });
 });

@@ -156,6 +156,19 @@ describe('gateway details', () => {
     expect(info.notes.join(' ')).toMatch(/Destructive/);
   });
 
+  it('call_operation takes its arguments as an object or as their JSON text, and sends the same request either way', async () => {
+    const args = { engagement: ENGAGEMENT_AP, limit: 2 };
+    sandbox.clearRequests();
+    const asObject = await stack.call('call_operation', { operation: 'list_findings', arguments: args });
+    const asText = await stack.call('call_operation', { operation: 'list_findings', arguments: JSON.stringify(args) });
+    expect(asObject.isError, textOf(asObject)).toBeFalsy();
+    expect(asText.isError, textOf(asText)).toBeFalsy();
+    expect(asText.structuredContent).toEqual(asObject.structuredContent);
+    const sent = sandbox.requests().map((q) => `${q.method} ${q.path} ${JSON.stringify(q.query)}`);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toBe(sent[0]);
+  });
+
   it('call_operation validates before sending and names the operation and its field', async () => {
     sandbox.clearRequests();
     const r = await stack.call('call_operation', { operation: 'get_finding', arguments: { engagement: ENGAGEMENT_AP, finding: '../../workspace' } });

@@ -1,0 +1,30 @@
+// document_context's outline of a document, as a pure function: a line's worth per block, enough to
+// name it in edit_document_blocks and to re-send what a replace of it needs.
+import { describe, expect, it } from 'vitest';
+import { outlineOf } from '../../../src/mcp/tools/workflows.js';
+
+describe('outlineOf', () => {
+  it('gives each block its id, type and first words, cut with an ellipsis', () => {
+    const long = 'un deux trois quatre cinq six sept huit neuf dix onze douze';
+    expect(outlineOf([{ id: 'p', type: 'paragraph', text: long }])).toEqual([
+      { id: 'p', type: 'paragraph', words: 'un deux trois quatre cinq six sept huit neuf dix…' },
+    ]);
+    expect(outlineOf([{ id: 'h', type: 'heading', level: 1, text: 'Synthèse' }])[0]?.words).toBe('Synthèse');
+  });
+
+  it("shows a key_figures block's title and items, an item list's title and count, a chart's kind, and a block without id as such", () => {
+    expect(
+      outlineOf([
+        { id: 'k', type: 'key_figures', title: 'Chiffres clés', items: ['3 entretiens', '6 constats'] },
+        { id: 'l', type: 'item_list', title: 'Constats', item_type: 'finding', ids: ['a', 'b', 'c'] },
+        { id: 'c', type: 'chart', chart: 'pain_heatmap', title: 'Irritants' },
+        { type: 'quote', evidence_id: 'E' },
+      ]),
+    ).toEqual([
+      { id: 'k', type: 'key_figures', words: 'Chiffres clés: 3 entretiens; 6 constats' },
+      { id: 'l', type: 'item_list', words: 'Constats: 3 finding ids' },
+      { id: 'c', type: 'chart', words: 'Irritants: pain_heatmap' },
+      { id: null, type: 'quote', words: '' },
+    ]);
+  });
+});
