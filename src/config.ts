@@ -324,6 +324,15 @@ export const SETTINGS = [
     fix: 'config.fix.budget_wait',
   },
   {
+    env: 'WORKSPACE_MAX_BUDGET_WAIT_WITH_PROGRESS',
+    flag: '--max-budget-wait-with-progress',
+    key: 'maxBudgetWaitWithProgressMs',
+    help: 'Longest time (seconds, at most 3600) one call waits for the rate budget when its client gave a progress token: it is told while it waits what it waits for and about when its turn comes, and a cancellation ends the wait at once.',
+    schema: decimal(0, 3600).transform((seconds) => Math.round(seconds * 1000)),
+    default: '300',
+    fix: 'config.fix.retry_after',
+  },
+  {
     env: 'WORKSPACE_DOWNLOAD_DIR',
     flag: '--download-dir',
     key: 'downloadDir',

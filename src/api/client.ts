@@ -28,6 +28,11 @@ export interface RetryOptions {
    * sent) or RateLimitWaitTooLongError (after a 429), saying when to try again. Default 30 s.
    */
   maxBudgetWaitMs?: number;
+  /**
+   * The same bound for a call whose caller hears of its wait (ApiCall.onRateWait: an MCP request
+   * with a progress token, kept alive by progress while it waits). Default 5 minutes.
+   */
+  maxBudgetWaitWithProgressMs?: number;
   /** Retries after a network failure or a 502/503/504 (idempotent methods only). Default 2. */
   maxNetworkRetries?: number;
   /** First backoff step; doubles each retry, with jitter. Default 250 ms. */
@@ -80,6 +85,8 @@ export interface ApiCall {
    * client's request timeout does not run out on a call that is only queued.
    */
   onRateWait?: (waitMs: number) => void;
+  /** The longest this call may wait for the budget, when the caller's own limit is shorter (a script's time). */
+  maxBudgetWaitMs?: number;
 }
 
 export interface ApiFile {
@@ -154,6 +161,7 @@ export class ApiClient {
   readonly #maxNetwork: number;
   readonly #backoffBase: number;
   readonly #maxBudgetWaitMs: number;
+  readonly #maxBudgetWaitWithProgressMs: number;
   /** Where requests go, as node:http takes it (read once: a URL's getters and a regex per request add up). */
   readonly #target: { protocol: string; hostname: string; port?: string };
   #limiter: RateLimiter | undefined;
@@ -178,6 +186,7 @@ export class ApiClient {
     this.#maxNetwork = opts.retry?.maxNetworkRetries ?? 2;
     this.#backoffBase = opts.retry?.backoffBaseMs ?? 250;
     this.#maxBudgetWaitMs = opts.retry?.maxBudgetWaitMs ?? 30_000;
+    this.#maxBudgetWaitWithProgressMs = opts.retry?.maxBudgetWaitWithProgressMs ?? 300_000;
     this.#transport = root.origin.startsWith('https:') ? httpsModule() : http;
     this.#agent = new this.#transport.Agent({ keepAlive: true });
     const host = new URL(root.origin);
@@ -199,8 +208,10 @@ export class ApiClient {
     // An attempt may have reached the workspace and been applied, but its answer did not reach us
     // whole: a retry of an idempotent call then meets the state that attempt left.
     let mayHaveApplied = false;
-    // What this call has spent waiting for the rate budget, against its bound.
+    // What this call has spent waiting for the rate budget, against its bound: longer when its
+    // client hears of the wait (progress keeps its request alive), never past the caller's own.
     let budgetWaitedMs = 0;
+    const boundMs = Math.min(call.onRateWait ? this.#maxBudgetWaitWithProgressMs : this.#maxBudgetWaitMs, call.maxBudgetWaitMs ?? Infinity);
 
     for (;;) {
       if (signal?.aborted) throw abortError(signal);
@@ -231,7 +242,7 @@ export class ApiClient {
           {
             ...(signal ? { signal } : {}),
             ...(call.onRateWait ? { onWait: call.onRateWait } : {}),
-            maxWaitMs: Math.max(0, this.#maxBudgetWaitMs - budgetWaitedMs),
+            maxWaitMs: Math.max(0, boundMs - budgetWaitedMs),
             refused: (a) => a.status === 429,
             // Learnt before the next request is admitted: how much of the budget is left, or how long
             // the server asks every participant to stay away.
@@ -306,7 +317,7 @@ export class ApiClient {
         if (retryAfter > this.#maxRetryAfter) throw new RateLimitWaitTooLongError(retryAfter, this.#maxRetryAfter);
         // The bound of a call's waits for the budget holds for Retry-After too: said at once, not after it.
         // (In whole seconds, Retry-After's own grain: a few milliseconds spent taking a slot do not count.)
-        const allowedS = Math.max(0, Math.ceil((this.#maxBudgetWaitMs - budgetWaitedMs) / 1000));
+        const allowedS = Math.max(0, Math.ceil((boundMs - budgetWaitedMs) / 1000));
         if (retryAfter > allowedS) throw new RateLimitWaitTooLongError(retryAfter, allowedS);
         if (rateLimitRetries < this.#max429) {
           rateLimitRetries++;
@@ -346,7 +357,7 @@ export class ApiClient {
   callOperation(
     op: Operation,
     args: Record<string, unknown>,
-    opts?: { signal?: AbortSignal; multipart?: MultipartBody; onRateWait?: (waitMs: number) => void },
+    opts?: { signal?: AbortSignal; multipart?: MultipartBody; onRateWait?: (waitMs: number) => void; maxBudgetWaitMs?: number },
   ): Promise<ApiResponse> {
     const names = pathParams(op.path);
     const params: Record<string, string> = {};
@@ -370,6 +381,7 @@ export class ApiClient {
     };
     if (opts?.signal !== undefined) call.signal = opts.signal;
     if (opts?.onRateWait !== undefined) call.onRateWait = opts.onRateWait;
+    if (opts?.maxBudgetWaitMs !== undefined) call.maxBudgetWaitMs = opts.maxBudgetWaitMs;
     switch (op.body) {
       case 'query':
         if (rest !== undefined) call.query = rest;
@@ -386,9 +398,8 @@ export class ApiClient {
     return this.request(call);
   }
 
-  /** Close the keep-alive connections, and give back a slot of the budget taken ahead. */
+  /** Close the keep-alive connections. */
   async close(): Promise<void> {
-    this.#limiter?.giveBackAhead();
     this.#agent.destroy();
   }
 

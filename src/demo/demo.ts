@@ -116,7 +116,11 @@ export async function runDemo(argv: string[], env: NodeJS.ProcessEnv = process.e
       limiter: new RateLimiter(config.rateLimit),
       logger,
       userAgent: `${SERVER_NAME}/${SERVER_VERSION} demo (node ${process.version})`,
-      retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds, maxBudgetWaitMs: config.maxBudgetWaitMs },
+      retry: {
+        maxRetryAfterSeconds: config.maxRetryAfterSeconds,
+        maxBudgetWaitMs: config.maxBudgetWaitMs,
+        maxBudgetWaitWithProgressMs: config.maxBudgetWaitWithProgressMs,
+      },
     });
     closers.unshift(() => api.close());
     const operations = new OperationSet({ catalog, logger, client: api, origin: url });

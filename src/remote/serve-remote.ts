@@ -181,7 +181,11 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       }),
       logger,
       userAgent: `${SERVER_NAME}/${SERVER_VERSION} remote (node ${process.version})`,
-      retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds, maxBudgetWaitMs: config.maxBudgetWaitMs },
+      retry: {
+        maxRetryAfterSeconds: config.maxRetryAfterSeconds,
+        maxBudgetWaitMs: config.maxBudgetWaitMs,
+        maxBudgetWaitWithProgressMs: config.maxBudgetWaitWithProgressMs,
+      },
     });
     operations.startLive(client);
     if (!links) throw new Error('a member session was asked for before the server listened');

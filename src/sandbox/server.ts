@@ -76,7 +76,7 @@ export interface PipelineConfig {
   clock: () => number;
 }
 
-type Target = { kind: 'op'; op: SandboxOperation; validator: InputValidator; handler: Handler | undefined; uploadLimitKib?: number } | { kind: 'session_only' };
+type Target = { kind: 'op'; op: SandboxOperation; validator: InputValidator; handler: Handler; uploadLimitKib?: number } | { kind: 'session_only' };
 
 /** Every operation the sandbox serves: the catalog's (documented and curated) and the assumed ones. */
 export const sandboxOperations: readonly SandboxOperation[] = [...catalog, ...assumedOperations];
@@ -140,12 +140,15 @@ export class SandboxPipeline {
   ) {
     this.limiter = new TokenRateWindows(RATE_WINDOW_MS * config.timeScale);
     for (const op of sandboxOperations) {
+      const handler = handlers.get(op.name);
+      // handlers/index.ts refuses a catalog without its handlers at load; a pipeline given another set is checked too.
+      if (!handler) throw new Error(`${op.name} has no handler: add one to src/sandbox/handlers/${op.toolset}.ts`);
       // The spec's upload limits, read as KiB, are the catalog's upload facet.
       const limit = op.body === 'multipart' ? op.upload?.maxKib : undefined;
       this.router.add(
         op.method,
         op.path,
-        { kind: 'op', op, validator: compileInput(op), handler: handlers.get(op.name), ...(limit !== undefined ? { uploadLimitKib: limit } : {}) },
+        { kind: 'op', op, validator: compileInput(op), handler, ...(limit !== undefined ? { uploadLimitKib: limit } : {}) },
         op.segmentedParam,
       );
     }
@@ -321,14 +324,6 @@ export class SandboxPipeline {
     }
 
     const input = validateInput(validator, raw, x.locale);
-    if (!target.handler) {
-      throw err(
-        501,
-        'sandbox.not_implemented',
-        `The sandbox does not implement ${op.method} ${op.path} yet.`,
-        `Le bac à sable ne met pas encore en œuvre ${op.method} ${op.path}.`,
-      );
-    }
     const listKey = `${op.name}:${Object.values(m.params).join('/')}`;
     const ctx: HandlerContext = {
       ws,

@@ -149,8 +149,8 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
     import('../api/limiter.js'),
     import('../store/open.js'),
   ]);
-  // The budget's window, shared with the member's other local processes (a file store in the config
-  // folder) or every process on REDIS_URL; opened while the server starts (the limiter waits for it).
+  // The budget's window, shared with the member's other local processes (the SQLite store in the
+  // config folder) or every process on REDIS_URL; opened while the server starts (the limiter waits for it).
   const store = openLocalStore({ redisUrl: config.redisUrl, configDir: config.configDir, warn: (m) => logger.warn(m) });
   const operator = await startOperator(config, logger, store);
   const { oauth, token } = workspace;
@@ -178,7 +178,11 @@ export async function openBackend(config: Config, logger: Logger, logs: RequestL
     }),
     logger,
     userAgent: `${SERVER_NAME}/${SERVER_VERSION} (node ${process.version})`,
-    retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds, maxBudgetWaitMs: config.maxBudgetWaitMs },
+    retry: {
+      maxRetryAfterSeconds: config.maxRetryAfterSeconds,
+      maxBudgetWaitMs: config.maxBudgetWaitMs,
+      maxBudgetWaitWithProgressMs: config.maxBudgetWaitWithProgressMs,
+    },
   });
   const operations = new OperationSet({
     catalog,

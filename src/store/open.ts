@@ -1,11 +1,11 @@
 // Which store a process uses: Redis when REDIS_URL is given (replicas, or local processes that should
-// share with them), else the file store in a folder (the local processes of one member on one
+// share with them), else the SQLite store in a folder (the local processes of one member on one
 // machine), else memory (one process). The Redis client loads only when chosen: a stdio server
-// without REDIS_URL never loads it; the other two are small and load with this module, on the
-// server's start-up path.
+// without REDIS_URL never loads it; the other two are small and load with this module (node:sqlite
+// itself only when a folder is opened).
 import { join } from 'node:path';
-import { FileStore } from './file.js';
 import { MemoryStore } from './memory.js';
+import { SqliteStore } from './sqlite.js';
 import type { StateStore } from './state-store.js';
 import type { SlidingWindowStore } from './windows.js';
 
@@ -18,7 +18,7 @@ export interface OpenStoreOptions {
    * name of the master they watch, redis-sentinel://[user:password@]host:port,.../name[/db]. Wins over `dir`.
    */
   redisUrl?: string | undefined;
-  /** A folder for the file store, created owner-only (0700) if missing; e.g. `<config dir>/state`. */
+  /** A folder for the SQLite store, created owner-only (0700) if missing; e.g. `<config dir>/state`. */
   dir?: string | undefined;
   /** Redis key prefix. Default `wcm:`. */
   prefix?: string;
@@ -39,13 +39,13 @@ export async function openStore(opts: OpenStoreOptions = {}): Promise<Store> {
       ...(opts.onError ? { onError: opts.onError } : {}),
     });
   }
-  if (opts.dir) return FileStore.open(opts.dir);
+  if (opts.dir) return SqliteStore.open(opts.dir);
   return new MemoryStore();
 }
 
 /**
  * The store of a local server (stdio, or --http on loopback): Redis when `redisUrl` (REDIS_URL) is
- * set, else the file store in `<configDir>/state`, which every local process of the member shares
+ * set, else the SQLite store in `<configDir>/state`, which every local process of the member shares
  * (several assistant windows on one token: one exact budget). A folder that cannot be used costs the
  * sharing, not the server: `warn` is told and the store is this process's memory. An unreachable
  * Redis rejects (RedisUnavailableError: it was asked for); a RateLimiter handed this promise reports

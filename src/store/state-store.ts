@@ -1,7 +1,7 @@
 // The state store: what outlives one request and may be shared between processes and replicas
 // (rate budgets, job handles, OAuth transactions and grants, sealed workspace tokens, the cached live
 // description). Three backends behind one interface: in memory (the embedded default: one process,
-// nothing to run), a folder of files (src/store/file.ts: the local processes of one member on one
+// nothing to run), a SQLite database (src/store/sqlite.ts: the local processes of one member on one
 // machine) and Redis (REDIS_URL: any number of replicas); openStore (src/store/open.ts) picks one. Each
 // also keeps sliding windows (src/store/windows.ts), the atomic step under the rate budgets. It knows
 // nothing of MCP or HTTP. What is stored where, and how: SECURITY.md, "State shared between processes".

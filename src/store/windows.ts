@@ -1,7 +1,7 @@
 // Sliding windows: the atomic primitive under the rate budgets (src/api/limiter.ts). One window per
 // budget key holds the slots of every process and replica that shares the store, so together they
 // never hold more than `limit` at once. Each backend makes take, settle and pause atomic its own way
-// (memory: one event loop; file: a lock file; Redis: Lua scripts); the rules are written once, here,
+// (memory: one event loop; SQLite: a transaction; Redis: Lua scripts); the rules are written once, here,
 // for the backends that keep the state as a plain object.
 //
 // A slot is one request. The server stamps a request somewhere between its send and its answer, and
@@ -57,12 +57,6 @@ export interface SettleOptions {
 
 /** The sliding-window half of a store: what a rate budget needs, atomic per key. */
 export interface SlidingWindowStore {
-  /**
-   * Whether a round costs enough to keep off a request's path: a limiter whose requests come in a
-   * burst then takes each next slot ahead (src/api/limiter.ts). The file store's round is a lock, a
-   * read and a write, about 0.1 ms; memory's costs nothing, and Redis answers within a round trip.
-   */
-  readonly takesAhead?: boolean;
   /** Take a slot in the window `key` if it holds fewer than `limits.limit` (atomic check and add). */
   takeSlot(key: string, limits: WindowLimits): Promise<WindowTake>;
   /** The slot's request was answered (or failed): it counts `holdMs` more, or not at all if refused. */
@@ -71,7 +65,7 @@ export interface SlidingWindowStore {
   pauseWindow(key: string, forMs: number): Promise<void>;
 }
 
-/** A window as the memory and file backends keep it: plain data, rewritten whole under their lock. */
+/** A window as the memory and SQLite backends keep it: plain data, rewritten whole in one atomic step. */
 export interface WindowState {
   /** `end`: epoch ms when the slot stops counting; `open`: not settled yet (`end` is its lease). */
   slots: Array<{ id: string; end: number; open?: true }>;

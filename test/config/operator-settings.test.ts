@@ -14,6 +14,13 @@ describe('operator settings', () => {
     expect(() => loadConfig({ WORKSPACE_MAX_BUDGET_WAIT: 'soon' })).toThrow(/WORKSPACE_MAX_BUDGET_WAIT/);
   });
 
+  it('a call whose client gave a progress token may wait longer: 300 s by default, settable up to an hour', () => {
+    expect(loadConfig({}).maxBudgetWaitWithProgressMs).toBe(300_000);
+    expect(loadConfig({ WORKSPACE_MAX_BUDGET_WAIT_WITH_PROGRESS: '45' }).maxBudgetWaitWithProgressMs).toBe(45_000);
+    expect(loadConfig({}, ['--max-budget-wait-with-progress', '3600']).maxBudgetWaitWithProgressMs).toBe(3_600_000);
+    expect(() => loadConfig({ WORKSPACE_MAX_BUDGET_WAIT_WITH_PROGRESS: '3601' })).toThrow(/WORKSPACE_MAX_BUDGET_WAIT_WITH_PROGRESS.*between 0 and 3600/);
+  });
+
   it('no audit trail and no metrics unless asked', () => {
     const c = loadConfig({});
     expect(c.audit).toBeUndefined();

@@ -114,7 +114,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // A fresh limiter per stack: tests must not share a budget through the per-process registry.
     limiter: new RateLimiter(config.rateLimit),
     logger,
-    retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds, maxBudgetWaitMs: config.maxBudgetWaitMs, backoffBaseMs: 20 },
+    retry: {
+      maxRetryAfterSeconds: config.maxRetryAfterSeconds,
+      maxBudgetWaitMs: config.maxBudgetWaitMs,
+      maxBudgetWaitWithProgressMs: config.maxBudgetWaitWithProgressMs,
+      backoffBaseMs: 20,
+    },
   });
   const earlier = new Set(sandbox.requests());
   const live = opts.liveOpenApi ?? true;

@@ -186,6 +186,13 @@ const CLAIMS: Claim[] = [
     },
   },
   {
+    // The longer bound of a call whose client sent a progress token: its default.
+    says: /`WORKSPACE_MAX_BUDGET_WAIT_WITH_PROGRESS` seconds \(default (\d+)\)/g,
+    check: ([byDefault]) => {
+      expect(loadConfig({}).maxBudgetWaitWithProgressMs).toBe(num(byDefault as string) * 1000);
+    },
+  },
+  {
     // edit_document_blocks' section: the most blocks a whole-document update takes.
     says: /re-sending its up to (\d+) blocks/g,
     check: ([n]) => {

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { connectStdio, type EraClient, serverHome } from '../helpers/eras.js';
 import { apiRequests } from '../helpers/stdio-server.js';
+import { busiestWindow } from '../helpers/windows.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -18,8 +19,8 @@ afterEach(async () => {
 type Json = Record<string, any>;
 
 /** A sandbox that enforces the API's own limit, and a stdio server on it with `env`, through the SDK client. */
-async function serverOn(env: Record<string, string>): Promise<{ sandbox: SandboxHandle; client: EraClient }> {
-  const sandbox = await startSandbox({ port: 0, rateLimit: true, logger: () => {} });
+async function serverOn(env: Record<string, string>, timeScale = 1): Promise<{ sandbox: SandboxHandle; client: EraClient }> {
+  const sandbox = await startSandbox({ port: 0, rateLimit: true, timeScale, logger: () => {} });
   cleanups.push(() => sandbox.close());
   const home = await serverHome(sandbox, { WORKSPACE_TOOLSETS: 'all', ...env });
   cleanups.push(home.cleanup);
@@ -84,7 +85,11 @@ describe('the rate budget edge over stdio', () => {
     // bound (3 s to spare for a slow machine's answers); the rest would wait two, past it, and are
     // refused at once.
     const boundS = 8;
-    const { sandbox, client } = await serverOn({ WORKSPACE_RATE_LIMIT: '10/5', WORKSPACE_MAX_BUDGET_WAIT: String(boundS) });
+    const { sandbox, client } = await serverOn({
+      WORKSPACE_RATE_LIMIT: '10/5',
+      WORKSPACE_MAX_BUDGET_WAIT: String(boundS),
+      WORKSPACE_MAX_BUDGET_WAIT_WITH_PROGRESS: String(boundS),
+    });
     const before = apiRequests(sandbox).length;
     const progressOf = new Map<number, string[]>();
     const results = await Promise.all(
@@ -113,5 +118,80 @@ describe('the rate budget edge over stdio', () => {
       messages.some((m) => /^waiting for the rate budget: about (\d+) s$/.test(m) && Number(/(\d+) s$/.exec(m)?.[1]) >= 2),
     );
     expect(toldOfAWindowWait.length).toBeGreaterThanOrEqual(served - 10);
+  }, 60_000);
+});
+
+describe('a burst that waits with progress', () => {
+  // The sandbox's minute lasts 3 s: 120 requests go at once, the rest wait about a window. The bound
+  // without a progress token is 1 s (refused at once); with one, the operator's longer bound (300 s).
+  const SCALE = 0.05;
+  const WINDOW_MS = 60_000 * SCALE;
+  const env = { WORKSPACE_RATE_LIMIT: `120/${WINDOW_MS / 1000}`, WORKSPACE_MAX_BUDGET_WAIT: '1' };
+
+  it('150 calls with a progress token on one token: all answered, none refused, progress heard while queued, the window never above the limit', async () => {
+    const { sandbox, client } = await serverOn(env, SCALE);
+    const before = apiRequests(sandbox).length;
+    const progressOf = new Map<number, string[]>();
+    const results = await Promise.all(
+      Array.from(
+        { length: 150 },
+        (_, i) =>
+          client.client.callTool(
+            { name: 'get_workspace', arguments: {} },
+            { onprogress: (p) => progressOf.set(i, [...(progressOf.get(i) ?? []), p.message ?? '']) },
+          ) as Promise<CallToolResult>,
+      ),
+    );
+    const sent = apiRequests(sandbox).slice(before);
+    expect(results.filter((r) => r.isError).map((r) => JSON.stringify(r.structuredContent))).toEqual([]);
+    expect(sent).toHaveLength(150);
+    expect(sent.filter((r) => r.status === 429)).toHaveLength(0);
+    expect(
+      busiestWindow(
+        sent.map((r) => r.counted_ms ?? Number.NaN),
+        WINDOW_MS,
+      ),
+    ).toBeLessThanOrEqual(120);
+    // The 30 past the window's 120 were queued, and each heard what it waited for and about when.
+    const told = [...progressOf.values()].filter((messages) => messages.some((m) => /^waiting for the rate budget: about \d+ s$/.test(m)));
+    expect(told.length).toBeGreaterThanOrEqual(30);
+  }, 60_000);
+
+  it('the same burst without a progress token: the calls past the window are refused at once, as before, nothing sent for them', async () => {
+    const { sandbox, client } = await serverOn(env, SCALE);
+    const before = apiRequests(sandbox).length;
+    const results = await Promise.all(
+      Array.from({ length: 150 }, () => client.client.callTool({ name: 'get_workspace', arguments: {} }) as Promise<CallToolResult>),
+    );
+    const refused = results.filter(refusedAtTheEdge);
+    const sent = apiRequests(sandbox).slice(before);
+    expect(refused.length).toBeGreaterThanOrEqual(25);
+    expect(results.filter((r) => !r.isError).length + refused.length).toBe(150);
+    expect(sent).toHaveLength(150 - refused.length);
+  }, 60_000);
+
+  it('a queued call whose client cancels ends at once: nothing is sent for it, and the calls behind it still go', async () => {
+    const { sandbox, client } = await serverOn(env, SCALE);
+    const before = apiRequests(sandbox).length;
+    // The window filled and answered; then 10 queued with a progress token, of which 5 are cancelled.
+    await Promise.all(Array.from({ length: 120 }, () => client.client.callTool({ name: 'get_workspace', arguments: {} })));
+    // (The server's own start-up read may have taken one of the window's slots: counted, not assumed.)
+    const first = apiRequests(sandbox).slice(before).length;
+    const cancels = Array.from({ length: 10 }, () => new AbortController());
+    let heard = 0;
+    const queued = cancels.map((c) =>
+      (client.client.callTool({ name: 'get_workspace', arguments: {} }, { signal: c.signal, onprogress: () => heard++ }) as Promise<CallToolResult>).then(
+        (r) => ({ ok: !r.isError }),
+        (err: unknown) => ({ cancelled: err }),
+      ),
+    );
+    // Once every queued call has heard that it waits, half of them are cancelled.
+    while (heard < 10) await new Promise((r) => setImmediate(r));
+    for (const c of cancels.slice(0, 5)) c.abort(new Error('cancelled by the user'));
+    const outcomes = await Promise.all(queued);
+    expect(outcomes.slice(0, 5).every((o) => 'cancelled' in o)).toBe(true);
+    expect(outcomes.slice(5)).toEqual(Array.from({ length: 5 }, () => ({ ok: true })));
+    // Nothing was sent for the cancelled calls: the window's first calls and the 5 that went.
+    expect(apiRequests(sandbox).slice(before)).toHaveLength(first + 5);
   }, 60_000);
 });

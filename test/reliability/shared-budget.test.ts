@@ -1,6 +1,6 @@
 // Several server processes on one member's token (Claude Desktop and Claude Code open at once, or
 // three assistant windows) share the workspace's 120 requests per rolling minute.
-// - Sharing a store (the file store in their configuration folder, or Redis), their budget is exact:
+// - Sharing a store (the SQLite store in their configuration folder, or Redis), their budget is exact:
 //   at ten times the allowed rate the sandbox never counts more than 120 requests in a rolling
 //   minute, answers no 429 at all, and together they use at least 95% of the budget.
 // - Sharing nothing (separate folders, no Redis), each reads X-RateLimit-Remaining and narrows its
@@ -88,7 +88,7 @@ async function answers(peer: StdioPeer, count: number, ms: number): Promise<Rpc[
 const failedCalls = (all: Rpc[]) => all.filter((a) => a.error || (a.result as { isError?: boolean }).isError).map((a) => JSON.stringify(a).slice(0, 300));
 
 describe.each([
-  { store: 'the file store in their configuration folder', env: (_i: number, dir: string) => ({ WORKSPACE_CONFIG_DIR: join(dir, 'config') }) },
+  { store: 'the SQLite store in their configuration folder', env: (_i: number, dir: string) => ({ WORKSPACE_CONFIG_DIR: join(dir, 'config') }) },
   { store: 'Redis', env: (i: number, dir: string) => ({ WORKSPACE_CONFIG_DIR: join(dir, `config-${i}`), REDIS_URL: redis.url }) },
 ])('three server processes on one token sharing $store', ({ env }) => {
   it('at ten times the allowed rate: never over 120 in a rolling minute, no 429, at least 95% of the budget used', async () => {
@@ -140,8 +140,10 @@ describe.each([2, 3])('%i server processes on one token sharing no store', (n) =
     // Separate configuration folders and no REDIS_URL: each process counts only its own requests.
     // The bound on a call's wait for the budget (WORKSPACE_MAX_BUDGET_WAIT, 30 s by default) at its most,
     // 60 s: the answers' own deadline here. What is tested is the shared window, not that bound (its tests
-    // are test/mcp/budget-edge and test/api/limiter-bound); on a loaded machine a process that learns of
-    // the others late may hold a call past 30 s of real time while their sightings age out.
+    // are test/mcp/budget-edge and test/api/limiter-bound). Processes that share no store learn of each
+    // other only from refusals and X-RateLimit-Remaining: on a loaded machine their bursts draw hundreds
+    // of 429s (each a pause for its Retry-After, then one request at a time), and the pauses add up past
+    // 30 s for the last calls of a 300-call queue (one run of three at load 20: 54 calls refused at 28 s).
     const peers = await startServers(sandbox, n, windowMs, (i, dir) => ({ WORKSPACE_CONFIG_DIR: join(dir, `config-${i}`), WORKSPACE_MAX_BUDGET_WAIT: '60' }));
     try {
       await new Promise((r) => setTimeout(r, windowMs * 2));

@@ -29,7 +29,7 @@ type Request = { sent: number; answered: number };
 let n = 0;
 const backends: Array<{ name: string; place: () => { redisUrl?: string; dir?: string; prefix?: string } }> = [
   { name: 'memory', place: () => ({}) },
-  { name: 'file', place: () => ({ dir: join(tmp, `file-${++n}`) }) },
+  { name: 'sqlite', place: () => ({ dir: join(tmp, `sqlite-${++n}`) }) },
   { name: 'redis', place: () => ({ redisUrl: redis.url, prefix: `exact${++n}:` }) },
 ];
 

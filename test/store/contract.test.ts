@@ -1,16 +1,11 @@
-// One contract for every backend of the state store (memory, file, Redis): what the OAuth server, the
-// job handles and the rate budgets rely on, including the atomic steps under concurrency. The file
-// and Redis backends are also opened twice on the same place, as two processes would.
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileStore } from '../../src/store/file.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { openStore, type Store } from '../../src/store/open.js';
 import { RedisStore } from '../../src/store/redis.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
 
 let redis: RedisHandle;
@@ -41,11 +36,11 @@ const backends: Backend[] = [
     },
   },
   {
-    name: 'file',
+    name: 'sqlite',
     async open() {
-      const dir = join(tmp, `file-${++n}`);
-      const a = await FileStore.open(dir);
-      const b = await FileStore.open(dir);
+      const dir = join(tmp, `sqlite-${++n}`);
+      const a = await SqliteStore.open(dir);
+      const b = await SqliteStore.open(dir);
       return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
     },
   },
@@ -63,13 +58,6 @@ const backends: Backend[] = [
 const limits = { limit: 3, windowMs: 1_000, holdMs: 1_010, leaseMs: 60_000 };
 
 /** Poll until `fn` holds: expiry is the behaviour under test, so the test waits for it, bounded. */
-/** The path of the one window file a file store wrote in `dir`. */
-async function windowFile(dir: string): Promise<string> {
-  const [name] = (await readdir(dir)).filter((f) => f.startsWith('w-'));
-  if (name === undefined) throw new Error(`no window file in ${dir}`);
-  return join(dir, name);
-}
-
 async function eventually(fn: () => Promise<boolean>, ms = 5_000): Promise<void> {
   const until = Date.now() + ms;
   while (!(await fn())) {
@@ -218,15 +206,15 @@ describe.each(backends)('the $name store', (backend) => {
   });
 });
 
-describe('the file store on disk', () => {
-  it('is owner-only: the folder 0700, every file 0600, and no key or value in a file name', async () => {
+describe('the SQLite store on disk', () => {
+  it('is owner-only: the folder 0700, the database and its WAL files 0600, and no key or value in a file name', async () => {
     const dir = join(tmp, 'perm', 'state');
-    const s = await FileStore.open(dir);
+    const s = await SqliteStore.open(dir);
     await s.set('grant:member-42', 'sealed-value');
     await s.takeSlot('budget:abcdef', limits);
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
     const names = await readdir(dir);
-    expect(names.length).toBeGreaterThanOrEqual(2);
+    expect(names).toEqual(expect.arrayContaining(['state.db', 'state.db-wal']));
     for (const name of names) {
       expect(name).not.toMatch(/grant|member|budget|abcdef/);
       expect((await stat(join(dir, name))).mode & 0o777).toBe(0o600);
@@ -234,155 +222,56 @@ describe('the file store on disk', () => {
     await s.close();
   });
 
-  it('rewrites a window in place: one JSON document whatever it shrinks to, 0600, no temporary file left', async () => {
-    const dir = join(tmp, 'in-place');
-    const s = await FileStore.open(dir);
-    const short = { limit: 50, windowMs: 10, holdMs: 20, leaseMs: 40 };
-    await Promise.all(Array.from({ length: 30 }, () => s.takeSlot('grows', short)));
-    const file = await windowFile(dir);
-    const big = (await readFile(file, 'utf8')).length;
-    // Every slot's lease has run out: the next take writes a much shorter window over the long one.
-    await new Promise((r) => setTimeout(r, 60));
-    await s.takeSlot('grows', short);
-    const text = await readFile(file, 'utf8');
-    expect(text.length).toBeLessThan(big / 5);
-    expect(JSON.parse(text)).toMatchObject({ key: 'grows', window: { seq: 31 } });
-    expect(text).toBe(text.trimEnd());
-    expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect((await readdir(dir)).filter((f) => f.endsWith('.tmp') || f.endsWith('.lock'))).toEqual([]);
+  it('keeps the database in WAL mode, so a process reads while another writes', async () => {
+    const dir = join(tmp, 'wal');
+    const s = await SqliteStore.open(dir);
     await s.close();
+    const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
+    const db = new DatabaseSync(join(dir, 'state.db'), { readOnly: true });
+    expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    db.close();
   });
 
-  it('keeps the length of a window that shrank by a slot (its spaces cut only past a few slots), read alike by another handle', async () => {
-    const dir = join(tmp, 'small-shrink');
-    const a = await FileStore.open(dir);
-    const b = await FileStore.open(dir);
-    const taken = [await a.takeSlot('shrinks', limits), await a.takeSlot('shrinks', limits)];
-    const path = await windowFile(dir);
-    const before = (await readFile(path, 'utf8')).length;
-    const first = taken[0];
-    if (!first?.taken) throw new Error('not taken');
-    // Refused: its slot leaves the window, which is written shorter over the longer one.
-    await a.settleSlot('shrinks', first.slot, { refused: true, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
-    const text = await readFile(path, 'utf8');
-    expect(text.length).toBe(before);
-    expect(text).not.toBe(text.trimEnd());
-    expect(JSON.parse(text).window.slots).toHaveLength(1);
-    const next = await b.takeSlot('shrinks', limits);
-    expect(next.taken && next.count).toBe(2);
-    await Promise.all([a.close(), b.close()]);
-  });
-
-  it('reads a window deleted between two rounds from the file now at its name, not from the one it had open', async () => {
-    const dir = join(tmp, 'deleted-window');
-    const a = await FileStore.open(dir);
-    const b = await FileStore.open(dir);
-    for (let i = 0; i < 3; i++) await a.takeSlot('gone', limits);
-    const file = await windowFile(dir);
-    // Deleted (a sweep that found it spent, or a hand), then made again by another process.
-    await rm(file);
-    const other = await b.takeSlot('gone', limits);
-    expect(other.taken && other.seq).toBe(1);
-    const next = await a.takeSlot('gone', limits);
-    expect(next.taken && next.seq).toBe(2);
-    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ key: 'gone', window: { seq: 2 } });
-    // Deleted and left deleted: the next round makes it again, empty.
-    await rm(file);
-    const fresh = await a.takeSlot('gone', limits);
-    expect(fresh.taken && fresh.seq).toBe(1);
-    await Promise.all([a.close(), b.close()]);
-  });
-
-  it('reads again a window another process rewrote with the same bytes it last wrote but other slots', async () => {
-    const dir = join(tmp, 'rewritten-window');
-    const a = await FileStore.open(dir);
-    await a.takeSlot('same', limits);
-    const path = await windowFile(dir);
-    const mine = await readFile(path, 'utf8');
-    // Another writer's window of the same length: a slot of the same name length, a different seq digit.
-    const theirs = mine.replace('"seq":1', '"seq":7');
-    expect(theirs).not.toBe(mine);
-    expect(theirs.length).toBe(mine.length);
-    await writeFile(path, theirs);
-    const next = await a.takeSlot('same', limits);
-    expect(next.taken && next.seq).toBe(8);
-    await a.close();
-  });
-
-  it("writes a settle with the next take's round when that take comes within tens of milliseconds, not in a round of its own", async () => {
-    const dir = join(tmp, 'settle-grace');
-    const s = await FileStore.open(dir);
-    const first = await s.takeSlot('grace', limits);
-    if (!first.taken) throw new Error('not taken');
-    const path = await windowFile(dir);
-    const settled = s.settleSlot('grace', first.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
-    // Read in a timer set right after the settle's own (timers fire in the order they fall due).
-    const meanwhile = await new Promise<string>((resolve) => setTimeout(() => resolve(readFileSync(path, 'utf8')), 10));
-    expect(JSON.parse(meanwhile).window.slots).toEqual([expect.objectContaining({ id: first.slot, open: true })]);
-    const second = await s.takeSlot('grace', limits);
-    await settled;
-    const after = JSON.parse(readFileSync(path, 'utf8')).window;
-    expect(after.slots.find((x: { id: string }) => x.id === first.slot)).not.toHaveProperty('open');
-    expect(second.taken && second.seq).toBe(2);
-    await s.close();
-  });
-
-  it('closing waits for a sweep under way: once closed, the store touches its folder no more', async () => {
-    const dir = join(tmp, 'closed-mid-sweep');
-    await mkdir(dir, { recursive: true });
-    // Expired values for the sweep that starts just after open: it removes each under its lock.
-    const expired = JSON.stringify({ key: 'old', value: 'x', expires: 1 });
-    for (let i = 0; i < 100; i++) await writeFile(join(dir, `k-${i.toString(16).padStart(40, '0')}.json`), expired);
-    const s = await FileStore.open(dir);
-    await new Promise((r) => setImmediate(r));
-    await s.close();
-    const atClose = (await readdir(dir)).sort();
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await readdir(dir)).sort()).toEqual(atClose);
-    expect(atClose.filter((f) => f.startsWith('k-'))).toEqual([]);
-  });
-
-  it.skipIf(process.platform !== 'linux')('holds no window file open once closed', async () => {
-    const dir = join(tmp, 'closed-window');
-    const s = await FileStore.open(dir);
+  it.skipIf(process.platform !== 'linux')('holds no file of its folder open once closed', async () => {
+    const dir = join(tmp, 'closed');
+    const s = await SqliteStore.open(dir);
     await s.takeSlot('held', limits);
-    const file = await windowFile(dir);
-    const openOn = async () => {
+    const openIn = async () => {
       const fds = await readdir('/proc/self/fd');
       const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
-      return targets.filter((t) => t.endsWith(basename(file))).length;
+      return targets.filter((t) => t.startsWith(dir));
     };
+    expect((await openIn()).length).toBeGreaterThan(0);
     await s.close();
-    expect(await openOn()).toBe(0);
+    expect(await openIn()).toEqual([]);
   });
 
-  it('sweeps expired values and spent windows from the folder', async () => {
+  it('sweeps expired values and spent windows', async () => {
     const dir = join(tmp, 'sweep');
-    const s = await FileStore.open(dir);
+    let now = Date.now();
+    const s = await SqliteStore.open(dir, { now: () => now });
     await s.set('short', 'x', { ttlMs: 20 });
     await s.set('long', 'y');
     const t = await s.takeSlot('w', { limit: 1, windowMs: 10, holdMs: 20, leaseMs: 40 });
     if (t.taken) await s.settleSlot('w', t.slot, { refused: false, holdMs: 20, leaseMs: 40 });
-    // A lock token left by a process killed before its exit handler ran (that pid has exited).
-    const dead = spawnSync(process.execPath, ['-e', '']).pid as number;
-    await writeFile(join(dir, `.lock-owner-${dead}-0123456789abcdef`), `${dead} 0123456789abcdef`);
-    await new Promise((r) => setTimeout(r, 60));
-    await s.sweep();
-    // What is left: the live value, and this process's own lock token (removed when it exits).
-    expect(await readdir(dir)).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^\\.lock-owner-${process.pid}-`))]));
-    expect(await readdir(dir)).toHaveLength(2);
-    expect(await s.get('long')).toBe('y');
+    now += 60;
+    s.sweep();
     await s.close();
+    const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
+    const db = new DatabaseSync(join(dir, 'state.db'), { readOnly: true });
+    expect(db.prepare('SELECT key FROM kv').all()).toEqual([{ key: 'long' }]);
+    expect(db.prepare('SELECT key FROM windows').all()).toEqual([]);
+    db.close();
   });
 });
 
 describe('openStore', () => {
-  it('opens Redis for a URL, the file store for a folder, and memory otherwise', async () => {
+  it('opens Redis for a URL, the SQLite store for a folder, and memory otherwise', async () => {
     const r = await openStore({ redisUrl: redis.url, dir: join(tmp, 'unused'), prefix: 'open:' });
     expect(r).toBeInstanceOf(RedisStore);
     await r.close();
     const f = await openStore({ dir: join(tmp, 'open-file') });
-    expect(f).toBeInstanceOf(FileStore);
+    expect(f).toBeInstanceOf(SqliteStore);
     await f.close();
     expect(await openStore({})).toBeInstanceOf(MemoryStore);
   });

@@ -175,7 +175,7 @@ export class Pipeline {
    * For workflows: one operation by name, resolved under the session's policy and validated like a
    * direct call, then run; answers the API response (not rendered). A refusal throws InvocationRefused.
    */
-  async invoke(name: string, args: Record<string, unknown>, ctx: Pick<CallContext, 'signal' | 'waiting'>): Promise<ApiResponse> {
+  async invoke(name: string, args: Record<string, unknown>, ctx: Pick<CallContext, 'signal' | 'waiting' | 'budgetWaitMs'>): Promise<ApiResponse> {
     if (!this.registry.get(name)) await this.registry.operations.ready();
     const op = this.registry.resolve(name);
     if (isRefusal(op)) throw new InvocationRefused(refusalResult(op));
@@ -184,6 +184,7 @@ export class Pipeline {
     return this.#deps.client.callOperation(op, checked.args as Record<string, unknown>, {
       signal: ctx.signal,
       ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}),
+      ...(ctx.budgetWaitMs !== undefined ? { maxBudgetWaitMs: ctx.budgetWaitMs } : {}),
     });
   }
 
@@ -211,6 +212,7 @@ export class Pipeline {
         signal: ctx.signal,
         ...(multipart ? { multipart } : {}),
         ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}),
+        ...(ctx.budgetWaitMs !== undefined ? { maxBudgetWaitMs: ctx.budgetWaitMs } : {}),
       });
       // Built only when it is written: this runs on every call.
       if (logger.isLevelEnabled('debug')) {

@@ -102,9 +102,22 @@ interface ScriptCalls {
   writes: { operation: string; ok: boolean; code?: string }[];
 }
 
-/** The script's `api`: each call through the pipeline, under the script tool's own rule. */
-function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string>, pipeline: Pipeline, ctx: CallContext, seen: ScriptCalls): ScriptHost {
+/**
+ * The script's `api`: each call through the pipeline, under the script tool's own rule. A call waits
+ * for the rate budget within the script's time (`wallMs` from now), never past it: one whose slot
+ * opens later is refused at once, saying when, and the script decides.
+ */
+function apiHost(
+  tool: string,
+  mode: 'read' | 'write',
+  allow: ReadonlySet<string>,
+  pipeline: Pipeline,
+  ctx: CallContext,
+  seen: ScriptCalls,
+  wallMs: number,
+): ScriptHost {
   const registry = pipeline.registry;
+  const endsAt = performance.now() + wallMs;
   let done = 0;
   return {
     async call(name, args, signal) {
@@ -127,6 +140,7 @@ function apiHost(tool: string, mode: 'read' | 'write', allow: ReadonlySet<string
         signal,
         via: { kind: 'script', tool, operation: op.name },
         budget: UNBOUNDED,
+        budgetWaitMs: Math.max(0, endsAt - performance.now()),
         ...(ctx.waiting ? { waiting: ctx.waiting } : {}),
         ...(ctx.uploadDirs ? { uploadDirs: ctx.uploadDirs } : {}),
       });
@@ -203,7 +217,7 @@ export function scriptTools(deps: ScriptDeps): ToolSpec[] {
         const slot = slots.take(owner);
         if (!slot.ok) return busy(slot.cap, slot.limit);
         const seen: ScriptCalls = { quotes: false, writes: [] };
-        const host = apiHost(name, mode, new Set(allow), pipeline, ctx, seen);
+        const host = apiHost(name, mode, new Set(allow), pipeline, ctx, seen, limits.wallMs);
         let out: Awaited<ReturnType<typeof runScriptInWorker>>;
         try {
           out = await runScriptInWorker(script, host, limits, ctx.signal);

@@ -20,6 +20,8 @@ export interface CallContext {
   progress?: (done: number, total?: number, message?: string) => void;
   /** Tells a client that gave a progress token the call is waiting for the rate budget, and how long. */
   waiting?: (waitMs: number) => void;
+  /** The longest its API calls may wait for the rate budget, when the caller's own limit is shorter (a script's time). */
+  budgetWaitMs?: number;
   /** Who called, for "call again" hints and logs: the operation's own tool (absent), call_operation or a script. */
   via?: CallOrigin;
   /** Folders uploads may read files from (the configured ones and the connection's roots). */

@@ -346,6 +346,23 @@ describe('the isolate', () => {
     });
   });
 
+  it("a script's call waits for the rate budget within the script's time, even when its client gave a progress token", async () => {
+    // Two requests a minute: the script's third call would wait about a minute, longer than the
+    // script may run (5 s) though well within the bound of a call with progress (5 minutes). It is
+    // refused at once, saying when, and the script goes on with that answer.
+    const s = await startStack({ sandboxHandle: sandbox, env: { ...DEFAULT, WORKSPACE_RATE_LIMIT: '2/60' }, scriptLimits: { wallMs: 5_000 } });
+    try {
+      const script = `const got = []; for (let i = 0; i < 3; i++) { try { await api.get_workspace({}); got.push('ok'); } catch (e) { got.push(e.code); } } return got;`;
+      let progress = 0;
+      const r = (await s.client.callTool({ name: 'run_read_script', arguments: { script } }, { onprogress: () => progress++ })) as CallToolResult;
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect(structured(r).result).toEqual(['ok', 'ok', 'rate_budget_exhausted']);
+      expect(progress).toBeGreaterThan(0);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('while a script computes, the server answers other calls, scripts too', async () => {
     await withLimits({ cpuMs: 600_000, wallMs: 600_000 }, async (s) => {
       const controller = new AbortController();

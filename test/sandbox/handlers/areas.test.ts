@@ -72,3 +72,17 @@ describe('$demo kinds', () => {
     expect(named.filter(([, kind]) => !(kind in values))).toEqual([]);
   });
 });
+
+describe('the sandbox pipeline', () => {
+  it('refuses to be built with a set of handlers that leaves an operation out', async () => {
+    const { SandboxPipeline } = await import('../../../src/sandbox/server.js');
+    const { WorkspaceRegistry } = await import('../../../src/sandbox/state.js');
+    const { handlers } = await import('../../../src/sandbox/handlers/index.js');
+    const partial = new Map([...handlers].filter(([name]) => name !== 'list_findings'));
+    const config = { timeScale: 1, rateLimit: false, logger: () => {}, clock: Date.now };
+    expect(() => new SandboxPipeline(new WorkspaceRegistry([]), config, partial)).toThrow(
+      'list_findings has no handler: add one to src/sandbox/handlers/analysis.ts',
+    );
+    expect(() => new SandboxPipeline(new WorkspaceRegistry([]), config, handlers)).not.toThrow();
+  });
+});
