@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { detectLocale, type Locale, type MessageKey, t } from './i18n.js';
 import { isLoopbackHost, loopbackListenAddress } from './net/loopback.js';
 import { TOOLSETS, type Toolset } from './operation.js';
+import { isRedisSentinelUrl, parseRedisSentinelUrl } from './store/redis-sentinel-url.js';
 
 export type { Locale } from './i18n.js';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
@@ -96,6 +97,8 @@ const publicUrl = z.string().transform((raw, ctx) => {
 });
 
 const redisUrl = z.string().transform((raw, ctx) => {
+  // Sentinels, and the name of the master they watch: src/store/redis-sentinel-url.ts.
+  if (isRedisSentinelUrl(raw)) return parseRedisSentinelUrl(raw) ? raw : refuse(ctx, 'config.fix.redis_url');
   const u = parseUrl(raw);
   if (!u || (u.protocol !== 'redis:' && u.protocol !== 'rediss:')) return refuse(ctx, 'config.fix.redis_url');
   // The optional path is the database number; node-redis reads nothing else from the URL.
@@ -453,7 +456,7 @@ export const SETTINGS = [
     env: 'REDIS_URL',
     flag: '--redis-url',
     key: 'redisUrl',
-    help: 'redis:// or rediss:// URL of a Redis shared by every process and replica (rate budgets, job handles, sign-ins). Unset: state in memory, one process. Its password is a secret: prefer the variable to the flag, which other users can see in the process list.',
+    help: 'redis:// or rediss:// URL of a Redis shared by every process and replica (rate budgets, job handles, sign-ins), or redis-sentinel://[user:password@]host:port,host:port/name[/db]: the master those Sentinels know as name, followed through a failover. Unset: state in memory, one process. Its password is a secret: prefer the variable to the flag, which other users can see in the process list.',
     schema: redisUrl,
     fix: 'config.fix.redis_url',
   },

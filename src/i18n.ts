@@ -165,9 +165,10 @@ const MESSAGES = {
       "réglez-le avec --remote sur une adresse non locale : l'origine à laquelle les clients joignent le serveur, par exemple https://mcp.acme.example ; chaque lien publié par le serveur commence par elle",
   }),
   'config.fix.redis_url': text({
-    en: () => 'give a redis:// or rediss:// URL with a host, an optional port and database number, e.g. rediss://:PASSWORD@redis.internal:6380/0',
+    en: () =>
+      'give a redis:// or rediss:// URL with a host, an optional port and database number, e.g. rediss://:PASSWORD@redis.internal:6380/0; or, with Sentinel, redis-sentinel:// then the Sentinels as host:port separated by commas, and the name of the master they watch, e.g. redis-sentinel://:PASSWORD@10.0.0.1:26379,10.0.0.2:26379/mymaster',
     fr: () =>
-      'donnez une URL redis:// ou rediss:// avec un hôte, un port et un numéro de base facultatifs, par exemple rediss://:MOT_DE_PASSE@redis.internal:6380/0',
+      "donnez une URL redis:// ou rediss:// avec un hôte, un port et un numéro de base facultatifs, par exemple rediss://:MOT_DE_PASSE@redis.internal:6380/0 ; ou, avec Sentinel, redis-sentinel:// puis les Sentinels en hôte:port séparés par des virgules, et le nom du maître qu'ils surveillent, par exemple redis-sentinel://:MOT_DE_PASSE@10.0.0.1:26379,10.0.0.2:26379/mymaster",
   }),
   'config.fix.trusted_proxies': text<{ position: number; count: number }>({
     en: (p) => `entry ${p.position} of ${p.count} is not an IP address or network; give a comma list such as 10.0.0.5, 10.0.0.0/8, fd00::/8`,

@@ -10,7 +10,7 @@ import { type HttpMethod, type Operation, pathParams } from '../operation.js';
 import { ResponseCache } from './cache.js';
 import { decodeError, decodeSuccess, dispositionFilename, rateLimitHeaders } from './decode.js';
 import { publishAnswer } from './diagnostics.js';
-import { abortError, NetworkError, OutcomeUnknownError, RateLimitWaitTooLongError, RequestTimeoutError } from './errors.js';
+import { abortError, NetworkError, OutcomeUnknownError, RateLimitWaitTooLongError, RequestTimeoutError, WorkspaceApiError } from './errors.js';
 import { limiterFor, type RateLimiter } from './limiter.js';
 import { loopbackLookup, parseApiRoot } from './lookup.js';
 import { buildPath } from './path.js';
@@ -254,7 +254,9 @@ export class ApiClient {
         );
       } catch (err) {
         if (signal?.aborted) throw abortError(signal);
-        if (!isNetworkFailure(err)) throw err;
+        // An answer of ours before sending (the limiter's "briefly unavailable") carries a code too,
+        // but is no network condition: a write refused so was never sent.
+        if (err instanceof WorkspaceApiError || !isNetworkFailure(err)) throw err;
         const timedOut = isTimeout(err);
         const failure = timedOut ? new RequestTimeoutError(method, path, this.#timeoutMs) : err;
         // A refused connection carried nothing: any method may try again. Otherwise the request

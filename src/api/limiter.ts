@@ -7,7 +7,7 @@ import PQueue from 'p-queue';
 import { MemoryStore } from '../store/memory.js';
 import type { SlidingWindowStore, WindowTake } from '../store/windows.js';
 import { publishBudgetRefusal, publishBudgetWait } from './diagnostics.js';
-import { BudgetWaitTooLongError } from './errors.js';
+import { BRIEFLY_UNAVAILABLE, BudgetWaitTooLongError, WorkspaceApiError } from './errors.js';
 
 /** Requests sent before the first answer of a window tells how much of the budget is left. */
 const SLOW_START = 4;
@@ -42,6 +42,12 @@ export interface RateLimiterOptions {
   waitReportMs?: number;
   /** The shared store failed; the limiter counts alone for a few seconds. Default: a process warning. */
   onStoreError?: (err: unknown) => void;
+  /**
+   * While the shared store fails, refuse calls (a retryable 503, nothing sent) instead of counting
+   * alone: where several replicas share the budget, each counting alone could send the whole limit
+   * again. Default false (a member's own processes on one machine keep working).
+   */
+  refuseWithoutStore?: boolean;
 }
 
 export interface RateLimitObservation {
@@ -107,6 +113,7 @@ export class RateLimiter {
   /** Counts alone while the shared store is unavailable. */
   readonly #fallback: MemoryStore;
   readonly #onStoreError: (err: unknown) => void;
+  readonly #refuseWithoutStore: boolean;
   readonly waitReportMs: number;
   #storeDownUntil = 0;
   /** X-RateLimit-Limit, once an answer says. */
@@ -144,6 +151,7 @@ export class RateLimiter {
     this.#fallback = new MemoryStore({ now: this.#now });
     this.waitReportMs = opts.waitReportMs ?? DEFAULT_WAIT_REPORT_MS;
     this.#onStoreError = opts.onStoreError ?? defaultStoreError;
+    this.#refuseWithoutStore = opts.refuseWithoutStore ?? false;
     const store = opts.store ?? this.#fallback;
     if (!('then' in store)) this.#shared = store;
     else {
@@ -356,7 +364,8 @@ export class RateLimiter {
     const limits = { limit: this.#cap(now), windowMs: this.#windowMs, holdMs: this.#holdMs, leaseMs: this.#leaseMs };
     // Counted in flight before the take resolves, so concurrent fast paths see each other.
     this.#inFlight++;
-    let store: SlidingWindowStore = now < this.#storeDownUntil ? this.#fallback : (this.#shared ?? (await this.#opening) ?? this.#fallback);
+    const alone = now < this.#storeDownUntil && !this.#refuseWithoutStore;
+    let store: SlidingWindowStore = alone ? this.#fallback : (this.#shared ?? (await this.#opening) ?? this.#fallback);
     let taken: WindowTake;
     try {
       try {
@@ -364,6 +373,7 @@ export class RateLimiter {
       } catch (err) {
         if (store === this.#fallback) throw err;
         this.#storeFailed(err);
+        if (this.#refuseWithoutStore) throw storeRefusal(err);
         store = this.#fallback;
         taken = await store.takeSlot(this.#key, limits);
       }
@@ -492,6 +502,19 @@ export class RateLimiter {
 function refusal(retryAfterMs: number, boundMs: number, waitedMs: number): BudgetWaitTooLongError {
   publishBudgetRefusal({ retryAfterMs, waitedMs });
   return new BudgetWaitTooLongError(retryAfterMs, boundMs, waitedMs);
+}
+
+/** The shared budget cannot be asked (refuseWithoutStore): nothing was sent, the same call shortly may go. */
+function storeRefusal(cause: unknown): WorkspaceApiError {
+  const err = new WorkspaceApiError(
+    503,
+    BRIEFLY_UNAVAILABLE,
+    "The workspace is briefly unavailable (this server's shared rate budget is unreachable). Nothing was sent: retry this call in a few seconds.",
+    {},
+    STORE_RETRY_MS / 1000,
+  );
+  err.cause = cause;
+  return err;
 }
 
 function defaultStoreError(err: unknown): void {

@@ -172,9 +172,11 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       limiter: limiterFor(principal.budgetKey, {
         ...config.rateLimit,
         store,
+        // Counting alone, each replica could send the whole budget again: calls wait for the store.
+        refuseWithoutStore: true,
         onStoreError: (err: unknown) => {
           operator?.redisError();
-          logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: counting alone');
+          logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: calls are refused until it is back');
         },
       }),
       logger,

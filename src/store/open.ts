@@ -13,7 +13,10 @@ import type { SlidingWindowStore } from './windows.js';
 export type Store = StateStore & SlidingWindowStore;
 
 export interface OpenStoreOptions {
-  /** REDIS_URL: redis://[user:password@]host:port[/db] (rediss:// for TLS). Wins over `dir`. */
+  /**
+   * REDIS_URL: redis://[user:password@]host:port[/db] (rediss:// for TLS), or the Sentinels and the
+   * name of the master they watch, redis-sentinel://[user:password@]host:port,.../name[/db]. Wins over `dir`.
+   */
   redisUrl?: string | undefined;
   /** A folder for the SQLite store, created owner-only (0700) if missing; e.g. `<config dir>/state`. */
   dir?: string | undefined;

@@ -6,8 +6,14 @@
 // Keys are prefixed (`wcm:` by default) so one Redis can serve other things. The keys of one window
 // share a hash tag (`{...}`), so a script touches a single slot and the layout works on Redis Cluster.
 // Needs Redis 6.2 or later (GETDEL).
+//
+// With Sentinel (a redis-sentinel:// URL, src/store/redis-sentinel-url.ts) the store follows the
+// master the Sentinels name: node-redis asks them, and moves to the new master when they announce a
+// switch. Meanwhile commands fail at once as StoreUnavailableError (servers answer 503 + Retry-After);
+// none is sent twice, since a command whose answer was lost may have been applied.
 import { createHash } from 'node:crypto';
-import { createClient, ErrorReply } from 'redis';
+import { createClient, createSentinel, ErrorReply } from 'redis';
+import { parseRedisSentinelUrl } from './redis-sentinel-url.js';
 import { type SetOptions, type StateStore, StoreUnavailableError } from './state-store.js';
 import { type SettleOptions, type SlidingWindowStore, slotNamer, type WindowLimits, type WindowTake } from './windows.js';
 
@@ -24,7 +30,27 @@ export class RedisUnavailableError extends Error {
   override name = 'RedisUnavailableError';
 }
 
-type Client = ReturnType<typeof createClient>;
+/** What the store needs of its connection, to one Redis or to the master the Sentinels name. */
+interface Connection {
+  send(args: string[]): Promise<unknown>;
+  readonly isOpen: boolean;
+  close(): Promise<void>;
+  destroy(): void;
+}
+
+/**
+ * Refusals of a Redis that is not, or not yet, the master able to write: a replica (READONLY: the
+ * switch not yet seen), loading its data, cut from its master or short of replicas. The command was
+ * not executed, and the same command shortly will likely succeed: the store is unavailable, not wrong.
+ */
+const NOT_SERVING = /^(READONLY|LOADING|MASTERDOWN|NOREPLICAS|TRYAGAIN|CLUSTERDOWN)\b/;
+
+/** A settle that failed is tried again after 250 ms, then twice as long each time: about 16 s in all. */
+const SETTLE_RETRY_MS = 250;
+const SETTLE_RETRIES = 6;
+
+/** The Sentinel client's failures while no master is named, or no Sentinel answers (fixed texts). */
+const SENTINEL_FAILURES = new Set(['no valid master node', 'None of the sentinels are available', 'Master Node Not Enumerated']);
 
 interface Script {
   source: string;
@@ -111,60 +137,115 @@ return 1
 `);
 
 export class RedisStore implements StateStore, SlidingWindowStore {
-  readonly #client: Client;
+  readonly #conn: Connection;
   readonly #prefix: string;
   readonly #slotName = slotNamer();
+  #closed = false;
 
-  private constructor(client: Client, prefix: string) {
-    this.#client = client;
+  private constructor(conn: Connection, prefix: string) {
+    this.#conn = conn;
     this.#prefix = prefix;
   }
 
   /**
-   * Connect to `url` (redis:// or rediss://). Fails with RedisUnavailableError when the first
-   * connection does not succeed in time; afterwards the client reconnects by itself, and commands
-   * made while it is away fail at once (no offline queue) rather than wait.
+   * Connect to `url`: redis:// or rediss:// (one Redis), or redis-sentinel:// (the master its
+   * Sentinels name). Fails with RedisUnavailableError when the first connection does not succeed in
+   * time; afterwards the client reconnects (or follows a new master) by itself, and commands made
+   * while it is away fail at once (no offline queue) rather than wait.
    */
   static async connect(url: string, opts: RedisStoreOptions = {}): Promise<RedisStore> {
+    const sentinel = parseRedisSentinelUrl(url);
+    if (sentinel === undefined && url.toLowerCase().startsWith('redis-sentinel:')) {
+      throw new RedisUnavailableError('REDIS_URL is not a usable Sentinel URL (redis-sentinel://[user:password@]host:port[,host:port...]/name[/db]).');
+    }
     let connected = false;
-    let client: Client;
+    const socket = {
+      connectTimeout: opts.connectTimeoutMs ?? 5_000,
+      // Before the first connection: a few tries, then the error. After: keep trying, backing off.
+      reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(2_000, 50 * 2 ** retries) : retries < 3 ? 100 * (retries + 1) : cause),
+    };
+    let conn: Connection;
+    let ready: Promise<unknown>;
     try {
-      client = createClient({
-        url,
-        disableOfflineQueue: true,
-        socket: {
-          connectTimeout: opts.connectTimeoutMs ?? 5_000,
-          // Before the first connection: a few tries, then the error. After: keep trying, backing off.
-          reconnectStrategy: (retries, cause) => (connected ? Math.min(2_000, 50 * 2 ** retries) : retries < 3 ? 100 * (retries + 1) : cause),
-        },
-      });
+      if (sentinel) {
+        const { name, sentinels, username, password, database } = sentinel;
+        const group = createSentinel({
+          name,
+          sentinelRootNodes: sentinels,
+          // After a failure a command is never tried again: its answer may have been lost after the
+          // old master applied it (a slot taken, a code consumed), and sending it to the new one would
+          // apply it twice. The next command asks the Sentinels, and fails at once until they name a
+          // master. This also makes the first connection give up at its first failure.
+          maxCommandRediscovers: 0,
+          // The switch is heard from the Sentinels' announcements; a look every 10 s as well, for one
+          // missed while their connection was down (a command on the old master, back as a replica,
+          // would be refused READONLY until then).
+          scanInterval: 10_000,
+          nodeClientOptions: {
+            disableOfflineQueue: true,
+            ...(username !== undefined ? { username } : {}),
+            ...(password !== undefined ? { password } : {}),
+            ...(database !== undefined ? { database } : {}),
+            socket,
+          },
+          // A command made while the master is away asks the Sentinels in turn: one that cannot be
+          // reached must not hold it long.
+          sentinelClientOptions: { socket: { connectTimeout: Math.min(socket.connectTimeout, 2_000) } },
+        });
+        // node-redis reports some of them as bare strings.
+        group.on('error', (err: unknown) => {
+          if (connected) opts.onError?.(err instanceof Error ? err : new Error(String(err)));
+        });
+        conn = {
+          send: (args) => group.sendCommand(false, args),
+          get isOpen() {
+            return group.isOpen;
+          },
+          close: () => group.close(),
+          destroy: () => void group.destroy(),
+        };
+        ready = group.connect();
+      } else {
+        const client = createClient({ url, disableOfflineQueue: true, socket });
+        client.on('error', (err: Error) => {
+          if (connected) opts.onError?.(err);
+        });
+        conn = {
+          send: (args) => client.sendCommand(args),
+          get isOpen() {
+            return client.isOpen;
+          },
+          close: () => client.close(),
+          destroy: () => client.destroy(),
+        };
+        ready = client.connect();
+      }
     } catch (err) {
       // The URL itself may hold a password: never repeat it.
       throw new RedisUnavailableError(`REDIS_URL is not a usable Redis URL (redis://[user:password@]host:port[/db]): ${errorCode(err)}.`, { cause: err });
     }
-    client.on('error', (err: Error) => {
-      if (connected) opts.onError?.(err);
-    });
     try {
-      await client.connect();
+      await ready;
     } catch (err) {
-      client.destroy();
-      throw new RedisUnavailableError(`Could not connect to Redis at REDIS_URL: ${errorCode(err)}.`, { cause: err });
+      conn.destroy();
+      const where = sentinel ? "the master REDIS_URL's Sentinels name" : 'REDIS_URL';
+      throw new RedisUnavailableError(`Could not connect to Redis at ${where}: ${errorCode(err)}.`, { cause: err });
     }
     connected = true;
-    return new RedisStore(client, opts.prefix ?? 'wcm:');
+    return new RedisStore(conn, opts.prefix ?? 'wcm:');
   }
 
   /**
-   * One command. Redis's own error replies pass as they are; anything else (the client offline,
-   * the socket closed mid-command) is the store being unreachable: StoreUnavailableError, at once,
-   * since there is no offline queue to wait in.
+   * One command. Redis's own error replies pass as they are, but for those of a Redis not (yet) the
+   * master (NOT_SERVING); anything else (the client offline, the socket closed mid-command, no master
+   * named yet) is the store being unreachable: StoreUnavailableError, at once, since there is no
+   * offline queue to wait in.
    */
   async #send(args: string[]): Promise<unknown> {
     try {
-      return await this.#client.sendCommand(args);
+      return await this.#conn.send(args);
     } catch (err) {
-      if (err instanceof ErrorReply) throw err;
+      if (err instanceof ErrorReply && !NOT_SERVING.test(err.message)) throw err;
       throw new StoreUnavailableError(`Redis is unreachable (${errorCode(err)}).`, { cause: err });
     }
   }
@@ -228,9 +309,22 @@ export class RedisStore implements StateStore, SlidingWindowStore {
     return ok === 1 ? { taken: true, slot: id, count: a, seq: b } : { taken: false, waitMs: a, paused: b === 1 };
   }
 
+  /**
+   * Settling is the one write tried again after a failure: it is idempotent (the slot leaves the open
+   * set, and is, again, settled from now: counted a little longer, never less). Without it, a call
+   * answered while Redis was away (a Sentinel switch takes seconds) would keep its slot as unanswered
+   * until its lease ends, minutes on.
+   */
   async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
-    const r = await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs]);
-    return { seq: Number(r) };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const r = await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs]);
+        return { seq: Number(r) };
+      } catch (err) {
+        if (!(err instanceof StoreUnavailableError) || this.#closed || attempt >= SETTLE_RETRIES) throw err;
+        await new Promise((r) => setTimeout(r, SETTLE_RETRY_MS * 2 ** attempt).unref());
+      }
+    }
   }
 
   async pauseWindow(key: string, forMs: number): Promise<void> {
@@ -243,12 +337,13 @@ export class RedisStore implements StateStore, SlidingWindowStore {
    * whole nodes, cheaply): an append-only log other programs read (the audit trail).
    */
   async appendToStream(key: string, fields: Record<string, string>, maxLen: number): Promise<void> {
-    await this.#client.sendCommand(['XADD', this.#key(key), 'MAXLEN', '~', String(maxLen), '*', ...Object.entries(fields).flat()]);
+    await this.#send(['XADD', this.#key(key), 'MAXLEN', '~', String(maxLen), '*', ...Object.entries(fields).flat()]);
   }
 
   async close(): Promise<void> {
-    if (!this.#client.isOpen) return;
-    await this.#client.close().catch(() => this.#client.destroy());
+    this.#closed = true;
+    if (!this.#conn.isOpen) return;
+    await this.#conn.close().catch(() => this.#conn.destroy());
   }
 }
 
@@ -260,6 +355,10 @@ function ttlArgs(opts?: SetOptions): string[] {
 function errorCode(err: unknown): string {
   const e = err as { code?: unknown; name?: unknown; errors?: unknown[]; socketError?: unknown; originalError?: unknown } | undefined;
   if (typeof e?.code === 'string') return e.code;
+  // A refusal's first word is its code (READONLY, LOADING...); the Sentinel client's own failures
+  // have fixed words, which say more than their class.
+  if (err instanceof ErrorReply) return err.message.split(' ', 1)[0] as string;
+  if (err instanceof Error && SENTINEL_FAILURES.has(err.message)) return err.message;
   // node-redis gives up with a ReconnectStrategyError holding the socket's own error.
   for (const inner of [e?.socketError, e?.originalError]) if (inner && inner !== err) return errorCode(inner);
   // A connection to a name with several addresses fails with an AggregateError of their errors.

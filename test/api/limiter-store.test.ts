@@ -1,9 +1,13 @@
 // The limiter on a shared store that fails: requests go on, counted by this process alone, and the
-// failure is said once (the store is tried again every few seconds).
+// failure is said once (the store is tried again every few seconds); or, where replicas share the
+// budget, they are refused as briefly unavailable, nothing sent.
 import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { BRIEFLY_UNAVAILABLE, WorkspaceApiError } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
+import { fakeWorkspace, sendJson } from './fake-workspace.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -53,5 +57,33 @@ describe('RateLimiter on a shared store', () => {
     expect(sent).toEqual([1, 2]);
     expect(errors).toHaveLength(1);
     expect((errors[0] as Error).message).toMatch(/Could not connect to Redis at REDIS_URL/);
+  });
+
+  it('refuses calls, sending nothing, while Redis is away when it may not count alone (replicas): briefly unavailable, not outcome unknown', async () => {
+    const redis: RedisHandle = await startRedis();
+    cleanups.push(() => redis.stop());
+    const store = await RedisStore.connect(redis.url, { prefix: 'refuse:' });
+    cleanups.push(() => store.close());
+    const errors: unknown[] = [];
+    const limiter = new RateLimiter({ limit: 3, windowMs: 60_000, store, key: 'budget:refuse', refuseWithoutStore: true, onStoreError: (e) => errors.push(e) });
+    const sent: number[] = [];
+    await limiter.schedule(async () => void sent.push(0));
+
+    await redis.kill();
+    for (const i of [1, 2]) {
+      const refused = await limiter.schedule(async () => void sent.push(i)).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(WorkspaceApiError);
+      expect(refused).toMatchObject({ status: 503, code: BRIEFLY_UNAVAILABLE, retryAfterSeconds: expect.any(Number) });
+      expect((refused as Error).message).toMatch(/Nothing was sent/);
+    }
+    expect(sent).toEqual([0]);
+    expect(errors).toHaveLength(1);
+    // Through the API client, a write refused so is "briefly unavailable, retry", not "outcome unknown": it never left.
+    const ws = await fakeWorkspace((_, res) => sendJson(res, 201, { data: { id: 'x' } }));
+    cleanups.push(() => ws.close());
+    const client = new ApiClient({ baseUrl: ws.api, token: () => 'pat_test', limiter });
+    const write = await client.request({ method: 'POST', path: '/me', json: { name: 'x' } }).catch((e: unknown) => e);
+    expect(write).toMatchObject({ status: 503, code: BRIEFLY_UNAVAILABLE });
+    expect(ws.hits).toEqual([]);
   });
 });

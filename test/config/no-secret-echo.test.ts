@@ -82,6 +82,7 @@ describe('a configuration error never echoes a value that may hold a secret', ()
     (s) => `https://me:${s}@acme.workspace-consulting.com`,
     (s) => `https://acme.workspace-consulting.com/?token=${s}`,
     (s) => `redis://:${s}@redis.internal:6379/${s}`,
+    (s) => `redis-sentinel://:${s}@10.0.0.1:26379,${s}/${s}`,
     (s) => `ftp://${s}`,
     (s) => `analysis,${s}`,
     (s) => `${s},analysis`,

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, SETTINGS } from '../../src/config.js';
+import { parseRedisSentinelUrl } from '../../src/store/redis-sentinel-url.js';
 import { runCli } from '../helpers/cli.js';
 
 const KEY = randomBytes(32);
@@ -75,6 +76,28 @@ describe('remote mode settings', () => {
     }
     for (const url of ['http://redis.internal', 'redis://', 'redis://redis.internal/db', 'redis://redis.internal/0?x=1', 'localhost:6379']) {
       expect(() => loadConfig({ REDIS_URL: url }), url).toThrow(/^Invalid REDIS_URL \(--redis-url\): give a redis:\/\/ or rediss:\/\/ URL/);
+    }
+  });
+
+  it('REDIS_URL may name Sentinels and their master: redis-sentinel://[user:password@]host:port,.../name[/db]', () => {
+    expect(parseRedisSentinelUrl('redis-sentinel://app:p%40ss@10.0.0.1:26379,sentinel-2.internal:26380,[fd00::3]:26379/mymaster/2')).toEqual({
+      name: 'mymaster',
+      sentinels: [
+        { host: '10.0.0.1', port: 26379 },
+        { host: 'sentinel-2.internal', port: 26380 },
+        { host: 'fd00::3', port: 26379 },
+      ],
+      username: 'app',
+      password: 'p@ss',
+      database: 2,
+    });
+    for (const url of ['redis-sentinel://127.0.0.1:26379/wcm', 'REDIS-SENTINEL://:pw@a:1,b:2/m-1']) {
+      expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
+    }
+    // No master name, a Sentinel without its port, a port out of range, a query: refused, and the refusal shows the shape.
+    for (const url of ['redis-sentinel://127.0.0.1:26379', 'redis-sentinel://a:26379,b/m', 'redis-sentinel://a:70000/m', 'redis-sentinel://a:1/m?x=1']) {
+      expect(parseRedisSentinelUrl(url), url).toBeUndefined();
+      expect(() => loadConfig({ REDIS_URL: url }), url).toThrow(/^Invalid REDIS_URL \(--redis-url\): .*redis-sentinel:\/\//);
     }
   });
 

@@ -2,7 +2,8 @@
 // persistence; stop() kills it and removes the folder. A machine without redis-server fails the test
 // that asked for it, saying how to install it (npm test installs it first when it may), never skips it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { EventEmitter } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findProgram, freePort } from './programs.js';
@@ -26,22 +27,71 @@ function findRedisServer(): string {
 }
 
 export async function startRedis(): Promise<RedisHandle> {
+  return startServer('redis-server', (port, dir) => ({
+    args: ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    ready: 'Ready to accept connections',
+  }));
+}
+
+/** A server of startServer: a RedisHandle that also reads the log of the process now running. */
+interface ServerHandle extends RedisHandle {
+  /** Resolves true once the log so far satisfies `seen`, false if the process exits or `timeoutMs` passes first. */
+  logged(seen: (log: string) => boolean, timeoutMs: number): Promise<boolean>;
+}
+
+/**
+ * A redis-server (or, with `--sentinel` in its arguments, a Sentinel) on a free loopback port, in its
+ * own temp folder: `launchFor` gives its arguments and the line of its log that says it is ready.
+ */
+async function startServer(
+  what: string,
+  launchFor: (port: number, dir: string) => { args: string[]; ready: string; setup?: () => Promise<void> },
+): Promise<ServerHandle> {
   const bin = findRedisServer();
   const dir = await mkdtemp(join(tmpdir(), 'wcm-redis-'));
   // A port found free can be taken before redis binds it: try a few.
   let lastOutput = '';
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
-    const launch = () =>
-      spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+    const { args, ready: readyText, setup } = launchFor(port, dir);
+    await setup?.();
+    let log = '';
+    const events = new EventEmitter();
+    const launch = () => {
+      const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      log = '';
+      const onData = (d: Buffer) => {
+        log += d.toString('utf8');
+        events.emit('change');
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.once('exit', () => events.emit('change'));
+      return child;
+    };
     let child = launch();
-    const ready = await waitReady(child);
-    if (ready.ok) {
+    const logged = (seen: (log: string) => boolean, timeoutMs: number) =>
+      new Promise<boolean>((resolve) => {
+        const running = child;
+        const finish = (ok: boolean) => {
+          clearTimeout(timer);
+          events.removeListener('change', check);
+          resolve(ok);
+        };
+        const check = () => {
+          if (seen(log)) finish(true);
+          else if (running.exitCode !== null || running.signalCode !== null) finish(false);
+        };
+        const timer = setTimeout(() => finish(false), timeoutMs);
+        events.on('change', check);
+        check();
+      });
+    const ready = () => logged((l) => l.includes(readyText), 10_000);
+    if (await ready()) {
       return {
         url: `redis://127.0.0.1:${port}/0`,
         port,
+        logged,
         stop: async () => {
           await stopChild(child);
           await rm(dir, { recursive: true, force: true });
@@ -54,37 +104,86 @@ export async function startRedis(): Promise<RedisHandle> {
         },
         restart: async () => {
           child = launch();
-          const again = await waitReady(child);
-          if (!again.ok) throw new Error(`redis-server did not start again on port ${port}: ${again.output.slice(-1000)}`);
+          if (!(await ready())) throw new Error(`${what} did not start again on port ${port}: ${log.slice(-1000)}`);
         },
       };
     }
-    lastOutput = ready.output;
+    lastOutput = log;
     await stopChild(child);
   }
   await rm(dir, { recursive: true, force: true });
-  throw new Error(`redis-server did not start: ${lastOutput.slice(-1000)}`);
+  throw new Error(`${what} did not start: ${lastOutput.slice(-1000)}`);
 }
 
-function waitReady(child: ChildProcess): Promise<{ ok: boolean; output: string }> {
-  return new Promise((resolve) => {
-    let output = '';
-    const timer = setTimeout(() => finish(false), 10_000);
-    const finish = (ok: boolean) => {
-      clearTimeout(timer);
-      child.stdout?.removeListener('data', onData);
-      child.removeListener('exit', onExit);
-      resolve({ ok, output });
-    };
-    const onData = (d: Buffer) => {
-      output += d.toString('utf8');
-      if (output.includes('Ready to accept connections')) finish(true);
-    };
-    const onExit = () => finish(false);
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (d: Buffer) => (output += d.toString('utf8')));
-    child.once('exit', onExit);
-  });
+/** The name the Sentinels of startSentinelGroup monitor the master under. */
+export const SENTINEL_MASTER_NAME = 'wcm';
+
+export interface SentinelGroup {
+  /** REDIS_URL for the group: redis-sentinel://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3/wcm */
+  url: string;
+  master: RedisHandle;
+  replica: RedisHandle;
+  sentinels: RedisHandle[];
+  stop(): Promise<void>;
+}
+
+/**
+ * A master, one replica of it and three Sentinels watching them (quorum 2), each its own process on
+ * a free loopback port, resolved once every Sentinel knows the replica and the two other Sentinels
+ * (before that, a failover could not be agreed). The Sentinels call the master down after
+ * `downAfterMs` without an answer and give a failover `failoverTimeoutMs`: small, so a test's
+ * switch takes a few seconds.
+ */
+export async function startSentinelGroup(opts: { downAfterMs?: number; failoverTimeoutMs?: number } = {}): Promise<SentinelGroup> {
+  const started: RedisHandle[] = [];
+  const stop = async () => {
+    for (const h of started.reverse()) await h.stop().catch(() => {});
+  };
+  try {
+    const master = await startRedis();
+    started.push(master);
+    const replica = await startServer('redis-server (replica)', (port, dir) => ({
+      args: ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--replicaof', '127.0.0.1', String(master.port)],
+      ready: 'MASTER <-> REPLICA sync: Finished with success',
+    }));
+    started.push(replica);
+    const sentinels: ServerHandle[] = [];
+    for (let i = 0; i < 3; i++) {
+      const sentinel = await startServer('redis-server --sentinel', (port, dir) => {
+        const conf = join(dir, 'sentinel.conf');
+        const lines = [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${SENTINEL_MASTER_NAME} 127.0.0.1 ${master.port} 2`,
+          `sentinel down-after-milliseconds ${SENTINEL_MASTER_NAME} ${opts.downAfterMs ?? 500}`,
+          `sentinel failover-timeout ${SENTINEL_MASTER_NAME} ${opts.failoverTimeoutMs ?? 2_000}`,
+          `sentinel parallel-syncs ${SENTINEL_MASTER_NAME} 1`,
+        ];
+        // A Sentinel rewrites its configuration file: it must be its own, and writable.
+        return { args: [conf, '--sentinel'], ready: '+monitor master', setup: () => writeFile(conf, `${lines.join('\n')}\n`) };
+      });
+      started.push(sentinel);
+      sentinels.push(sentinel);
+    }
+    await waitForTopology(sentinels);
+    return { url: `redis-sentinel://${sentinels.map((s) => `127.0.0.1:${s.port}`).join(',')}/${SENTINEL_MASTER_NAME}`, master, replica, sentinels, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/**
+ * Until every Sentinel has logged the replica (`+slave`) and the two other Sentinels (`+sentinel`),
+ * each found through the master and the others' hello messages.
+ */
+async function waitForTopology(sentinels: ServerHandle[]): Promise<void> {
+  const count = (log: string, event: string) => log.split('\n').filter((line) => line.includes(` ${event} `)).length;
+  const found = await Promise.all(
+    sentinels.map((s) => s.logged((log) => count(log, '+slave') >= 1 && count(log, '+sentinel') >= sentinels.length - 1, 20_000)),
+  );
+  if (!found.every(Boolean)) throw new Error('the Sentinels did not all see the replica and each other within 20 s');
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

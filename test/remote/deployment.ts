@@ -26,7 +26,7 @@ export interface Deployment {
  * pages unless `sandboxOpts` say otherwise (such as consenting by itself).
  */
 export async function deployment(
-  redis: RedisHandle,
+  redis: Pick<RedisHandle, 'url'>,
   replicas = 2,
   env: Record<string, string> = {},
   sandboxOpts: Parameters<typeof startSandbox>[0] = {},

@@ -11,6 +11,7 @@ import {
   WorkspaceApiError,
 } from '../../api/errors.js';
 import type { Operation } from '../../operation.js';
+import { isStoreUnavailable } from '../../store/state-store.js';
 import { refusal, refusalResult } from '../pipeline/refusal.js';
 import type { ToolResult } from './tool-result.js';
 
@@ -76,6 +77,15 @@ export function renderError(op: Operation, err: unknown): ToolResult {
     // Content only the upload step can judge (a file's size, type or format): refused in the same words as any argument.
     const r = refusalResult({ ...refusal(op.name, [{ path: [err.field], rule: err.message }]), code: 'invalid_argument' });
     return { ...r, structuredContent: { error: { ...r.structuredContent.error, field: err.field } } };
+  }
+  if (isStoreUnavailable(err)) {
+    // The call's own request went (or was never needed); keeping what it needs for later (a file's
+    // link) failed: Redis down, or switching to a new master.
+    const write = op.method !== 'GET';
+    return toolError(
+      `${op.name}: this server's state store is briefly unavailable. ${write ? 'The change may have been applied: read the resource before trying again.' : 'Call again in a few seconds.'}`,
+      { error: { code: 'store_unavailable' } },
+    );
   }
   throw err;
 }
