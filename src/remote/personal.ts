@@ -9,6 +9,7 @@ import { LRUCache } from 'lru-cache';
 import { WorkspaceApiError } from '../api/errors.js';
 import { RateLimiter } from '../api/limiter.js';
 import { type CurrentMember, memberOfToken } from '../api/me.js';
+import { MemoryStore } from '../store/memory.js';
 import type { RemoteScope } from './metadata.js';
 
 export const PERSONAL_TOKEN_HEADER = 'x-workspace-token';
@@ -32,6 +33,8 @@ export class PersonalTokens {
    * the real ones.
    */
   readonly #budgets = new LRUCache<string, RateLimiter>({ max: 1000 });
+  /** Their windows, in one store (each budget has its own key). */
+  readonly #windows = new MemoryStore();
 
   constructor(private readonly workspaceUrl: string) {}
 
@@ -48,7 +51,7 @@ export class PersonalTokens {
     try {
       let limiter = this.#budgets.get(key);
       if (!limiter) {
-        limiter = new RateLimiter({ key: `budget:personal-check:${key.slice(0, 32)}` });
+        limiter = new RateLimiter({ key: `budget:personal-check:${key.slice(0, 32)}`, store: this.#windows });
         this.#budgets.set(key, limiter);
       }
       me = await memberOfToken(`${new URL(this.workspaceUrl).origin}/api/v1`, token, { limiter });

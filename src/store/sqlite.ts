@@ -57,10 +57,12 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
   readonly #q: Record<'get' | 'put' | 'putIfAbsent' | 'take' | 'del' | 'window' | 'putWindow' | 'sweepValues' | 'sweepWindows', StatementSync>;
   #writes = 0;
 
-  private constructor(path: string, db: DatabaseSync, now: () => number) {
+  /** The database at `path` (':memory:': this process's alone, as MemoryStore). */
+  constructor(path: string, opts: { now?: () => number } = {}) {
     this.path = path;
+    const db = new (loadSqlite().DatabaseSync)(path, { timeout: BUSY_TIMEOUT_MS });
     this.#db = db;
-    this.#now = now;
+    this.#now = opts.now ?? Date.now;
     db.exec(`PRAGMA journal_mode = WAL;
       PRAGMA synchronous = NORMAL;
       CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires INTEGER) WITHOUT ROWID;
@@ -91,8 +93,7 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     const path = join(dir, 'state.db');
     // Created owner-only before SQLite opens it (it would use the umask's mode).
     await (await open(path, 'a', 0o600)).close();
-    const { DatabaseSync } = loadSqlite();
-    return new SqliteStore(path, new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS }), opts.now ?? Date.now);
+    return new SqliteStore(path, opts);
   }
 
   /** `fn` in one transaction holding the write lock from its start. */
