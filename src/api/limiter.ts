@@ -12,7 +12,7 @@ import { BRIEFLY_UNAVAILABLE, BudgetWaitTooLongError, WorkspaceApiError } from '
 /** Requests sent before the first answer of a window tells how much of the budget is left. */
 const SLOW_START = 4;
 /** How long a request in flight counts at most, if its process dies before the answer. */
-const DEFAULT_LEASE_MS = 5 * 60_000;
+const LEASE_MS = 5 * 60_000;
 /** How often a caller still waiting hears again how long it may wait. */
 const DEFAULT_WAIT_REPORT_MS = 5_000;
 /** Added to a Retry-After: past its edge, whatever the clocks' granularity. */
@@ -28,25 +28,15 @@ export interface RateLimiterOptions {
   /** Extra time a request stays counted, for timer and clock granularity. Default 1% of the window, at least 10 ms. */
   safetyMs?: number;
   now?: () => number;
-  /**
-   * Where the window is kept: a store shared by processes or replicas (SQLite, Redis) makes the budget
-   * exact across them. Default: a memory store of this limiter alone. May be still opening; if it
-   * fails to open, onStoreError hears of it and the limiter counts alone.
-   */
+  /** Where the window is kept (a shared one makes the budget exact across processes), maybe still opening. Default: this limiter's own. */
   store?: SlidingWindowStore | Promise<SlidingWindowStore>;
   /** The window's key in the store. Default `budget:default`. */
   key?: string;
-  /** How long an unanswered request counts at most (its process may have died). Default 5 min. */
-  leaseMs?: number;
   /** How often `onWait` is called again while a caller waits. Default 5 s. */
   waitReportMs?: number;
   /** The shared store failed; the limiter counts alone for a few seconds. Default: a process warning. */
   onStoreError?: (err: unknown) => void;
-  /**
-   * While the shared store fails, refuse calls (a retryable 503, nothing sent) instead of counting
-   * alone: where several replicas share the budget, each counting alone could send the whole limit
-   * again. Default false (a member's own processes on one machine keep working).
-   */
+  /** While the store fails, refuse calls (503, nothing sent) rather than count alone (docs/architecture.md, Rate budget). */
   refuseWithoutStore?: boolean;
 }
 
@@ -65,11 +55,7 @@ export interface ScheduleOptions<T> {
   observation?: (value: T) => RateLimitObservation | undefined;
   /** Called when this request must wait, then every `waitReportMs` while it waits. */
   onWait?: (waitMs: number) => void;
-  /**
-   * The longest this request may wait for its slot. One expected to wait longer is refused at once
-   * (BudgetWaitTooLongError, saying when a slot opens), one still queued when it runs out is refused
-   * then: nothing sent, no slot taken or kept. Unset: no bound.
-   */
+  /** The longest this request may wait for its slot (BudgetWaitTooLongError; docs/architecture.md, Rate budget). Unset: no bound. */
   maxWaitMs?: number;
 }
 
@@ -103,15 +89,14 @@ export class RateLimiter {
   readonly #windowMs: number;
   /** How long an answered request keeps counting: the window and the safety margin. */
   readonly #holdMs: number;
-  readonly #leaseMs: number;
   readonly #limit: number;
   readonly #key: string;
   /** The longest a waiter sleeps between looks at the store: one slot's share of the window. */
   readonly #recheckMs: number;
   #shared: SlidingWindowStore | undefined;
   #opening: Promise<SlidingWindowStore> | undefined;
-  /** Counts alone while the shared store is unavailable. */
-  readonly #fallback: MemoryStore;
+  /** Counts alone while the shared store is unavailable; made when first needed (it is a database). */
+  #alone: MemoryStore | undefined;
   readonly #onStoreError: (err: unknown) => void;
   readonly #refuseWithoutStore: boolean;
   readonly waitReportMs: number;
@@ -144,11 +129,9 @@ export class RateLimiter {
     this.#limit = opts.limit ?? 120;
     this.#windowMs = opts.windowMs ?? 60_000;
     this.#holdMs = this.#windowMs + (opts.safetyMs ?? Math.max(10, this.#windowMs / 100));
-    this.#leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
     this.#recheckMs = Math.max(1, this.#windowMs / this.#limit);
     this.#now = opts.now ?? Date.now;
     this.#key = opts.key ?? 'budget:default';
-    this.#fallback = new MemoryStore({ now: this.#now });
     this.waitReportMs = opts.waitReportMs ?? DEFAULT_WAIT_REPORT_MS;
     this.#onStoreError = opts.onStoreError ?? defaultStoreError;
     this.#refuseWithoutStore = opts.refuseWithoutStore ?? false;
@@ -164,6 +147,11 @@ export class RateLimiter {
         },
       );
     }
+  }
+
+  get #fallback(): MemoryStore {
+    this.#alone ??= new MemoryStore({ now: this.#now });
+    return this.#alone;
   }
 
   /** Run `fn` once a request is allowed; it counts until a hold after its answer, or not at all if refused. */
@@ -204,12 +192,6 @@ export class RateLimiter {
   observe(headers: RateLimitObservation): void {
     if (headers.limit !== undefined && headers.limit > 0) this.#serverLimit = headers.limit;
     if (headers.retryAfterSeconds !== undefined) this.#pause(this.#now(), headers.retryAfterSeconds * 1000);
-    else if (headers.remaining !== undefined) {
-      this.#serverTells = true;
-      this.#lastAnswerAt = this.#now();
-      this.#probing = false;
-      this.#wake();
-    }
   }
 
   /** How long the server asked this token to wait (Retry-After) from now; 0 when not paused. */
@@ -361,7 +343,7 @@ export class RateLimiter {
 
   async #take(): Promise<{ held: Held } | { waitMs: number }> {
     const now = this.#now();
-    const limits = { limit: this.#cap(now), windowMs: this.#windowMs, holdMs: this.#holdMs, leaseMs: this.#leaseMs };
+    const limits = { limit: this.#cap(now), windowMs: this.#windowMs, holdMs: this.#holdMs, leaseMs: LEASE_MS };
     // Counted in flight before the take resolves, so concurrent fast paths see each other.
     this.#inFlight++;
     const alone = now < this.#storeDownUntil && !this.#refuseWithoutStore;
@@ -371,7 +353,7 @@ export class RateLimiter {
       try {
         taken = await store.takeSlot(this.#key, limits);
       } catch (err) {
-        if (store === this.#fallback) throw err;
+        if (store === this.#alone) throw err;
         this.#storeFailed(err);
         if (this.#refuseWithoutStore) throw storeRefusal(err);
         store = this.#fallback;
@@ -417,7 +399,7 @@ export class RateLimiter {
   async #record(held: Held, refused: boolean, observed: RateLimitObservation | undefined): Promise<void> {
     let seq = held.seq;
     try {
-      seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: this.#leaseMs })).seq;
+      seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS })).seq;
     } catch (err) {
       this.#storeFailed(err); // its slot counts until the lease ends: safe, only slower
     }
@@ -453,7 +435,7 @@ export class RateLimiter {
     this.#probing = true;
     // Every participant of the store would be refused too: they pause with us.
     const shared = this.#shared;
-    if (shared !== undefined && shared !== this.#fallback && now >= this.#storeDownUntil) {
+    if (shared !== undefined && shared !== this.#alone && now >= this.#storeDownUntil) {
       shared.pauseWindow(this.#key, ms).catch((err: unknown) => this.#storeFailed(err));
     }
   }
@@ -506,15 +488,8 @@ function refusal(retryAfterMs: number, boundMs: number, waitedMs: number): Budge
 
 /** The shared budget cannot be asked (refuseWithoutStore): nothing was sent, the same call shortly may go. */
 function storeRefusal(cause: unknown): WorkspaceApiError {
-  const err = new WorkspaceApiError(
-    503,
-    BRIEFLY_UNAVAILABLE,
-    "The workspace is briefly unavailable (this server's shared rate budget is unreachable). Nothing was sent: retry this call in a few seconds.",
-    {},
-    STORE_RETRY_MS / 1000,
-  );
-  err.cause = cause;
-  return err;
+  const message = "The workspace is briefly unavailable (this server's shared rate budget is unreachable). Nothing was sent: retry this call in a few seconds.";
+  return Object.assign(new WorkspaceApiError(503, BRIEFLY_UNAVAILABLE, message, {}, STORE_RETRY_MS / 1000), { cause });
 }
 
 function defaultStoreError(err: unknown): void {
