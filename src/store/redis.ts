@@ -30,12 +30,13 @@ export class RedisUnavailableError extends Error {
   override name = 'RedisUnavailableError';
 }
 
-/** What the store needs of its connection, to one Redis or to the master the Sentinels name. */
-interface Connection {
-  send(args: string[]): Promise<unknown>;
+/** What the store needs of its client, of one Redis or of the master the Sentinels name. */
+interface Client {
   readonly isOpen: boolean;
-  close(): Promise<void>;
-  destroy(): void;
+  connect(): Promise<unknown>;
+  close(): Promise<unknown>;
+  destroy(): unknown;
+  on(event: 'error', listener: (err: unknown) => void): unknown;
 }
 
 /**
@@ -52,14 +53,8 @@ const SETTLE_RETRIES = 6;
 /** The Sentinel client's failures while no master is named, or no Sentinel answers (fixed texts). */
 const SENTINEL_FAILURES = new Set(['no valid master node', 'None of the sentinels are available', 'Master Node Not Enumerated']);
 
-interface Script {
-  source: string;
-  sha: string;
-}
-
-function script(source: string): Script {
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
-}
+const script = (source: string) => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+type Script = ReturnType<typeof script>;
 
 // Redis before 7 replicates a script's effects only when asked: TIME is not deterministic.
 const NOW = `
@@ -70,16 +65,13 @@ local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 
 // KEYS: value. ARGV: expected present (1/0), expected, new present (1/0), new value, ttl ms (0: none).
 const COMPARE_AND_SET = script(`
-local cur = redis.call('GET', KEYS[1])
-if ARGV[1] == '1' then
-  if cur ~= ARGV[2] then return 0 end
-elseif cur then
-  return 0
-end
-if ARGV[3] == '1' then
-  if tonumber(ARGV[5]) > 0 then redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5]) else redis.call('SET', KEYS[1], ARGV[4]) end
-else
+if redis.call('GET', KEYS[1]) ~= (ARGV[1] == '1' and ARGV[2]) then return 0 end
+if ARGV[3] ~= '1' then
   redis.call('DEL', KEYS[1])
+elseif tonumber(ARGV[5]) > 0 then
+  redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
+else
+  redis.call('SET', KEYS[1], ARGV[4])
 end
 return 1
 `);
@@ -137,13 +129,15 @@ return 1
 `);
 
 export class RedisStore implements StateStore, SlidingWindowStore {
-  readonly #conn: Connection;
+  readonly #client: Client;
+  readonly #sendCommand: (args: string[]) => Promise<unknown>;
   readonly #prefix: string;
   readonly #slotName = slotNamer();
   #closed = false;
 
-  private constructor(conn: Connection, prefix: string) {
-    this.#conn = conn;
+  private constructor(client: Client, send: (args: string[]) => Promise<unknown>, prefix: string) {
+    this.#client = client;
+    this.#sendCommand = send;
     this.#prefix = prefix;
   }
 
@@ -164,8 +158,8 @@ export class RedisStore implements StateStore, SlidingWindowStore {
       // Before the first connection: a few tries, then the error. After: keep trying, backing off.
       reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(2_000, 50 * 2 ** retries) : retries < 3 ? 100 * (retries + 1) : cause),
     };
-    let conn: Connection;
-    let ready: Promise<unknown>;
+    let client: Client;
+    let send: (args: string[]) => Promise<unknown>;
     try {
       if (sentinel) {
         const { name, sentinels, username, password, database } = sentinel;
@@ -192,47 +186,30 @@ export class RedisStore implements StateStore, SlidingWindowStore {
           // reached must not hold it long.
           sentinelClientOptions: { socket: { connectTimeout: Math.min(socket.connectTimeout, 2_000) } },
         });
-        // node-redis reports some of them as bare strings.
-        group.on('error', (err: unknown) => {
-          if (connected) opts.onError?.(err instanceof Error ? err : new Error(String(err)));
-        });
-        conn = {
-          send: (args) => group.sendCommand(false, args),
-          get isOpen() {
-            return group.isOpen;
-          },
-          close: () => group.close(),
-          destroy: () => void group.destroy(),
-        };
-        ready = group.connect();
+        client = group;
+        send = (args) => group.sendCommand(false, args);
       } else {
-        const client = createClient({ url, disableOfflineQueue: true, socket });
-        client.on('error', (err: Error) => {
-          if (connected) opts.onError?.(err);
-        });
-        conn = {
-          send: (args) => client.sendCommand(args),
-          get isOpen() {
-            return client.isOpen;
-          },
-          close: () => client.close(),
-          destroy: () => client.destroy(),
-        };
-        ready = client.connect();
+        const one = createClient({ url, disableOfflineQueue: true, socket });
+        client = one;
+        send = (args) => one.sendCommand(args);
       }
     } catch (err) {
       // The URL itself may hold a password: never repeat it.
       throw new RedisUnavailableError(`REDIS_URL is not a usable Redis URL (redis://[user:password@]host:port[/db]): ${errorCode(err)}.`, { cause: err });
     }
+    // node-redis reports some of them as bare strings.
+    client.on('error', (err: unknown) => {
+      if (connected) opts.onError?.(err instanceof Error ? err : new Error(String(err)));
+    });
     try {
-      await ready;
+      await client.connect();
     } catch (err) {
-      conn.destroy();
+      client.destroy();
       const where = sentinel ? "the master REDIS_URL's Sentinels name" : 'REDIS_URL';
       throw new RedisUnavailableError(`Could not connect to Redis at ${where}: ${errorCode(err)}.`, { cause: err });
     }
     connected = true;
-    return new RedisStore(conn, opts.prefix ?? 'wcm:');
+    return new RedisStore(client, send, opts.prefix ?? 'wcm:');
   }
 
   /**
@@ -243,7 +220,7 @@ export class RedisStore implements StateStore, SlidingWindowStore {
    */
   async #send(args: string[]): Promise<unknown> {
     try {
-      return await this.#conn.send(args);
+      return await this.#sendCommand(args);
     } catch (err) {
       if (err instanceof ErrorReply && !NOT_SERVING.test(err.message)) throw err;
       throw new StoreUnavailableError(`Redis is unreachable (${errorCode(err)}).`, { cause: err });
@@ -342,8 +319,8 @@ export class RedisStore implements StateStore, SlidingWindowStore {
 
   async close(): Promise<void> {
     this.#closed = true;
-    if (!this.#conn.isOpen) return;
-    await this.#conn.close().catch(() => this.#conn.destroy());
+    if (!this.#client.isOpen) return;
+    await this.#client.close().catch(() => this.#client.destroy());
   }
 }
 

@@ -1,15 +1,7 @@
-// Sliding windows: the atomic primitive under the rate budgets (src/api/limiter.ts). One window per
-// budget key holds the slots of every process and replica that shares the store, so together they
-// never hold more than `limit` at once. Each backend makes take, settle and pause atomic its own way
-// (memory: one event loop; SQLite: a transaction; Redis: Lua scripts); the rules are written once, here,
-// for the backends that keep the state as a plain object.
-//
-// A slot is one request. The server stamps a request somewhere between its send and its answer, and
-// counts it for a window from that stamp; only the answer's time is a bound we know. So a slot counts
-// from its take (before the send) until `holdMs` (the window plus a safety margin) after its settle
-// (after the answer): whatever the stamp, the server's count never exceeds the store's. A refused
-// request (429) was not counted by the server, so its slot is dropped at once. A slot whose process
-// died before settling counts until its lease runs out.
+// Sliding windows: the atomic primitive under the rate budgets (src/api/limiter.ts), one window per
+// budget key shared by every participant of the store. The rules (when a slot starts and stops
+// counting, and why) are docs/architecture.md, "Rate budget"; here they are for a window kept as a
+// plain object (the SQLite and memory stores); Redis runs them as Lua scripts (src/store/redis.ts).
 
 export interface WindowLimits {
   /** Slots allowed in the window at once (at least 0: 0 refuses every take). */
@@ -28,10 +20,8 @@ export type WindowTake =
       /** The slot's name, for settleSlot. */
       slot: string;
       /**
-       * Of the slots right after this take, this one included, those the server may still count when
-       * it stamps this request: every unsettled one, and those settled less than `windowMs` ago (the
-       * others were stamped more than a window before any later stamp). Less than the slots the
-       * window holds by the safety margin: what a participant compares with the server's count.
+       * The slots the server may still count when it stamps this request (this one, every unsettled one, those settled less
+       * than `windowMs` ago): what a participant compares with the server's count.
        */
       count: number;
       /** Takes ever made in this window (it counts up by one per take): tells how many others took since. */
@@ -39,10 +29,7 @@ export type WindowTake =
     }
   | {
       taken: false;
-      /**
-       * How long until a take can succeed, at the earliest: when the slot that makes room expires, or
-       * the pause ends. When that slot is still unsettled its end is unknown but at least `holdMs` away.
-       */
+      /** How long until a take can succeed, at the earliest (at least `holdMs` while the slot in the way is unsettled). */
       waitMs: number;
       /** The window is paused (a Retry-After shared by a participant), not full. */
       paused: boolean;
@@ -65,7 +52,7 @@ export interface SlidingWindowStore {
   pauseWindow(key: string, forMs: number): Promise<void>;
 }
 
-/** A window as the memory and SQLite backends keep it: plain data, rewritten whole in one atomic step. */
+/** A window as the SQLite and memory stores keep it: plain data, rewritten whole in one transaction. */
 export interface WindowState {
   /** `end`: epoch ms when the slot stops counting; `open`: not settled yet (`end` is its lease). */
   slots: Array<{ id: string; end: number; open?: true }>;
