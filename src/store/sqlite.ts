@@ -3,27 +3,15 @@
 // is exact across them without running anything. node:sqlite (built into Node, no native build), in
 // WAL mode: readers never wait on the writer, and every change is one short transaction that takes
 // the write lock up front (BEGIN IMMEDIATE), so two processes never both read a window and then both
-// write it. A window is kept as the plain object the rules of src/store/windows.ts change, one row per
-// key. The folder is the owner's only (0700), the database 0600 (SQLite gives its WAL files the
+// write it. A window is one row: the plain object below, rewritten whole. On ':memory:' it is the
+// memory store (src/store/memory.ts). The folder is the owner's only (0700), the database 0600 (SQLite gives its WAL files the
 // database's mode). Values are written as given: callers seal what is secret (src/store/state-store.ts).
 import { chmod, open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { makeDirectory } from '../fs/directories.js';
 import type { SetOptions, StateStore } from './state-store.js';
-import {
-  emptyWindow,
-  pauseIn,
-  type SettleOptions,
-  type SlidingWindowStore,
-  settleIn,
-  slotNamer,
-  takeFrom,
-  type WindowLimits,
-  type WindowState,
-  type WindowTake,
-  windowExpires,
-} from './windows.js';
+import { type SettleOptions, type SlidingWindowStore, slotNamer, type WindowLimits, type WindowTake } from './windows.js';
 
 /** Expired values and spent windows are deleted after this many writes (and once at open). */
 const SWEEP_EVERY = 1000;
@@ -49,8 +37,53 @@ function loadSqlite(): typeof import('node:sqlite') {
   }
 }
 
+/** A window as a row keeps it (docs/architecture.md, Rate budget: when a slot counts, and why). */
+interface WindowState {
+  /** `end`: epoch ms when the slot stops counting; `open`: not settled yet (`end` is its lease). */
+  slots: Array<{ id: string; end: number; open?: true }>;
+  seq: number;
+  pausedUntil: number;
+}
+
+function prune(w: WindowState, now: number): void {
+  if (w.slots.some((s) => s.end <= now)) w.slots = w.slots.filter((s) => s.end > now);
+}
+
+function takeFrom(w: WindowState, now: number, limits: WindowLimits, id: string): WindowTake {
+  prune(w, now);
+  if (w.pausedUntil > now) return { taken: false, waitMs: Math.ceil(w.pausedUntil - now), paused: true };
+  const n = w.slots.length;
+  if (n < limits.limit) {
+    w.slots.push({ id, end: now + limits.leaseMs, open: true });
+    w.seq++;
+    // A settled slot's end is its settle plus holdMs; settled within the last window: end > this.
+    const recent = now + limits.holdMs - limits.windowMs;
+    let count = 0;
+    for (const s of w.slots) if (s.open || s.end > recent) count++;
+    return { taken: true, slot: id, count, seq: w.seq };
+  }
+  return { taken: false, waitMs: waitForRoom(w, now, limits), paused: false };
+}
+
+/** Until the (n - limit + 1)-th settled slot expires; an unsettled one frees no sooner than `holdMs`. */
+function waitForRoom(w: WindowState, now: number, limits: WindowLimits): number {
+  const need = w.slots.length - Math.max(0, limits.limit) + 1;
+  const ends = w.slots.filter((s) => !s.open).map((s) => s.end);
+  if (ends.length < need) return Math.ceil(limits.holdMs);
+  ends.sort((a, b) => a - b);
+  return Math.max(1, Math.ceil((ends[need - 1] as number) - now));
+}
+
+function settleIn(w: WindowState, now: number, id: string, opts: SettleOptions): { seq: number } {
+  prune(w, now);
+  const i = w.slots.findIndex((s) => s.id === id);
+  if (i >= 0) w.slots.splice(i, 1);
+  // Counted from now even when its lease ran out before the answer came (a very slow request).
+  if (!opts.refused) w.slots.push({ id, end: now + opts.holdMs });
+  return { seq: w.seq };
+}
+
 export class SqliteStore implements StateStore, SlidingWindowStore {
-  readonly path: string;
   readonly #db: DatabaseSync;
   readonly #now: () => number;
   readonly #slotName = slotNamer();
@@ -59,7 +92,6 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
 
   /** The database at `path` (':memory:': this process's alone, as MemoryStore). */
   constructor(path: string, opts: { now?: () => number } = {}) {
-    this.path = path;
     const db = new (loadSqlite().DatabaseSync)(path, { timeout: BUSY_TIMEOUT_MS });
     this.#db = db;
     this.#now = opts.now ?? Date.now;
@@ -162,9 +194,11 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
   #inWindow<T>(key: string, change: (w: WindowState, now: number) => T): T {
     return this.#tx(() => {
       const row = this.#q.window.get({ key }) as { state: string } | undefined;
-      const w = row === undefined ? emptyWindow() : (JSON.parse(row.state) as WindowState);
+      const w: WindowState = row === undefined ? { slots: [], seq: 0, pausedUntil: 0 } : JSON.parse(row.state);
       const out = change(w, this.#now());
-      this.#q.putWindow.run({ key, state: JSON.stringify(w), expires: windowExpires(w) });
+      // Deleted by the sweep once nothing in it counts (every slot expired, no pause).
+      const expires = Math.max(w.pausedUntil, ...w.slots.map((s) => s.end));
+      this.#q.putWindow.run({ key, state: JSON.stringify(w), expires });
       this.#wrote();
       return out;
     });
@@ -180,7 +214,9 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
   }
 
   async pauseWindow(key: string, forMs: number): Promise<void> {
-    this.#inWindow(key, (w, now) => pauseIn(w, now, forMs));
+    this.#inWindow(key, (w, now) => {
+      w.pausedUntil = Math.max(w.pausedUntil, now + forMs);
+    });
   }
 
   /** Delete expired values and windows nothing counts in any more. */

@@ -1,7 +1,7 @@
 // Sliding windows: the atomic primitive under the rate budgets (src/api/limiter.ts), one window per
 // budget key shared by every participant of the store. The rules (when a slot starts and stops
-// counting, and why) are docs/architecture.md, "Rate budget"; here they are for a window kept as a
-// plain object (the SQLite and memory stores); Redis runs them as Lua scripts (src/store/redis.ts).
+// counting, and why) are docs/architecture.md, "Rate budget"; src/store/sqlite.ts applies them to a
+// window kept as a plain object (the local and memory stores), src/store/redis.ts in Lua scripts.
 
 export interface WindowLimits {
   /** Slots allowed in the window at once (at least 0: 0 refuses every take). */
@@ -50,72 +50,6 @@ export interface SlidingWindowStore {
   settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }>;
   /** No take in `key` succeeds for `forMs` from now (a Retry-After, shared with every participant). */
   pauseWindow(key: string, forMs: number): Promise<void>;
-}
-
-/** A window as the SQLite and memory stores keep it: plain data, rewritten whole in one transaction. */
-export interface WindowState {
-  /** `end`: epoch ms when the slot stops counting; `open`: not settled yet (`end` is its lease). */
-  slots: Array<{ id: string; end: number; open?: true }>;
-  seq: number;
-  pausedUntil: number;
-}
-
-export function emptyWindow(): WindowState {
-  return { slots: [], seq: 0, pausedUntil: 0 };
-}
-
-/** When nothing in the window matters any more (every slot expired, no pause): it may be deleted. */
-export function windowExpires(w: WindowState): number {
-  let end = w.pausedUntil;
-  for (const s of w.slots) if (s.end > end) end = s.end;
-  return end;
-}
-
-function prune(w: WindowState, now: number): void {
-  if (w.slots.some((s) => s.end <= now)) w.slots = w.slots.filter((s) => s.end > now);
-}
-
-export function takeFrom(w: WindowState, now: number, limits: WindowLimits, id: string): WindowTake {
-  prune(w, now);
-  if (w.pausedUntil > now) return { taken: false, waitMs: Math.ceil(w.pausedUntil - now), paused: true };
-  const n = w.slots.length;
-  if (n < limits.limit) {
-    w.slots.push({ id, end: now + limits.leaseMs, open: true });
-    w.seq++;
-    // A settled slot's end is its settle plus holdMs; settled within the last window: end > this.
-    const recent = now + limits.holdMs - limits.windowMs;
-    let count = 0;
-    for (const s of w.slots) if (s.open || s.end > recent) count++;
-    return { taken: true, slot: id, count, seq: w.seq };
-  }
-  return { taken: false, waitMs: waitForRoom(w, now, limits), paused: false };
-}
-
-/** Until the (n - limit + 1)-th settled slot expires; an unsettled one frees no sooner than `holdMs`. */
-function waitForRoom(w: WindowState, now: number, limits: WindowLimits): number {
-  const need = w.slots.length - Math.max(0, limits.limit) + 1;
-  const ends = w.slots.filter((s) => !s.open).map((s) => s.end);
-  if (ends.length < need) return Math.ceil(limits.holdMs);
-  ends.sort((a, b) => a - b);
-  return Math.max(1, Math.ceil((ends[need - 1] as number) - now));
-}
-
-export function settleIn(w: WindowState, now: number, id: string, opts: SettleOptions): { seq: number } {
-  prune(w, now);
-  const i = w.slots.findIndex((s) => s.id === id);
-  if (opts.refused) {
-    if (i >= 0) w.slots.splice(i, 1);
-  } else if (i >= 0) {
-    w.slots[i] = { id, end: now + opts.holdMs };
-  } else {
-    // Its lease ran out before the answer came (a very slow request): it counts again from now.
-    w.slots.push({ id, end: now + opts.holdMs });
-  }
-  return { seq: w.seq };
-}
-
-export function pauseIn(w: WindowState, now: number, forMs: number): void {
-  w.pausedUntil = Math.max(w.pausedUntil, now + forMs);
 }
 
 /** Slot names unique across processes: a random prefix per store instance and a counter. */
