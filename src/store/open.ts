@@ -1,8 +1,7 @@
 // Which store a process uses: Redis when REDIS_URL is given (replicas, or local processes that should
 // share with them), else the SQLite store in a folder (the local processes of one member on one
 // machine), else memory (one process). The Redis client loads only when chosen: a stdio server
-// without REDIS_URL never loads it; the other two are small and load with this module (node:sqlite
-// itself only when a folder is opened).
+// without REDIS_URL never loads it.
 import { join } from 'node:path';
 import { MemoryStore } from './memory.js';
 import { SqliteStore } from './sqlite.js';
@@ -13,10 +12,7 @@ import type { SlidingWindowStore } from './windows.js';
 export type Store = StateStore & SlidingWindowStore;
 
 export interface OpenStoreOptions {
-  /**
-   * REDIS_URL: redis://[user:password@]host:port[/db] (rediss:// for TLS), or the Sentinels and the
-   * name of the master they watch, redis-sentinel://[user:password@]host:port,.../name[/db]. Wins over `dir`.
-   */
+  /** REDIS_URL: redis://, rediss:// or redis-sentinel:// (docs/deploying.md, "Redis with Sentinel"). Wins over `dir`. */
   redisUrl?: string | undefined;
   /** A folder for the SQLite store, created owner-only (0700) if missing; e.g. `<config dir>/state`. */
   dir?: string | undefined;
@@ -32,24 +28,16 @@ export interface OpenStoreOptions {
  * break the exactness the others count on.
  */
 export async function openStore(opts: OpenStoreOptions = {}): Promise<Store> {
-  if (opts.redisUrl) {
-    const { RedisStore } = await import('./redis.js');
-    return RedisStore.connect(opts.redisUrl, {
-      ...(opts.prefix !== undefined ? { prefix: opts.prefix } : {}),
-      ...(opts.onError ? { onError: opts.onError } : {}),
-    });
-  }
+  if (opts.redisUrl) return (await import('./redis.js')).RedisStore.connect(opts.redisUrl, opts);
   if (opts.dir) return SqliteStore.open(opts.dir);
   return new MemoryStore();
 }
 
 /**
- * The store of a local server (stdio, or --http on loopback): Redis when `redisUrl` (REDIS_URL) is
- * set, else the SQLite store in `<configDir>/state`, which every local process of the member shares
- * (several assistant windows on one token: one exact budget). A folder that cannot be used costs the
- * sharing, not the server: `warn` is told and the store is this process's memory. An unreachable
- * Redis rejects (RedisUnavailableError: it was asked for); a RateLimiter handed this promise reports
- * that through its onStoreError and counts alone.
+ * The store of a local server (stdio, or --http on loopback): Redis on `redisUrl`, else the SQLite
+ * store in `<configDir>/state`, shared by the member's local processes. A folder that cannot be used
+ * costs the sharing, not the server: `warn` is told and the store is this process's memory. An
+ * unreachable Redis rejects (it was asked for): a RateLimiter given this promise reports it and counts alone.
  */
 export async function openLocalStore(opts: { redisUrl?: string | undefined; configDir: string; warn?: (message: string) => void }): Promise<Store> {
   if (opts.redisUrl) return openStore({ redisUrl: opts.redisUrl });

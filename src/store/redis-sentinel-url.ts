@@ -32,19 +32,15 @@ export function parseRedisSentinelUrl(raw: string): RedisSentinelAddress | undef
     if (!hp || port < 1 || port > 65_535) return undefined;
     sentinels.push({ host: (hp[1] ?? hp[2]) as string, port });
   }
-  let username: string | undefined;
-  let password: string | undefined;
   try {
-    username = user ? decodeURIComponent(user) : undefined;
-    password = pass ? decodeURIComponent(pass) : undefined;
+    return {
+      name,
+      sentinels,
+      ...(user ? { username: decodeURIComponent(user) } : {}),
+      ...(pass ? { password: decodeURIComponent(pass) } : {}),
+      ...(db !== undefined ? { database: Number(db) } : {}),
+    };
   } catch {
-    return undefined;
+    return undefined; // a malformed %-escape in the credentials
   }
-  return {
-    name,
-    sentinels,
-    ...(username !== undefined ? { username } : {}),
-    ...(password !== undefined ? { password } : {}),
-    ...(db !== undefined ? { database: Number(db) } : {}),
-  };
 }

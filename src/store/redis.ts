@@ -39,11 +39,7 @@ interface Client {
   on(event: 'error', listener: (err: unknown) => void): unknown;
 }
 
-/**
- * Refusals of a Redis that is not, or not yet, the master able to write: a replica (READONLY: the
- * switch not yet seen), loading its data, cut from its master or short of replicas. The command was
- * not executed, and the same command shortly will likely succeed: the store is unavailable, not wrong.
- */
+/** Refusals of a Redis not (yet) the master able to write (a replica, loading, cut off): unavailable, not wrong; nothing was executed. */
 const NOT_SERVING = /^(READONLY|LOADING|MASTERDOWN|NOREPLICAS|TRYAGAIN|CLUSTERDOWN)\b/;
 
 /** A settle that failed is tried again after 250 ms, then twice as long each time: about 16 s in all. */
@@ -213,10 +209,8 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   }
 
   /**
-   * One command. Redis's own error replies pass as they are, but for those of a Redis not (yet) the
-   * master (NOT_SERVING); anything else (the client offline, the socket closed mid-command, no master
-   * named yet) is the store being unreachable: StoreUnavailableError, at once, since there is no
-   * offline queue to wait in.
+   * One command. Redis's own error replies pass as they are, but NOT_SERVING; anything else (offline,
+   * the socket closed mid-command, no master named yet) is StoreUnavailableError, at once (no offline queue).
    */
   async #send(args: string[]): Promise<unknown> {
     try {
@@ -287,10 +281,8 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   }
 
   /**
-   * Settling is the one write tried again after a failure: it is idempotent (the slot leaves the open
-   * set, and is, again, settled from now: counted a little longer, never less). Without it, a call
-   * answered while Redis was away (a Sentinel switch takes seconds) would keep its slot as unanswered
-   * until its lease ends, minutes on.
+   * The one write tried again after a failure (docs/architecture.md, Rate budget): it is idempotent (the
+   * slot leaves the open set and is settled again from now: counted a little longer, never less).
    */
   async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
     for (let attempt = 0; ; attempt++) {

@@ -1,13 +1,9 @@
-// The state store: what outlives one request and may be shared between processes and replicas
-// (rate budgets, job handles, OAuth transactions and grants, sealed workspace tokens, the cached live
-// description). Three backends behind one interface: in memory (the embedded default: one process,
-// nothing to run), a SQLite database (src/store/sqlite.ts: the local processes of one member on one
-// machine) and Redis (REDIS_URL: any number of replicas); openStore (src/store/open.ts) picks one. Each
-// also keeps sliding windows (src/store/windows.ts), the atomic step under the rate budgets. It knows
-// nothing of MCP or HTTP. What is stored where, and how: SECURITY.md, "State shared between processes".
-//
-// Values are strings: callers serialise (and seal what is secret) before storing. Keys are namespaced
-// by the caller (`grant:...`, `budget:...`); a backend may add its own prefix.
+// The state store: what outlives one request and may be shared between processes and replicas (rate
+// budgets, job handles, OAuth transactions and grants, sealed workspace tokens, the cached live
+// description), in memory, SQLite or Redis (src/store/open.ts picks one), each also keeping the
+// sliding windows of src/store/windows.ts. It knows nothing of MCP or HTTP. What is stored where, and
+// how: SECURITY.md, "State shared between processes". Values are strings: callers serialise (and seal
+// what is secret) before storing. Keys are namespaced by the caller (`grant:...`, `budget:...`).
 
 /**
  * The store could not be reached (Redis down or restarting): nothing was decided, the same request
