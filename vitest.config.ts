@@ -18,7 +18,11 @@ export default defineConfig({
     // tier alone (npm run test:fast), `--project rest` the others (npm test runs one, then the other). (No `include` above: a project's
     // would be added to it, not put in its place.)
     projects: [
-      { extends: true, test: { name: 'fast', include: FAST_TESTS } },
+      // The quick tier's files share one module graph per worker (isolate: false): loading the server's
+      // modules again for each file was most of the tier's time. They run in process and leave no
+      // process-wide state behind; a file that needs modules no file has used yet loads fresh copies
+      // (vi.resetModules), as test/mcp/tools/built-schemas.test.ts does.
+      { extends: true, test: { name: 'fast', include: FAST_TESTS, isolate: false } },
       { extends: true, test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: FAST_TESTS } },
     ],
   },

@@ -16,8 +16,8 @@ import { assumedOperations } from '../src/sandbox/assumed.js';
 import { buildOpenApi } from '../src/sandbox/openapi.js';
 import { catalog } from '../tools/index.js';
 
-/** Tools and model-visible tokens (see above) the default surface stays within, and the target for `all`. */
-export const BUDGETS = { defaultTools: 30, defaultTokens: 5_000, allTokens: 17_000 } as const;
+/** Tools and model-visible tokens (see above) the default and code surfaces stay within, and the target for `all`. */
+export const BUDGETS = { defaultTools: 30, defaultTokens: 5_000, codeTokens: 1_000, allTokens: 17_000 } as const;
 
 export interface ToolListCost {
   surface: string;
@@ -60,10 +60,11 @@ export function tokenCost(surface: string, policy: SurfacePolicy, operations: re
   return { surface, tools: result.tools.length, tokens: modelVisibleTokens(result.tools), listTokens: encode(JSON.stringify(result)).length };
 }
 
-/** Default surface, each toolset, and all. */
+/** Default surface, code mode, each toolset, and all. */
 export function measureToolLists(operations: readonly Operation[] = sandboxOperations()): ToolListCost[] {
   return [
     tokenCost('default', { toolsets: 'default', readOnly: false }, operations),
+    tokenCost('code', { toolsets: 'code', readOnly: false }, operations),
     ...TOOLSETS.map((t) => tokenCost(t, { toolsets: [t], readOnly: false }, operations)),
     tokenCost('all', { toolsets: 'all', readOnly: false }, operations),
   ];

@@ -81,7 +81,14 @@ export function renderToolsets(): string {
     '|---|---|---|---|',
   ];
   for (const r of rows) {
-    const label = r.surface === 'default' ? '(unset): the default surface' : r.surface === 'all' ? '`all`: one tool per operation' : `\`${r.surface}\``;
+    const label =
+      r.surface === 'default'
+        ? '(unset): the default surface'
+        : r.surface === 'all'
+          ? '`all`: one tool per operation'
+          : r.surface === 'code'
+            ? '`code`: code mode only (scripts reach every tool and operation)'
+            : `\`${r.surface}\``;
     out.push(`| ${label} | ${r.tools} | ${r.tokens.toLocaleString('en-US')} | ${r.listTokens.toLocaleString('en-US')} |`);
   }
   return out.join('\n');
@@ -104,6 +111,7 @@ export const BLOCKS: Record<string, () => string> = {
 
 const defaultSurfaceCost = (): ToolListCost => toolLists().find((r) => r.surface === 'default') as ToolListCost;
 const allSurfaceCost = (): ToolListCost => toolLists().find((r) => r.surface === 'all') as ToolListCost;
+const codeSurfaceCost = (): ToolListCost => toolLists().find((r) => r.surface === 'code') as ToolListCost;
 /** "27 of 30 (90.0%)": one retrieval set's top-3 figure (bench/retrieval.ts). */
 const retrieval = (s: RetrievalScore) => `${s.hits} of ${s.total} (${((s.hits / s.total) * 100).toFixed(1)}%)`;
 
@@ -116,6 +124,7 @@ export const FACTS: Record<string, () => string> = {
   operations: () => String(catalog.length),
   'all-tools': () => String(allSurfaceCost().tools),
   'all-tokens': () => allSurfaceCost().tokens.toLocaleString('en-US'),
+  'code-tokens': () => codeSurfaceCost().tokens.toLocaleString('en-US'),
   // find_operations' figures on the request sets of test/mcp/retrieval-sets (test/mcp/retrieval.test.ts
   // checks they are what it answers over MCP).
   'retrieval-top': () => String(RETRIEVAL_TOP),

@@ -132,9 +132,9 @@ const previousStateKeys = z.string().transform((raw, ctx) => {
 
 const token = z.string().regex(/^pat_[A-Za-z0-9_-]{8,}$/);
 
-const toolsets = z.string().transform((raw, ctx): Toolset[] | 'all' | 'default' => {
+const toolsets = z.string().transform((raw, ctx): Toolset[] | 'all' | 'default' | 'code' => {
   const lower = raw.toLowerCase();
-  if (lower === 'all' || lower === 'default') return lower;
+  if (lower === 'all' || lower === 'default' || lower === 'code') return lower;
   const names = lower.split(',').map((s) => s.trim());
   const given = names.filter(Boolean);
   if (given.length === 0) return refuse(ctx, 'config.fix.toolsets_empty', { choices: TOOLSETS.join(', ') });
@@ -263,7 +263,7 @@ export const SETTINGS = [
     env: 'WORKSPACE_TOOLSETS',
     flag: '--toolsets',
     key: 'toolsets',
-    help: `What tools/list shows: default, the default surface (24 tools for the three main jobs, and a gateway to every operation); a comma list of areas (${TOOLSETS.join(', ')}), one tool per operation of those areas; or all, one tool per operation.`,
+    help: `What tools/list shows: default, the default surface (24 tools for the three main jobs, and a gateway to every operation); a comma list of areas (${TOOLSETS.join(', ')}), one tool per operation of those areas; all, one tool per operation; or code, code mode only (the two script tools, find_operations and describe_operation).`,
     schema: toolsets,
     default: 'default',
     fix: 'config.fix.toolsets_empty',

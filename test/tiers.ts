@@ -2,7 +2,9 @@
 // reading, the pipeline, rendering, the limiter and the stores, each in process or over loopback
 // (the sandbox on a port, Redis on a port), no child process, no browser, no install. `npm test` (what
 // CI runs) runs the quick tier first, then the rest, each file once (`--project fast`, then
-// `--project rest`: vitest.config.ts); `vitest run` alone runs both tiers together.
+// `--project rest`: vitest.config.ts); `vitest run` alone runs both tiers together. The quick tier's
+// files share a module graph per worker: they leave no process-wide state behind, and hold no fixed
+// sleep (test/ci/fixed-sleeps.test.ts): an injected clock or an awaited event instead.
 //
 // Left to the rest: files that start processes (stdio servers, the CLI, Redis-backed workers, Caddy,
 // Chromium, installs), and files that wait on real time windows no clock is injected into yet

@@ -6,8 +6,12 @@ import type { OperationSet } from './operations.js';
 import type { Refusal } from './pipeline/refusal.js';
 
 export interface SurfacePolicy {
-  /** 'default': the small surface of src/mcp/tools/default-surface.ts; every operation stays callable through the gateway. */
-  toolsets: Toolset[] | 'all' | 'default';
+  /**
+   * 'default': the small surface of src/mcp/tools/default-surface.ts; every operation stays callable
+   * through the gateway. 'code': code mode only (the script tools, find_operations, describe_operation),
+   * every operation and tool of the default surface callable from a script.
+   */
+  toolsets: Toolset[] | 'all' | 'default' | 'code';
   /** WORKSPACE_READ_ONLY: no write tool is listed or callable. */
   readOnly: boolean;
   /** The member's consent when known (OAuth): a read scope is a ceiling like read-only. */
@@ -54,7 +58,7 @@ export class ToolRegistry {
 
   private inToolsets(op: Operation): boolean {
     const t = this.policy.toolsets;
-    return t === 'all' || t === 'default' || t.includes(op.toolset);
+    return t === 'all' || t === 'default' || t === 'code' || t.includes(op.toolset);
   }
 
   /** Callable in this session (toolsets aside): reads always, writes unless read-only or read consent. */
@@ -83,7 +87,7 @@ export class ToolRegistry {
 
   /** The operations listed one tool each: none on the default surface (it lists its own tools). */
   listed(): Operation[] {
-    return this.policy.toolsets === 'default' ? [] : this.callable();
+    return this.policy.toolsets === 'default' || this.policy.toolsets === 'code' ? [] : this.callable();
   }
 
   /** The operation behind a tool name, or why it cannot be called in this session. */

@@ -31,6 +31,7 @@ import { APP_MIME_TYPE, isViewUri, readView, UI_EXTENSION, ViewNotFoundError } f
 import { complete } from './completions.js';
 import { toolCallEvent } from './pipeline/call-event.js';
 import { traceCall } from './pipeline/call-trace.js';
+import { Confirmations, canConfirm } from './pipeline/confirmation.js';
 import { InvocationRefused } from './pipeline/pipeline.js';
 import type { SignInGate } from './pipeline/sign-in-prompt.js';
 import { getPrompt, listPrompts, PROMPTS, PromptError } from './prompts.js';
@@ -51,6 +52,8 @@ const INSTRUCTIONS = [
   WORKSPACE_CONTENT_RULE,
   'Tools marked destructive delete or irreversibly commit: confirm with the user first.',
 ].join(' ');
+const CODE_NOTE =
+  'Code mode: run_read_script and run_write_script reach every operation and tool of this server as api.<name>(args); find_operations finds operations, describe_operation shows a signature.';
 const GATEWAY_NOTE = `Only a few tools are listed: find_operations searches every other operation (${operationCountWords(catalog.length)}), describe_operation shows one, call_operation runs it.`;
 
 /**
@@ -117,7 +120,21 @@ export function announceToolsChanged(server: Server | undefined): void {
 
 export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
   const { config, logger, logs } = deps;
-  const instructions = config.toolsets === 'default' ? `${INSTRUCTIONS} ${GATEWAY_NOTE}` : INSTRUCTIONS;
+  const instructions =
+    config.toolsets === 'default' ? `${INSTRUCTIONS} ${GATEWAY_NOTE}` : config.toolsets === 'code' ? `${INSTRUCTIONS} ${CODE_NOTE}` : INSTRUCTIONS;
+
+  // Calls waiting for their user's confirmation, shared by the servers this factory builds (a 2026
+  // request's server lives for that request only; the call it started goes on across rounds).
+  const confirmations = new Confirmations();
+  /** A state a client sent back: a confirmation's, or else a sign-in's. */
+  const verifyState = async (state: string, ctx: ServerContext): Promise<unknown> => {
+    try {
+      return await confirmations.verify(state, ctx);
+    } catch (err) {
+      if (deps.signIn) return deps.signIn.verify(state, ctx);
+      throw err;
+    }
+  };
 
   return async (factoryCtx) => {
     // Asked on each request, with that request's own credentials: a sign-in inside a call can change
@@ -141,7 +158,7 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
         },
         instructions,
         cacheHints: CACHE_HINTS,
-        ...(deps.signIn ? { requestState: { verify: deps.signIn.verify } } : {}),
+        requestState: { verify: verifyState },
       },
     );
 
@@ -234,24 +251,37 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
         call.waiting = (ms) => send(Math.max(last, 0) + 0.001, undefined, `waiting for the rate budget: about ${Math.max(1, Math.ceil(ms / 1000))} s`);
       }
       const session = await current(ctx);
-      const run = () => logs.run(sinkFor(ctx), () => session.call(req.params.name, req.params.arguments, call));
-      if (!deps.events) return server.projectCallToolResult(await run(), undefined);
-      const started = performance.now();
-      const traced = await traceCall(run);
-      const env = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-      const authInfo = ctx.http?.authInfo ?? factoryCtx.authInfo;
-      deps.events.emit(
-        toolCallEvent({
-          tool: req.params.name,
-          rpcId: ctx.mcpReq.id,
-          who: deps.identify?.(authInfo) ?? { member: 'local', client: clientName(env) ?? server.getClientVersion()?.name ?? 'unknown' },
-          traced,
-          aborted: ctx.mcpReq.signal.aborted,
-          durationMs: performance.now() - started,
-        }),
-      );
-      if ('error' in traced) throw traced.error;
-      return server.projectCallToolResult(traced.value, undefined);
+      /** The call itself, told to the audit trail when it ends. */
+      const execute = async (c: CallContext): Promise<CallToolResult> => {
+        const run = () => logs.run(sinkFor(ctx), () => session.call(req.params.name, req.params.arguments, c));
+        if (!deps.events) return server.projectCallToolResult(await run(), undefined);
+        const started = performance.now();
+        const traced = await traceCall(run);
+        const env = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+        const authInfo = ctx.http?.authInfo ?? factoryCtx.authInfo;
+        deps.events.emit(
+          toolCallEvent({
+            tool: req.params.name,
+            rpcId: ctx.mcpReq.id,
+            who: deps.identify?.(authInfo) ?? { member: 'local', client: clientName(env) ?? server.getClientVersion()?.name ?? 'unknown' },
+            traced,
+            aborted: c.signal.aborted,
+            durationMs: performance.now() - started,
+          }),
+        );
+        if ('error' in traced) throw traced.error;
+        return server.projectCallToolResult(traced.value, undefined);
+      };
+      // A destructive operation asks the user first where the client can show a form: the call then
+      // runs across rounds, each answer handed to it where it waits (pipeline/confirmation.ts).
+      const answered = Confirmations.stateOf(ctx);
+      if (answered) return confirmations.resume(session, answered, ctx);
+      // The waiting call lives in this process: a 2026 retry must come back to it. Replicas of the
+      // remote mode share no such state (a balancer may send the retry to another), so there a 2026
+      // client keeps its own approval; a 2025 connection is answered within the one request.
+      const holdsRetry = factoryCtx.era === 'legacy' || config.remote === undefined;
+      if (!holdsRetry || !canConfirm(capabilitiesOf(server, ctx))) return execute(call);
+      return confirmations.start(session, ctx, (confirm, signal) => execute({ ...call, signal, confirm }));
     });
 
     // Resources and completions read through the session's pipeline, like every tool call.

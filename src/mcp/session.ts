@@ -36,6 +36,9 @@ export interface SessionDeps {
   scriptOwner?: string;
 }
 
+/** What WORKSPACE_TOOLSETS=code lists: the script tools and the search that teaches them. */
+export const CODE_SURFACE: readonly string[] = ['run_read_script', 'run_write_script', 'find_operations', 'describe_operation'];
+
 export class Session {
   readonly pipeline: Pipeline;
   readonly registry: ToolRegistry;
@@ -84,24 +87,30 @@ export class Session {
   #build(): void {
     const { pipeline, registry } = this;
     let listed: ToolSpec[];
-    if (this.#config.toolsets === 'default') {
+    const surface = this.#config.toolsets;
+    if (surface === 'default' || surface === 'code') {
       // The default surface: the operations the three jobs use first, the workflows, the apps' tools, code
       // mode, the gateway.
       const budget = this.#config.responseBudget;
+      const helpers = [...workflowTools({ pipeline, budget }), reviewBoardTool(pipeline, budget), documentPreviewTool(pipeline, budget)];
       const own = [
-        ...workflowTools({ pipeline, budget }),
-        reviewBoardTool(pipeline, budget),
-        documentPreviewTool(pipeline, budget),
+        ...helpers,
         ...scriptTools({
           pipeline,
           budget,
           ...(this.#scriptLimits ? { limits: this.#scriptLimits } : {}),
           ...(this.#scriptOwner !== undefined ? { owner: this.#scriptOwner } : {}),
+          // Not listed in code mode: the scripts' description names them.
+          ...(surface === 'code' ? { unlisted: helpers.filter((t) => !registry.refusal(t)).map((t) => t.name) } : {}),
         }),
-        ...gatewayTools({ pipeline }),
+        ...gatewayTools({ pipeline, ...(surface === 'code' ? { codeMode: true } : {}) }),
       ];
-      const direct = surfaceOperations(registry.callable()).map((op) => pipeline.operationTool(op));
-      listed = [...direct, ...own].filter((t) => !registry.refusal(t));
+      // Code mode lists only what reaches everything by script; the rest stays callable by name.
+      const shown =
+        surface === 'code'
+          ? own.filter((t) => CODE_SURFACE.includes(t.name))
+          : [...surfaceOperations(registry.callable()).map((op) => pipeline.operationTool(op)), ...own];
+      listed = shown.filter((t) => !registry.refusal(t));
       const names = new Set(listed.map((t) => t.name));
       pipeline.setSurface(own, (name) => names.has(name));
     } else {
@@ -127,7 +136,7 @@ const offline = (): never => {
  */
 export function toolListFor(policy: SurfacePolicy, operations: readonly Operation[]): Tool[] {
   const config = loadConfig({
-    WORKSPACE_TOOLSETS: policy.toolsets === 'default' || policy.toolsets === 'all' ? policy.toolsets : policy.toolsets.join(','),
+    WORKSPACE_TOOLSETS: typeof policy.toolsets === 'string' ? policy.toolsets : policy.toolsets.join(','),
     WORKSPACE_READ_ONLY: String(policy.readOnly),
   });
   const { logger } = createLogger('silent');

@@ -69,9 +69,20 @@ function timerCalled(call: Node): string | undefined {
   return name && TIMERS.has(name) ? name : undefined;
 }
 
+// Each text is parsed once, for its imports and for its sleeps.
+const trees = new Map<string, Node>();
+const treeOf = (source: string, file: string): Node => {
+  let tree = trees.get(source);
+  if (!tree) {
+    tree = parseAst(source, { lang: 'ts' }, file) as unknown as Node;
+    trees.set(source, tree);
+  }
+  return tree;
+};
+
 /** The fixed sleeps of one source text (`file` only names them). */
 export function scanSource(source: string, file: string): FixedSleep[] {
-  const ast = parseAst(source, { lang: 'ts' }, file) as unknown as Node;
+  const ast = treeOf(source, file);
   const lineStarts = [0];
   for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);
   const lineOf = (offset: number) => {
@@ -171,7 +182,7 @@ export function importClosure(root: string, files: string[], within = 'test/'): 
     const file = queue.pop()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    const ast = parseAst(readFileSync(join(root, file), 'utf8'), { lang: 'ts' }, file) as unknown as Node;
+    const ast = treeOf(readFileSync(join(root, file), 'utf8'), file);
     walk(ast, (node) => {
       const source =
         node.type === 'ImportDeclaration' || node.type === 'ExportNamedDeclaration' || node.type === 'ExportAllDeclaration' || node.type === 'ImportExpression'

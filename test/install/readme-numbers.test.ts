@@ -11,7 +11,7 @@ import { FACT } from '../../scripts/generate-docs.js';
 import { isTransientStatus } from '../../src/api/retry.js';
 import { loadConfig, SETTINGS } from '../../src/config.js';
 import { EMBED_MAX_BYTES } from '../../src/mcp/render/member-file.js';
-import { DEFAULT_SCRIPT_LIMITS } from '../../src/mcp/scripts/script-engine.js';
+import { DEFAULT_SCRIPT_LIMITS, MAX_ERROR_TEXT } from '../../src/mcp/scripts/script-engine.js';
 import { SESSION_BUYER } from '../../src/sandbox/data/ids.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { wavSize } from '../../src/sandbox/media.js';
@@ -116,6 +116,11 @@ const CLAIMS: Claim[] = [
         maxCalls: num(calls as string),
         maxOutputChars: num(output as string),
       }),
+  },
+  {
+    // How much of a script error's message, name and stack an answer keeps, as the script engine cuts them.
+    says: /cut at (\d[\d,]*) characters each/g,
+    check: ([n]) => expect(MAX_ERROR_TEXT).toBe(num(n as string)),
   },
   {
     // The API's rate limit, which the client's budget defaults to.

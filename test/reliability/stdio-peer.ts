@@ -43,6 +43,8 @@ export class StdioPeer {
   readonly strayLines: string[] = [];
   stderr = '';
   #partial = '';
+  /** Who waits for a message (waitFor): told of each one as it comes. */
+  readonly #waiters = new Set<(m: Rpc) => void>();
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   constructor(mode: 'source' | 'built', env: Record<string, string>, scan?: LogScan) {
@@ -66,8 +68,10 @@ export class StdioPeer {
         if (!line) continue;
         try {
           const msg = JSON.parse(line) as Rpc;
-          if (msg.jsonrpc === '2.0') this.messages.push(msg);
-          else this.strayLines.push(line.slice(0, 200));
+          if (msg.jsonrpc === '2.0') {
+            this.messages.push(msg);
+            for (const w of this.#waiters) w(msg);
+          } else this.strayLines.push(line.slice(0, 200));
         } catch {
           this.strayLines.push(line.slice(0, 200));
         }
@@ -100,14 +104,23 @@ export class StdioPeer {
     this.send({ method: 'notifications/initialized' });
   }
 
-  async waitFor(match: (m: Rpc) => boolean, what: string, ms = 20_000): Promise<Rpc> {
-    const until = Date.now() + ms;
-    for (;;) {
-      const m = this.messages.find(match);
-      if (m) return m;
-      if (Date.now() > until) throw new Error(`no ${what} within ${ms} ms; stderr: ${this.stderr.slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+  /** The first message `match` accepts, already received or the next one; rejects after `ms`. */
+  waitFor(match: (m: Rpc) => boolean, what: string, ms = 20_000): Promise<Rpc> {
+    const seen = this.messages.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const waiter = (m: Rpc) => {
+        if (!match(m)) return;
+        clearTimeout(timer);
+        this.#waiters.delete(waiter);
+        resolve(m);
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(waiter);
+        reject(new Error(`no ${what} within ${ms} ms; stderr: ${this.stderr.slice(-2000)}`));
+      }, ms);
+      this.#waiters.add(waiter);
+    });
   }
 
   answer(id: string | number, ms?: number): Promise<Rpc> {

@@ -213,9 +213,12 @@ describe("a script reaches nothing of the replica, and nothing beyond its member
     );
     expect(tries.isError, text(tries)).toBeFalsy();
     const out = sc(tries).result as Record<string, string>;
-    for (const write of ['create_finding', 'update_finding']) expect(out[write], write).toMatch(/^(read_script|scope)$/);
-    // The server's own tools are no api operation: a script cannot reach them at all.
-    for (const tool of ['edit_document_blocks', 'call_operation', 'run_write_script', 'review_board']) expect(out[tool], tool).toBe('unknown');
+    // Writes by any name, an operation or a tool of the server, are refused by the one write check.
+    for (const write of ['create_finding', 'update_finding', 'edit_document_blocks']) expect(out[write], write).toMatch(/^(read_script|scope)$/);
+    // The scripts and call_operation are no part of api.
+    for (const tool of ['call_operation', 'run_write_script']) expect(out[tool], tool).toBe('unknown');
+    // A read tool of the server is reachable, and validated like a direct call (no engagement: refused, nothing sent).
+    expect(out.review_board).toBe('invalid_arguments');
     // Nor around the script: the write script and the block edits, called directly, are refused.
     const write = await run(marc, 'return 1', 'run_write_script');
     expect(write.isError).toBe(true);

@@ -1,11 +1,10 @@
 // The generated parts of the README and docs/*.md (scripts/generate-docs.ts) are current, each block
 // in the one file that holds its markers, and what the docs say of the sandbox and the package is true.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureAppsBuilt } from '../../scripts/build-apps.js';
 import { BLOCKS, generatedDocs, updateDoc } from '../../scripts/generate-docs.js';
-import { SETTINGS } from '../../src/config.js';
 import { demoToken } from '../../src/sandbox/data/workspace.js';
 import { SERVER_VERSION } from '../../src/version.js';
 import { ROOT } from '../helpers/spawn.js';
@@ -34,9 +33,36 @@ describe('the docs stay true', () => {
     });
   });
 
-  it('lists every setting in the generated settings table', () => {
-    const config = read('docs/configuration.md');
-    for (const st of SETTINGS) expect(config, st.env).toContain(`| \`${st.env}\` | \`${st.flag}\` |`);
+  it('links only to files that exist, and to headings they have', () => {
+    // GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens.
+    const anchorsOf = (path: string) =>
+      new Set(
+        [...read(path).matchAll(/^#+ (.+)$/gm)].map((m) =>
+          (m[1] as string)
+            .trim()
+            .toLowerCase()
+            .replace(/[^\w\- ]/g, '')
+            .replace(/ /g, '-'),
+        ),
+      );
+    const broken: string[] = [];
+    for (const from of [
+      'README.md',
+      'SECURITY.md',
+      ...generatedDocs()
+        .map((d) => d.path)
+        .filter((p) => p.startsWith('docs/')),
+    ]) {
+      const text = read(from).replace(/```[\s\S]*?```/g, '');
+      for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^https?:/.test(link as string)) continue;
+        const [file, anchor] = (link as string).split('#') as [string, string | undefined];
+        const target = file ? join(dirname(from), file) : from;
+        if (!existsSync(join(ROOT, target))) broken.push(`${from}: ${link} (no such file)`);
+        else if (anchor && target.endsWith('.md') && !anchorsOf(target).has(anchor)) broken.push(`${from}: ${link} (no such heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   it('refuses a fact it does not know, naming the file', () => {

@@ -27,6 +27,7 @@ import { EMBED_MAX_BYTES, renderMemberFile } from '../render/member-file.js';
 import { linksFor } from '../resources.js';
 import type { MemberFileLinks } from '../tools/file-links.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from '../tools/follow-jobs.js';
+import { purposeOf } from '../tools/gateway.js';
 import { type CallContext, operationInput, type ToolSpec, toolDefinition } from '../tools/tool-spec.js';
 import { type ReadResult, readArguments } from './arguments.js';
 import { type CallOrigin, originLabel } from './call-origin.js';
@@ -50,6 +51,9 @@ export class InvocationRefused extends Error {
     super(first && first.type === 'text' ? first.text : 'refused');
   }
 }
+
+/** The fields that name a record, in the order a confirmation looks for one. */
+const NAME_FIELDS = ['title', 'name', 'statement', 'label', 'topic', 'email', 'filename', 'file_name'] as const;
 
 export class Pipeline {
   readonly #deps: PipelineDeps;
@@ -84,6 +88,16 @@ export class Pipeline {
     this.#listed = listed;
   }
 
+  /** One of the session's own tools (a workflow, block edits, an app's tool, the gateway, code mode) by name. */
+  ownTool(name: string): ToolSpec | undefined {
+    return this.#own.get(name);
+  }
+
+  /** The session's own tools, in the order the surface declared them. */
+  ownTools(): ToolSpec[] {
+    return [...this.#own.values()];
+  }
+
   /** The tool of one operation: its definition, whole input, and handler. Built once per operation. */
   operationTool(op: Operation): ToolSpec {
     let t = this.#opTools.get(op);
@@ -101,7 +115,7 @@ export class Pipeline {
           const r = readArguments(operationInput(op), readExtrasAsSent(op, raw), op.name, extrasNotTaken(op));
           return r as ReadResult<Record<string, unknown>>;
         },
-        run: (args, ctx) => this.#runOperation(op, args, ctx),
+        run: (args, ctx) => this.#confirmThenRun(op, args, ctx),
       };
       this.#opTools.set(op, t);
     }
@@ -191,6 +205,61 @@ export class Pipeline {
   /** How to make a call again: the operation's own tool when listed here, else call_operation. */
   #hint(op: Operation, args: Record<string, unknown>, via: CallOrigin | undefined) {
     return callHint(op.name, args, via?.kind !== 'gateway' && this.#listed(op.name));
+  }
+
+  /**
+   * A destructive operation, where the client can ask its user: asked first, naming what it acts on;
+   * sent only on accept. Its arguments are valid by now, so a user is never asked about a call that
+   * would be refused anyway.
+   */
+  async #confirmThenRun(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    if (op.annotations.destructiveHint && ctx.confirm) {
+      const answer = await ctx.confirm({ message: await this.#confirmMessage(op, args, ctx) });
+      if (answer !== 'accept') {
+        const did = answer === 'decline' ? 'declined' : 'cancelled';
+        return toolError(`Not run: the user ${did} ${op.name} when asked to confirm it. Nothing was sent.`, {
+          error: { code: 'declined', action: answer, operation: op.name },
+        });
+      }
+    }
+    return this.#runOperation(op, args, ctx);
+  }
+
+  /**
+   * What the user is asked: the operation, the record it acts on by its name when one read of it
+   * says (a DELETE's own path, or an action's record), and its ids.
+   */
+  async #confirmMessage(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<string> {
+    const params = pathParams(op.path);
+    const ids = params.map((p) => `${p} ${String(args[p])}`).join(', ');
+    const named = await this.#recordName(op, args, ctx);
+    const what = named ? `"${named}"${ids ? ` (${ids})` : ''}` : ids;
+    return `${op.title}${what ? `: ${what}` : ''}. ${purposeOf(op)} This cannot be undone. Allow it?`;
+  }
+
+  /**
+   * The name or title of the record an operation acts on, from one read of it (its own path, or the
+   * record an action's path ends in: a publish names its engagement); undefined when none is cheap or it fails.
+   */
+  async #recordName(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<string | undefined> {
+    let path = op.path;
+    while (path && !path.endsWith('}')) path = path.replace(/\/[^/]*$/, '');
+    if (!path) return undefined;
+    const read = this.registry.operations
+      .all()
+      .find((o) => o.method === 'GET' && o.path === path && !o.paginated && o.response === 'json' && this.registry.permitted(o));
+    if (!read) return undefined;
+    const pathArgs = Object.fromEntries(pathParams(path).map((p) => [p, args[p]]));
+    try {
+      const data = (await this.invoke(read.name, pathArgs, ctx)).data as Record<string, unknown> | undefined;
+      for (const key of NAME_FIELDS) {
+        const v = data?.[key];
+        if (typeof v === 'string' && v.trim()) return v.length > 120 ? `${v.slice(0, 117)}...` : v;
+      }
+    } catch {
+      // The ids alone name it.
+    }
+    return undefined;
   }
 
   async #runOperation(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {

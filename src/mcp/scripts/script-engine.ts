@@ -26,7 +26,10 @@ export interface ScriptLimits {
   stackBytes: number;
   /** api.* calls per script. */
   maxCalls: number;
-  /** Characters of output: the return value as JSON and the console.log lines together. */
+  /**
+   * Characters of the answer: the return value as JSON and the console.log lines together, and the
+   * final answer's text and structuredContent each, whatever produced them (an error included).
+   */
   maxOutputChars: number;
 }
 
@@ -113,34 +116,74 @@ export function limitMessages(l: ScriptLimits) {
     output: () =>
       limitError(
         'output_limit',
-        `The script's output (its return value as JSON and its console.log lines) passed ${l.maxOutputChars} characters (the limit) and was stopped. Return a summary instead.`,
+        `The script's answer (its return value as JSON, its console.log lines, its error) passed ${l.maxOutputChars} characters (the limit) and was stopped. Return a summary instead.`,
       ),
   };
 }
 
-// Runs once in each fresh context, before the script: builds `api` and `console` over the two host
+/** Longest message, name or stack of a script's error kept (each); longer ones are cut, saying so. */
+export const MAX_ERROR_TEXT = 4_000;
+/** Longest JSON of a script error's other fields (code, status...): past it they are left out. */
+const MAX_ERROR_FIELDS = 20_000;
+
+// Runs once in each fresh context, before the script: builds `api` and `console` over the host
 // functions and hides them. Values cross as JSON text only, so no host object ever enters the VM.
+// Everything the host later runs in the VM is here, bound to the engine's own functions as they are
+// before the script starts (JSON.stringify, Reflect.apply, Promise.prototype.then...): a script that
+// replaces a prototype's method or lies about a length changes nothing the host reads. Its answer and
+// its errors reach the host as one string each, already bounded (an error's texts are cut here), so
+// the host never converts a script's object itself (which would run its getters, toJSON or toString
+// outside the VM's time accounting).
 const BOOTSTRAP = `(() => {
-  const call = globalThis.__call, log = globalThis.__log, stringify = JSON.stringify, parse = JSON.parse;
-  delete globalThis.__call; delete globalThis.__log;
-  const text = (v) => { if (typeof v === 'string') return v; try { const s = stringify(v); return s === undefined ? String(v) : s; } catch { return String(v); } };
+  const g = globalThis, call = g.__call, log = g.__log, done = g.__done;
+  delete g.__call; delete g.__log; delete g.__done;
+  const stringify = JSON.stringify, parse = JSON.parse, apply = Reflect.apply, then = Promise.prototype.then;
+  const keys = Object.keys, slice = String.prototype.slice, toText = String, Err = Error;
+  const MAX = ${MAX_ERROR_TEXT}, MAX_FIELDS = ${MAX_ERROR_FIELDS};
+  const cut = (s) => s.length > MAX ? apply(slice, s, [0, MAX]) + '... (cut: ' + s.length + ' characters)' : s;
+  const str = (v) => { try { const s = toText(v); return typeof s === 'string' ? cut(s) : '(unreadable)'; } catch { return '(unreadable)'; } };
+  const text = (v) => { if (typeof v === 'string') return v; try { const s = stringify(v); return s === undefined ? toText(v) : s; } catch { return toText(v); } };
   const fns = Object.create(null);
-  globalThis.api = new Proxy({}, { get(_, name) {
+  g.api = new Proxy({}, { get(_, name) {
     if (typeof name !== 'string' || name === 'then') return undefined;
     return fns[name] ??= async (args) => {
       const r = parse(await call(name, args === undefined ? '{}' : (stringify(args) ?? 'null')));
       if (r.ok) return r.value;
-      const e = new Error(r.error.message);
+      const e = new Err(r.error.message);
       for (const k in r.error) if (k !== 'message') e[k] = r.error[k];
       throw e;
     };
   } });
-  const write = (...a) => { log(a.map(text).join(' ')); };
-  globalThis.console = { log: write, info: write, warn: write, error: write, debug: write };
-  globalThis.__run = (main) => main().then((v) => {
-    if (v === undefined) return ['ok'];
-    try { return ['ok', stringify(v)]; } catch (e) { return ['not_json', String(e && e.message || e)]; }
-  });
+  const write = (...a) => { let line = ''; for (let i = 0; i < a.length; i++) line += (i ? ' ' : '') + text(a[i]); log(line); };
+  g.console = { log: write, info: write, warn: write, error: write, debug: write };
+  const read = (f, fallback) => { try { return f(); } catch { return fallback; } };
+  // An error as one bounded JSON text: name, message and stack as strings, the other own fields.
+  const describe = (e) => {
+    if (e === null || (typeof e !== 'object' && typeof e !== 'function')) return stringify({ name: 'Error', message: str(e), plain: true });
+    const name = read(() => str(e.name ?? 'Error'), 'Error');
+    const message = read(() => str(e.message ?? ''), '');
+    const stack = read(() => (typeof e.stack === 'string' ? cut(e.stack) : ''), '');
+    const rest = {};
+    read(() => { const ks = keys(e); for (let i = 0; i < ks.length; i++) { const k = ks[i]; if (k !== 'name' && k !== 'message' && k !== 'stack') rest[k] = e[k]; } });
+    let fields = read(() => stringify(rest), '{}');
+    if (typeof fields !== 'string' || fields.length > MAX_FIELDS) fields = '{}';
+    return '{"name":' + stringify(name) + ',"message":' + stringify(message) + ',"stack":' + stringify(stack) + ',"fields":' + fields + '}';
+  };
+  const fail = (e) => { let d; try { d = describe(e); } catch { d = '{"name":"Error","message":"The script failed; its error could not be read (out of memory?)"}'; } done('error', d); };
+  const ok = (v) => {
+    try {
+      if (v === undefined) return done('ok');
+      let s;
+      try { s = stringify(v); } catch (e) { return done('not_json', read(() => str(e !== null && typeof e === 'object' ? e.message : e), '(unreadable)')); }
+      if (typeof s !== 'string') return done('ok');
+      done('ok', s);
+    } catch (e) { fail(e); }
+  };
+  const run = (main) => {
+    let p;
+    try { p = main(); apply(then, p, [ok, fail]); } catch (e) { fail(e); }
+  };
+  return { run, describe };
 })()`;
 
 /** The first line of the script named in a QuickJS stack ("at f (script.js:3:5)"). */
@@ -148,6 +191,9 @@ function lineOf(stack: unknown): number | undefined {
   const m = typeof stack === 'string' ? /script\.js:(\d+)/.exec(stack) : null;
   return m ? Number(m[1]) : undefined;
 }
+
+/** What the bootstrap reported at the end: the script's answer (JSON text), or its error (a description). */
+type Done = { kind: 'ok'; json?: string } | { kind: 'not_json'; why: string } | { kind: 'error'; description: string };
 
 /**
  * Runs `source` (an async function body) with `api` and `console` and nothing else, within
@@ -168,9 +214,14 @@ export async function runScript(source: string, host: ScriptHost, limits: Script
   let calls = 0;
   let stop: ScriptError | undefined;
   let finished = false;
+  let result: Done | undefined;
   let onStop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     onStop = resolve;
+  });
+  let onDone: () => void = () => {};
+  const answered = new Promise<void>((resolve) => {
+    onDone = resolve;
   });
   // Aborts the API calls in flight when the script stops, whatever the reason.
   const calling = new AbortController();
@@ -180,8 +231,13 @@ export async function runScript(source: string, host: ScriptHost, limits: Script
     onStop();
   };
 
+  // CPU time is the time spent inside the VM, on every entry the host makes (the script's start, each
+  // round of promise jobs after an answer): the script's own code and whatever of it those entries
+  // run (getters, toJSON, a then the script replaced). The interrupt handler stops the VM once the
+  // time inside passes the budget; outside the VM no script code can run.
   let cpuUsed = 0;
-  let sliceStart = 0;
+  let enteredAt = 0;
+  let depth = 0;
   const runtime: QuickJSRuntime = module.newRuntime();
   runtime.setMaxStackSize(limits.stackBytes);
   host.started?.();
@@ -191,14 +247,14 @@ export async function runScript(source: string, host: ScriptHost, limits: Script
     const now = performance.now();
     // The wall-time timer cannot fire while the script's code holds the thread: checked here too.
     if (now > deadline) halt(limit.wall());
-    else if (sliceStart && cpuUsed + (now - sliceStart) > limits.cpuMs) halt(limit.cpu());
+    else if (depth > 0 && cpuUsed + (now - enteredAt) > limits.cpuMs) halt(limit.cpu());
     return stop !== undefined;
   });
   const ctx: QuickJSContext = runtime.newContext();
 
-  /** Runs VM code, counting its CPU time; a failure of the engine itself (an abort) ends the script. */
+  /** Runs VM code, counting its time; a failure of the engine itself (an abort) ends the script. */
   const inVm = <T>(f: () => T): T | undefined => {
-    sliceStart = performance.now();
+    if (depth++ === 0) enteredAt = performance.now();
     try {
       return f();
     } catch (err) {
@@ -212,16 +268,26 @@ export async function runScript(source: string, host: ScriptHost, limits: Script
       );
       return undefined;
     } finally {
-      cpuUsed += performance.now() - sliceStart;
-      sliceStart = 0;
+      if (--depth === 0) cpuUsed += performance.now() - enteredAt;
     }
   };
   /** Runs the promise jobs a host answer made ready (the script's continuations). */
   const drain = () => {
     if (stop || finished) return;
     const r = inVm(() => runtime.executePendingJobs());
-    // A job's own failure rejects the script's promise, which the driver reads; this is the engine's.
+    // A job's own failure rejects the script's promise, which the bootstrap reports; this is the engine's.
     r?.error?.dispose();
+  };
+  /**
+   * A string the VM handed over, copied out only when it is one and within `max` characters (its
+   * length read first: a string primitive's length is its own, whatever the script replaced).
+   */
+  const stringWithin = (h: QuickJSHandle, max: number): string | undefined | 'too_long' => {
+    if (ctx.typeof(h) !== 'string') return undefined;
+    const lengthH = ctx.getProp(h, 'length');
+    const length = ctx.getNumber(lengthH);
+    lengthH.dispose();
+    return length > max ? 'too_long' : ctx.getString(h);
   };
 
   const onAbort = () => halt({ name: 'AbortError', code: 'cancelled', message: 'The tool call was cancelled; the script was stopped.' });
@@ -232,31 +298,34 @@ export async function runScript(source: string, host: ScriptHost, limits: Script
   const pending = new Set<{ dispose(): void }>();
 
   const callFn = ctx.newFunction('__call', (nameH, argsH) => {
-    const name = ctx.getString(nameH);
     if (stop) return { error: ctx.newError('stopped') };
     if (++calls > limits.maxCalls) {
       halt(limit.calls());
       return { error: ctx.newError(limit.calls().message) };
     }
+    // Both are strings the bootstrap built (a name it checked, the arguments' JSON).
+    const name = stringWithin(nameH, 200);
+    const argsText = stringWithin(argsH, MAX_ARGS_CHARS);
     const deferred = ctx.newPromise();
     pending.add(deferred);
-    const argsText = ctx.getString(argsH);
     const answer: Promise<CallAnswer> =
-      argsText.length > MAX_ARGS_CHARS
-        ? Promise.resolve({
-            ok: false,
-            error: {
-              name: 'ValidationError',
-              code: 'too_large',
-              message: `api.${name}: arguments of ${argsText.length} characters; at most ${MAX_ARGS_CHARS}. Nothing was sent.`,
-            },
-          })
-        : host.call(name, JSON.parse(argsText), calling.signal).catch(
-            (err: unknown): CallAnswer => ({
+      typeof name !== 'string' || name === 'too_long'
+        ? Promise.resolve({ ok: false, error: { name: 'ValidationError', code: 'unknown', message: 'api: no such operation. Nothing was sent.' } })
+        : typeof argsText !== 'string' || argsText === 'too_long'
+          ? Promise.resolve({
               ok: false,
-              error: { name: 'Error', code: 'failed', message: err instanceof Error ? err.message : String(err) },
-            }),
-          );
+              error: {
+                name: 'ValidationError',
+                code: 'too_large',
+                message: `api.${name}: arguments of more than ${MAX_ARGS_CHARS} characters. Nothing was sent.`,
+              },
+            })
+          : host.call(name, JSON.parse(argsText), calling.signal).catch(
+              (err: unknown): CallAnswer => ({
+                ok: false,
+                error: { name: 'Error', code: 'failed', message: err instanceof Error ? err.message : String(err) },
+              }),
+            );
     const settled = answer.then((a) => {
       inFlight.delete(settled);
       if (finished || stop || !ctx.alive) return;
@@ -270,61 +339,95 @@ export async function runScript(source: string, host: ScriptHost, limits: Script
     return deferred.handle;
   });
   const logFn = ctx.newFunction('__log', (lineH) => {
-    const line = ctx.getString(lineH);
+    const room = limits.maxOutputChars - output;
+    const line = stringWithin(lineH, room);
+    if (line === undefined) return;
+    if (line === 'too_long') return halt(limit.output());
     output += line.length + 1;
-    if (output > limits.maxOutputChars) halt(limit.output());
-    else {
-      logs.push(line);
-      host.log?.(line);
+    if (output > limits.maxOutputChars) return halt(limit.output());
+    logs.push(line);
+    host.log?.(line);
+  });
+  const doneFn = ctx.newFunction('__done', (kindH, textH) => {
+    if (result || stop) return;
+    const kind = ctx.typeof(kindH) === 'string' ? ctx.getString(kindH) : '';
+    if (kind === 'ok') {
+      const json = textH ? stringWithin(textH, limits.maxOutputChars - output) : undefined;
+      if (json === 'too_long') return halt(limit.output());
+      result = json === undefined ? { kind: 'ok' } : { kind: 'ok', json };
+    } else {
+      // Bounded by the bootstrap: an error's texts are cut there.
+      const text = textH ? stringWithin(textH, 4 * MAX_ERROR_TEXT + MAX_ERROR_FIELDS + 1_000) : undefined;
+      const readable = typeof text === 'string' && text !== 'too_long' ? text : undefined;
+      result =
+        kind === 'not_json'
+          ? { kind: 'not_json', why: readable ?? '(unreadable)' }
+          : { kind: 'error', description: readable ?? '{"name":"Error","message":"(unreadable)"}' };
     }
+    onDone();
   });
   ctx.setProp(ctx.global, '__call', callFn);
   ctx.setProp(ctx.global, '__log', logFn);
+  ctx.setProp(ctx.global, '__done', doneFn);
   callFn.dispose();
   logFn.dispose();
+  doneFn.dispose();
 
   const fail = (error: ScriptError): ScriptOutcome => ({ ok: false, error, logs, calls: Math.min(calls, limits.maxCalls) });
+  let boot: QuickJSHandle | undefined;
+  let runH: QuickJSHandle | undefined;
+  let describeH: QuickJSHandle | undefined;
   try {
-    const boot = inVm(() => ctx.evalCode(BOOTSTRAP, 'bootstrap.js'));
-    boot?.dispose();
+    const booted = inVm(() => ctx.evalCode(BOOTSTRAP, 'bootstrap.js'));
+    if (!booted || booted.error) {
+      booted?.error?.dispose();
+      return fail(stop ?? { name: 'ScriptEngineError', code: 'engine', message: 'The script engine could not start.' });
+    }
+    boot = booted.value;
+    // Read before any of the script's code exists: the bootstrap's own plain object.
+    runH = ctx.getProp(boot, 'run');
+    describeH = ctx.getProp(boot, 'describe');
     // The body on the wrapper's first line: the script's line numbers are its own.
-    const started = inVm(() => ctx.evalCode(`__run(async () => {${source}\n})`, 'script.js', { type: 'global', strict: false }));
-    if (!started || stop) return fail(stop ?? limit.cpu());
-    if (started.error) {
-      const e: unknown = ctx.dump(started.error);
-      started.error.dispose();
-      return fail(scriptError(e, limit));
+    const compiled = inVm(() => ctx.evalCode(`(async () => {${source}\n})`, 'script.js', { type: 'global', strict: false }));
+    if (!compiled || stop) {
+      compiled?.dispose();
+      return fail(stop ?? limit.cpu());
     }
-    const promise = started.value;
-    const settled = ctx.resolvePromise(promise);
-    promise.dispose();
+    if (compiled.error) {
+      // A syntax error: described by the bootstrap, like any error (nothing of the script ran).
+      const errH = compiled.error;
+      const described = inVm(() => ctx.callFunction(describeH as QuickJSHandle, ctx.undefined, errH));
+      errH.dispose();
+      const text = described && !described.error ? stringWithin(described.value, 4 * MAX_ERROR_TEXT + MAX_ERROR_FIELDS + 1_000) : undefined;
+      described?.dispose();
+      return fail(scriptError(typeof text === 'string' && text !== 'too_long' ? text : '{"name":"SyntaxError","message":"(unreadable)"}', limit));
+    }
+    const main = compiled.value;
+    const started = inVm(() => ctx.callFunction(runH as QuickJSHandle, ctx.undefined, main));
+    main.dispose();
+    started?.dispose();
     drain();
-    await Promise.race([settled, stopped]);
-    if (stop) {
-      // The promise may still settle (its handles are freed with the runtime).
-      void settled.then((r) => r.dispose()).catch(() => {});
-      return fail(stop);
-    }
-    const r = await settled;
-    if (r.error) {
-      const e: unknown = ctx.dump(r.error);
-      r.error.dispose();
-      return fail(scriptError(e, limit));
-    }
-    const outcome = readResult(ctx, r.value, limits.maxOutputChars - output, limit.output);
-    r.value.dispose();
+    if (!result && !stop) await Promise.race([answered, stopped]);
+    if (stop) return fail(stop);
+    const done = result as Done;
     finished = true;
     // Calls the script started without awaiting them still run to their end (a write is not cut
     // off midway), within the time limit; their answers go nowhere.
     if (inFlight.size) await Promise.race([Promise.allSettled([...inFlight]), stopped]);
-    if (!outcome.ok) return fail(outcome.error);
-    return { ok: true, result: outcome.result, logs, calls };
+    if (done.kind === 'error') return fail(scriptError(done.description, limit));
+    if (done.kind === 'not_json') {
+      return fail({ name: 'TypeError', code: 'not_json', message: `The script's return value is not JSON: ${done.why}. Return plain data.` });
+    }
+    return { ok: true, result: done.json === undefined ? undefined : JSON.parse(done.json), logs, calls };
   } finally {
     finished = true;
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
     calling.abort(new Error('the script ended'));
     try {
+      runH?.dispose();
+      describeH?.dispose();
+      boot?.dispose();
       for (const d of pending) d.dispose();
       ctx.dispose();
       runtime.dispose();
@@ -334,49 +437,28 @@ export async function runScript(source: string, host: ScriptHost, limits: Script
   }
 }
 
-/** An error the script threw (or a syntax error), as reported; the engine's own limits by their name. */
-function scriptError(thrown: unknown, limit: ReturnType<typeof limitMessages>): ScriptError {
+/** An error the script threw (or a syntax error), from the bootstrap's description; the engine's own limits by their name. */
+function scriptError(description: string, limit: ReturnType<typeof limitMessages>): ScriptError {
+  let d: { name?: unknown; message?: unknown; stack?: unknown; fields?: unknown; plain?: unknown };
+  try {
+    d = JSON.parse(description) as typeof d;
+  } catch {
+    d = { name: 'Error', message: '(unreadable)' };
+  }
+  const name = typeof d.name === 'string' ? d.name : 'Error';
+  const message = typeof d.message === 'string' ? d.message : '';
   // A script may throw anything: a string, a number, an object of its own.
-  if (thrown === null || typeof thrown !== 'object') return { name: 'Error', code: 'script_error', message: String(thrown) };
-  const e = thrown as { name?: unknown; message?: unknown; stack?: unknown; [k: string]: unknown };
-  const message = String(e.message ?? '');
-  if (e.name === 'InternalError' && /out of memory/.test(message)) return limit.memory();
-  if (e.name === 'InternalError' && /stack overflow/.test(message)) return limit.stack();
-  const line = lineOf(e.stack);
-  const { name, message: _m, stack: _s, fileName: _f, lineNumber: _l, ...rest } = e;
+  if (d.plain) return { name: 'Error', code: 'script_error', message };
+  if (name === 'InternalError' && /out of memory/.test(message)) return limit.memory();
+  if (name === 'InternalError' && /stack overflow/.test(message)) return limit.stack();
+  const line = lineOf(d.stack);
+  const fields = d.fields && typeof d.fields === 'object' && !Array.isArray(d.fields) ? (d.fields as Record<string, unknown>) : {};
+  const { fileName: _f, lineNumber: _l, ...rest } = fields;
   return {
     ...rest,
-    name: String(name ?? 'Error'),
+    name,
     code: typeof rest.code === 'string' ? rest.code : 'script_error',
     message,
     ...(line !== undefined ? { line } : {}),
   };
-}
-
-/** The script's answer: ['ok'] (nothing returned), ['ok', json] or ['not_json', why]. */
-function readResult(
-  ctx: QuickJSContext,
-  value: QuickJSHandle,
-  room: number,
-  tooLong: () => ScriptError,
-): { ok: true; result: unknown } | { ok: false; error: ScriptError } {
-  const tag = ctx.getProp(value, 0);
-  const body = ctx.getProp(value, 1);
-  try {
-    const kind = ctx.getString(tag);
-    if (ctx.typeof(body) === 'undefined') return { ok: true, result: undefined };
-    const lengthH = ctx.getProp(body, 'length');
-    const length = ctx.getNumber(lengthH);
-    lengthH.dispose();
-    // Measured before it is copied out of the VM.
-    if (kind === 'ok' && length > room) return { ok: false, error: tooLong() };
-    const text = ctx.getString(body);
-    if (kind !== 'ok') {
-      return { ok: false, error: { name: 'TypeError', code: 'not_json', message: `The script's return value is not JSON: ${text}. Return plain data.` } };
-    }
-    return { ok: true, result: JSON.parse(text) };
-  } finally {
-    tag.dispose();
-    body.dispose();
-  }
 }

@@ -10,14 +10,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { abortError } from '../../api/errors.js';
-import type { Operation } from '../../operation.js';
 import { readArguments } from '../pipeline/arguments.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import { isRefusal, refusal, refusalResult } from '../pipeline/refusal.js';
 import { shownName } from '../registry.js';
 import { cutText, estimateTokens, markWorkspaceContent, type ToolResult } from '../render/index.js';
 import { type CallContext, defineTool, type ToolSpec } from '../tools/tool-spec.js';
-import { type CallAnswer, DEFAULT_SCRIPT_LIMITS, type ScriptError, type ScriptHost, type ScriptLimits } from './script-engine.js';
+import { type CallAnswer, DEFAULT_SCRIPT_LIMITS, limitMessages, type ScriptError, type ScriptHost, type ScriptLimits } from './script-engine.js';
 import { processScriptSlots, type ScriptSlots } from './script-slots.js';
 import { runScriptInWorker } from './script-thread.js';
 
@@ -30,6 +29,8 @@ export interface ScriptDeps {
   owner?: string;
   /** Where a script takes its slot (the process's by default). */
   slots?: ScriptSlots;
+  /** Code mode: the session's tools a script can call that tools/list does not show, named in the description. */
+  unlisted?: readonly string[];
 }
 
 const MAX_SCRIPT_CHARS = 50_000;
@@ -63,33 +64,39 @@ const OUTPUT_SCHEMA = {
   required: ['logs', 'api_calls'],
 } as const;
 
-const READ_DESCRIPTION =
-  'Run JavaScript against the workspace and get back only what it returns: one call instead of many, to count, join or filter. ' +
-  'The script is an async function body; `await api.<operation>(args)` runs a read operation (find_operations finds them, describe_operation gives the signature) and resolves to its structuredContent (lists: {items, next_cursor}). ' +
-  '`return` JSON; console.log lines come back too. A failed call throws an Error with name and code. No network, files or timers. ' +
-  'Example: const {items} = await api.list_findings({engagement: ID, limit: 200}); return items.length;';
+function readDescription(unlisted: readonly string[] | undefined): string {
+  const tools = unlisted?.length ? `the tools ${unlisted.join(', ')}` : 'any tool listed here';
+  return (
+    'Run JavaScript against the workspace and get back only what it returns: one call instead of many, to count, join or filter. ' +
+    `The script is an async function body; \`await api.<name>(args)\` calls ${tools} or any operation (find_operations finds operations, describe_operation gives a signature), here to read only, and resolves to its structuredContent (lists: {items, next_cursor}). ` +
+    '`return` JSON; console.log lines come back too. A failed call throws an Error with name and code. No network, files or timers. ' +
+    'Example: const {items} = await api.list_findings({engagement: ID, limit: 200}); return items.length;'
+  );
+}
 
 const WRITE_DESCRIPTION =
-  'Like run_read_script, but api may also change data. A destructive operation runs only if allow names it: confirm with the user first. ' +
+  'Like run_read_script, but api may also change data. A destructive operation runs only if allow names it (confirm with the user first) or, where the client can ask, the user accepts when asked. ' +
   'A write whose answer was lost throws OutcomeUnknownError: not sent again; read before retrying.';
 
 /** What a failed call's tool result becomes in the script: an Error by name, with its code. */
-function errorOf(op: Operation, result: CallToolResult): ScriptError {
+function errorOf(name: string, result: CallToolResult): ScriptError {
   const sc = result.structuredContent as Record<string, unknown> | undefined;
   const e = sc?.error && typeof sc.error === 'object' ? (sc.error as Record<string, unknown>) : undefined;
   const code = typeof e?.code === 'string' ? e.code : sc?.state === 'failed' ? 'job_failed' : 'failed';
-  const name =
+  const kind =
     code === 'outcome_unknown'
       ? 'OutcomeUnknownError'
       : code === 'invalid_arguments' || code === 'invalid_argument'
         ? 'ValidationError'
-        : typeof e?.status === 'number'
-          ? 'ApiError'
-          : code === 'read_only' || code === 'scope' || code === 'toolset' || code === 'unknown'
-            ? 'RefusedError'
-            : 'OperationError';
+        : code === 'declined'
+          ? 'DeclinedError'
+          : typeof e?.status === 'number'
+            ? 'ApiError'
+            : code === 'read_only' || code === 'scope' || code === 'toolset' || code === 'unknown'
+              ? 'RefusedError'
+              : 'OperationError';
   const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
-  return { ...e, ...(e ? {} : sc ? { result: sc } : {}), name, code, operation: op.name, message: text };
+  return { ...e, ...(e ? {} : sc ? { result: sc } : {}), name: kind, code, operation: name, message: text };
 }
 
 function refused(code: string, message: string, operation?: string): CallAnswer {
@@ -103,7 +110,21 @@ interface ScriptCalls {
 }
 
 /**
- * The script's `api`: each call through the pipeline, under the script tool's own rule. A call waits
+ * Tools a script does not reach through `api`: the scripts themselves (a script runs no script) and
+ * call_operation (a script calls the operation by its own name, under its own checks).
+ */
+export const NOT_IN_API: ReadonlySet<string> = new Set(['run_read_script', 'run_write_script', 'call_operation']);
+
+/** Whether a tool of this name deletes or irreversibly commits (an operation's hint; none of the session's own tools does). */
+function isDestructive(pipeline: Pipeline, tool: ToolSpec): boolean {
+  const op = pipeline.registry.get(tool.name);
+  return op ? op.annotations.destructiveHint : tool.definition.annotations?.destructiveHint === true;
+}
+
+/**
+ * The script's `api`: everything the model can call in this session, by name (the session's tools,
+ * workflows and the apps' data tools among them, and every catalog or live operation), each call
+ * through the pipeline like a tool call of that name, under the script tool's own rule. A call waits
  * for the rate budget within the script's time (`wallMs` from now), never past it: one whose slot
  * opens later is refused at once, saying when, and the script decides.
  */
@@ -116,44 +137,53 @@ function apiHost(
   seen: ScriptCalls,
   wallMs: number,
 ): ScriptHost {
-  const registry = pipeline.registry;
   const endsAt = performance.now() + wallMs;
   let done = 0;
   return {
     async call(name, args, signal) {
-      if (!registry.get(name)) await registry.operations.ready();
-      const op = registry.get(name);
-      if (!op) return refused('unknown', `api.${shownName(name)}: no such operation (find_operations lists them by what they do). Nothing was sent.`);
-      const resolved = registry.resolve(op.name);
-      if (isRefusal(resolved)) return refused(resolved.code, resolved.message, op.name);
-      if (mode === 'read' && op.scope === 'write') {
-        return refused('read_script', `api.${op.name} changes data and run_read_script only reads: nothing was sent. Use run_write_script.`, op.name);
+      const resolved = NOT_IN_API.has(name) ? undefined : await pipeline.resolve(name);
+      if (!resolved || (isRefusal(resolved) && resolved.code === 'unknown')) {
+        return refused('unknown', `api.${shownName(name)}: no such tool or operation (find_operations lists operations by what they do). Nothing was sent.`);
       }
-      if (op.annotations.destructiveHint && !allow.has(op.name)) {
+      if (isRefusal(resolved)) return refused(resolved.code, resolved.message, name);
+      // The one write check: whatever the name (an operation, a workflow that writes), a read script only reads.
+      if (mode === 'read' && resolved.scope === 'write') {
         return refused(
-          'not_allowed',
-          `api.${op.name} is destructive and allow does not name it: nothing was sent. Confirm with the user, then call ${tool} again with allow: ["${op.name}"].`,
-          op.name,
+          'read_script',
+          `api.${resolved.name} changes data and run_read_script only reads: nothing was sent. Use run_write_script.`,
+          resolved.name,
         );
       }
-      const result = await pipeline.callTool(pipeline.operationTool(resolved), args, {
+      // Where the client can ask its user, the user confirms each destructive call (the pipeline asks);
+      // elsewhere the model's allow, after confirming with the user itself, is the confirmation.
+      if (isDestructive(pipeline, resolved) && !ctx.confirm && !allow.has(resolved.name)) {
+        return refused(
+          'not_allowed',
+          `api.${resolved.name} is destructive and allow does not name it: nothing was sent. Confirm with the user, then call ${tool} again with allow: ["${resolved.name}"].`,
+          resolved.name,
+        );
+      }
+      const result = await pipeline.callTool(resolved, args, {
         signal,
-        via: { kind: 'script', tool, operation: op.name },
+        via: { kind: 'script', tool, operation: resolved.name },
         budget: UNBOUNDED,
         budgetWaitMs: Math.max(0, endsAt - performance.now()),
         ...(ctx.waiting ? { waiting: ctx.waiting } : {}),
         ...(ctx.uploadDirs ? { uploadDirs: ctx.uploadDirs } : {}),
+        ...(ctx.confirm ? { confirm: ctx.confirm } : {}),
       });
       done++;
-      ctx.progress?.(done, undefined, `api.${op.name} answered (${done} API call${done === 1 ? '' : 's'})`);
-      if (op.quotesContent) seen.quotes = true;
+      ctx.progress?.(done, undefined, `api.${resolved.name} answered (${done} API call${done === 1 ? '' : 's'})`);
+      if (resolved.quotesContent) seen.quotes = true;
+      const writes = resolved.scope === 'write';
       if (result.isError) {
-        const error = errorOf(op, result);
-        // A write its validation refused was not sent: it is no write made.
-        if (op.scope === 'write' && error.name !== 'ValidationError') seen.writes.push({ operation: op.name, ok: false, code: error.code });
+        const error = errorOf(resolved.name, result);
+        // A write its validation refused, or its user declined, was not sent: it is no write made.
+        if (writes && error.name !== 'ValidationError' && error.name !== 'DeclinedError')
+          seen.writes.push({ operation: resolved.name, ok: false, code: error.code });
         return { ok: false, error };
       }
-      if (op.scope === 'write') seen.writes.push({ operation: op.name, ok: true });
+      if (writes) seen.writes.push({ operation: resolved.name, ok: true });
       return { ok: true, value: result.structuredContent ?? {} };
     },
   };
@@ -169,6 +199,23 @@ function answerText(head: string, body: string, logs: readonly string[], budget:
 function writesLine(writes: ScriptCalls['writes']): string {
   if (!writes.length) return '';
   return `Writes made: ${writes.map((w) => `${w.operation} (${w.ok ? 'done' : w.code === 'outcome_unknown' ? 'outcome unknown' : 'failed'})`).join(', ')}.`;
+}
+
+/**
+ * The last guard of the output limit, whatever produced the answer (its value, its logs, an error and
+ * its fields): past the limit in its text or its structuredContent (as JSON), the answer becomes the
+ * output limit's error, keeping only what the writes made.
+ */
+function withinOutputLimit(result: ToolResult, limits: ScriptLimits, calls: number, writes: { writes?: ScriptCalls['writes'] }): ToolResult {
+  const text = result.content.reduce((n, c) => n + (c.type === 'text' ? c.text.length : 0), 0);
+  if (text <= limits.maxOutputChars && JSON.stringify(result.structuredContent ?? {}).length <= limits.maxOutputChars) return result;
+  const error = limitMessages(limits).output();
+  const tail = `${calls} API call${calls === 1 ? '' : 's'} made. ${writesLine(writes.writes ?? [])}`.trim();
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `The script stopped: ${error.name} [${error.code}]: ${error.message}\n${tail}` }],
+    structuredContent: { error, logs: [], api_calls: calls, ...writes },
+  };
 }
 
 /** A script refused for a cap on scripts running at once: nothing ran, nothing was sent; retryable. */
@@ -198,7 +245,7 @@ export function scriptTools(deps: ScriptDeps): ToolSpec[] {
       ...(mode === 'read' ? { read: (raw: unknown) => readArguments(readInput, withoutEmptyAllow(raw), name) } : {}),
       // Marked by the run itself, when one of its calls quoted workspace content.
       quotesContent: false,
-      description: mode === 'read' ? READ_DESCRIPTION : WRITE_DESCRIPTION,
+      description: mode === 'read' ? readDescription(deps.unlisted) : WRITE_DESCRIPTION,
       outputSchema: OUTPUT_SCHEMA as unknown as { type: 'object' },
       annotations: mode === 'read' ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: true },
       async run(args, ctx) {
@@ -247,6 +294,7 @@ export function scriptTools(deps: ScriptDeps): ToolSpec[] {
             structuredContent: { error: e, logs: out.logs, api_calls: out.calls, ...writes },
           };
         }
+        result = withinOutputLimit(result, limits, out.calls, writes);
         return seen.quotes ? markWorkspaceContent(result) : result;
       },
     });

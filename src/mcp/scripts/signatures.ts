@@ -106,3 +106,15 @@ export function signatureOf(op: Operation): string {
   }
   return sig;
 }
+
+/**
+ * A tool of the session (a workflow, block edits, an app's data tool) as a script calls it, from
+ * its listed input and output schemas: `api.document_context(args: {...}): Promise<{...}>`.
+ */
+export function toolSignature(name: string, inputSchema: Record<string, unknown>, outputSchema?: Record<string, unknown>): string {
+  const args = objectType(inputSchema, 0, TEXT_ONLY);
+  const optional = !(Array.isArray(inputSchema.required) && inputSchema.required.length);
+  // The answer's shape one level deep: its sections by name, enough to pick what to read.
+  const returns = outputSchema ? tsType(outputSchema, MAX_DEPTH - 1) : 'object';
+  return `api.${name}(args${optional ? '?' : ''}: ${args}): Promise<${returns}>`;
+}

@@ -4,6 +4,7 @@
 // (the pipeline's same validation, limiter, read-only and consent checks, results and budget).
 import { z } from 'zod';
 import { catalog } from '../../../tools/index.js';
+import { vocabulary } from '../../../tools/vocabulary.js';
 import { type Operation, TOOLSETS } from '../../operation.js';
 import { isGenerated } from '../live-openapi.js';
 import { readCallOperation } from '../pipeline/arguments.js';
@@ -11,12 +12,16 @@ import type { Pipeline } from '../pipeline/pipeline.js';
 import { isRefusal, refusalResult } from '../pipeline/refusal.js';
 import { shownName } from '../registry.js';
 import { toolError } from '../render/index.js';
-import { signatureOf } from '../scripts/signatures.js';
+import { NOT_IN_API } from '../scripts/script-tools.js';
+import { signatureOf, toolSignature } from '../scripts/signatures.js';
+import { terms } from './operation-search.js';
 import { DESCRIBE_RESULT, FIND_RESULT, operationOutputSchema, RECORD_RESULT } from './result-schemas.js';
 import { defineTool, operationInput, type ToolSpec, toolDefinition } from './tool-spec.js';
 
 export interface GatewayDeps {
   pipeline: Pipeline;
+  /** Code mode (WORKSPACE_TOOLSETS=code): operations are for scripts, shown by their signature, and call_operation is not listed. */
+  codeMode?: boolean;
 }
 
 const findInput = z.strictObject({
@@ -29,6 +34,16 @@ const callInput = z.strictObject({
   operation: z.string().min(1).max(100).describe('name from find_operations'),
   arguments: z.record(z.string(), z.unknown()).optional().describe('as describe_operation shows; list operations also take fields: [names]'),
 });
+
+/** The gateway's own tools: never a match of find_operations. */
+const GATEWAY_TOOLS = new Set(['find_operations', 'describe_operation', 'call_operation']);
+
+let stopped: Set<string> | undefined;
+/** The request words that say nothing of what is asked (the search vocabulary's stop words, folded). */
+function stopTerms(): Set<string> {
+  stopped ??= new Set(terms(`${vocabulary.stopWords.en} ${vocabulary.stopWords.fr}`));
+  return stopped;
+}
 
 /** When no match is strong: the closest matches shown in full, and how many likely areas are listed whole. */
 const WEAK_SHOWN = 3;
@@ -60,9 +75,15 @@ function argumentHint(op: Operation, name: string): string {
  * The line find_operations shows per operation: its name, what it is for, what it needs, and what
  * kind of call it is; enough to call it, or to ask describe_operation for the rest.
  */
-function summaryLine(op: Operation): string {
+function summaryLine(op: Operation, codeMode = false): string {
+  if (codeMode) return `${signatureOf(op)} ${purposeOf(op)} [${flagsOf(op)}]`;
   const req = requiredArgs(op).map((a) => argumentHint(op, a));
-  const flags = [
+  return `${op.name}: ${purposeOf(op)} Needs ${req.length ? req.join(', ') : 'nothing'}. [${flagsOf(op)}]`;
+}
+
+/** What kind of call an operation is, in a few words. */
+function flagsOf(op: Operation): string {
+  return [
     op.scope,
     op.paginated ? 'list' : '',
     op.response === 'file' ? 'file' : '',
@@ -71,7 +92,6 @@ function summaryLine(op: Operation): string {
   ]
     .filter(Boolean)
     .join(', ');
-  return `${op.name}: ${purposeOf(op)} Needs ${req.length ? req.join(', ') : 'nothing'}. [${flags}]`;
 }
 
 /**
@@ -83,8 +103,41 @@ export function operationCountWords(count: number): string {
 }
 
 export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
-  const { pipeline } = deps;
+  const { pipeline, codeMode = false } = deps;
   const registry = pipeline.registry;
+  const line = (op: Operation) => summaryLine(op, codeMode);
+
+  /**
+   * Code mode: the session's tools a script calls (not listed there) whose name and description say
+   * most of the request's words, at most two, shown before the operations by their signature.
+   */
+  function matchingTools(query: string): ToolSpec[] {
+    if (!codeMode) return [];
+    const stop = stopTerms();
+    const asked = [...new Set(terms(query))].filter((w) => !stop.has(w));
+    if (!asked.length) return [];
+    const needed = Math.max(2, Math.ceil(asked.length / 2));
+    return pipeline
+      .ownTools()
+      .filter((t) => !NOT_IN_API.has(t.name) && !GATEWAY_TOOLS.has(t.name) && !registry.refusal(t))
+      .map((t) => {
+        const words = new Set(terms(`${t.name.replace(/_/g, ' ')} ${t.definition.description ?? ''}`));
+        return { t, hits: asked.filter((w) => words.has(w)).length };
+      })
+      .filter((s) => s.hits >= needed)
+      .sort((a, b) => b.hits - a.hits)
+      .slice(0, 2)
+      .map((s) => s.t);
+  }
+  const toolSig = (t: ToolSpec) =>
+    toolSignature(t.name, t.definition.inputSchema as Record<string, unknown>, t.definition.outputSchema as Record<string, unknown>);
+  const toolLine = (t: ToolSpec) => `${toolSig(t)} ${purposeOf({ description: t.definition.description ?? '' })} [tool, ${t.scope}]`;
+  const toolEntry = (t: ToolSpec) => ({
+    name: t.name,
+    signature: toolSig(t),
+    scope: t.scope,
+    purpose: purposeOf({ description: t.definition.description ?? '' }),
+  });
   const index = registry.operations.index;
   const writes = registry.writesAllowed();
 
@@ -92,7 +145,9 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
     name: 'find_operations',
     input: findInput,
     quotesContent: false,
-    description: `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.`,
+    description: codeMode
+      ? `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}) by what you want to do, in English or French. Returns the best matches as the api.<name>(args) signatures scripts call.`
+      : `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.`,
     annotations: { readOnlyHint: true },
     outputSchema: FIND_RESULT,
     async run(args) {
@@ -103,10 +158,13 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         limit: limit ?? 8,
         filter: (op) => shown(op) && (!area || op.toolset === area),
       });
+      const tools = area ? [] : matchingTools(query);
+      const toolsFound = tools.length ? { tools: tools.map(toolEntry) } : {};
+      const toolLines = tools.map(toolLine);
       if (!matches.length) {
         return {
-          content: [{ type: 'text', text: `No operation matches "${query}". Try other words, or an area: ${TOOLSETS.join(', ')}.` }],
-          structuredContent: { operations: [] },
+          content: [{ type: 'text', text: [...toolLines, `No operation matches "${query}". Try other words, or an area: ${TOOLSETS.join(', ')}.`].join('\n') }],
+          structuredContent: { operations: [], ...toolsFound },
         };
       }
       const operations = matches.map((m) => ({
@@ -121,7 +179,11 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
         signature: signatureOf(m.op),
         ...(isGenerated(m.op) ? { generated: true } : {}),
       }));
-      if (strong) return { content: [{ type: 'text', text: matches.map((m) => summaryLine(m.op)).join('\n') }], structuredContent: { operations } };
+      if (strong)
+        return {
+          content: [{ type: 'text', text: [...toolLines, ...matches.map((m) => line(m.op))].join('\n') }],
+          structuredContent: { operations, ...toolsFound },
+        };
       // No match accounts for most of the request: rather than a confident-looking list of near
       // misses, every operation of the likeliest areas by name, so the model chooses (names say
       // verb and object; describe_operation shows one in full).
@@ -133,27 +195,51 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
           .map((op) => op.name),
       }));
       const text = [
+        ...toolLines,
         `No strong match for "${query}". Closest:`,
-        ...matches.slice(0, WEAK_SHOWN).map((m) => summaryLine(m.op)),
+        ...matches.slice(0, WEAK_SHOWN).map((m) => line(m.op)),
         `Every operation of the likeliest ${likely.length > 1 ? 'areas' : 'area'}; choose one, describe_operation shows it:`,
         ...likely.map((l) => `${l.area}: ${l.operations.join(', ')}`),
       ].join('\n');
-      return { content: [{ type: 'text', text }], structuredContent: { operations, weak: true, areas: likely } };
+      return { content: [{ type: 'text', text }], structuredContent: { operations, weak: true, areas: likely, ...toolsFound } };
     },
   });
+
+  /** One of the session's own tools (a workflow, block edits, an app's data tool), as a script calls it. */
+  function describeTool(tool: ToolSpec) {
+    const def = tool.definition;
+    const scripted = !NOT_IN_API.has(tool.name);
+    const info = {
+      name: tool.name,
+      title: def.title ?? tool.name.replace(/_/g, ' '),
+      description: def.description ?? '',
+      scope: tool.scope,
+      annotations: def.annotations ?? {},
+      signature: scripted ? toolSignature(tool.name, def.inputSchema as Record<string, unknown>, def.outputSchema as Record<string, unknown>) : '',
+      input_schema: def.inputSchema,
+      output_schema: def.outputSchema,
+      notes: [
+        scripted ? `A tool of this server: call it directly, or as api.${tool.name}(args) in a script.` : 'A tool of this server; scripts do not call it.',
+      ],
+    };
+    return { content: [{ type: 'text' as const, text: JSON.stringify(info) }], structuredContent: info };
+  }
 
   const describe = defineTool({
     name: 'describe_operation',
     input: describeInput,
     quotesContent: false,
-    description:
-      'The full input schema and notes of one operation found with find_operations, before calling it with call_operation, and its signature for scripts.',
+    description: codeMode
+      ? "The full input schema, notes and script signature of one operation, or of a tool of this server that scripts call (run_read_script's description names them)."
+      : 'The full input schema and notes of one operation found with find_operations, before calling it with call_operation, and its signature for scripts.',
     annotations: { readOnlyHint: true },
     outputSchema: DESCRIBE_RESULT,
     async run(args) {
       await registry.operations.ready();
       const { operation } = args;
       const op = registry.get(operation);
+      const tool = op ? undefined : pipeline.ownTool(operation);
+      if (tool) return describeTool(tool);
       if (!op)
         return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
       // The full schema (id patterns included): this is where the assistant reads the exact rules.

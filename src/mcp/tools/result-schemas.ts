@@ -111,6 +111,15 @@ export const FIND_RESULT: OutputSchema = {
         required: ['name', 'method', 'path', 'scope', 'area', 'purpose', 'description', 'required'],
       },
     },
+    // Code mode: the server's tools a script calls that match too.
+    tools: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { name: STRING, signature: STRING, scope: { enum: ['read', 'write'] }, purpose: STRING },
+        required: ['name', 'signature', 'scope', 'purpose'],
+      },
+    },
   },
   required: ['operations'],
 };
@@ -130,11 +139,13 @@ export const DESCRIBE_RESULT: OutputSchema = {
     scope: { enum: ['read', 'write'] },
     area: STRING,
     annotations: OBJECT,
+    signature: STRING,
     input_schema: OBJECT,
     output_schema: OBJECT,
     notes: { type: 'array', items: STRING },
   },
-  required: ['name', 'title', 'description', 'method', 'path', 'scope', 'area', 'annotations', 'input_schema', 'output_schema', 'notes'],
+  // A tool of the session (a workflow...) has no method, path or area.
+  required: ['name', 'title', 'description', 'scope', 'annotations', 'signature', 'input_schema', 'output_schema', 'notes'],
 };
 
 /** A workflow's section: what the operation behind it answered, or `{error}` when it failed. */

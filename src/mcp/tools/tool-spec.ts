@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { OPERATION_META_KEY, type Operation, operationMeta, type Scope, type ToolAnnotations } from '../../operation.js';
 import type { ReadResult } from '../pipeline/arguments.js';
 import type { CallOrigin } from '../pipeline/call-origin.js';
+import type { Confirm } from '../pipeline/confirmation.js';
 import { toolInput } from '../pipeline/extras.js';
 import { type OutputSchema, operationOutputSchema } from './result-schemas.js';
 import { operationSchema, shownSchema } from './shown-schema.js';
@@ -31,6 +32,11 @@ export interface CallContext {
    * text no model reads, lift it so their structuredContent is the whole answer, not a cut page.
    */
   budget?: number;
+  /**
+   * Asks the user to confirm a destructive operation before it is sent, where the client can show a
+   * form (pipeline/confirmation.ts); absent, the client's own approval is the confirmation.
+   */
+  confirm?: Confirm;
 }
 
 /**

@@ -73,20 +73,39 @@ function firstWords(text: string, n = OUTLINE_WORDS): string {
   return words.length > n ? `${words.slice(0, n).join(' ')}…` : words.join(' ');
 }
 
+/** One block of document_context's outline. */
+export interface OutlineBlock {
+  id: string | null;
+  type: string;
+  title?: string;
+  words: string;
+  /** A key_figures block's items, all of them: what a replace that adds one re-sends. */
+  items?: string[];
+}
+
 /**
- * One block of the outline: its id, its type and what it says in a few words. A key_figures block
- * shows its items (each short, and what an edit that adds one must re-send), an item list how many
- * ids of what it lists; a block the outline cuts ends with an ellipsis.
+ * One block of the outline: its id, its type, its title and what it says in a few words. A
+ * key_figures block shows its items (each short), an item list how many ids of what it lists, a
+ * chart its kind; a text the outline cuts ends with an ellipsis.
  */
-export function outlineOf(blocks: readonly Json[]): Array<{ id: string | null; type: string; words: string }> {
+export function outlineOf(blocks: readonly Json[]): OutlineBlock[] {
   return blocks.map((b) => {
-    const title = typeof b.title === 'string' && b.title ? b.title : '';
-    let words = typeof b.text === 'string' ? firstWords(b.text) : '';
-    if (Array.isArray(b.items)) words = firstWords((b.items as unknown[]).map(String).join('; '), 4 * OUTLINE_WORDS);
-    else if (Array.isArray(b.ids)) words = `${b.ids.length} ${String(b.item_type ?? 'item')} ids`;
-    else if (typeof b.chart === 'string') words = b.chart;
-    return { id: typeof b.id === 'string' ? b.id : null, type: String(b.type ?? ''), words: [title, words].filter(Boolean).join(': ') };
+    const out: OutlineBlock = { id: typeof b.id === 'string' ? b.id : null, type: String(b.type ?? ''), words: '' };
+    if (typeof b.title === 'string' && b.title) out.title = b.title;
+    if (Array.isArray(b.items)) {
+      out.items = (b.items as unknown[]).map(String);
+      out.words = firstWords(out.items.join('; '), 4 * OUTLINE_WORDS);
+    } else if (Array.isArray(b.ids)) out.words = `${b.ids.length} ${String(b.item_type ?? 'item')} ids`;
+    else if (typeof b.chart === 'string') out.words = b.chart;
+    else if (typeof b.text === 'string') out.words = firstWords(b.text);
+    return out;
   });
+}
+
+/** The outline's line for a block: "id type: title: first words". */
+function outlineLine(b: OutlineBlock): string {
+  const said = [b.title, b.words].filter(Boolean).join(': ');
+  return `${b.id ?? '(no id)'} ${b.type}${said ? `: ${said}` : ''}`;
 }
 
 /** AI cost so far, in the few figures a briefing needs: the total and what it was spent on. */
@@ -171,7 +190,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         analysis_summary: otherCounts,
       };
       const uri = resourceUri('engagement', { engagement });
-      return renderWorkflow(value, deps.budget, {
+      return renderWorkflow(value, ctx.budget ?? deps.budget, {
         extra: [{ type: 'resource_link', uri, name: `engagement ${engagement}`, mimeType: 'application/json' }],
         how: 'call the operation behind the section (get_engagement, list_contradictions, get_analysis_summary, get_deliverable_draft, get_engagement_costs)',
         known: [engagement],
@@ -266,7 +285,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
           'error' in found
             ? found
             : found.items.filter((f) => f.review_status === 'validated').map((f) => ({ id: String(f.id), words: firstWords(String(f.statement ?? ''), 8) }));
-        const lines = blocks.map((b) => `${b.id ?? '(no id)'} ${b.type}${b.words ? `: ${b.words}` : ''}`);
+        const lines = blocks.map(outlineLine);
         const cite = Array.isArray(validated) ? validated.map((f) => `${f.id}: ${f.words}`) : [`(not read: ${validated.error})`];
         const text =
           `${kind}, updated_at ${updated}, ${blocks.length} blocks (id type: first words):\n${lines.join('\n')}\n` +
@@ -297,7 +316,7 @@ export function workflowTools(deps: WorkflowDeps): ToolSpec[] {
         draft: 'error' in d ? d : { stage: d.stage, attribution: d.attribution, include_proposed: d.include_proposed },
       };
       // The document's updated_at is what a whole-document update echoes: kept in the concise form.
-      return renderWorkflow(value, deps.budget, {
+      return renderWorkflow(value, extra.budget ?? deps.budget, {
         keep: ['document.updated_at'],
         how: 'call the operation behind the section (get_deliverable_document, list_contradictions)',
         known: [engagement],

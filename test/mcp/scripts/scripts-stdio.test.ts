@@ -30,26 +30,34 @@ describe('scripts over stdio', () => {
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    // Who waits for an answer: told each time stdout grows.
+    const readers = new Set<() => void>();
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+      for (const read of readers) read();
+    });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     const answered = (id: number) =>
       new Promise<Message>((resolve, reject) => {
-        const t = setInterval(() => {
-          // Lines that are not JSON are looked at once the process has ended, below.
+        const read = () => {
+          // Whole lines only; lines that are not JSON are looked at once the process has ended, below.
           const msg = stdout
+            .slice(0, stdout.lastIndexOf('\n') + 1)
             .split('\n')
             .filter((l) => l.startsWith('{'))
             .map((l) => JSON.parse(l) as Message)
             .find((m) => m.id === id);
-          if (msg) {
-            clearInterval(t);
-            resolve(msg);
-          }
-        }, 20);
-        setTimeout(() => {
-          clearInterval(t);
+          if (!msg) return;
+          clearTimeout(timer);
+          readers.delete(read);
+          resolve(msg);
+        };
+        const timer = setTimeout(() => {
+          readers.delete(read);
           reject(new Error(`no answer to ${id}; stderr: ${stderr}`));
         }, 30_000);
+        readers.add(read);
+        read();
       });
     const send = (msg: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`);
     const script = (id: number, name: string, source: string) => send({ id, method: 'tools/call', params: { name, arguments: { script: source } } });

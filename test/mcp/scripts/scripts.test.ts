@@ -265,6 +265,70 @@ describe('the policy', () => {
   });
 });
 
+/** The answer's size as the client gets it: its text, and its structuredContent as JSON. */
+function answerSize(r: CallToolResult): { text: number; structured: number } {
+  return { text: textOf(r).length, structured: JSON.stringify(r.structuredContent ?? {}).length };
+}
+const OUTPUT_LIMIT = 200_000;
+
+describe('limits on every path', () => {
+  it('an error with a 12 MB message is answered within the output limit, its message cut saying so', async () => {
+    const r = await read("throw new Error('x'.repeat(12_000_000));");
+    expect(r.isError).toBe(true);
+    expect(answerSize(r).structured).toBeLessThanOrEqual(OUTPUT_LIMIT);
+    expect(answerSize(r).text).toBeLessThanOrEqual(OUTPUT_LIMIT);
+    expect(String(structured(r).error?.message)).toMatch(/\.\.\. \(cut: 12000000 characters\)$/);
+  });
+
+  it('a return value whose toJSON throws a 12 MB message is answered within the output limit', async () => {
+    const r = await read("return { toJSON() { throw new Error('y'.repeat(12_000_000)); } };");
+    expect(r.isError).toBe(true);
+    expect(structured(r).error).toMatchObject({ code: 'not_json' });
+    expect(answerSize(r).structured).toBeLessThanOrEqual(OUTPUT_LIMIT);
+    expect(answerSize(r).text).toBeLessThanOrEqual(OUTPUT_LIMIT);
+  });
+
+  it('a value lying about its length through a replaced Promise.prototype.then changes nothing the host reads', async () => {
+    const r = await read(`
+      const big = { length: 1, toString() { return '"' + 'z'.repeat(12_000_000) + '"'; } };
+      Promise.prototype.then = function (ok) { return ok(['ok', big]); };
+      return 'small';
+    `);
+    expect(answerSize(r).structured).toBeLessThanOrEqual(OUTPUT_LIMIT);
+    expect(answerSize(r).text).toBeLessThanOrEqual(OUTPUT_LIMIT);
+    expect(structured(r).result).toBe('small');
+  });
+
+  it('a replaced Promise.prototype.then that never ends is not run by the host: answered at once, not at the time limit', async () => {
+    await withLimits({ cpuMs: 200, wallMs: 30_000 }, async (s) => {
+      const r = await read("Promise.prototype.then = function () { for (;;) {} }; return 'done';", s);
+      expect(structured(r).error?.code).not.toBe('time_limit');
+      expect(structured(r).result).toBe('done');
+    });
+  });
+
+  it("the getters and toJSON of a script's error and answer count as its CPU time: an endless one is stopped at the CPU limit", async () => {
+    await withLimits({ cpuMs: 200, wallMs: 30_000 }, async (s) => {
+      const getter = await read('throw { get message() { for (;;) {} } };', s);
+      expect(structured(getter).error).toMatchObject({ name: 'ScriptLimitError', code: 'cpu_limit' });
+      const toJson = await read('throw { toJSON() { for (;;) {} }, name: "E" };', s);
+      expect(structured(toJson).error?.code).not.toBe('time_limit');
+      const answer = await read('return { toJSON() { for (;;) {} } };', s);
+      expect(structured(answer).error).toMatchObject({ name: 'ScriptLimitError', code: 'cpu_limit' });
+      await stillAnswers(s);
+    });
+  });
+
+  it('an answer whose JSON escapes past the limit (logs of quotes) is answered within it', async () => {
+    await withLimits({ maxOutputChars: 10_000 }, async (s) => {
+      const r = await read("console.log('\"'.repeat(9_000)); return 1;", s);
+      expect(answerSize(r).structured).toBeLessThanOrEqual(10_000);
+      expect(answerSize(r).text).toBeLessThanOrEqual(10_000);
+      expect(structured(r).error).toMatchObject({ code: 'output_limit' });
+    });
+  });
+});
+
 describe('the isolate', () => {
   it('has no process, require, fetch, timers or modules', async () => {
     const r = await read(`

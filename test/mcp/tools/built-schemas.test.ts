@@ -4,22 +4,34 @@
 // catalog operation's from there (test/install/package.test.ts checks the packed bundle holds them).
 import { readFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { shownSchemas } from '../../../scripts/build-schemas.js';
-import { builtSchemas, type ShownSchema, useBuiltSchemas } from '../../../src/mcp/tools/built-schemas.js';
-import { convertOperationSchema, operationSchema } from '../../../src/mcp/tools/shown-schema.js';
+import type { ShownSchema } from '../../../src/mcp/tools/built-schemas.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { catalog } from '../../../tools/index.js';
-import { area, op } from '../../../tools/shared.js';
-import { startStack } from '../../helpers/stack.js';
 
 let built: Record<string, ShownSchema>;
+// The modules as a server loads them: fresh copies, of which no schema has been shown yet (the
+// quick tier's files share a module graph per worker).
+let builtSchemas: typeof import('../../../src/mcp/tools/built-schemas.js').builtSchemas;
+let convertOperationSchema: typeof import('../../../src/mcp/tools/shown-schema.js').convertOperationSchema;
+let operationSchema: typeof import('../../../src/mcp/tools/shown-schema.js').operationSchema;
+let catalog: typeof import('../../../tools/index.js').catalog;
+let area: typeof import('../../../tools/shared.js').area;
+let op: typeof import('../../../tools/shared.js').op;
+let startStack: typeof import('../../helpers/stack.js').startStack;
 
-beforeAll(() => {
+beforeAll(async () => {
   built = shownSchemas();
-  // Before any schema of this process is shown: the listing takes them from this build, through
+  vi.resetModules();
+  const schemas = await import('../../../src/mcp/tools/built-schemas.js');
+  ({ builtSchemas } = schemas);
+  ({ convertOperationSchema, operationSchema } = await import('../../../src/mcp/tools/shown-schema.js'));
+  ({ catalog } = await import('../../../tools/index.js'));
+  ({ area, op } = await import('../../../tools/shared.js'));
+  ({ startStack } = await import('../../helpers/stack.js'));
+  // Before any schema of these modules is shown: the listing takes them from this build, through
   // the JSON text a bundle parses.
-  useBuiltSchemas(JSON.parse(JSON.stringify(built)) as Record<string, ShownSchema>);
+  schemas.useBuiltSchemas(JSON.parse(JSON.stringify(built)) as Record<string, ShownSchema>);
 });
 
 describe('the built input schemas', () => {

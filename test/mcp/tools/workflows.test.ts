@@ -1,5 +1,5 @@
 // document_context's outline of a document, as a pure function: a line's worth per block, enough to
-// name it in edit_document_blocks and to re-send what a replace of it needs.
+// name it in edit_document_blocks and, for key figures, to re-send what a replace of it needs.
 import { describe, expect, it } from 'vitest';
 import { outlineOf } from '../../../src/mcp/tools/workflows.js';
 
@@ -12,7 +12,7 @@ describe('outlineOf', () => {
     expect(outlineOf([{ id: 'h', type: 'heading', level: 1, text: 'Synthèse' }])[0]?.words).toBe('Synthèse');
   });
 
-  it("shows a key_figures block's title and items, an item list's title and count, a chart's kind, and a block without id as such", () => {
+  it("gives a block's title, a key_figures block's items (all of them), an item list's count, a chart's kind, and a block without id as such", () => {
     expect(
       outlineOf([
         { id: 'k', type: 'key_figures', title: 'Chiffres clés', items: ['3 entretiens', '6 constats'] },
@@ -21,9 +21,9 @@ describe('outlineOf', () => {
         { type: 'quote', evidence_id: 'E' },
       ]),
     ).toEqual([
-      { id: 'k', type: 'key_figures', words: 'Chiffres clés: 3 entretiens; 6 constats' },
-      { id: 'l', type: 'item_list', words: 'Constats: 3 finding ids' },
-      { id: 'c', type: 'chart', words: 'Irritants: pain_heatmap' },
+      { id: 'k', type: 'key_figures', title: 'Chiffres clés', words: '3 entretiens; 6 constats', items: ['3 entretiens', '6 constats'] },
+      { id: 'l', type: 'item_list', title: 'Constats', words: '3 finding ids' },
+      { id: 'c', type: 'chart', title: 'Irritants', words: 'pain_heatmap' },
       { id: null, type: 'quote', words: '' },
     ]);
   });

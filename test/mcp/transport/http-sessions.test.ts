@@ -11,6 +11,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { reached } from '../../helpers/reached.js';
 import { rawPost, spawnHttpServer } from '../../helpers/spawn-http.js';
 import { type Era, negotiation, type Stack, startStack } from '../../helpers/stack.js';
 
@@ -63,14 +64,6 @@ async function recordingClient(url: string, era: Era) {
   };
 }
 
-async function until(done: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 const served = (r: CallToolResult) => expect(r.structuredContent).toMatchObject({ slug: 'atelier' });
 
 describe('2025 sessions in process, with small limits', () => {
@@ -99,7 +92,8 @@ describe('2025 sessions in process, with small limits', () => {
       served(first.result);
       expect(first.inSession).toBe(true);
       // The client stays connected and sends nothing more: its session is closed once idle.
-      await until(() => s.mcp.sessions === 0, 'the idle session to expire');
+      await s.waitForLog(/"why":"idle".*"msg":"MCP session closed"/);
+      expect(s.mcp.sessions).toBe(0);
       // It still names the session (the server issued it): answered on its own, not 404.
       const later = await c.call();
       served(later.result);
@@ -136,9 +130,12 @@ describe('2025 sessions in process, with small limits', () => {
     try {
       const a = await recordingClient(s.url, 'legacy');
       const b = await recordingClient(s.url, 'legacy');
-      sandbox.admin.fault({ count: 1, delay_ms: 1_500, match: { method: 'GET', path: '/workspace' } });
+      const underWay = reached();
+      sandbox.admin.fault({ count: 1, delay_ms: 1_500, before: underWay.tell, match: { method: 'GET', path: '/workspace' } });
       const slow = a.call();
-      await until(() => s.mcp.inFlight.size > 0, "A's call to be under way");
+      // A's call is under way once its request is at the sandbox (held there for the delay).
+      await underWay.reached;
+      expect(s.mcp.inFlight.size).toBeGreaterThan(0);
       // B is used after A's call began: A is the oldest, and busy.
       expect((await b.call()).inSession).toBe(true);
       const c = await recordingClient(s.url, 'legacy');

@@ -31,28 +31,36 @@ describe('stdio transport', () => {
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    // Who waits for an answer: told each time stdout grows.
+    const readers = new Set<() => void>();
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+      for (const read of readers) read();
+    });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
 
     const responses = new Map<number, Record<string, unknown>>();
     const waitFor = (id: number) =>
       new Promise<Record<string, unknown>>((resolve, reject) => {
-        const t = setInterval(() => {
-          for (const line of stdout.split('\n')) {
+        const read = () => {
+          // Whole lines only: the last one may still be coming.
+          for (const line of stdout.slice(0, stdout.lastIndexOf('\n') + 1).split('\n')) {
             if (!line.trim()) continue;
             const msg = JSON.parse(line) as Record<string, unknown>;
             if (msg.id === id) responses.set(id, msg);
           }
           const r = responses.get(id);
-          if (r) {
-            clearInterval(t);
-            resolve(r);
-          }
-        }, 20);
-        setTimeout(() => {
-          clearInterval(t);
+          if (!r) return;
+          clearTimeout(timer);
+          readers.delete(read);
+          resolve(r);
+        };
+        const timer = setTimeout(() => {
+          readers.delete(read);
           reject(new Error(`no answer to ${id}; stderr: ${stderr}`));
         }, 20_000);
+        readers.add(read);
+        read();
       });
     const send = (msg: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`);
 
