@@ -5,7 +5,8 @@
 //   whole     tool by tool: the document read in full and re-sent whole through update_deliverable_document
 //   blocks    tool by tool: the document's outline and the validated findings (document_context,
 //             outline: true), then the four changes sent as edit_document_blocks
-//   script    one run_write_script doing the reads, the write and the export inside the isolate
+//   script    one run_write_script doing the same as blocks inside the isolate (api.document_context,
+//             api.edit_document_blocks: the tools listed beside it)
 // Every way reads only the fields it needs of the lists (an engagement's id, the findings' ids and
 // review status), as the list tools allow. Each way runs on a fresh sandbox (the same starting
 // document) through the real server over stdio, behind the recording proxy of bench/jobs.ts, so tool
@@ -123,24 +124,23 @@ export const DRAFTING_WAYS: readonly DraftingWay[] = [
     way: 'script',
     label: 'one run_write_script',
     async run(call) {
-      // What a model writes: the whole job in the isolate, the engagement included, answering only what it decided.
+      // What a model writes: the whole job in the isolate, the engagement included, answering only what it
+      // decided. It calls the tools listed beside it (api.<tool>), so it needs no find_operations first.
       const script = `
 const [{ id: engagement }] = (await api.list_engagements({ fields: ['id'] })).items;
-const found = await api.list_findings({ engagement, limit: 200, fields: ['id', 'review_status'] });
-const cited = found.items.filter((f) => f.review_status === 'validated').slice(0, 2).map((f) => ({ type: 'finding', id: f.id }));
-const doc = await api.get_deliverable_document({ engagement, kind: ${JSON.stringify(KIND)}, response_format: 'detailed' });
+const kind = ${JSON.stringify(KIND)};
+const { document: doc, findings } = await api.document_context({ engagement, kind, outline: true });
+const refs = findings.validated.slice(0, 2).map((f) => ({ type: 'finding', id: f.id }));
 const paragraph = doc.blocks.find((b) => b.type === 'paragraph');
+const figures = doc.blocks.find((b) => b.type === 'key_figures');
 const stale = doc.blocks.filter((b) => b.type === 'callout').at(-1);
-const blocks = [];
-for (const b of doc.blocks) {
-  if (b.id === stale.id) continue;
-  if (b.type === 'key_figures') blocks.push({ ...b, items: [...b.items, ${JSON.stringify(NEW_FIGURE)}] });
-  else if (b.id === paragraph.id) blocks.push({ ...b, text: ${JSON.stringify(NEW_PARAGRAPH)} }, { type: 'paragraph', text: ${JSON.stringify(CITING_TEXT)}, refs: cited });
-  else blocks.push(b);
-}
-await api.update_deliverable_document({ engagement, kind: ${JSON.stringify(KIND)}, updated_at: doc.updated_at, blocks });
-const exported = await api.create_export({ engagement, kind: 'document_pdf', document_kind: ${JSON.stringify(KIND)} });
-return { blocks: blocks.length, export: exported.state };
+await api.edit_document_blocks({ engagement, kind, edits: [
+  { op: 'replace', id: figures.id, block: { type: 'key_figures', title: figures.title, items: [...figures.items, ${JSON.stringify(NEW_FIGURE)}] } },
+  { op: 'replace', id: paragraph.id, block: { type: 'paragraph', text: ${JSON.stringify(NEW_PARAGRAPH)} } },
+  { op: 'insert', after: paragraph.id, block: { type: 'paragraph', text: ${JSON.stringify(CITING_TEXT)}, refs } },
+  { op: 'delete', id: stale.id },
+] });
+return (await api.create_export({ engagement, kind: 'document_pdf', document_kind: kind })).state;
 `;
       await call('run_write_script', { script });
     },

@@ -200,7 +200,7 @@ export class RedisStore implements StateStore, SlidingWindowStore {
     try {
       await client.connect();
     } catch (err) {
-      client.destroy();
+      destroy(client);
       const where = sentinel ? "the master REDIS_URL's Sentinels name" : 'REDIS_URL';
       throw new RedisUnavailableError(`Could not connect to Redis at ${where}: ${errorCode(err)}.`, { cause: err });
     }
@@ -312,8 +312,13 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   async close(): Promise<void> {
     this.#closed = true;
     if (!this.#client.isOpen) return;
-    await this.#client.close().catch(() => this.#client.destroy());
+    await this.#client.close().catch(() => destroy(this.#client));
   }
+}
+
+/** Ends `client` whatever its state: a Sentinel client whose first connection failed has destroyed itself (its destroy rejects). */
+function destroy(client: Client): void {
+  Promise.resolve(client.destroy()).catch(() => {});
 }
 
 function ttlArgs(opts?: SetOptions): string[] {

@@ -167,14 +167,16 @@ describe('sign in with OAuth, then serve with the granted scope', () => {
       await s.close();
     }
     // The member pastes it in a shell, in another folder: it starts the sign-in.
-    const pasted = spawn('sh', ['-c', `${printed} --no-browser`], { cwd: tmpdir(), env: env(dir), stdio: ['ignore', 'pipe', 'pipe'] });
+    // In a process group of its own: the shell may fork the command rather than exec it, and the
+    // sign-in it starts must end with the test, not outlive it.
+    const pasted = spawn('sh', ['-c', `${printed} --no-browser`], { cwd: tmpdir(), env: env(dir), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let said = '';
     pasted.stderr.on('data', (c: Buffer) => {
       said += c.toString();
     });
     const exited = new Promise((r) => pasted.once('exit', r));
     await expect.poll(() => SIGN_IN_LINE.test(said), { timeout: 30_000 }).toBe(true);
-    pasted.kill('SIGTERM');
+    process.kill(-(pasted.pid as number), 'SIGTERM');
     await exited;
     const status = runCli(['status', '--workspace', sb.url], env(dir));
     expect(await status.exit).toBe(1);
