@@ -31,7 +31,7 @@ import { APP_MIME_TYPE, isViewUri, readView, UI_EXTENSION, ViewNotFoundError } f
 import { complete } from './completions.js';
 import { toolCallEvent } from './pipeline/call-event.js';
 import { traceCall } from './pipeline/call-trace.js';
-import { Confirmations, canConfirm } from './pipeline/confirmation.js';
+import { Confirmations, canConfirm, SealedConfirmations, type SealedRound } from './pipeline/confirmation.js';
 import { InvocationRefused } from './pipeline/pipeline.js';
 import type { SignInGate } from './pipeline/sign-in-prompt.js';
 import { getPrompt, listPrompts, PROMPTS, PromptError } from './prompts.js';
@@ -83,6 +83,11 @@ export interface ServerFactoryDeps {
   /** The operator's audit trail and metrics: told of every tool call. */
   events?: EventSink;
   /**
+   * The remote mode: confirmations of 2026 clients asked and answered without holding the call, so a
+   * retry may reach any replica (pipeline/confirmation.ts).
+   */
+  sealedConfirmations?: SealedConfirmations;
+  /**
    * Who a request acts for, as the audit trail names them: the remote mode's member and OAuth client.
    * Unset (a local server): the one member, `local`, and the name the client gave.
    */
@@ -131,6 +136,13 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
     try {
       return await confirmations.verify(state, ctx);
     } catch (err) {
+      if (deps.sealedConfirmations) {
+        try {
+          return await deps.sealedConfirmations.verify(state, ctx);
+        } catch {
+          // Not a sealed confirmation's either: a sign-in's, or none.
+        }
+      }
       if (deps.signIn) return deps.signIn.verify(state, ctx);
       throw err;
     }
@@ -252,9 +264,15 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
       }
       const session = await current(ctx);
       /** The call itself, told to the audit trail when it ends. */
-      const execute = async (c: CallContext): Promise<CallToolResult> => {
-        const run = () => logs.run(sinkFor(ctx), () => session.call(req.params.name, req.params.arguments, c));
-        if (!deps.events) return server.projectCallToolResult(await run(), undefined);
+      // `round`: a sealed confirmation's round; one that stopped at its question is no call to tell of,
+      // and one the state did not fit answers its refusal (nothing was sent either way).
+      const execute = async (c: CallContext, round?: SealedRound): Promise<CallToolResult> => {
+        const answer = () => logs.run(sinkFor(ctx), () => session.call(req.params.name, req.params.arguments, c));
+        const run = async () => {
+          const r = await answer();
+          return round?.refusal ?? r;
+        };
+        if (!deps.events || round?.asked) return server.projectCallToolResult(await run(), undefined);
         const started = performance.now();
         const traced = await traceCall(run);
         const env = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
@@ -276,12 +294,28 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
       // runs across rounds, each answer handed to it where it waits (pipeline/confirmation.ts).
       const answered = Confirmations.stateOf(ctx);
       if (answered) return confirmations.resume(session, answered, ctx);
+      const sealed = deps.sealedConfirmations;
+      const sealedState = SealedConfirmations.stateOf(ctx);
+      if (sealed && sealedState) return sealed.resume(ctx, req.params.name, sealedState, (confirm, round) => execute({ ...call, confirm }, round));
       // The waiting call lives in this process: a 2026 retry must come back to it. Replicas of the
-      // remote mode share no such state (a balancer may send the retry to another), so there a 2026
-      // client keeps its own approval; a 2025 connection is answered within the one request.
+      // remote mode share no such state (a balancer may send the retry to another): there a 2026
+      // client is asked without holding the call, for a call that is one operation (its own tool or
+      // call_operation, which ask before sending anything); scripts and workflows, which may have run
+      // or written before they ask, keep the client's approval and allow. A 2025 connection is
+      // answered within the one request.
       const holdsRetry = factoryCtx.era === 'legacy' || config.remote === undefined;
-      if (!holdsRetry || !canConfirm(capabilitiesOf(server, ctx))) return execute(call);
-      return confirmations.start(session, ctx, (confirm, signal) => execute({ ...call, signal, confirm }));
+      if (!canConfirm(capabilitiesOf(server, ctx))) return execute(call);
+      if (holdsRetry) return confirmations.start(session, ctx, (confirm, signal) => execute({ ...call, signal, confirm }));
+      const oneOperation = req.params.name === 'call_operation' || !session.pipeline.ownTool(req.params.name);
+      if (!sealed) return execute(call);
+      if (!oneOperation) {
+        return execute({
+          ...call,
+          unconfirmedWhy:
+            "On this server a script's destructive calls are not put to the user through the client's form (a script cannot be resumed on another server replica).",
+        });
+      }
+      return sealed.start(ctx, req.params.name, (confirm, round) => execute({ ...call, confirm }, round));
     });
 
     // Resources and completions read through the session's pipeline, like every tool call.

@@ -14,6 +14,7 @@ import { limiterFor } from '../api/limiter.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { OperationSet } from '../mcp/operations.js';
+import { SealedConfirmations } from '../mcp/pipeline/confirmation.js';
 import { messageBytesForUpload } from '../mcp/pipeline/uploads.js';
 import { ScriptSlots } from '../mcp/scripts/script-slots.js';
 import { createServerFactory } from '../mcp/server.js';
@@ -217,11 +218,23 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
   const largeBodies = new ScriptSlots({ perProcess: MAX_LARGE_BODIES, perOwner: MAX_LARGE_BODIES_PER_MEMBER });
   // Members send files as content (the replica's disk is not theirs): a request holds the largest upload.
   const bodyMax = Math.max(MAX_BODY_BYTES, ...catalog.map((op) => (op.upload ? messageBytesForUpload(op.upload.maxKib) : 0)));
+  // Confirmations of 2026 clients travel in a state every replica opens (the configured key; without
+  // one, a single process with its store in memory, a key of this process), and each accepted state
+  // is claimed once in the shared store, so a replayed one sends nothing.
+  const sealedConfirmations = new SealedConfirmations({
+    key: config.stateKey ?? globalThis.crypto.getRandomValues(new Uint8Array(32)),
+    claim: (nonce, ttlMs) => store.setIfAbsent(`remote:confirmed:${nonce}`, '1', { ttlMs }),
+    memberOf: (ctx) => {
+      const p = principalOf(ctx.http?.authInfo);
+      return p ? JSON.stringify([p.kind, p.memberKey, p.scope, p.clientId]) : '';
+    },
+  });
   const factory = createServerFactory({
     config,
     logger,
     logs,
     sessionFor,
+    sealedConfirmations,
     ...(events ? { events } : {}),
     // The audit trail names the member and the OAuth client the request's token was issued to.
     identify: (authInfo) => {

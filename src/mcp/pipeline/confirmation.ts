@@ -11,6 +11,19 @@
 // connection the SDK's legacy shim turns the same result into elicitation/create and calls the handler
 // again itself. The waiting call is held by this process; a state naming a call it does not hold (an
 // expired one, another process's) is answered with a tool error, and nothing was sent for it.
+//
+// The remote mode's replicas share no waiting call, and its balancer may send a 2026 retry to any of
+// them: there a call that is one operation (its own tool, or call_operation) is confirmed without
+// holding it (SealedConfirmations). The first round runs the call up to its question (its arguments
+// read and validated, the record's name read; nothing written) and answers the form with a state
+// signed under the replicas' shared key, expiring, bound to the member and their client, naming the
+// tool and a digest of the operation and its arguments as read. The retry, on whichever replica, runs
+// the call again; when it reaches the same question with the same digest, the answer is the user's:
+// accept sends it (once: the state's nonce is claimed in the shared store first, so a replayed state
+// sends nothing), decline or cancel answers so with nothing sent. A state for other arguments, another
+// member or past its time is refused with nothing sent. A script cannot be resumed elsewhere: scripts
+// (and workflows, which may write before they ask) keep the client's approval and `allow` there.
+import { createHash, hkdfSync, randomUUID } from 'node:crypto';
 import {
   type CallToolResult,
   type ClientCapabilities,
@@ -26,8 +39,15 @@ import { toolError } from '../render/index.js';
 /** The user's answer to a confirmation. */
 export type ConfirmAnswer = 'accept' | 'decline' | 'cancel';
 
+/** What the user is asked to confirm: the words shown, and the operation and its arguments as read. */
+export interface ConfirmAsk {
+  message: string;
+  operation?: string;
+  args?: Record<string, unknown>;
+}
+
 /** Asks the user to confirm; resolves with their answer. */
-export type Confirm = (ask: { message: string }) => Promise<ConfirmAnswer>;
+export type Confirm = (ask: ConfirmAsk) => Promise<ConfirmAnswer>;
 
 /** Whether the client can show the user a form (2025: a bare `elicitation` declaration means form). */
 export function canConfirm(capabilities: ClientCapabilities | undefined): boolean {
@@ -182,4 +202,181 @@ export class Confirmations {
   get waiting(): number {
     return this.#waiting.size;
   }
+}
+
+/** A confirmation asked without holding the call: what its state carries (signed, not secret). */
+export interface SealedAsk {
+  ask: 'sealed';
+  /** The tool called (an operation's own, or call_operation). */
+  tool: string;
+  /** SHA-256 of the operation and its arguments as read. */
+  digest: string;
+  /** Claimed in the shared store when accepted: one state sends at most once. */
+  nonce: string;
+  /** When it expires (ms since the epoch), as the store keeps its claim. */
+  until: number;
+}
+
+/** A state of ours that cannot be used (past its time, or another member's): refused in words. */
+export interface SealedRefusal {
+  ask: 'refused';
+  why: 'expired' | 'member';
+}
+
+export interface SealedConfirmationDeps {
+  /** The key every replica shares (WORKSPACE_STATE_KEY); the states' own key is derived from it. */
+  key: Uint8Array;
+  /** Marks a state used, in the store every replica shares, until `ttlMs` from now: true the first time only. */
+  claim(nonce: string, ttlMs: number): Promise<boolean>;
+  /** Whom a request acts for (member and client): only they can answer a confirmation asked of them. */
+  memberOf(ctx: ServerContext): string;
+}
+
+/** JSON with object keys sorted: the same arguments give the same digest whatever their order. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+function digestOf(ask: ConfirmAsk): string {
+  return createHash('sha256')
+    .update(canonical({ operation: ask.operation ?? null, args: ask.args ?? {} }))
+    .digest('base64url');
+}
+
+function isSealedAsk(p: unknown): p is SealedAsk {
+  const s = p as Partial<SealedAsk> | undefined;
+  return !!s && s.ask === 'sealed' && typeof s.tool === 'string' && typeof s.digest === 'string' && typeof s.nonce === 'string' && typeof s.until === 'number';
+}
+
+/** One round of a call confirmed without holding it: whether it stopped to ask, or was refused. */
+export interface SealedRound {
+  /** The call reached its question and stopped there (nothing sent): the round answers the form. */
+  asked: boolean;
+  /** The state did not fit the call (nothing sent): what the round answers instead of the call's result. */
+  refusal?: CallToolResult;
+}
+
+/** Confirmations asked and answered across replicas: nothing held between rounds but the client's state. */
+export class SealedConfirmations {
+  readonly #codec: RequestStateCodec<SealedAsk>;
+  readonly #deps: SealedConfirmationDeps;
+
+  constructor(deps: SealedConfirmationDeps) {
+    this.#deps = deps;
+    // A key of its own, derived from the shared one: the state key also seals the store's records.
+    const key = new Uint8Array(hkdfSync('sha256', deps.key, new Uint8Array(0), 'workspace-consulting-mcp confirmation state', 32));
+    this.#codec = createRequestStateCodec<SealedAsk>({ key, ttlSeconds: WAIT_SECONDS, bind: (ctx) => deps.memberOf(ctx as ServerContext) });
+  }
+
+  /**
+   * For ServerOptions.requestState.verify: a state of ours, or why ours cannot be used (the handler
+   * says so); throws for a state that is not ours or was altered (the SDK answers -32602).
+   */
+  async verify(state: string, ctx: ServerContext): Promise<SealedAsk | SealedRefusal> {
+    let payload: unknown;
+    try {
+      payload = await this.#codec.verify(state, ctx);
+    } catch (err) {
+      // The codec checks its signature before the expiry and the member: these two are ours.
+      const why = err instanceof Error ? err.message : '';
+      if (why === 'expired') return { ask: 'refused', why: 'expired' };
+      if (why === 'bind') return { ask: 'refused', why: 'member' };
+      throw err;
+    }
+    if (!isSealedAsk(payload)) throw new Error('malformed');
+    return payload;
+  }
+
+  /** The state a retried request carries, when it is one of these. */
+  static stateOf(ctx: ServerContext): SealedAsk | SealedRefusal | undefined {
+    const state = ctx.mcpReq.requestState<unknown>();
+    const s = state as Partial<SealedAsk | SealedRefusal> | undefined;
+    return s && typeof s === 'object' && (s.ask === 'sealed' || s.ask === 'refused') ? (s as SealedAsk | SealedRefusal) : undefined;
+  }
+
+  /**
+   * The first round: the call runs up to its question, which is answered `cancel` there (so nothing is
+   * sent) and asked of the client with a state for the retry. A call that asks nothing is answered as it is.
+   */
+  async start(
+    ctx: ServerContext,
+    tool: string,
+    run: (confirm: Confirm, round: SealedRound) => Promise<CallToolResult>,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const round: SealedRound = { asked: false };
+    let asked: ConfirmAsk | undefined;
+    const result = await run(async (ask) => {
+      asked ??= ask;
+      round.asked = true;
+      return 'cancel';
+    }, round);
+    if (!asked) return result;
+    const state: SealedAsk = { ask: 'sealed', tool, digest: digestOf(asked), nonce: randomUUID(), until: Date.now() + WAIT_SECONDS * 1000 };
+    return inputRequired({
+      inputRequests: { [KEY]: inputRequired.elicit({ message: asked.message, requestedSchema: { type: 'object', properties: {} } }) },
+      requestState: await this.#codec.mint(state, ctx),
+    });
+  }
+
+  /**
+   * The retry, on any replica: the call runs again, and its question is answered with the user's
+   * answer when the state is for this very call (tool, operation and arguments) and, on accept, was
+   * never used before; otherwise the call is refused at its question, nothing sent.
+   */
+  async resume(
+    ctx: ServerContext,
+    tool: string,
+    state: SealedAsk | SealedRefusal,
+    run: (confirm: Confirm, round: SealedRound) => Promise<CallToolResult>,
+  ): Promise<CallToolResult> {
+    if (state.ask === 'refused') {
+      return refusedConfirmation(
+        state.why === 'expired'
+          ? 'This confirmation has expired. Nothing was sent for it: call the tool again.'
+          : 'This confirmation was asked of another member. Nothing was sent for it: call the tool again.',
+        state.why,
+      );
+    }
+    if (state.tool !== tool)
+      return refusedConfirmation(`This confirmation is for ${state.tool}, not ${tool}. Nothing was sent: call the tool again.`, 'other_call');
+    const given = inputResponse(ctx.mcpReq.inputResponses, KEY);
+    const action: ConfirmAnswer = given.kind === 'elicit' ? given.action : 'cancel';
+    const round: SealedRound = { asked: false };
+    let reached = false;
+    const result = await run(async (ask) => {
+      // One question per call: a second one (none of these calls asks twice) is not the one answered.
+      if (reached) {
+        round.refusal ??= refusedConfirmation('This call asked for a second confirmation. Nothing more was sent: call the tool again.', 'other_call');
+        return 'cancel';
+      }
+      reached = true;
+      if (digestOf(ask) !== state.digest) {
+        round.refusal = refusedConfirmation(
+          'This confirmation was given for other arguments. Nothing was sent: call the tool again to be asked about these.',
+          'other_call',
+        );
+        return 'cancel';
+      }
+      if (action !== 'accept') return action;
+      if (!(await this.#deps.claim(state.nonce, Math.max(1000, state.until - Date.now() + 1000)))) {
+        round.refusal = refusedConfirmation('This confirmation was already used. Nothing more was sent: call the tool again.', 'used');
+        return 'cancel';
+      }
+      return 'accept';
+    }, round);
+    return round.refusal ?? result;
+  }
+}
+
+function refusedConfirmation(message: string, reason: string): CallToolResult {
+  return toolError(message, { error: { code: 'confirmation_refused', reason } });
 }

@@ -214,7 +214,7 @@ export class Pipeline {
    */
   async #confirmThenRun(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
     if (op.annotations.destructiveHint && ctx.confirm) {
-      const answer = await ctx.confirm({ message: await this.#confirmMessage(op, args, ctx) });
+      const answer = await ctx.confirm({ message: await this.#confirmMessage(op, args, ctx), operation: op.name, args });
       if (answer !== 'accept') {
         const did = answer === 'decline' ? 'declined' : 'cancelled';
         return toolError(`Not run: the user ${did} ${op.name} when asked to confirm it. Nothing was sent.`, {

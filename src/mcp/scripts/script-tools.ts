@@ -159,7 +159,7 @@ function apiHost(
       if (isDestructive(pipeline, resolved) && !ctx.confirm && !allow.has(resolved.name)) {
         return refused(
           'not_allowed',
-          `api.${resolved.name} is destructive and allow does not name it: nothing was sent. Confirm with the user, then call ${tool} again with allow: ["${resolved.name}"].`,
+          `api.${resolved.name} is destructive and allow does not name it: nothing was sent.${ctx.unconfirmedWhy ? ` ${ctx.unconfirmedWhy}` : ''} Confirm with the user, then call ${tool} again with allow: ["${resolved.name}"].`,
           resolved.name,
         );
       }

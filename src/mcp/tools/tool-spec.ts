@@ -37,6 +37,11 @@ export interface CallContext {
    * form (pipeline/confirmation.ts); absent, the client's own approval is the confirmation.
    */
   confirm?: Confirm;
+  /**
+   * Why the client's form is not used though it has one (the remote mode's 2026 scripts, which cannot
+   * be resumed on another replica): said where a script's destructive call is refused for want of allow.
+   */
+  unconfirmedWhy?: string;
 }
 
 /**
