@@ -112,6 +112,8 @@ export class RateLimiter {
   /** Whether answers carry X-RateLimit-Remaining (undefined until the first answer). */
   #serverTells: boolean | undefined;
   #lastAnswerAt = -Infinity;
+  /** Requests that may be unanswered at once: others show only in answers (docs/architecture.md, Rate budget). */
+  #ramp = SLOW_START;
   /** What the server counted that no participant of the store sent, by when it was learnt. */
   #others: Array<{ at: number; count: number }> = [];
   /** This process's sends still counting. */
@@ -327,8 +329,8 @@ export class RateLimiter {
     if (paused > 0) return paused;
     if (this.#cap(now) <= 0) return this.#othersAgeOutIn(now);
     if (this.#probing && this.#inFlight >= 1) return Infinity;
-    // Slow start: with no word from the server in this window, a few go first and tell of others.
-    if (this.#serverTells !== false && now - this.#lastAnswerAt > this.#windowMs && this.#inFlight >= SLOW_START) return Infinity;
+    // Slow start: a few go first and tell of others, then one more in flight per answer that tells.
+    if (this.#serverTells !== false && this.#inFlight >= (now - this.#lastAnswerAt > this.#windowMs ? SLOW_START : this.#ramp)) return Infinity;
     return 0;
   }
 
@@ -414,9 +416,10 @@ export class RateLimiter {
    * since), so the rest were others'.
    */
   #learn(now: number, obs: RateLimitObservation, participants: number): void {
-    this.#lastAnswerAt = now;
     // The first answer after a refusal is a fresh look: what others spent before stops narrowing.
     const fresh = this.#probing;
+    if (fresh || now - this.#lastAnswerAt > this.#windowMs) this.#ramp = SLOW_START;
+    this.#lastAnswerAt = now;
     this.#probing = false;
     if (fresh && obs.remaining !== undefined) this.#others = [];
     if (obs.limit !== undefined && obs.limit > 0) this.#serverLimit = obs.limit;
@@ -425,6 +428,8 @@ export class RateLimiter {
       return;
     }
     this.#serverTells = true;
+    // Nor more than half what the server would still take: another participant may read the same.
+    this.#ramp = Math.min(this.#limit, this.#ramp + 1, Math.max(SLOW_START, Math.floor(obs.remaining / 2)));
     const others = (Number.isFinite(this.#serverLimit) ? this.#serverLimit : this.#limit) - obs.remaining - participants;
     if (others > 0) this.#others.push({ at: now, count: others });
   }
