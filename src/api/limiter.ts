@@ -294,8 +294,8 @@ export class RateLimiter {
     const paused = Math.max(0, this.#pausedUntil - now);
     const headWait = Math.max(0, this.#headReadyAt - now);
     const head = (ahead: number) => (ahead > 0 || this.#queue.pending > 0 ? headWait : 0);
-    const cap = this.#cap(now);
-    if (cap <= 0) return (ahead) => Math.max(paused, head(ahead), this.#othersAgeOutIn(now));
+    if (this.#cap(now) <= 0) return (ahead) => Math.max(paused, head(ahead), this.#othersAgeOutIn(now));
+    const cap = this.#budget(now);
     const ends: number[] = [];
     let unanswered = 0;
     for (const s of this.#local) {
@@ -451,11 +451,22 @@ export class RateLimiter {
     this.#storeDownUntil = now + STORE_RETRY_MS;
   }
 
-  /** How long a caller with `ahead` callers before it may wait: the head's wait and a window per full budget ahead, or #waitsFor's if later. */
+  /**
+   * The slots per window an estimate counts on: what others left at least once in the last window, not
+   * the narrowest cap. One sighting of others holding nearly all of it, extrapolated over every window
+   * ahead, refused calls that came within a few windows.
+   */
+  #budget(now: number): number {
+    const cap = this.#cap(now);
+    const least = this.#others.reduce((m, o) => Math.min(m, o.count), Infinity);
+    return least === Infinity ? cap : Math.max(cap, Math.min(this.#limit, this.#serverLimit - least - 1));
+  }
+
+  /** How long a caller with `ahead` callers before it may wait: the head's wait and a window per budget ahead, or #waitsFor's if later. */
   #estimate(ahead: number, waits: (ahead: number) => number = this.#waitsFor()): number {
     const now = this.#now();
     const head = ahead > 0 || this.#queue.pending > 0 ? Math.max(0, Math.ceil(this.#headReadyAt - now)) : 0;
-    return Math.max(head + Math.floor(ahead / Math.max(1, this.#cap(now))) * this.#windowMs, Math.ceil(waits(ahead)));
+    return Math.max(head + Math.floor(ahead / Math.max(1, this.#budget(now))) * this.#windowMs, Math.ceil(waits(ahead)));
   }
 
   #wake(): void {

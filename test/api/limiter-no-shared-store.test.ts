@@ -86,3 +86,23 @@ describe.each([2, 3])('%i participants on one token sharing no store', (n) => {
     expect(workspace.refusals).toBeLessThanOrEqual((LIMIT / 3) * n);
   }, 60_000);
 });
+
+describe('a burst queued after one sighting of others holding nearly the whole budget', () => {
+  it('waits for its slots within the bound instead of being refused at once', async () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const limiter = new RateLimiter({ limit: LIMIT, windowMs: WINDOW_MS, now: () => Date.now(), store: new MemoryStore({ now: () => Date.now() }) });
+    const told = (remaining: number) => limiter.schedule(async () => remaining, { observation: (r) => ({ limit: LIMIT, remaining: r }) });
+    // Others held 59 slots, then, a moment later, 117 (the cap narrows to 2 for a window).
+    await told(60);
+    await told(1);
+    const refused: unknown[] = [];
+    const burst = Array.from({ length: 150 }, () => limiter.schedule(async () => {}, { maxWaitMs: BOUND_MS }).catch((err: unknown) => refused.push(err)));
+    let ended = false;
+    void Promise.all(burst).then(() => {
+      ended = true;
+    });
+    while (!ended && Date.now() < 1_000_000 + 2 * BOUND_MS) await vi.advanceTimersByTimeAsync(1);
+    expect(refused.map(String).slice(0, 2)).toEqual([]);
+    expect(ended).toBe(true);
+  }, 60_000);
+});
