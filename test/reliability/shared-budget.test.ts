@@ -137,14 +137,10 @@ describe.each([2, 3])('%i server processes on one token sharing no store', (n) =
     const windowMs = 60_000 * SCALE;
     const CALLS_PER_PROCESS = 300;
     const sandbox = await startSandbox({ port: 0, rateLimit: true, timeScale: SCALE });
-    // Separate configuration folders and no REDIS_URL: each process counts only its own requests.
-    // The bound on a call's wait for the budget (WORKSPACE_MAX_BUDGET_WAIT, 30 s by default) at its most,
-    // 60 s: the answers' own deadline here. What is tested is the shared window, not that bound (its tests
-    // are test/mcp/budget-edge and test/api/limiter-bound). Processes that share no store learn of each
-    // other only from refusals and X-RateLimit-Remaining: on a loaded machine their bursts draw hundreds
-    // of 429s (each a pause for its Retry-After, then one request at a time), and the pauses add up past
-    // 30 s for the last calls of a 300-call queue (one run of three at load 20: 54 calls refused at 28 s).
-    const peers = await startServers(sandbox, n, windowMs, (i, dir) => ({ WORKSPACE_CONFIG_DIR: join(dir, `config-${i}`), WORKSPACE_MAX_BUDGET_WAIT: '60' }));
+    // Separate configuration folders and no REDIS_URL: each process counts only its own requests, and
+    // learns of the others only from refusals and X-RateLimit-Remaining. Every call waits within the
+    // default bound (WORKSPACE_MAX_BUDGET_WAIT, 30 s).
+    const peers = await startServers(sandbox, n, windowMs, (i, dir) => ({ WORKSPACE_CONFIG_DIR: join(dir, `config-${i}`) }));
     try {
       await new Promise((r) => setTimeout(r, windowMs * 2));
       sandbox.clearRequests();
