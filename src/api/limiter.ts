@@ -139,7 +139,7 @@ export class RateLimiter {
     this.#refuseWithoutStore = opts.refuseWithoutStore ?? false;
     const store = opts.store ?? this.#fallback;
     if (!('then' in store)) this.#shared = store;
-    else {
+    else
       this.#opening = store.then(
         (opened) => (this.#shared = opened),
         (err: unknown) => {
@@ -148,7 +148,6 @@ export class RateLimiter {
           return this.#fallback;
         },
       );
-    }
   }
 
   get #fallback(): MemoryStore {
@@ -295,7 +294,7 @@ export class RateLimiter {
     const headWait = Math.max(0, this.#headReadyAt - now);
     const head = (ahead: number) => (ahead > 0 || this.#queue.pending > 0 ? headWait : 0);
     if (this.#cap(now) <= 0) return (ahead) => Math.max(paused, head(ahead), this.#othersAgeOutIn(now));
-    const cap = this.#budget(now);
+    const cap = this.#cap(now, Math.min);
     const ends: number[] = [];
     let unanswered = 0;
     for (const s of this.#local) {
@@ -334,11 +333,14 @@ export class RateLimiter {
     return 0;
   }
 
-  /** Slots the window may hold: the limit, less what others spent in the last window and one of slack. */
-  #cap(now: number): number {
+  /**
+   * Slots the window may hold: the limit, less what others spent in the last window (the most seen;
+   * estimates count on the least, as one sighting of others holding nearly all is not every window's)
+   * and one of slack.
+   */
+  #cap(now: number, seen: (...counts: number[]) => number = Math.max): number {
     if ((this.#others[0]?.at ?? Infinity) <= now - this.#windowMs) this.#others = this.#others.filter((o) => o.at > now - this.#windowMs);
-    let others = 0;
-    for (const o of this.#others) others = Math.max(others, o.count);
+    const others = this.#others.length > 0 ? seen(...this.#others.map((o) => o.count)) : 0;
     // Another consumer spends at its own rhythm, and one look may fall just as one of its requests left.
     return Math.min(this.#limit, this.#serverLimit - (others > 0 ? others + 1 : 0));
   }
@@ -451,28 +453,15 @@ export class RateLimiter {
     this.#storeDownUntil = now + STORE_RETRY_MS;
   }
 
-  /**
-   * The slots per window an estimate counts on: what others left at least once in the last window, not
-   * the narrowest cap. One sighting of others holding nearly all of it, extrapolated over every window
-   * ahead, refused calls that came within a few windows.
-   */
-  #budget(now: number): number {
-    const cap = this.#cap(now);
-    const least = this.#others.reduce((m, o) => Math.min(m, o.count), Infinity);
-    return least === Infinity ? cap : Math.max(cap, Math.min(this.#limit, this.#serverLimit - least - 1));
-  }
-
-  /** How long a caller with `ahead` callers before it may wait: the head's wait and a window per budget ahead, or #waitsFor's if later. */
+  /** How long a caller with `ahead` callers before it may wait: the head's wait and a window per full budget ahead, or #waitsFor's if later. */
   #estimate(ahead: number, waits: (ahead: number) => number = this.#waitsFor()): number {
     const now = this.#now();
     const head = ahead > 0 || this.#queue.pending > 0 ? Math.max(0, Math.ceil(this.#headReadyAt - now)) : 0;
-    return Math.max(head + Math.floor(ahead / Math.max(1, this.#budget(now))) * this.#windowMs, Math.ceil(waits(ahead)));
+    return Math.max(head + Math.floor(ahead / Math.max(1, this.#cap(now, Math.min))) * this.#windowMs, Math.ceil(waits(ahead)));
   }
 
   #wake(): void {
-    const kick = this.#kick;
-    this.#kick = undefined;
-    kick?.();
+    this.#kick?.();
   }
 
   /** Sleep `ms` (Infinity: until woken), or less when woken. */

@@ -45,12 +45,7 @@ interface WindowState {
   pausedUntil: number;
 }
 
-function prune(w: WindowState, now: number): void {
-  if (w.slots.some((s) => s.end <= now)) w.slots = w.slots.filter((s) => s.end > now);
-}
-
 function takeFrom(w: WindowState, now: number, limits: WindowLimits, id: string): WindowTake {
-  prune(w, now);
   if (w.pausedUntil > now) return { taken: false, waitMs: Math.ceil(w.pausedUntil - now), paused: true };
   const n = w.slots.length;
   if (n < limits.limit) {
@@ -75,9 +70,7 @@ function waitForRoom(w: WindowState, now: number, limits: WindowLimits): number 
 }
 
 function settleIn(w: WindowState, now: number, id: string, opts: SettleOptions): { seq: number } {
-  prune(w, now);
-  const i = w.slots.findIndex((s) => s.id === id);
-  if (i >= 0) w.slots.splice(i, 1);
+  w.slots = w.slots.filter((s) => s.id !== id);
   // Counted from now even when its lease ran out before the answer came (a very slow request).
   if (!opts.refused) w.slots.push({ id, end: now + opts.holdMs });
   return { seq: w.seq };
@@ -195,7 +188,9 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     return this.#tx(() => {
       const row = this.#q.window.get({ key }) as { state: string } | undefined;
       const w: WindowState = row === undefined ? { slots: [], seq: 0, pausedUntil: 0 } : JSON.parse(row.state);
-      const out = change(w, this.#now());
+      const now = this.#now();
+      w.slots = w.slots.filter((s) => s.end > now);
+      const out = change(w, now);
       // Deleted by the sweep once nothing in it counts (every slot expired, no pause).
       const expires = Math.max(w.pausedUntil, ...w.slots.map((s) => s.end));
       this.#q.putWindow.run({ key, state: JSON.stringify(w), expires });
