@@ -254,7 +254,11 @@ export class RateLimiter {
         continue;
       }
       const taken = await this.#take();
-      if ('held' in taken) return this.#keep(taken.held, signal);
+      // Out of the line once its slot is taken: the next admission may begin before its wait returns.
+      if ('held' in taken) {
+        this.#waiters.splice(this.#waiters.indexOf(waiter) >>> 0, 1);
+        return this.#keep(taken.held, signal);
+      }
       // Full, under a cap others may narrow: look again when that sighting ages out, and at least
       // every #recheckMs, for a slot another participant gives back early (nothing tells us of it).
       const wait = Math.min(taken.waitMs, this.#othersAgeOutIn(this.#now()));
