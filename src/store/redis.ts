@@ -202,7 +202,8 @@ export class RedisStore implements StateStore, SlidingWindowStore {
             return group.isOpen;
           },
           close: () => group.close(),
-          destroy: () => void group.destroy(),
+          // A first connection that failed has destroyed it already.
+          destroy: () => void group.destroy().catch(() => {}),
         };
         ready = group.connect();
       } else {
