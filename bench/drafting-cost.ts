@@ -1,6 +1,6 @@
 // `npm run bench`, the drafting part: the deliverable job of an unattended agent (bench/drafting.ts)
 // done three ways through the built server on a sandbox at real speed with its rate limit on (120
-// requests a minute). Prints the table and writes bench/results/drafting.json, which the README's table is
+// requests a minute). Prints the table and writes bench/results/drafting.json, which docs/code-mode.md's table is
 // generated from (npm run docs) and test/mcp/drafting-cost.test.ts holds to what it measures.
 // Run: npx tsx bench/drafting-cost.ts (after npm run build).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';

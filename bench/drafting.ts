@@ -23,7 +23,7 @@ type Rec = Record<string, unknown>;
 export type Block = Rec & { id?: string | null; type: string };
 
 const KIND = 'executive_summary';
-/** The last real-speed run of `npm run bench` (bench/drafting-cost.ts): the README's table is generated from it. */
+/** The last real-speed run of `npm run bench` (bench/drafting-cost.ts): docs/code-mode.md's table is generated from it. */
 export const DRAFTING_RESULTS = fileURLToPath(new URL('./results/drafting.json', import.meta.url));
 /** What the agent writes: the same four changes on every way. */
 const NEW_FIGURE = '2 constats validés par le comité';
@@ -224,7 +224,7 @@ export function draftingResults(): { date: string; costs: DraftingCost[] } {
   return JSON.parse(readFileSync(DRAFTING_RESULTS, 'utf8')) as { date: string; costs: DraftingCost[] };
 }
 
-/** The table `npm run bench` prints and the README shows. */
+/** The table `npm run bench` prints and docs/code-mode.md shows. */
 export function draftingTable(costs: readonly DraftingCost[]): string {
   const whole = costs.find((c) => c.way === 'whole');
   const rows = [

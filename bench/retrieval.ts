@@ -2,7 +2,7 @@
 // operation is among the first three matches. Three sets (test/mcp/retrieval-sets): the one the ranking
 // is tuned on, and two held out, each written before any tuning and never tuned on. The ranking is the
 // server's own index over the operations a workspace like the sandbox offers; test/mcp/retrieval.test.ts
-// measures the same through find_operations over MCP and checks the two agree, and the README quotes
+// measures the same through find_operations over MCP and checks the two agree, and docs/tools.md quotes
 // these figures (scripts/generate-docs.ts). Run: `npx tsx bench/retrieval.ts`. Held-out misses are
 // never printed: whoever tunes the ranking must not tune it on them.
 import { readFileSync } from 'node:fs';
@@ -60,7 +60,7 @@ export function hitsOf(requests: readonly RetrievalRequest[], found: readonly (r
 }
 
 let figures: Record<RetrievalSetName, RetrievalScore> | undefined;
-/** Each set's top-3 score with the server's ranking, computed once per process (in-process: the README's figures). */
+/** Each set's top-3 score with the server's ranking, computed once per process (in-process: the figures docs/tools.md quotes). */
 export function retrievalFigures(): Record<RetrievalSetName, RetrievalScore> {
   if (figures) return figures;
   const index = new OperationIndex(sandboxOperations());

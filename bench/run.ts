@@ -2,8 +2,8 @@
 // commit BEFORE_COMMIT, built once into .bench-out/before) and a generic OpenAPI-to-MCP bridge, side by
 // side in one run, on the same sandbox (a separate process, so it shares neither CPU time nor heap
 // with the measuring process): spawn to the first complete tools/list, per-call overhead over a
-// direct HTTP request, and resident memory after the calls. Prints a table with issue 13's targets
-// (against before) and issue 21's (at most 1.0x the bridge, the ours/baseline column), the spread of
+// direct HTTP request, and resident memory after the calls. Prints a table with the targets against
+// before (TARGETS) and against the bridge (at most 1.0x, the ours/baseline column), the spread of
 // the runs (p25-p75) and the load average, then where the time and memory go: the modules each
 // server loads before its complete list (one recorded run each, by package) and what ours builds per
 // tool (the catalog's zod schemas, the shown JSON Schemas, the list; median of runs), and writes
@@ -44,7 +44,7 @@ const LIST_LIMIT = 5;
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
 
 /**
- * Issue 13: a complete first list within a second on the sandbox (below that a person perceives no
+ * A complete first list within a second on the sandbox (below that a person perceives no
  * difference; a missing tool they do), and no more than 20% over before on overhead and memory.
  */
 const TARGETS = { completeListMs: 1000, overheadVsBefore: 1.2, rssVsBefore: 1.2 };
@@ -572,7 +572,7 @@ function sandboxThroughput(): Record<string, unknown> | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Where the time and memory go (issue 21): what each server loads before its first complete list, and
+// Where the time and memory go: what each server loads before its first complete list, and
 // what ours builds per tool.
 
 /**
@@ -960,7 +960,7 @@ interface Metric {
   met: boolean | undefined;
   /** A count (tools listed): no ours/before ratio. */
   count?: true;
-  /** Issue 21's bar: ours at most 1.0x the generic bridge (baseline), in this same run. */
+  /** The bar against the generic bridge (baseline): ours at most 1.0x, in this same run. */
   vsBaseline?: true;
 }
 

@@ -5,7 +5,7 @@
 // whole JSON of the tools/list result, what travels on the wire. The listing is built by the very
 // functions the server answers tools/list with, over the catalog plus the operations the sandbox's
 // live description adds (as a workspace's would), so the numbers are the ones a client pays.
-// Run: `npx tsx bench/tokens.ts` (`--json` for machine output); the README table comes from here too.
+// Run: `npx tsx bench/tokens.ts` (`--json` for machine output); docs/tools.md's table comes from here too.
 import type { Tool } from '@modelcontextprotocol/server';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { liveOperations } from '../src/mcp/live-openapi.js';

@@ -2,8 +2,8 @@
 // Entry point. One V8 worker thread instead of four: a stdio server's background GC and compilation
 // fit in one, and each idle worker kept about 1.5 MB resident (5-6 MB less after 1,000 calls, the
 // same instructions per call). `env -S` is understood by Linux, macOS and npm's Windows shims.
-// No cap on V8's young generation (it was --max-semi-space-size=2): any explicit cap, 2, 4 or 8 MB,
-// made the start to the first complete tools/list about 20 ms slower (155 against 135 ms, median of
+// No cap on V8's young generation (--max-semi-space-size): any explicit cap, 2, 4 or 8 MB, made the
+// start to the first complete tools/list about 20 ms slower (155 against 135 ms, median of
 // 15), more than the 24 MB of resident memory it saved after 1,000 calls is worth (115 against 91 MB,
 // against the generic bridge's 130; measured with bench/run.ts's calls).
 // Kept to a dispatcher with no static imports: the compile cache is switched on before

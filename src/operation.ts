@@ -75,8 +75,9 @@ export interface Operation {
   reference: boolean;
   annotations: ToolAnnotations;
 
-  // Facets: everything else the server knows about an operation lives here, on its entry, so adding
-  // an operation touches one catalog file and no table keyed by method and path elsewhere.
+  // Facets: everything else the server knows about an operation lives here, on its entry. Nothing is
+  // keyed by method and path elsewhere: the sandbox finds an operation's handler by its name
+  // (src/sandbox/handlers/<area>.ts), and refuses to start when handlers and entries do not match.
 
   /** Named by the spec's list (false: only the live description shows it; curated here all the same). */
   documented: boolean;
@@ -106,11 +107,19 @@ export interface Operation {
   askedAs?: AskedAs;
   /**
    * Arguments that call it on the sandbox's demo data, for the tests that call every operation
-   * (test/tools/every-operation.test.ts, test/mcp/read-results.test.ts): `$demo.NAME` is a demo id
-   * (engagement, interview, method, session, version); anything else is sent as written. Entries
-   * whose arguments come from earlier calls (ids created on the way) are called by hand there.
+   * (test/tools/every-operation.test.ts, test/mcp/read-results.test.ts): `$demo.<kind>` is a demo id
+   * (or value) that an area of the sandbox names (the `demo` of src/sandbox/handlers/<area>.ts:
+   * `$demo.finding`, `$demo.evidence`, `$demo.media_path`...); anything else is sent as written. An
+   * entry whose arguments can only come from earlier calls (ids created on the way) is called by
+   * hand there; one that needs no argument is called with none.
    */
   example?: Record<string, unknown>;
+  /**
+   * How its records read in the concise text (structuredContent keeps them whole): fields shown though
+   * the generic rules would leave them out, objects shown as columns. A comment's `created_at` is when
+   * it was said, not an audit stamp; its `author: {id, name}` reads as `author.id|author.name`.
+   */
+  render?: RenderFacet;
   /**
    * This list completes the argument (prompt argument or resource template variable) of this name in
    * completion/complete: its records matched on their id and on `label`, which is what a person
@@ -119,12 +128,19 @@ export interface Operation {
   completes?: { argument: string; label: string };
 }
 
+export interface RenderFacet {
+  /** Field names (at any depth) the concise form shows even where its rules leave them out. */
+  keep?: readonly string[];
+  /** Fields holding one object, shown as its fields side by side, named `field.sub` as `fields` names them. */
+  flatten?: readonly string[];
+}
+
 export interface AskedAs {
   en: readonly string[];
   fr: readonly string[];
 }
 
-/** The three jobs the default surface serves (README: who uses it). */
+/** The three jobs the default surface serves (docs/architecture.md, What it is). */
 export const SURFACE_JOBS = ['brief', 'review', 'draft'] as const;
 export type SurfaceJob = (typeof SURFACE_JOBS)[number];
 
@@ -185,7 +201,7 @@ export function pathParams(template: string): readonly string[] {
   return splitTemplate(template).names;
 }
 
-/** The key of the `_meta` entry every catalog tool carries (DESIGN.md contract). */
+/** The key of the `_meta` entry every catalog tool carries (docs/architecture.md, Contracts other programs rely on). */
 export const OPERATION_META_KEY = 'workspace-consulting/operation';
 
 export function operationMeta(op: Pick<Operation, 'method' | 'path' | 'scope'>) {

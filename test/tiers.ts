@@ -1,4 +1,4 @@
-// The quick tier of the tests (`npm run test:fast`, DESIGN.md's contract name): the catalog, argument
+// The quick tier of the tests (`npm run test:fast`, a name other programs rely on: docs/architecture.md, Tests): the catalog, argument
 // reading, the pipeline, rendering, the limiter and the stores, each in process or over loopback
 // (the sandbox on a port, Redis on a port), no child process, no browser, no install. `npm test` (what
 // CI runs) runs the quick tier first, then the rest, each file once (`--project fast`, then
@@ -8,6 +8,9 @@
 // Chromium, installs), and files that wait on real time windows no clock is injected into yet
 // (test/mcp/limits.test.ts overloads a real minute window; test/mcp/tools/gateway-live.test.ts waits out
 // the live description's bound).
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
 export const FAST_TESTS = [
   // The catalog and the layout.
   'test/tools/catalog.test.ts',
@@ -17,6 +20,7 @@ export const FAST_TESTS = [
   'test/i18n.test.ts',
   'test/fs/directories.test.ts',
   'test/ci/tiers.test.ts',
+  'test/ci/fixed-sleeps.test.ts',
   // Arguments, as models send them.
   'test/mcp/pipeline/arguments.test.ts',
   'test/mcp/tools/schema-portability.test.ts',
@@ -73,4 +77,21 @@ export const FAST_TESTS = [
   'test/sandbox/pipeline.test.ts',
   'test/sandbox/ratelimit-faults.test.ts',
   'test/sandbox/router.test.ts',
+  'test/sandbox/state.test.ts',
 ];
+
+/** Every test file under `root`/test, relative to `root` with forward slashes. */
+export function testFiles(root: string): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const p = join(dir, name);
+      return statSync(p).isDirectory() ? walk(p) : p.endsWith('.test.ts') ? [relative(root, p).split('\\').join('/')] : [];
+    });
+  return walk(join(root, 'test'));
+}
+
+/** A tier pattern as a regular expression (`*` within one path segment, as vitest's globs). */
+export const tierPattern = (glob: string) => new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
+
+/** The quick tier's test files, of `all`. */
+export const fastTestFiles = (all: string[]) => all.filter((f) => FAST_TESTS.some((g) => tierPattern(g).test(f)));

@@ -66,6 +66,7 @@ export const ai = area('ai', [
     description: 'Make a test call to the provider with one stored key and report whether it works.',
     method: 'POST',
     path: '/ai/credentials/{credential}/test',
+    example: { credential: '$demo.credential' },
     askedAs: {
       en: ['check an API key still works', 'is our provider key valid', 'verify the AI credentials'],
       fr: ['vérifier qu’une clé API fonctionne', 'la clé du fournisseur est-elle valide', 'tester les identifiants IA'],
@@ -178,6 +179,7 @@ export const ai = area('ai', [
     description: 'Run a short sample through one profile to check it answers. Calls the AI provider and costs usage.',
     method: 'POST',
     path: '/ai/profiles/{profile}/test',
+    example: { profile: '$demo.profile', sample: 'Bonjour' },
     askedAs: { en: ['try a model setting on a sample', 'does this AI profile answer'], fr: ['essayer un profil IA sur un exemple', 'ce profil IA répond-il'] },
     destructive: false,
     openWorld: true,
@@ -189,6 +191,7 @@ export const ai = area('ai', [
     description: 'Run a short sample through whatever profile serves a usage at a scope. Calls the AI provider and costs usage.',
     method: 'POST',
     path: '/ai/usages/{usage}/test',
+    example: { usage: 'analysis' },
     askedAs: {
       en: ['check the transcription works end to end', 'test the voice set-up'],
       fr: ['vérifier que la transcription marche', 'tester la configuration de la voix'],

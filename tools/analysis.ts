@@ -80,6 +80,7 @@ export const analysis = area(
       description: 'One analysis run with its status and progress: check on a run started earlier.',
       method: 'GET',
       path: '/engagements/{engagement}/analysis/runs/{run}',
+      example: { engagement: '$demo.engagement', run: '$demo.analysis_run' },
       askedAs: { en: ['progress of the analysis', 'is the run finished'], fr: ['avancement de l’analyse', 'l’analyse a-t-elle fini'] },
       // Named by the spec (runs can be cancelled), documented by the live description.
       undocumented: true,
@@ -194,6 +195,7 @@ export const analysis = area(
       description: 'Contradictions the analysis found between interviews or sources, to settle with resolve_contradiction.',
       method: 'GET',
       path: '/engagements/{engagement}/contradictions',
+      example: { engagement: '$demo.engagement' },
       askedAs: {
         en: ['where interviewees disagree', 'conflicting statements', 'inconsistencies between sources'],
         fr: ['où les interviewés ne sont pas d’accord', 'déclarations contradictoires', 'incohérences entre les sources'],
@@ -207,6 +209,12 @@ export const analysis = area(
       description: 'Settle a contradiction as resolved, kept_as_finding or dismissed, with an optional note and the finding that settles it.',
       method: 'POST',
       path: '/engagements/{engagement}/contradictions/{contradiction}/resolve',
+      example: {
+        engagement: '$demo.engagement',
+        contradiction: '$demo.contradiction',
+        status: 'dismissed',
+        resolution_note: 'Délais confirmés par le contrôleur',
+      },
       askedAs: {
         en: ['settle a disagreement', 'close a contradiction', 'decide who is right'],
         fr: ['trancher un désaccord', 'régler une contradiction', 'décider qui a raison'],
@@ -226,6 +234,7 @@ export const analysis = area(
       description: 'Allow or forbid an evidence to appear in deliverables.',
       method: 'PATCH',
       path: '/engagements/{engagement}/evidences/{evidence}',
+      example: { engagement: '$demo.engagement', evidence: '$demo.evidence', is_publishable: false },
       askedAs: {
         en: ['hide a quote from the deliverable', 'keep an excerpt confidential', 'allow an evidence in the report'],
         fr: ['masquer une citation du livrable', 'garder un extrait confidentiel', 'autoriser une preuve dans le rapport'],
@@ -239,6 +248,7 @@ export const analysis = area(
       description: 'The source material an evidence points to (transcript excerpt, frame, document passage), to check a finding.',
       method: 'GET',
       path: '/engagements/{engagement}/evidences/{evidence}/preview',
+      example: { engagement: '$demo.engagement', evidence: '$demo.evidence' },
       askedAs: {
         en: ['see the source behind a finding', 'the excerpt a finding rests on'],
         fr: ['voir la source d’un constat', 'l’extrait sur lequel repose un constat'],
@@ -250,6 +260,7 @@ export const analysis = area(
       description: 'Findings of an engagement: typed statements drawn from the material, each with a review status.',
       method: 'GET',
       path: '/engagements/{engagement}/findings',
+      example: { engagement: '$demo.engagement', limit: 5 },
       completes: { argument: 'finding', label: 'statement' },
       askedAs: {
         en: ['what we found', 'key findings', 'pain points identified', 'observations of the audit'],
@@ -351,6 +362,7 @@ export const analysis = area(
       description: "Set a finding's review status: validated, rejected, or back to proposed. It can be reviewed again later.",
       method: 'POST',
       path: '/engagements/{engagement}/findings/{finding}/review',
+      example: { engagement: '$demo.engagement', finding: '$demo.proposed_finding', review_status: 'validated' },
       askedAs: {
         en: ['approve a finding', 'reject a finding', 'validate or dismiss a finding', 'accept a proposed finding'],
         fr: ['valider un constat', 'rejeter un constat', 'approuver ou refuser un constat', 'remettre un constat à revoir'],

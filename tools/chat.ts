@@ -12,6 +12,7 @@ export const chat = area(
       description: 'Ask a question about an engagement; the answer cites the transcript passages it rests on. Changes nothing.',
       method: 'POST',
       path: '/engagements/{engagement}/chat/ask',
+      example: { engagement: '$demo.engagement', question: 'Que dit le service comptable de la double saisie des factures ?' },
       askedAs: {
         en: ['what did people say about', 'ask a question about the interviews', 'search what interviewees said'],
         fr: ['qu’ont dit les gens sur', 'poser une question sur les entretiens', 'chercher ce qu’ont dit les interviewés'],

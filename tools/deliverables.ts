@@ -232,6 +232,7 @@ export const deliverables = area(
       description: "An evidence as the draft deliverable would show it, with the draft's attribution applied.",
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/draft/evidences/{evidence}/preview',
+      example: { engagement: '$demo.engagement', evidence: '$demo.evidence' },
       askedAs: { en: ['how a quote will show in the report'], fr: ['comment une citation apparaîtra dans le rapport'] },
     }),
     op({
@@ -252,6 +253,7 @@ export const deliverables = area(
       description: 'Ask the AI to suggest recommendations for the draft from the analysis; the suggestion can be kept or dismissed.',
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/draft/suggest-recommendations',
+      example: { engagement: '$demo.engagement' },
       askedAs: { en: ['AI ideas for recommendations', 'what should we recommend'], fr: ['idées de recommandations', 'que devrions-nous recommander'] },
       // A suggestion beside the draft (dismiss_suggestion exists), not a rewrite of it.
       destructive: false,
@@ -302,6 +304,7 @@ export const deliverables = area(
       description: 'Comments left on a published deliverable version, to answer or close.',
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/versions/{version}/comments',
+      render: { keep: ['created_at'] },
       example: { engagement: '$demo.engagement', version: '$demo.version' },
       askedAs: {
         en: ["client's remarks on the report", 'feedback on the deliverable', 'questions the client raised'],

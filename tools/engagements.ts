@@ -11,6 +11,7 @@ export const engagements = area('engagements', [
     description: 'Engagements of the workspace, newest first. Start here: every engagement-scoped tool needs the engagement id.',
     method: 'GET',
     path: '/engagements',
+    render: { flatten: ['client_company'] },
     completes: { argument: 'engagement', label: 'name' },
     askedAs: {
       en: ['our projects', 'all engagements', 'current assignments', 'client projects'],

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { area, clientInfo, EVIDENCE_SOURCE_TYPES, nstr, nullableId, op, SESSION_MODES, slug } from './shared.js';
 
 /**
- * The `{path}` of a stored media file: the one path parameter that may hold slashes (DESIGN.md). Each
+ * The `{path}` of a stored media file: the one path parameter that may hold slashes (docs/architecture.md, Contracts other programs rely on). Each
  * segment is non-empty and neither `.` nor `..`, so the file named cannot climb out of its disk; no
  * backslash or control character either, which no stored file name needs.
  */
@@ -35,6 +35,7 @@ export const interviews = area(
       description: 'Interviews of an engagement. get_interview and its chapters tell what each one covered.',
       method: 'GET',
       path: '/engagements/{engagement}/interviews',
+      example: { engagement: '$demo.engagement' },
       completes: { argument: 'interview', label: 'title' },
       askedAs: {
         en: ['who we interviewed', 'interviews done so far', 'interviewees of the engagement'],
@@ -106,6 +107,7 @@ export const interviews = area(
       description: 'Recap of one interview chapter: the points the participant made. Cheaper than reading the transcript.',
       method: 'GET',
       path: '/interviews/{interview}/chapters/{chapter}/recap',
+      example: { interview: '$demo.interview', chapter: '$demo.chapter' },
       askedAs: {
         en: ['summary of a chapter', 'key points of a section of the interview'],
         fr: ['résumé d’un chapitre', 'points clés d’une partie de l’entretien'],
@@ -124,6 +126,7 @@ export const interviews = area(
       description: 'One source item of an interview (transcript segment, frame, pin...), e.g. the one an evidence cites.',
       method: 'GET',
       path: '/interviews/{interview}/sources/{type}/{source}',
+      example: { interview: '$demo.interview', type: 'transcript_segment', source: '$demo.segment' },
       askedAs: {
         en: ['one transcript segment', 'a pin or frame of an interview'],
         fr: ['un segment de transcription', 'une capture ou un repère de l’entretien'],
@@ -136,6 +139,7 @@ export const interviews = area(
       description: 'Content of a stored media file, by the disk and path a record gives.',
       method: 'GET',
       path: '/media/{disk}/{path}',
+      example: { disk: '$demo.media_disk', path: '$demo.media_path' },
       askedAs: { en: ['open a stored media file', 'image or video file'], fr: ['ouvrir un fichier média', 'image ou vidéo stockée'] },
       pathSchemas: () => ({ disk: slug(), path: mediaPath() }),
       response: 'file',
@@ -147,6 +151,7 @@ export const interviews = area(
       description: 'Thumbnail of a stored media file, by disk and path: lighter than get_media to glance at an image.',
       method: 'GET',
       path: '/media-thumbnails/{disk}/{path}',
+      example: { disk: '$demo.media_disk', path: '$demo.media_path' },
       askedAs: { en: ['small preview of an image'], fr: ['vignette d’une image'] },
       pathSchemas: () => ({ disk: slug(), path: mediaPath() }),
       response: 'file',
@@ -229,6 +234,7 @@ export const interviews = area(
       description: 'One recording of an interview session, as a media file.',
       method: 'GET',
       path: '/sessions/{session}/recordings/{recording}/stream',
+      example: { session: '$demo.session', recording: '$demo.recording' },
       askedAs: {
         en: ['audio of the interview', 'play the recording', 'video of the session'],
         fr: ['audio de l’entretien', 'écouter l’enregistrement', 'vidéo de la session'],
@@ -241,6 +247,7 @@ export const interviews = area(
       description: 'Transcript of an interview session: who said what, when. The source to quote an interview.',
       method: 'GET',
       path: '/sessions/{session}/transcript',
+      example: { session: '$demo.session' },
       askedAs: {
         en: ['what was said word for word', 'verbatim of the interview', 'interview notes'],
         fr: ['ce qui a été dit mot à mot', 'transcription complète de l’entretien', 'verbatim de l’entretien', 'compte rendu de l’entretien'],

@@ -84,6 +84,7 @@ export const methods = area('methods', [
     description: "Create a method from a template, with its guide. name and locale default to the template's.",
     method: 'POST',
     path: '/methods/from-template',
+    example: { template_key: '$demo.template', name: 'Audit O2C', locale: 'fr' },
     askedAs: { en: ['start a method from a template', 'use a ready-made guide'], fr: ['créer une méthode depuis un modèle', 'partir d’un gabarit'] },
     destructive: false,
     fields: () => ({
@@ -151,6 +152,7 @@ export const methods = area('methods', [
     description: 'One saved version of a method, as it was then.',
     method: 'GET',
     path: '/methods/{method}/versions/{version}',
+    example: { method: '$demo.method', version: '$demo.method_version' },
     askedAs: {
       en: ['the method as it was then', 'an old version of the method'],
       fr: ['la méthode telle qu’elle était', 'une ancienne version de la méthode'],
@@ -215,6 +217,7 @@ export const methods = area('methods', [
     description: 'Topics the AI proposed for a guide (from propose_guide_topics), each with the key to accept it by.',
     method: 'GET',
     path: '/guide/{ownerType}/{ownerId}/proposals/{proposal}',
+    example: { ownerType: 'engagement', ownerId: '$demo.engagement', proposal: '$demo.topic_proposal' },
     askedAs: { en: ['topics the AI suggested', 'AI topic ideas'], fr: ['thèmes suggérés par l’IA', 'idées de thèmes de l’IA'] },
     pathSchemas: guideOwner,
   }),

@@ -8,6 +8,7 @@ export const privacy = area('privacy', [
     description: 'Download one compliance document of the workspace as a file.',
     method: 'GET',
     path: '/compliance-documents/{document}/download',
+    example: { document: '$demo.compliance_document' },
     askedAs: {
       en: ['GDPR documents', 'data protection agreement', 'security and privacy certificate'],
       fr: ['documents RGPD', 'accord de protection des données', 'attestation de conformité'],

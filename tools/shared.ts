@@ -89,7 +89,8 @@ export const EXTERNAL_SOURCE_MAX_KIB = 10240;
 export const clientInfo = () => z.strictObject({ os: nstr(64).optional(), browser: nstr(64).optional(), device_class: nstr(64).optional() }).nullable();
 
 /** The optional facets are given as the entry carries them (see Operation for what each means). */
-interface EntryInput extends Pick<Operation, 'surface' | 'job' | 'resource' | 'linksTo' | 'upload' | 'segmentedParam' | 'askedAs' | 'example' | 'completes'> {
+interface EntryInput
+  extends Pick<Operation, 'surface' | 'job' | 'resource' | 'linksTo' | 'upload' | 'segmentedParam' | 'askedAs' | 'example' | 'completes' | 'render'> {
   name: string;
   title: string;
   description: string;
@@ -161,6 +162,7 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
     ...(e.segmentedParam ? { segmentedParam: e.segmentedParam } : {}),
     ...(e.askedAs ? { askedAs: e.askedAs } : {}),
     ...(e.example ? { example: e.example } : {}),
+    ...(e.render ? { render: e.render } : {}),
     ...(e.completes ? { completes: e.completes } : {}),
     annotations: {
       // A read-scoped POST (asking the audit chat) changes nothing, like a GET.

@@ -75,6 +75,7 @@ export const sources = area(
       description: 'Record of one uploaded artifact; download_artifact gives its content.',
       method: 'GET',
       path: '/engagements/{engagement}/artifacts/{artifact}',
+      example: { engagement: '$demo.engagement', artifact: '$demo.artifact' },
       askedAs: { en: ['details of an uploaded document'], fr: ['fiche d’un document déposé'] },
     }),
     op({
@@ -92,6 +93,7 @@ export const sources = area(
       description: 'Content of an uploaded artifact file.',
       method: 'GET',
       path: '/engagements/{engagement}/artifacts/{artifact}/download',
+      example: { engagement: '$demo.engagement', artifact: '$demo.artifact' },
       askedAs: { en: ['get a copy of an uploaded file', 'open a document we received'], fr: ['récupérer un fichier déposé', 'ouvrir un document reçu'] },
       response: 'file',
     }),
@@ -135,6 +137,7 @@ export const sources = area(
       description: 'Items read from one external source file; evidences can cite them.',
       method: 'GET',
       path: '/engagements/{engagement}/external-sources/{source}/items',
+      example: { engagement: '$demo.engagement', source: '$demo.external_source' },
       askedAs: { en: ['rows of an imported data file', 'records of a data import'], fr: ['lignes d’un fichier de données', 'enregistrements importés'] },
       paginated: true,
     }),

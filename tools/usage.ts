@@ -30,6 +30,7 @@ export const usage = area('usage', [
     description: 'Mark a budget alert as seen so it stops being shown as new.',
     method: 'POST',
     path: '/workspace/usage/alerts/{alert}/acknowledge',
+    example: { alert: '$demo.alert' },
     askedAs: { en: ['dismiss a budget alert', 'mark an alert as read'], fr: ['marquer une alerte comme lue', 'acquitter une alerte'] },
     destructive: false,
   }),

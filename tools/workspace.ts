@@ -21,6 +21,7 @@ export const workspace = area('workspace', [
     description: "Change the current member's display name or interface locale.",
     method: 'PATCH',
     path: '/me',
+    example: { locale: 'fr' },
     askedAs: {
       en: ['change my display name', 'switch my language', 'my profile settings'],
       fr: ['changer mon nom affiché', 'changer ma langue', 'mes préférences'],
@@ -45,6 +46,7 @@ export const workspace = area('workspace', [
     description: 'Change workspace settings; omitted fields stay as they are. Shorter retention makes older data due for deletion.',
     method: 'PATCH',
     path: '/workspace',
+    example: { display_name: 'Atelier Conseil' },
     askedAs: {
       en: ['change workspace settings', 'set the retention period', 'keep data for less time'],
       fr: ['modifier les paramètres de l’espace', 'changer la durée de conservation', 'garder les données moins longtemps'],
@@ -73,6 +75,7 @@ export const workspace = area('workspace', [
     description: 'Set the brand colours and the sender name of workspace e-mails (always required).',
     method: 'PATCH',
     path: '/workspace/branding',
+    example: { email_sender_name: 'Atelier Conseil', primary_color: '#1F3A5F' },
     askedAs: {
       en: ['brand colours', 'our look and feel', 'sender name of e-mails'],
       fr: ['couleurs de la marque', 'charte graphique', 'nom d’expéditeur des e-mails'],
@@ -151,6 +154,7 @@ export const workspace = area('workspace', [
     description: "Change a member's role.",
     method: 'PATCH',
     path: '/workspace/members/{member}',
+    example: { member: '$demo.member', role: 'admin' },
     askedAs: {
       en: ['give admin rights', 'promote to administrator', 'change permissions of a colleague'],
       fr: ['donner les droits admin', 'nommer administrateur', 'changer les droits d’un collègue'],

@@ -1,4 +1,4 @@
-// The workspace's live /openapi.json is the authority for what exists (DESIGN.md): operations it
+// The workspace's live /openapi.json is the authority for what exists (docs/architecture.md, The live description): operations it
 // describes that the catalog lacks (engagement listing, the audit chat question, ...) become
 // callable, with their input schema taken from the description and marked as generated.
 // Fetched once per start at most; kept with its version for a day, on disk for the next start. A

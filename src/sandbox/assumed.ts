@@ -16,6 +16,7 @@ export const assumedOperations: readonly SandboxOperation[] = [
         description: 'One client company of the workspace.',
         method: 'GET',
         path: '/client-companies/{company}',
+        example: { company: '$demo.client_company' },
       }),
     ]),
   ),

@@ -1,16 +1,20 @@
 // The embedded sandbox: a local emulator of one Workspace Consulting deployment with two demo
 // workspaces, told apart by the Host header (atelier on 127.0.0.1/localhost, globex on
 // globex.localhost). Started by the `sandbox` command, by `npm start` and by every integration test.
+// It stands apart from the server it serves: of the rest of the repository it imports only the
+// catalog (tools/) and the operation shape (src/operation.ts), never src/api or src/mcp, so a bug in
+// the server cannot hide in the emulator it is tested against. It keeps its own small helpers on
+// purpose (body reading and host names in server.ts, cursors in pagination.ts, seeded ids in
+// state.ts) rather than share the server's.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdmin, handleAdmin, type SandboxAdmin } from './admin.js';
 import { WS_ATELIER, WS_GLOBEX } from './data/ids.js';
-import { seedAtelier, seedGlobex } from './data/index.js';
-import { demoToken } from './data/workspace.js';
-import { handlers } from './handlers/index.js';
+import { demoToken, seedGlobex } from './data/workspace.js';
+import { demoValues, handlers, seedAreas } from './handlers/index.js';
 import { isOAuthPath, type OAuthScope, SandboxOAuth, type SandboxOAuthControl } from './oauth.js';
 import { API_ROOT, envelope, hostName, type RequestLogEntry, SandboxPipeline } from './server.js';
-import { WorkspaceRegistry } from './state.js';
+import { MemoryWorkspace, WorkspaceRegistry } from './state.js';
 import { ApiError } from './types.js';
 
 export type { SandboxAdmin } from './admin.js';
@@ -22,6 +26,12 @@ export interface SandboxOptions {
   host?: string;
   /** Multiplies every sandbox duration (jobs, the rate-limit window): 0.01 runs a minute in 0.6 s. */
   timeScale?: number;
+  /**
+   * The sandbox's clock, epoch ms (default Date.now): jobs, the stamps handlers write and the rate
+   * windows read it. A test passes a clock it moves by hand to read a job or a window at a chosen
+   * moment instead of sleeping until it comes.
+   */
+  clock?: () => number;
   rateLimit?: boolean;
   /** Enables /__sandbox/* over HTTP with this bearer token; off when undefined. */
   adminToken?: string;
@@ -55,7 +65,20 @@ export interface SandboxHandle {
   oauth: SandboxOAuthControl;
   requests(): RequestLogEntry[];
   clearRequests(): void;
+  /** The first logged request `match` accepts, already logged or the next one (rejects after `timeoutMs`). */
+  waitForRequest(match: (e: RequestLogEntry) => boolean, timeoutMs?: number, what?: string): Promise<RequestLogEntry>;
   close(): Promise<void>;
+}
+
+/**
+ * What each `$demo.<kind>` names in the main demo workspace, as every sandbox serves it on start (the
+ * catalog's example facet): the same on every start, so it is known without starting one.
+ */
+export function demoIds(): Record<string, string> {
+  const ws = new MemoryWorkspace('atelier', [], WS_ATELIER);
+  seedAreas(ws);
+  ws.seeding = false;
+  return demoValues(ws);
 }
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
@@ -75,10 +98,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   const own = hostName(originHost(host));
   if (!atelierHosts.includes(own)) atelierHosts.push(own);
   const registry = new WorkspaceRegistry([
-    { slug: 'atelier', id: WS_ATELIER, hosts: atelierHosts, seed: seedAtelier },
+    { slug: 'atelier', id: WS_ATELIER, hosts: atelierHosts, seed: seedAreas },
     { slug: 'globex', id: WS_GLOBEX, hosts: ['globex.localhost'], seed: seedGlobex },
   ]);
-  const pipeline = new SandboxPipeline(registry, { timeScale, rateLimit: opts.rateLimit ?? true, logger }, handlers);
+  const pipeline = new SandboxPipeline(registry, { timeScale, rateLimit: opts.rateLimit ?? true, logger, clock: opts.clock ?? Date.now }, handlers);
   const admin = createAdmin(pipeline, registry);
   const oauth = new SandboxOAuth(() => registry.all(), {
     timeScale,
@@ -168,6 +191,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     oauth,
     requests: () => pipeline.requests(),
     clearRequests: () => pipeline.clearRequests(),
+    waitForRequest: (match, timeoutMs, what) => pipeline.waitForRequest(match, timeoutMs, what),
     close() {
       closed ??= new Promise<void>((resolve) => {
         for (const t of pipeline.timers) clearTimeout(t);

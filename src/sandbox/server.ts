@@ -72,6 +72,8 @@ export interface PipelineConfig {
   timeScale: number;
   rateLimit: boolean;
   logger: (line: string) => void;
+  /** The sandbox's clock (epoch ms): jobs, record stamps and the rate windows read it. */
+  clock: () => number;
 }
 
 type Target = { kind: 'op'; op: SandboxOperation; validator: InputValidator; handler: Handler | undefined; uploadLimitKib?: number } | { kind: 'session_only' };
@@ -126,23 +128,24 @@ export class SandboxPipeline {
   readonly faults = new FaultQueue();
   readonly limiter: TokenRateWindows;
   private log: RequestLogEntry[] = [];
+  /** Who waits for a request to be logged (waitForRequest). */
+  private readonly logWaiters = new Set<(e: RequestLogEntry) => void>();
   /** Answers are written after a fault's delay; closing the sandbox cancels them. */
   readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(
     readonly registry: WorkspaceRegistry,
     readonly config: PipelineConfig,
-    handlers: Record<string, Handler>,
+    handlers: ReadonlyMap<string, Handler>,
   ) {
     this.limiter = new TokenRateWindows(RATE_WINDOW_MS * config.timeScale);
     for (const op of sandboxOperations) {
-      const key = `${op.method} ${op.path}`;
       // The spec's upload limits, read as KiB, are the catalog's upload facet.
       const limit = op.body === 'multipart' ? op.upload?.maxKib : undefined;
       this.router.add(
         op.method,
         op.path,
-        { kind: 'op', op, validator: compileInput(op), handler: handlers[key], ...(limit !== undefined ? { uploadLimitKib: limit } : {}) },
+        { kind: 'op', op, validator: compileInput(op), handler: handlers.get(op.name), ...(limit !== undefined ? { uploadLimitKib: limit } : {}) },
         op.segmentedParam,
       );
     }
@@ -160,6 +163,32 @@ export class SandboxPipeline {
   private record(e: RequestLogEntry): void {
     this.log.push(e);
     if (this.log.length > REQUEST_LOG_CAP) this.log.splice(0, this.log.length - REQUEST_LOG_CAP);
+    for (const w of this.logWaiters) w(e);
+  }
+
+  /**
+   * The first logged request `match` accepts: one already in the log, or the next one logged (a
+   * request is logged once answered). Rejects after `timeoutMs`, naming `what`. A test awaits the
+   * request instead of reading the log again and again.
+   */
+  waitForRequest(match: (e: RequestLogEntry) => boolean, timeoutMs = 10_000, what = 'a matching request'): Promise<RequestLogEntry> {
+    const already = this.log.find(match);
+    if (already) return Promise.resolve(already);
+    return new Promise((resolve, reject) => {
+      const waiter = (e: RequestLogEntry) => {
+        if (!match(e)) return;
+        clearTimeout(timer);
+        this.logWaiters.delete(waiter);
+        resolve(e);
+      };
+      const timer = setTimeout(() => {
+        this.logWaiters.delete(waiter);
+        reject(new Error(`the sandbox logged no ${what} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      // A bound on a wait, not a reason to keep the process alive.
+      timer.unref();
+      this.logWaiters.add(waiter);
+    });
   }
 
   /** Entry point for requests under /api/v1 (the server routes /__sandbox elsewhere). */
@@ -254,7 +283,7 @@ export class SandboxPipeline {
     if (target.op.scope === 'write' && principal.scope !== 'write') throw insufficientScope();
 
     if (this.config.rateLimit) {
-      const now = Date.now();
+      const now = this.config.clock();
       x.entry.counted_ms = now;
       const d = this.limiter.take(`${ws.slug}:${principal.token.id}`, now);
       x.headers['X-RateLimit-Limit'] = String(RATE_LIMIT);
@@ -310,7 +339,7 @@ export class SandboxPipeline {
       member: principal.member,
       credential: credentialView(principal),
       locale: x.locale,
-      now: () => new Date(),
+      now: () => new Date(this.config.clock()),
       scaled: (ms) => ms * this.config.timeScale,
       page: (items) => paginate(items, listKey, input, x.locale),
     };

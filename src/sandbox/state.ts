@@ -1,31 +1,15 @@
 // In-memory state of the sandbox: collections of records per workspace, and the registry of workspaces
 // by host name. Records are stored and handed out BY REFERENCE: a handler that changes a record it got
 // from `get`/`all` changes the stored one, as `update` does.
-import { randomBytes } from 'node:crypto';
+import { monotonicFactory, ulid } from 'ulid';
 import { SEED_BASE } from './data/ids.js';
 import { type Collection, notFound, type Rec, type WorkspaceState } from './types.js';
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-function encodeTime(ms: number): string {
-  let out = '';
-  for (let i = 0; i < 10; i++) {
-    out = CROCKFORD[ms % 32] + out;
-    ms = Math.floor(ms / 32);
-  }
-  return out;
-}
-
-function encodeRandom(bytes: Uint8Array): string {
-  // 16 characters of 5 bits each (80 bits); one byte per character is enough randomness for a sandbox.
-  let out = '';
-  for (let i = 0; i < 16; i++) out += CROCKFORD[(bytes[i] ?? 0) & 31];
-  return out;
-}
-
-/** mulberry32: a tiny seeded PRNG, so seeded ids are identical on every start. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
+/** mulberry32 seeded with the FNV-1a hash of `key`: the same key always draws the same numbers. */
+function prngOf(key: string): () => number {
+  let a = 2166136261;
+  for (let i = 0; i < key.length; i++) a = Math.imul(a ^ key.charCodeAt(i), 16777619);
+  a >>>= 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
@@ -35,10 +19,18 @@ function prng(seed: number): () => number {
   };
 }
 
-function hashString(s: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
+/** JSON with the keys of every object sorted: the same content gives the same text. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
 }
 
 /** Singular, human name of a collection for 404 messages: `findings` -> `finding`. */
@@ -84,7 +76,9 @@ class MemoryCollection<T extends Rec> implements Collection<T> {
 
   insert(r: Omit<T, 'id' | 'created_at' | 'updated_at'> & Partial<Rec>): T {
     const now = this.ws.nowIso();
-    const id = typeof r.id === 'string' ? r.id : this.ws.newId();
+    // A seeded record's id derives from its collection and what it holds (not from how many records
+    // were seeded before it), so adding a demo record anywhere leaves every other demo id as it was.
+    const id = typeof r.id === 'string' ? r.id : this.ws.newId(this.ws.seeding ? `${this.name}\n${canonical(r)}` : undefined);
     const created = typeof r.created_at === 'string' ? r.created_at : now;
     const rec = { ...r, id, created_at: created, updated_at: typeof r.updated_at === 'string' ? r.updated_at : created } as unknown as T;
     this.records.set(id, rec);
@@ -103,25 +97,25 @@ class MemoryCollection<T extends Rec> implements Collection<T> {
 }
 
 /**
- * One workspace's state. While `seeding`, ids and default timestamps come from a counter on the seed
- * clock (SEED_BASE), so the demo data is byte-identical on every start; afterwards ids follow the real
- * clock, strictly increasing, so they stay unique and sort after the seeded ones created before them.
+ * One workspace's state. While `seeding`, an id is a ULID drawn from a PRNG seeded with the workspace
+ * and a key of the record (its content, or the key a seed names), on the seed clock (SEED_BASE), and
+ * default timestamps are SEED_BASE: the demo data is byte-identical on every start and whatever order
+ * it is seeded in. Afterwards ids follow the real clock, monotonic, never before the seeded ones.
  */
 export class MemoryWorkspace implements WorkspaceState {
   readonly collections = new Map<string, MemoryCollection<Rec>>();
   readonly counters: Record<string, number> = {};
   workspace: Rec;
   seeding = true;
-  private lastTime = 0;
-  private seedTick = 0;
-  private readonly random: () => number;
+  /** How many times each seed key was used: twins (the same content twice) get distinct ids. */
+  private readonly seedKeys = new Map<string, number>();
+  private readonly mint = monotonicFactory();
 
   constructor(
     readonly slug: string,
     readonly hosts: string[],
     workspaceId: string,
   ) {
-    this.random = prng(hashString(slug));
     this.workspace = { id: workspaceId, slug, created_at: new Date(SEED_BASE).toISOString() };
     this.workspace.updated_at = this.workspace.created_at;
   }
@@ -135,21 +129,20 @@ export class MemoryWorkspace implements WorkspaceState {
     return col as unknown as MemoryCollection<T>;
   }
 
-  newId(): string {
+  newId(key?: string): string {
     if (this.seeding) {
-      const t = SEED_BASE + this.seedTick++;
-      const bytes = new Uint8Array(16);
-      for (let i = 0; i < 16; i++) bytes[i] = Math.floor(this.random() * 256);
-      return encodeTime(t) + encodeRandom(bytes);
+      if (key === undefined)
+        throw new Error(`seed of ${this.slug}: an id minted while seeding needs a key (newId(key)), so it does not depend on seeding order`);
+      const n = (this.seedKeys.get(key) ?? 0) + 1;
+      this.seedKeys.set(key, n);
+      return ulid(SEED_BASE, prngOf(`${this.slug}\n${key}\n${n}`));
     }
-    const t = Math.max(Date.now(), this.lastTime + 1, SEED_BASE + this.seedTick);
-    this.lastTime = t;
-    return encodeTime(t) + encodeRandom(randomBytes(16));
+    return this.mint(Math.max(Date.now(), SEED_BASE + 1));
   }
 
   /** Default timestamp of new records: the seed clock while seeding, real time afterwards. */
   nowIso(): string {
-    return this.seeding ? new Date(SEED_BASE + this.seedTick).toISOString() : new Date().toISOString();
+    return this.seeding ? new Date(SEED_BASE).toISOString() : new Date().toISOString();
   }
 }
 

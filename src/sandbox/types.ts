@@ -1,7 +1,7 @@
 // Contracts inside the sandbox: the request pipeline (server.ts) calls handlers (handlers/*.ts) that
 // read and change a workspace's in-memory state (state.ts, seeded by data/*.ts).
 import type { Readable } from 'node:stream';
-import type { Operation } from '../operation.js';
+import type { Operation, Toolset } from '../operation.js';
 
 export type Locale = 'en' | 'fr';
 export type Localized = { en: string; fr: string };
@@ -74,7 +74,7 @@ export interface HandlerContext {
   /** What authenticated the request: a personal token or an OAuth grant, with its scope. */
   credential: { kind: 'personal' | 'oauth'; scope: 'read' | 'write'; name?: string; last_four?: string; expires_at?: string | null };
   locale: Locale;
-  /** The sandbox clock (real time; jobs scale their durations by the time scale). */
+  /** The sandbox clock (real time unless the sandbox was given a clock; jobs scale their durations by the time scale). */
   now(): Date;
   /** Durations in ms scaled by the time scale: `scaled(60_000)` is one minute of sandbox time. */
   scaled(ms: number): number;
@@ -93,8 +93,31 @@ export function inputOf<T extends object>(ctx: HandlerContext): T {
   return ctx.input as T;
 }
 
-/** Handlers keyed by `"METHOD /path/{template}"`, the template exactly as in the catalog. */
+/** Handlers keyed by the catalog name of the operation each answers (`list_findings`). */
 export type HandlerTable = Record<string, Handler>;
+
+/** Inserts demo records into the main demo workspace. */
+export type Seed = (ws: WorkspaceState) => void;
+
+/**
+ * One area of the API in the sandbox, declared in its one file (handlers/<area>.ts): the handlers of
+ * the area's operations by catalog name, the demo records they answer from, and the demo ids the
+ * catalog's `example` facet names. handlers/index.ts checks at load that the handlers and the
+ * operations match one to one.
+ */
+export interface SandboxArea {
+  toolset: Toolset;
+  handlers: HandlerTable;
+  /** The area's demo records, inserted in this order. */
+  seeds?: readonly Seed[];
+  /** Areas whose records the seeds look up (they are seeded first); ids do not depend on this order. */
+  after?: readonly Toolset[];
+  /**
+   * `$demo.<kind>` of the catalog's example facet: the value (an id, mostly) each kind names, read from
+   * the freshly seeded workspace. A kind is named once across areas.
+   */
+  demo?: Readonly<Record<string, (ws: WorkspaceState) => string | undefined>>;
+}
 
 /** An operation the sandbox serves: the catalog's, or one the spec names without listing. */
 export interface SandboxOperation extends Operation {
@@ -121,8 +144,11 @@ export interface WorkspaceState {
   workspace: Rec;
   /** Named collections: `ws.c('findings')`. Created on first use. */
   c<T extends Rec = Rec>(name: string): Collection<T>;
-  /** A new ULID, monotonic, deterministic in seeded data. */
-  newId(): string;
+  /**
+   * A new ULID, monotonic. While seeding it derives from `key` (required then: what the id is for,
+   * unique among the workspace's seeded ids), so demo ids do not depend on seeding order.
+   */
+  newId(key?: string): string;
   /** Counters of the workspace (rate-limit refusals are counted here and shown in usage). */
   counters: Record<string, number>;
 }

@@ -23,12 +23,18 @@ export interface FakeWorkspace {
   hits: Hit[];
   /** Requests whose socket closed before an answer was sent. */
   aborted: Hit[];
+  /** Resolves once `check` holds, read again on each request and each hang-up; rejects after `ms`. */
+  when(check: () => boolean, ms?: number): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function fakeWorkspace(handler: Handler): Promise<FakeWorkspace> {
   const hits: Hit[] = [];
   const aborted: Hit[] = [];
+  const changed = new Set<() => void>();
+  const tell = () => {
+    for (const f of changed) f();
+  };
   const server = createServer((req, res) => {
     const at = performance.now();
     const chunks: Buffer[] = [];
@@ -42,8 +48,12 @@ export async function fakeWorkspace(handler: Handler): Promise<FakeWorkspace> {
         at,
       };
       hits.push(hit);
+      tell();
       res.on('close', () => {
-        if (!res.writableFinished) aborted.push(hit);
+        if (!res.writableFinished) {
+          aborted.push(hit);
+          tell();
+        }
       });
       void Promise.resolve(handler(hit, res, req)).catch((err: unknown) => {
         res.destroy(err instanceof Error ? err : new Error(String(err)));
@@ -59,6 +69,21 @@ export async function fakeWorkspace(handler: Handler): Promise<FakeWorkspace> {
     api: `${origin}/api/v1`,
     hits,
     aborted,
+    when: (check, ms = 5_000) =>
+      new Promise<void>((resolve, reject) => {
+        if (check()) return resolve();
+        const timer = setTimeout(() => {
+          changed.delete(read);
+          reject(new Error(`the fake workspace did not reach the state awaited within ${ms} ms`));
+        }, ms);
+        const read = () => {
+          if (!check()) return;
+          clearTimeout(timer);
+          changed.delete(read);
+          resolve();
+        };
+        changed.add(read);
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

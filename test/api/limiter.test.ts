@@ -115,7 +115,7 @@ async function countingWorkspace(limit: number, windowMs: number) {
   };
 }
 
-describe('RateLimiter after a refusal (issue 17: one 429 held a lone process at 8.9 s a request for a minute)', () => {
+describe('RateLimiter after a refusal (one 429 must not hold a lone process to a request every few seconds for a minute)', () => {
   it('after one 429 with Retry-After 1, while answers report budget left, the next 20 reads go out at once', async () => {
     // The API's real budget and window: 120 a minute.
     const server = await countingWorkspace(120, 60_000);

@@ -63,14 +63,6 @@ function isAbortError(e: unknown): boolean {
   return e instanceof Error && e.name === 'AbortError';
 }
 
-async function until(check: () => boolean, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 describe('429: waiting out the rate limit', () => {
   it('waits Retry-After seconds, then retries and succeeds', async () => {
     const { ws, client } = await setup(inTurn(rateLimited('1'), ok));
@@ -181,15 +173,25 @@ describe('network failures and gateway errors', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
 
+    // The first attempt has failed once the client says it will retry.
+    let sawRefusal!: () => void;
+    const refused = new Promise<void>((r) => (sawRefusal = r));
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        if (chunk.toString('utf8').includes('workspace unreachable, retrying')) sawRefusal();
+        done();
+      },
+    });
     const client = new ApiClient({
       baseUrl: `http://127.0.0.1:${port}/api/v1`,
       token: () => 'pat_test',
       limiter: new RateLimiter(),
+      logger: pino({ level: 'warn' }, sink),
       retry: { backoffBaseMs: 300, maxNetworkRetries: 2 },
     });
     cleanups.push(() => client.close());
     const pending = client.request({ method: 'POST', path: '/workspace/invitations', json: { email: 'a@b.c', role: 'admin' } });
-    await new Promise((r) => setTimeout(r, 50));
+    await refused;
     const { createServer: createHttp } = await import('node:http');
     let received = 0;
     const late = createHttp((_, res) => {
@@ -254,13 +256,13 @@ describe('cancellation', () => {
     const { ws, client } = await setup(hang);
     const controller = new AbortController();
     const pending = client.request({ method: 'GET', path: '/me', signal: controller.signal }).catch((e: unknown) => e);
-    await until(() => ws.hits.length === 1);
+    await ws.when(() => ws.hits.length === 1);
     const started = Date.now();
     controller.abort();
     const err = await pending;
     expect(isAbortError(err)).toBe(true);
     expect(Date.now() - started).toBeLessThan(200);
-    await until(() => ws.aborted.length === 1);
+    await ws.when(() => ws.aborted.length === 1);
   });
 
   it('aborts a file answer whose body is still coming: its stream fails, the server sees the socket close', async () => {
@@ -277,7 +279,7 @@ describe('cancellation', () => {
     body.resume();
     controller.abort();
     expect(await failed).toBeInstanceOf(Error);
-    await until(() => ws.aborted.length === 1);
+    await ws.when(() => ws.aborted.length === 1);
   });
 
   it("leaves no listener on the caller's signal once its requests are over", async () => {
@@ -290,9 +292,12 @@ describe('cancellation', () => {
   it('aborts the wait of a 429 backoff', async () => {
     const { ws, client } = await setup(rateLimited('30'));
     const controller = new AbortController();
-    const pending = client.request({ method: 'GET', path: '/me', signal: controller.signal }).catch((e: unknown) => e);
-    await until(() => ws.hits.length === 1);
-    await new Promise((r) => setTimeout(r, 50));
+    // Aborted once the client waits out the Retry-After (it says so when the wait starts).
+    let waiting!: () => void;
+    const inBackoff = new Promise<void>((r) => (waiting = r));
+    const pending = client.request({ method: 'GET', path: '/me', signal: controller.signal, onRateWait: () => waiting() }).catch((e: unknown) => e);
+    await inBackoff;
+    expect(ws.hits).toHaveLength(1);
     const started = Date.now();
     controller.abort('the user cancelled');
     const err = await pending;
@@ -307,8 +312,11 @@ describe('cancellation', () => {
     const { ws, client } = await setup(ok, { limiter });
     await client.request({ method: 'GET', path: '/me' });
     const controller = new AbortController();
-    const pending = client.request({ method: 'GET', path: '/me', signal: controller.signal }).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 50));
+    // Aborted once the request waits in the limiter's queue (it says so when the wait starts).
+    let waiting!: () => void;
+    const queued = new Promise<void>((r) => (waiting = r));
+    const pending = client.request({ method: 'GET', path: '/me', signal: controller.signal, onRateWait: () => waiting() }).catch((e: unknown) => e);
+    await queued;
     expect(limiter.stats().queued).toBe(1);
     const started = Date.now();
     controller.abort();

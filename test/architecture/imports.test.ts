@@ -1,4 +1,4 @@
-// The layout's rules (DESIGN.md, "Which part may know which"), checked on the import statements:
+// The layout's rules (docs/architecture.md, Who may import whom), checked on the import statements:
 // no import cycles (a module can be read before the ones that use it), tools/ imports nothing from
 // src/ but the Operation type, src/api and src/mcp never import the sandbox, src/store knows nothing
 // of MCP or HTTP. Only value imports count: `import type` is erased at build time.
@@ -74,5 +74,10 @@ describe('the layout', () => {
 
   it('the API client knows nothing of MCP', () => {
     expect(importers('src/api/', 'src/mcp/')).toEqual([]);
+  });
+
+  it('the sandbox imports nothing of the server but the operation shape (and the catalog, in tools/)', () => {
+    const outside = importers('src/sandbox/', 'src/').filter((l) => !l.includes(' -> src/sandbox/') && !l.endsWith(' -> src/operation.ts'));
+    expect(outside).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-// A server that serves no metrics never loads prom-client (memory at start matters: NOTES, "Import
-// lazily what a session may never use"): the library is imported in one module only, dynamically, and
+// A server that serves no metrics never loads prom-client (docs/architecture.md, Loading only
+// what is used): the library is imported in one module only, dynamically, and
 // that module is itself reached only through a dynamic import, taken when a metrics port is set.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -1,4 +1,4 @@
-// One way to declare a tool (issue 21): catalog entries for operations, `defineTool` for every other
+// One way to declare a tool (docs/architecture.md, One declaration): catalog entries for operations, `defineTool` for every other
 // tool (workflows, gateway, apps, scripts, block edits). A tool's name is written once, its hints are
 // required by the type system, and its scope follows from them, so a ToolSpec literal written by hand
 // (naming itself twice, its scope free to disagree with its hints) fails here, naming the module.

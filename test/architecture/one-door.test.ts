@@ -1,4 +1,4 @@
-// One door to the workspace (DESIGN.md, "Data flow of one tool call"): only src/api speaks HTTP to
+// One door to the workspace (docs/architecture.md, One door): only src/api speaks HTTP to
 // the workspace's API, under the token's rate limiter, and only the pipeline hands it calls, so every
 // read and write (tools, resources, completions, uploads' format check) is resolved under the
 // session's policy and validated before a request is spent. Checked on the source text: a call of

@@ -1,6 +1,6 @@
-// `serve --http --host H` accepts exactly the hosts the HTTP server's Host check lets in: before,
-// `--host 127.0.0.2` started a server that refused every request (403) for its own Host. Both now
-// read the names from src/net/loopback.ts; this checks the pair end to end, through the real CLI and a
+// `serve --http --host H` accepts exactly the hosts the HTTP server's Host check lets in: were
+// they to disagree, `--host 127.0.0.2` would start a server that refuses every request (403) for its
+// own Host. Both read the names from src/net/loopback.ts; this checks the pair end to end, through the real CLI and a
 // real HTTP request addressed the way a client addresses the printed URL.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

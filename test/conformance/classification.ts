@@ -1,7 +1,7 @@
 // How each scenario of the official conformance suite stands with this server, per protocol revision:
 // read from test/conformance/expected-failures-REVISION.yml, which is at once the suite's baseline
 // (its `server` key) and the classification test/conformance/conformance.test.ts checks against a run.
-// scripts/generate-docs.ts writes the README's figures from it, so they hold as long as that test does.
+// scripts/generate-docs.ts writes the figures of docs/development.md from it, so they hold as long as that test does.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,7 +101,7 @@ export function scenariosOf(c: Classification): string[] {
   return [...new Set([...c.applicable, ...c.uncounted, ...c.failing].map((e) => e.scenario))];
 }
 
-/** The README's figures for one revision: the scenarios the suite runs, and those that apply (all pass). */
+/** The figures docs/development.md quotes for one revision: the scenarios the suite runs, and those that apply (all pass). */
 export function figures(revision: Revision): { run: number; applicable: number } {
   const c = readClassification(revision);
   return { run: scenariosOf(c).length, applicable: c.applicable.length };

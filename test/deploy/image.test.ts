@@ -197,7 +197,7 @@ function replicaEnvironment(given: Record<string, string>): Record<string, strin
   return env;
 }
 
-/** deploy/.env.example's settings, as the README has a firm copy it to deploy/.env. */
+/** deploy/.env.example's settings, as docs/deploying.md has a firm copy it to deploy/.env. */
 function envExample(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of instructions(readFileSync(join(ROOT, 'deploy/.env.example'), 'utf8'))) {

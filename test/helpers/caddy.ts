@@ -3,7 +3,7 @@
 // global options block put first for what a test run needs. SITE_ADDRESS comes from the environment,
 // as compose gives it. Its own temp folder for Caddy's data and config (HOME, XDG_*), removed by
 // stop(). A machine without caddy fails the test that asked for it, saying how to install it
-// (.ci/run does), never skips it.
+// (npm test installs it first when it may), never skips it.
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -28,7 +28,7 @@ export const TEST_GLOBAL_OPTIONS = ['admin off', 'default_bind 127.0.0.1', 'log 
 export function findCaddy(): string {
   return findProgram(
     'caddy',
-    'caddy is not installed, and this test runs the shipped deploy/Caddyfile in a real one: install it (Debian: apt-get install -y caddy; .ci/run does this when it is missing).',
+    'caddy is not installed, and this test runs the shipped deploy/Caddyfile in a real one: install it (Debian: apt-get install -y caddy; npm test does this when it is missing and it may).',
   );
 }
 

@@ -30,7 +30,7 @@ export interface Received {
   /**
    * Every message from the server in the order the transport handed them over, before the client
    * dispatches them: what the server sent, whatever the client does with it afterwards (the v2 client
-   * drops a progress notification read in the same chunk as its answer: typescript-sdk issue 2580).
+   * drops a progress notification read in the same chunk as its answer: https://github.com/modelcontextprotocol/typescript-sdk/issues/2580).
    */
   wire: JSONRPCMessage[];
 }

@@ -1,6 +1,6 @@
 // Which modules a server process loaded: a preload (`--import`) that registers a module hook and, as
 // the process exits, writes every URL the hook saw to a file. For tests of what a session never
-// loads (memory and startup: NOTES, "Import lazily what a session may never use").
+// loads (docs/architecture.md, Loading only what is used).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 

@@ -1,5 +1,5 @@
 // What "portable" means for a listed input schema, as the client libraries and model providers we
-// test against convert them (notes in NOTES.md's "Client libraries"): every object declares its
+// test against convert them: every object declares its
 // properties or says additionalProperties (OpenAI's strict conversion falls back on an open object;
 // Gemini refuses an object with no properties), objects nested in the arguments are closed (strict
 // tool use that allows optional properties requires it), a type is one JSON type or one type and

@@ -1,6 +1,6 @@
 // A real redis-server for a test: its own process on a free loopback port, its own temp folder, no
 // persistence; stop() kills it and removes the folder. A machine without redis-server fails the test
-// that asked for it, saying how to install it (.ci/run does), never skips it.
+// that asked for it, saying how to install it (npm test installs it first when it may), never skips it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,7 @@ export interface RedisHandle {
 function findRedisServer(): string {
   return findProgram(
     'redis-server',
-    'redis-server is not installed, and these tests need a real one: install it (Debian: apt-get install -y redis-server; .ci/run does this when it is missing).',
+    'redis-server is not installed, and these tests need a real one: install it (Debian: apt-get install -y redis-server; npm test does this when it is missing and it may).',
   );
 }
 

@@ -51,6 +51,11 @@ export interface Stack {
   api: ApiClient;
   config: Config;
   logs: string[];
+  /**
+   * The first server log line matching `pattern`, already logged (from line `since`, the length of
+   * `logs` before the step awaited) or the next one; rejects after `ms`.
+   */
+  waitForLog(pattern: RegExp, ms?: number, since?: number): Promise<string>;
   /** The MCP endpoint the client is connected to. */
   url: string;
   /** The MCP serving behind it (its sessions held, its requests in flight). */
@@ -79,7 +84,28 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ...opts.env,
   });
   const logs: string[] = [];
-  const { logger, setTap } = createLogger(config.logLevel, (l) => logs.push(l));
+  const logWaiters = new Set<(line: string) => void>();
+  const { logger, setTap } = createLogger(config.logLevel, (l) => {
+    logs.push(l);
+    for (const w of logWaiters) w(l);
+  });
+  const waitForLog = (pattern: RegExp, ms = 10_000, since = 0) =>
+    new Promise<string>((resolve, reject) => {
+      const seen = logs.slice(since).find((l) => pattern.test(l));
+      if (seen !== undefined) return resolve(seen);
+      const timer = setTimeout(() => {
+        logWaiters.delete(read);
+        reject(new Error(`the server logged no line matching ${pattern} within ${ms} ms`));
+      }, ms);
+      timer.unref();
+      const read = (l: string) => {
+        if (!pattern.test(l)) return;
+        clearTimeout(timer);
+        logWaiters.delete(read);
+        resolve(l);
+      };
+      logWaiters.add(read);
+    });
   const api = new ApiClient({
     baseUrl: `${sandbox.url}/api/v1`,
     token: () => token,
@@ -90,7 +116,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     logger,
     retry: { maxRetryAfterSeconds: config.maxRetryAfterSeconds, maxBudgetWaitMs: config.maxBudgetWaitMs, backoffBaseMs: 20 },
   });
-  const logBefore = sandbox.requests().length;
+  const earlier = new Set(sandbox.requests());
   const live = opts.liveOpenApi ?? true;
   const operations = new OperationSet({ catalog, logger, client: api, live, origin: sandbox.url });
   const session = new Session({
@@ -121,14 +147,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   // The live description is loaded once at start: let that land (a request, or the process's copy
   // of an earlier stack's, which sends none) before a test counts its own requests.
   if (live && opts.waitForLive !== false) {
-    const until = Date.now() + 5_000;
-    const settled = () =>
-      logs.some((l) => /live API description (merged|not merged)|could not read the live API description/.test(l)) ||
-      sandbox
-        .requests()
-        .slice(logBefore)
-        .some((r) => r.template === '/openapi.json' && r.status > 0);
-    while (Date.now() < until && !settled()) await new Promise((r) => setTimeout(r, 5));
+    await Promise.any([
+      waitForLog(/live API description (merged|not merged)|could not read the live API description/, 5_000),
+      sandbox.waitForRequest((r) => !earlier.has(r) && r.template === '/openapi.json' && r.status > 0, 5_000),
+    ]).catch(() => undefined); // neither within 5 s: the stack goes on without it, as serve would
   }
   return {
     sandbox,
@@ -136,6 +158,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     api,
     config,
     logs,
+    waitForLog,
     url: http.url,
     mcp,
     call: (name, args = {}) => client.callTool({ name, arguments: args }),

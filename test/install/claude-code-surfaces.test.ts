@@ -3,7 +3,7 @@
 // carries only tool names and the server's instructions. No model is reachable: a stand-in for the
 // Messages API records what Claude Code sends and, for the search, calls Claude Code's own ToolSearch
 // with each request's words as they are (a model would choose its own keywords). Tokens are o200k
-// estimates. The README's Claude Code section quotes the bounds asserted here.
+// estimates. docs/tools.md (Which surface for which client) quotes the bounds asserted here.
 import { describe, expect, it } from 'vitest';
 import { firstTurnCost, toolSearch } from '../../bench/claude-code.js';
 import { hitsOf, RETRIEVAL_TOP, retrievalFigures, retrievalSet } from '../../bench/retrieval.js';

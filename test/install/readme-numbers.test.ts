@@ -1,8 +1,9 @@
-// Every number the README states is generated or checked. Generated: the blocks and the
-// <!-- fact:NAME --> values `npm run docs` writes (test/scripts/generate-docs.test.ts keeps them current). Checked: each
-// other number is claimed below, against the code, the package or the test that proves it; and a sweep
-// fails on any number left unclaimed, so a number added tomorrow gets a check or a generator too.
-import { readFileSync } from 'node:fs';
+// Every number the README and the docs moved out of it state is generated or checked. Generated: the
+// blocks and the <!-- fact:NAME --> values `npm run docs` writes (test/scripts/generate-docs.test.ts keeps
+// them current). Checked: each other number is claimed below, against the code, the package or the test
+// that proves it; and a sweep fails on any number left unclaimed in the swept text (SWEPT), so a number
+// added tomorrow gets a check or a generator too. A claim is looked for in every doc, swept or not.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandboxOperations, toolListFor } from '../../bench/tokens.js';
@@ -20,18 +21,57 @@ import { classificationFile, REVISIONS } from '../conformance/classification.js'
 import { ROOT } from '../helpers/spawn.js';
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
-const readme = read('README.md');
 
 /**
- * The README without what is generated (blocks between `<!-- NAME:start` and `<!-- NAME:end -->`, and
+ * Where every number is swept: the README and the docs its sections moved to, whole, or only the
+ * sections (by `## ` heading) that came from it (the rest of deploying.md predates the sweep).
+ */
+const SWEPT: Record<string, 'all' | string[]> = {
+  'README.md': 'all',
+  'docs/configuration.md': 'all',
+  'docs/tools.md': 'all',
+  'docs/code-mode.md': 'all',
+  'docs/apps.md': 'all',
+  'docs/development.md': 'all',
+  'docs/deploying.md': ['What is tested', 'Audit trail and metrics'],
+};
+
+/**
+ * A doc without what is generated (blocks between `<!-- NAME:start` and `<!-- NAME:end -->`, and
  * fact values), nor the sandbox tokens (test/scripts/generate-docs.test.ts checks them against the sandbox). Replaced by
- * spaces of the same length, so positions still point into the README.
+ * spaces of the same length, so positions still point into the file.
  */
 const blank = (s: string) => s.replace(/[^\n]/g, ' ');
-const prose = readme
-  .replace(/<!-- (\w+):start[\s\S]*?<!-- \1:end -->/g, blank)
-  .replace(FACT, blank)
-  .replace(/pat_[0-9a-f]{40}/g, blank);
+const proseOf = (text: string) =>
+  text
+    .replace(/<!-- (\w+):start[\s\S]*?<!-- \1:end -->/g, blank)
+    .replace(FACT, blank)
+    .replace(/pat_[0-9a-f]{40}/g, blank);
+
+/** `text` with everything outside the named `## ` sections blanked (a section runs to the next `## `). */
+function onlySections(text: string, headings: string[]): string {
+  let keep = false;
+  return text
+    .split('\n')
+    .map((line) => {
+      const heading = /^## (.+)$/.exec(line)?.[1];
+      if (heading !== undefined) keep = headings.includes(heading.trim());
+      return keep ? line : blank(line);
+    })
+    .join('\n');
+}
+
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+].map((path) => {
+  const text = read(path);
+  const prose = proseOf(text);
+  const swept = SWEPT[path];
+  return { path, text, prose, swept: swept === undefined ? undefined : swept === 'all' ? prose : onlySections(prose, swept) };
+});
 
 /** Numbers that name something rather than count or measure it. */
 const NAMES: RegExp[] = [
@@ -43,7 +83,7 @@ const NAMES: RegExp[] = [
   /version: '1\.0\.0'/g,
   /o200k/g,
   /SDK v\d+/g,
-  /(?:PR|issue) #\d+/g,
+  /https?:\/\/[^\s)]+/g,
   /Microsoft 365/g,
 ];
 
@@ -160,6 +200,11 @@ const CLAIMS: Claim[] = [
     check: provedBy('test/mcp/drafting-cost.test.ts', 'toBeLessThanOrEqual(0.2 * whole.cost.resultTokens)'),
   },
   { says: /the exit code is (0) only when nothing failed/g, check: provedBy('test/doctor/doctor.test.ts', 'expect(r.code).toBe(0);') },
+  {
+    // Before the tests, scripts/test-deps.mjs installs nothing when told so.
+    says: /`TEST_DEPS_INSTALL=(0)` makes it never install/g,
+    check: provedBy('test/scripts/test-deps.test.ts', "run({ TEST_DEPS_INSTALL: '0' })"),
+  },
   { says: /one file per workspace, mode (0600)/g, check: provedBy('test/auth/store.test.ts', 'toBe(0o600)') },
   {
     // The snippet shows the default port, and the agent connects to the port the server was given.
@@ -198,7 +243,7 @@ const CLAIMS: Claim[] = [
   // The deployment section.
   {
     // The remote front's answer to a request without a token, which starts a client's sign-in.
-    says: /first call is answered `(401)`/g,
+    says: /calls `\/mcp` without a token and gets `(401)`/g,
     check: ([n]) => expect(read('src/remote/gate.ts')).toContain(`refusal(ctx, ${n}, 'unauthorized'`),
   },
   {
@@ -229,7 +274,7 @@ const CLAIMS: Claim[] = [
   },
   {
     // The legacy protocol revision, whose clients hold sessions (src/mcp/transport/streamable-http.ts).
-    says: /Clients of the (\d{4}-\d{2}-\d{2}) protocol keep an event stream/g,
+    says: /Clients of the (\d{4}-\d{2}-\d{2}) protocol (?:keep|open) an event stream/g,
     check: ([revision]) => expect(REVISIONS as readonly string[]).toContain(revision),
   },
   {
@@ -246,12 +291,16 @@ const CLAIMS: Claim[] = [
   },
   {
     // Remote mode: what a download embeds in the result, and how long a larger one's link lives.
-    says: /a file up to (\d+) MiB comes back inside the tool result/g,
+    says: /[Aa] file up to (\d+) MiB is embedded in the tool result/g,
     check: ([n]) => expect(EMBED_MAX_BYTES).toBe(num(n as string) * 1024 * 1024),
   },
   {
-    says: /`WORKSPACE_DOWNLOAD_LINK_SECONDS` \(default (\d+)\)/g,
-    check: ([n]) => expect(loadConfig({}, ['--remote']).remote?.downloadLinkSeconds).toBe(num(n as string)),
+    says: /`WORKSPACE_DOWNLOAD_LINK_SECONDS` \| no \| How long a member's link to a downloaded file stays valid \(default (\d+), at most (\d+)\)/g,
+    check: ([n, most]) => {
+      expect(loadConfig({}, ['--remote']).remote?.downloadLinkSeconds).toBe(num(n as string));
+      expect(loadConfig({ WORKSPACE_DOWNLOAD_LINK_SECONDS: most as string }, ['--remote']).remote?.downloadLinkSeconds).toBe(num(most as string));
+      expect(() => loadConfig({ WORKSPACE_DOWNLOAD_LINK_SECONDS: String(num(most as string) + 1) }, ['--remote'])).toThrow(/WORKSPACE_DOWNLOAD_LINK_SECONDS/);
+    },
   },
 ];
 
@@ -273,26 +322,40 @@ function spans(re: RegExp, text: string, groups: boolean): Array<{ at: [number, 
   return out;
 }
 
-const context = (at: number) => readme.slice(Math.max(0, at - 50), at + 30).replace(/\s+/g, ' ');
+const context = (text: string, at: number) => text.slice(Math.max(0, at - 50), at + 30).replace(/\s+/g, ' ');
 
-describe('numbers in the README', () => {
+describe('numbers in the README and docs', () => {
   it('are generated or claimed: none is left unchecked', () => {
-    const covered: Array<[number, number]> = [...NAMES.flatMap((re) => spans(re, prose, false)), ...CLAIMS.flatMap((c) => spans(c.says, prose, true))].map(
-      (s) => s.at,
-    );
-    const unchecked = [...prose.matchAll(/\d+(?:[.,]\d+)*/g)]
-      .filter((m) => !covered.some(([a, b]) => (m.index as number) >= a && (m.index as number) < b))
-      .map((m) => `"${m[0]}" in "...${context(m.index as number)}..."`);
+    const unchecked: string[] = [];
+    for (const doc of DOCS) {
+      if (doc.swept === undefined) continue;
+      const swept = doc.swept;
+      const covered: Array<[number, number]> = [...NAMES.flatMap((re) => spans(re, swept, false)), ...CLAIMS.flatMap((c) => spans(c.says, swept, true))].map(
+        (s) => s.at,
+      );
+      for (const m of swept.matchAll(/\d+(?:[.,]\d+)*/g)) {
+        if (!covered.some(([a, b]) => (m.index as number) >= a && (m.index as number) < b))
+          unchecked.push(`${doc.path}: "${m[0]}" in "...${context(doc.text, m.index as number)}..."`);
+      }
+    }
     expect(
       unchecked,
-      'Numbers in the README must be generated (a <!-- fact:NAME --> of scripts/generate-docs.ts) or claimed in test/install/readme-numbers.test.ts',
+      'Numbers in the docs must be generated (a <!-- fact:NAME --> of scripts/generate-docs.ts) or claimed in test/install/readme-numbers.test.ts',
     ).toEqual([]);
+  });
+
+  it('sweeps the sections it names', () => {
+    for (const [path, sections] of Object.entries(SWEPT)) {
+      const doc = DOCS.find((d) => d.path === path);
+      expect(doc, path).toBeDefined();
+      if (sections !== 'all') for (const h of sections) expect(doc?.text, `${path} has "## ${h}"`).toContain(`\n## ${h}\n`);
+    }
   });
 
   for (const claim of CLAIMS) {
     it(`says what the code does: ${claim.says.source}`, async () => {
-      const found = [...prose.matchAll(wrapped(claim.says))];
-      expect(found.length, `the README no longer says ${claim.says}: drop or change this claim`).toBeGreaterThan(0);
+      const found = DOCS.flatMap((d) => [...d.prose.matchAll(wrapped(claim.says))]);
+      expect(found.length, `the docs no longer say ${claim.says}: drop or change this claim`).toBeGreaterThan(0);
       for (const m of found) await claim.check(m.slice(1).filter((v): v is string => v !== undefined));
     });
   }
@@ -311,8 +374,15 @@ describe('numbers in the README', () => {
 
   it('has its generated numbers on lines of prose, where Markdown renders them inline', () => {
     // A line that starts with an HTML comment opens an HTML block: the text after it is not Markdown.
-    expect(readme.split('\n').filter((l) => /^\s*<!-- fact:/.test(l))).toEqual([]);
-    const facts = [...readme.matchAll(FACT)].map((m) => m[1]);
+    expect(
+      DOCS.flatMap((d) =>
+        d.text
+          .split('\n')
+          .filter((l) => /^\s*<!-- fact:/.test(l))
+          .map((l) => `${d.path}: ${l}`),
+      ),
+    ).toEqual([]);
+    const facts = DOCS.flatMap((d) => [...d.text.matchAll(FACT)].map((m) => m[1]));
     expect(facts.length).toBeGreaterThan(0);
   });
 });

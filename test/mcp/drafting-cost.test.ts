@@ -1,5 +1,5 @@
 // The deliverable job of an unattended agent, done three ways through the real server over stdio on
-// the sandbox (bench/drafting.ts scripts it; `npm run bench` prints the table the README shows): the
+// the sandbox (bench/drafting.ts scripts it; `npm run bench` prints the table docs/code-mode.md shows): the
 // three ways leave the same document, and the script way reads at most a fifth of the result tokens
 // of the whole-document way with no more API requests.
 import { join } from 'node:path';
@@ -44,7 +44,7 @@ describe('the drafting job done three ways', () => {
     expect(results.blocks.cost.argumentTokens).toBeLessThan(results.whole.cost.argumentTokens);
   });
 
-  it('measures what the README table (the last real-speed npm run bench) says, but for ids and times', () => {
+  it('measures what the docs/code-mode.md table (the last real-speed npm run bench) says, but for ids and times', () => {
     // Calls and requests but the export's polls are the same at any speed. The tokens differ where a run
     // makes its own ids (an export's, a file's: random characters tokenize unevenly) and where a text says
     // how long the export took: 0.5% apart between idle runs here, 1.04% once on a loaded machine, so they

@@ -3,13 +3,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { finished, TestClock } from '../helpers/clock.js';
 import { type Stack, startStack } from '../helpers/stack.js';
 
 let sandbox: SandboxHandle;
 let stack: Stack;
+// Runs with real time; a test moves it past a job's end to read the job finished.
+const clock = new TestClock();
 beforeAll(async () => {
   // Jobs (exports) finish in a hundredth of their usual time.
-  sandbox = await startSandbox({ port: 0, rateLimit: false, timeScale: 0.01 });
+  sandbox = await startSandbox({ port: 0, rateLimit: false, timeScale: 0.01, clock: clock.now });
   stack = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default' } });
 });
 afterAll(async () => {
@@ -79,11 +82,8 @@ describe('resource templates', () => {
     const uri = `workspace://engagements/${ENGAGEMENT_AP}/exports/${id}/file`;
     // The tool result links to the file it will become.
     expect(created.content.some((c) => c.type === 'resource_link' && c.uri === uri)).toBe(true);
-    let status = '';
-    for (let i = 0; i < 100 && status !== 'succeeded'; i++) {
-      status = String((await api<{ status: string }>('/engagements/{engagement}/exports/{export}', { engagement: ENGAGEMENT_AP, export: id })).status);
-      if (status !== 'succeeded') await new Promise((r) => setTimeout(r, 50));
-    }
+    const job = await finished(clock, () => api<{ status: string }>('/engagements/{engagement}/exports/{export}', { engagement: ENGAGEMENT_AP, export: id }));
+    expect(job.status).toBe('succeeded');
     const r = await stack.client.readResource({ uri });
     const c = r.contents[0] as { mimeType: string; text?: string; blob?: string };
     expect(c.mimeType).toBe('text/csv');

@@ -47,7 +47,7 @@ describe('declared shapes off the sandbox', () => {
       expect(r.structuredContent).not.toHaveProperty('job');
       const tool = session.tools().find((t) => t.name === 'start_analysis_run');
       expect(validate(tool?.outputSchema, r.structuredContent)).toMatchObject({ valid: true });
-      // The bare answer, as such a start used to be rendered, is refused by the same check.
+      // The bare answer, without the job's state, is refused by the same check.
       expect(validate(tool?.outputSchema, { accepted: true })).toMatchObject({ valid: false });
     } finally {
       await close();

@@ -1,6 +1,6 @@
-// Issue 17, defect 4: MCP tasks. Before (SDK v1's experimental tasks), a write run as a task and
-// cancelled with `tasks/cancel` was reported "cancelled" while the write landed, `tasks/result` then
-// answered -32603, and a task call was accepted on a tool that declared no task support. SDK v2 has no
+// MCP tasks. Served half-way (as SDK v1's experimental tasks were), a write run as a task and
+// cancelled with `tasks/cancel` is reported "cancelled" while the write lands, `tasks/result` then
+// answers -32603, and a task call is accepted on a tool that declared no task support. SDK v2 has no
 // server side for tasks yet (the extension's is pending upstream), so this server serves none: a
 // tools/call asking for a task (2025's `params.task`, or a 2026 client's tasks capability) runs once
 // as a plain call and answers its real result; tasks/get, tasks/cancel, tasks/result, tasks/list and
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { reached } from '../helpers/reached.js';
 import { type HttpChild, spawnHttpServer } from '../helpers/spawn-http.js';
 import { httpConnection, type RawConnection, stdioConnection, type Transport } from '../reliability/raw-connection.js';
 import { type Era, eraParams, MODERN_META, type Rpc } from '../reliability/stdio-peer.js';
@@ -93,10 +94,11 @@ describe.each(ERAS)('%s era', (era) => {
 
     it('tasks/cancel during that write is an unknown method; the write answers what it did, never "cancelled"', async () => {
       const statement = `slow task-flagged write, ${era} over ${transport}`;
-      sandbox.admin.fault({ count: 1, delay_ms: 800, match: { method: 'POST', path: `/engagements/${ENGAGEMENT_AP}/findings` } });
+      const atWorkspace = reached();
+      sandbox.admin.fault({ count: 1, delay_ms: 800, before: atWorkspace.tell, match: { method: 'POST', path: `/engagements/${ENGAGEMENT_AP}/findings` } });
       const write = exchange(taskCall(era, 'slow-write', statement));
       // The POST is at the workspace (the sandbox holds it for the delay) when the client cancels.
-      await new Promise((r) => setTimeout(r, 300));
+      await atWorkspace.reached;
       const cancel = await exchange({ id: 'cancel', method: 'tasks/cancel', params: eraParams(era, { taskId: 'slow-write' }) });
       expect(cancel?.error?.code, JSON.stringify(cancel)).toBe(-32601);
       const answer = await write;

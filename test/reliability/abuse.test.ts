@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { reached } from '../helpers/reached.js';
 import { BUILT_CLI, builtServerExists, StdioPeer } from './stdio-peer.js';
 import { LogScan } from './token-scan.js';
 
@@ -35,7 +36,6 @@ afterAll(async () => {
 });
 
 const INIT = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'abuse', version: '1' } };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function start(mode: 'source' | 'built'): StdioPeer {
   if (mode === 'built' && !builtServerExists()) throw new Error(`${BUILT_CLI} is missing: run npm run build first`);
@@ -75,7 +75,9 @@ describe.each(['source', 'built'] as const)('stdio abuse (%s)', (mode) => {
     expect((await peer.answer(3)).result).toEqual({});
     expect((await peer.answer(5)).result).toEqual({});
     await peer.answer('p');
-    await sleep(100);
+    // A round trip after the last line: the errors of the lines before it have come.
+    peer.send({ id: 'last', method: 'ping' });
+    await peer.answer('last');
 
     const errors = peer.nullIdErrors().map((e) => e.code);
     // garbage, null, 42, "text", [], [batch], {}, jsonrpc 1.0 (has an id: answered with it), object id, id without method, cut line, null, method 7
@@ -162,9 +164,13 @@ describe.each(['source', 'built'] as const)('stdio abuse (%s)', (mode) => {
     peer.send({ method: 'notifications/initialized' });
     // Stop reading: the pipe fills and the server's writes wait for it to drain.
     peer.child.stdout.pause();
+    sandbox.clearRequests();
     for (let i = 0; i < 40; i++)
       peer.send({ id: 100 + i, method: 'tools/call', params: { name: 'get_session_transcript', arguments: { session: '01M1D51KA0Z0000000GG4GMSKS' } } });
-    await sleep(1_500);
+    // Read again once the sandbox has answered the 40 reads: the server holds 40 answers for a pipe
+    // no one reads.
+    let answered = 0;
+    await sandbox.waitForRequest((r) => r.template === '/sessions/{session}/transcript' && ++answered === 40, 20_000, '40th transcript read');
     peer.child.stdout.resume();
     for (let i = 0; i < 40; i++) expect((await peer.answer(100 + i)).result).toMatchObject({ structuredContent: expect.any(Object) });
     await endsCleanly(peer);
@@ -178,17 +184,21 @@ describe.each(['source', 'built'] as const)('stdio abuse (%s)', (mode) => {
     peer.send({ id: 2, method: 'tools/call', params: { name: 'get_workspace', arguments: {} } });
     await peer.answer(2); // the server is attached and warm
     sandbox.clearRequests();
-    sandbox.admin.fault({ count: 1, delay_ms: 3_000, match: { method: 'GET', path: '/me' } });
+    const inFlight = reached();
+    sandbox.admin.fault({ count: 1, delay_ms: 3_000, before: inFlight.tell, match: { method: 'GET', path: '/me' } });
     peer.send({ id: 3, method: 'tools/call', params: { name: 'get_current_member', arguments: {} } });
-    await sleep(500); // the request is in flight: the sandbox logs it only once it is over
+    await inFlight.reached; // the request is in flight: the sandbox logs it only once it is over
     peer.send({ method: 'notifications/cancelled', params: { requestId: 3, reason: 'the user pressed stop' } });
     peer.send({ id: 4, method: 'tools/call', params: { name: 'get_workspace', arguments: {} } });
     expect((await peer.answer(4)).result).toMatchObject({ structuredContent: { slug: 'atelier' } });
-    await sleep(3_500); // past the delay: an answer to 3 would have come by now
+    // Past the delay (the sandbox logs the request then), and a round trip after it: an answer to 3
+    // would have come by now.
+    const me = await sandbox.waitForRequest((r) => r.template === '/me', 10_000, 'the delayed /me');
+    expect(me.client_closed).toBe(true);
+    peer.send({ id: 'after', method: 'ping' });
+    await peer.answer('after');
     expect(peer.messages.some((m) => m.id === 3)).toBe(false);
-    const me = sandbox.requests().filter((r) => r.template === '/me');
-    expect(me).toHaveLength(1);
-    expect(me[0]?.client_closed).toBe(true);
+    expect(sandbox.requests().filter((r) => r.template === '/me')).toHaveLength(1);
     // A cancellation for an unknown or finished request is ignored.
     peer.send({ method: 'notifications/cancelled', params: { requestId: 999 } });
     peer.send({ method: 'notifications/cancelled', params: { requestId: 4 } });
@@ -205,15 +215,14 @@ describe.each(['source', 'built'] as const)('stdio abuse (%s)', (mode) => {
     peer.send({ id: 2, method: 'tools/call', params: { name: 'get_workspace', arguments: {} } });
     await peer.answer(2);
     sandbox.clearRequests();
-    sandbox.admin.fault({ count: 1, delay_ms: 4_000, match: { method: 'GET', path: '/me' } });
+    const inFlight = reached();
+    sandbox.admin.fault({ count: 1, delay_ms: 4_000, before: inFlight.tell, match: { method: 'GET', path: '/me' } });
     peer.send({ id: 3, method: 'tools/call', params: { name: 'get_current_member', arguments: {} } });
-    await sleep(500); // the request is in flight: the sandbox logs it only once it is over
-    const closedAt = Date.now();
+    await inFlight.reached; // the request is in flight: the sandbox logs it only once it is over
+    // The process exits before the sandbox answers (it logs /me only then).
     await endsCleanly(peer);
-    expect(Date.now() - closedAt).toBeLessThan(3_000);
+    expect(sandbox.requests().some((r) => r.template === '/me')).toBe(false);
     // The sandbox logs the request when its delay is over: the server had hung up by then.
-    const until = Date.now() + 6_000;
-    while (!sandbox.requests().some((r) => r.template === '/me') && Date.now() < until) await sleep(20);
-    expect(sandbox.requests().find((r) => r.template === '/me')?.client_closed).toBe(true);
+    expect((await sandbox.waitForRequest((r) => r.template === '/me', 10_000, 'the delayed /me')).client_closed).toBe(true);
   }, 30_000);
 });

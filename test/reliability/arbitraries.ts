@@ -349,7 +349,7 @@ export function brokenArguments(op: Operation, opts: BuildOptions = {}): fc.Arbi
 export const pathParamsOf = (op: Operation) => pathParams(op.path);
 
 // ---------------------------------------------------------------------------------------------
-// Whole messages a broken or hostile client may send (issue 17): each with what the server must do
+// Whole messages a broken or hostile client may send: each with what the server must do
 
 /** What the server must do with an abusive message. */
 export type Due =

@@ -1,8 +1,8 @@
-// Issue 17, defect 1: a message nested thousands of levels deep. Before, the stdio server exited
+// A message nested thousands of levels deep. Left to the SDK, the stdio server would exit
 // (RangeError: Maximum call stack size exceeded, in the SDK's JSON.stringify of the parsed message)
 // on one line nested about 5,000 deep, whether a response for an id it never issued
 // (`{"jsonrpc":"2.0","id":"never","result":{"x":[[[...]]]}}`) or a tools/call whose params._meta
-// nested that deep; at 2,000 levels it stayed up but never answered the request. Now every message
+// nested that deep; at 2,000 levels it would stay up but never answer the request. So every message
 // passes the message guard (src/mcp/transport/message-guard.ts) before the SDK sees it: a request nested
 // deeper than any real message is answered -32600 with its id, a response or a notification is
 // dropped (JSON-RPC answers neither), and the next request is served. Over stdio (one process per
@@ -17,7 +17,7 @@ import { HttpPeer } from '../helpers/spawn-http.js';
 import { ERAS, useMisbehavingClientTargets } from './misbehaving-client-targets.js';
 import { type Era, eraParams, MODERN_META } from './stdio-peer.js';
 
-/** 2,000: answered nothing before; 5,000 and 100,000: ended the process. */
+/** 2,000: left unanswered without the guard; 5,000 and 100,000: ended the process. */
 const DEPTHS = [2_000, 5_000, 100_000];
 
 /** The response for an id never issued, its result nested `depth` deep (arrays, as the probe sent it). */

@@ -216,7 +216,7 @@ describe('Retry-After beyond WORKSPACE_MAX_RETRY_AFTER', () => {
   });
 });
 
-describe('jobs (issue 6)', () => {
+describe('jobs', () => {
   // JOBS: the job cells of the matrix go here once jobs exist: start a job (analysis run, export,
   // generation) under each fault above and check it is started once and polled (a read) with retries;
   // a job that fails on the sandbox (handle.admin.failNextJobs) is reported as failed, not retried.

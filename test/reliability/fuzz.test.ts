@@ -1,7 +1,7 @@
 // Property-based tests over every tool, with arguments generated from the tool's own schema: valid
 // arguments reach exactly the operation's endpoint once (a reference read may be served from the
 // cache instead), and broken arguments come back as an error naming the field, with nothing sent.
-// Then whole messages a broken or hostile client may write (issue 17: non-object arguments, malformed
+// Then whole messages a broken or hostile client may write (non-object arguments, malformed
 // `_meta` and progress tokens, nesting up to 100,000 levels, prototype keys, a request that is also a
 // response, non-objects, non-JSON), raw over stdio (a spawned server) and HTTP, in both protocol
 // eras: each is answered or dropped by JSON-RPC's rules, nothing is sent, and the server keeps serving.

@@ -1,5 +1,5 @@
-// Issue 17, defect 9 (long names): before, a 1 MB unknown tool name was echoed back whole in the
-// error. Now names are cut where they are repeated (shownName: the first 80 characters and the
+// Long names: a client may send a 1 MB unknown tool name, and an error that echoed it back whole
+// would cost the model that much context. So names are cut where they are repeated (shownName: the first 80 characters and the
 // length), the gateway's operation is refused by its length, and a name longer than any real one
 // (over MAX_NAME_CHARS) is refused by the message guard with its length before the SDK, whose own
 // errors (an Mcp-Name header that disagrees with the body) would repeat it whole. Checked on every

@@ -1,8 +1,7 @@
-// Issue 17, defect 8: requests the SDK could not read. Before, requests whose `_meta` was an array or
-// a string, whose progressToken was an object, a `tools/list` with `params: []`, and a message holding
-// both `method` and `result` were never answered (the client waited forever); non-object `arguments`
-// and a tools/call without a tool `name` were answered -32603 "Internal error" with a zod dump. Now
-// the message guard (src/mcp/transport/message-guard.ts) answers each with its id: -32602 for params that are
+// Requests the SDK cannot read. Left to it, requests whose `_meta` is an array or a string, whose
+// progressToken is an object, a `tools/list` with `params: []`, and a message holding both `method`
+// and `result` are never answered (the client waits forever); non-object `arguments` and a tools/call
+// without a tool `name` are answered -32603 "Internal error" with a zod dump. So the message guard (src/mcp/transport/message-guard.ts) answers each with its id: -32602 for params that are
 // not what the method takes, -32600 for a message that is not a request; a notification as malformed
 // is dropped (JSON-RPC answers none). Each case is sent as a client of each era sends it (a 2026
 // client's params carry the `_meta` envelope, unless `_meta` itself is what is broken), over stdio and

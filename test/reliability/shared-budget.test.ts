@@ -2,7 +2,7 @@
 // three assistant windows) share the workspace's 120 requests per rolling minute.
 // - Sharing a store (the file store in their configuration folder, or Redis), their budget is exact:
 //   at ten times the allowed rate the sandbox never counts more than 120 requests in a rolling
-//   minute, answers no 429 at all, and together they use at least 95% of the budget (issue 15).
+//   minute, answers no 429 at all, and together they use at least 95% of the budget.
 // - Sharing nothing (separate folders, no Redis), each reads X-RateLimit-Remaining and narrows its
 //   window by what others spent: still within the budget in every rolling window and no failed call;
 //   the refusals drawn by simultaneous bursts are counted and waited out.

@@ -88,7 +88,7 @@ const version = (() => {
     return undefined;
   }
 })();
-/** Caddy sends a request with a body to the next upstream after a refused connection (pull request 7547). */
+/** Caddy sends a request with a body to the next upstream after a refused connection (github.com/caddyserver/caddy/pull/7547). */
 const retriesBodies = version !== undefined && atLeast(version, [2, 11, 2]);
 
 /** SIGKILL, the process gone (its sockets closed) when this resolves. */
@@ -277,8 +277,8 @@ describe('deploy/Caddyfile in a real Caddy, in front of two replicas of serve --
     expect(signedIn.map((m) => m.provider.authorizationUrl)).toEqual(pages);
   });
 
-  // Why deploy/Caddyfile asks for Caddy 2.11.2 or later (caddy issues 5454 and 7546, fixed by pull
-  // request 7547): before it, a request with a body whose first upstream refuses the connection is
+  // Why deploy/Caddyfile asks for Caddy 2.11.2 or later (github.com/caddyserver/caddy issues/5454 and
+  // issues/7546, fixed by pull/7547): before it, a request with a body whose first upstream refuses the connection is
   // sent to the next one with its body already closed, and answered 502; every MCP message is such a
   // POST. (That failure is then counted against the live replica too: with fail_duration, everything
   // is answered 503 until it expires. Seen here, not asserted: it is a matter of time.)

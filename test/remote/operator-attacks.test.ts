@@ -2,8 +2,8 @@
 // on one real Redis behind the round-robin balancer, each with metrics on a port of its own and the
 // audit trail in a file:
 // - Made-up tool names (any signed-in member may send them) count as `other`, and never take the
-//   bounded tool labels from the server's own tools: before, 300 made-up names on a replica left every
-//   real tool counted as `other` from then on, blinding the operator to what members ran.
+//   bounded tool labels from the server's own tools: otherwise 300 made-up names on a replica would leave
+//   every real tool counted as `other` from then on, blinding the operator to what members ran.
 // - A script's source and its calls' arguments reach neither the trail nor the metrics.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

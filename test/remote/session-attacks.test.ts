@@ -6,15 +6,15 @@
 // - Once the owner's sign-in is revoked, the session id opens nothing: their old token is refused 401,
 //   another member's 404, on every replica, and nothing reaches the workspace.
 // - A member's two sign-ins (two clients) stay apart: each one's calls go out with its own workspace
-//   token, even while the other is busy on the same replica. Before, a member's sign-ins shared one
-//   API client whose token was the latest request's, so a call of one sign-in could go out with the
-//   other's token: the workspace saw the wrong authorization, and a sign-in revoked at the workspace
-//   could go on riding the member's live one.
-// - 2026 listen streams are capped per member on a replica: before, one member could open as many as
-//   the replica takes connections (4,096, shared by everyone), each holding a server, and lock everyone
+//   token, even while the other is busy on the same replica. One API client per member, its token the
+//   latest request's, would let a call of one sign-in go out with the other's token: the workspace
+//   would see the wrong authorization, and a sign-in revoked at the workspace could go on riding the
+//   member's live one.
+// - 2026 listen streams are capped per member on a replica: uncapped, one member could open as many
+//   as the replica takes connections (4,096, shared by everyone), each holding a server, and lock everyone
 //   else out. Past the cap a new one is refused 429; another member still listens.
 // - Large bodies (uploads as content, up to about 35 MB each, held whole while read) are capped per
-//   member on a replica: before, one member sending many at once could hold the replica's memory.
+//   member on a replica: uncapped, one member sending many at once could hold the replica's memory.
 import { describe, expect, it } from 'vitest';
 import { MAX_LARGE_BODIES_PER_MEMBER, MAX_LISTENS_PER_MEMBER } from '../../src/remote/serve-remote.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';

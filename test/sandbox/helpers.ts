@@ -1,5 +1,5 @@
-// Helpers of the sandbox handler tests: requests over real HTTP that keep binary bodies, polling of
-// jobs, and small readers for the export formats (RFC 4180 CSV, XML balance, ZIP directory, PDF xref).
+// Helpers of the sandbox handler tests: requests over real HTTP that keep binary bodies, and small
+// readers for the export formats (RFC 4180 CSV, XML balance, ZIP directory, PDF xref).
 import { request } from 'undici';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 
@@ -35,17 +35,6 @@ export async function api(
   let json: any;
   if (String(res.headers['content-type'] ?? '').startsWith('application/json') && body.length) json = JSON.parse(body.toString('utf8'));
   return { status: res.statusCode, headers: res.headers, body, json };
-}
-
-/** Poll `read` until the job it returns is finished; fails the test after `timeoutMs`. */
-export async function until<T extends { status?: unknown }>(read: () => Promise<T>, timeoutMs = 5_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await read();
-    if (['succeeded', 'failed', 'cancelled'].includes(String(job.status))) return job;
-    if (Date.now() > end) throw new Error(`job still ${String(job.status)} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** RFC 4180: quoted fields may hold commas, CRLF and doubled quotes. Returns rows of fields. */

@@ -245,3 +245,33 @@ describe('seed data', () => {
     }
   });
 });
+
+describe('the request log awaited', () => {
+  it('resolves with a request already logged, or with the next one logged, and names what it waited for when none comes', async () => {
+    sb.clearRequests();
+    await call(sb, 'GET', '/me');
+    const me = await sb.waitForRequest((e) => e.template === '/me');
+    expect(me).toMatchObject({ method: 'GET', status: 200 });
+    const next = sb.waitForRequest((e) => e.template === '/workspace');
+    await call(sb, 'GET', '/workspace');
+    expect(await next).toMatchObject({ method: 'GET', template: '/workspace', status: 200 });
+    await expect(sb.waitForRequest((e) => e.template === '/nothing', 50, 'request to /nothing')).rejects.toThrow(
+      'the sandbox logged no request to /nothing within 50 ms',
+    );
+  });
+});
+
+describe("the sandbox's clock", () => {
+  it('stamps what handlers write with the clock it was given', async () => {
+    const at = Date.parse('2031-05-04T03:02:01.000Z');
+    const clocked = await startSandbox({ port: 0, rateLimit: false, clock: () => at });
+    try {
+      const created = await call(clocked, 'POST', '/workspace/invitations', { body: { email: 'clocked@example.com', role: 'consultant' } });
+      expect(created.status).toBe(201);
+      // An invitation expires seven days after it is made, on the sandbox's clock.
+      expect(created.json.data.expires_at).toBe('2031-05-11T03:02:01.000Z');
+    } finally {
+      await clocked.close();
+    }
+  });
+});

@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { reached } from '../helpers/reached.js';
 import { type HttpChild, rawPost, spawnHttpServer } from '../helpers/spawn-http.js';
 
 const INITIALIZE = JSON.stringify({
@@ -150,11 +151,12 @@ describe('shutdown on a signal', () => {
     const child = await spawnHttpServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read });
     const { client } = await connect(child.url);
     await client.listTools();
-    sandbox.admin.fault({ count: 1, delay_ms: 1500, match: { method: 'GET', path: '/engagements' } });
+    const underWay = reached();
+    sandbox.admin.fault({ count: 1, delay_ms: 1500, before: underWay.tell, match: { method: 'GET', path: '/engagements' } });
     sandbox.clearRequests();
     const call = client.callTool({ name: 'list_engagements', arguments: {} }) as Promise<CallToolResult>;
     // Signal once the API request is under way at the sandbox.
-    await new Promise((r) => setTimeout(r, 500));
+    await underWay.reached;
     const exited = child.stop('SIGTERM');
     const result = await call;
     expect(result.isError).toBeFalsy();

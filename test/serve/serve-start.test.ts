@@ -1,5 +1,5 @@
 // What a stdio session loads: the packages only some sessions use stay unloaded while a client lists
-// the tools and calls one (startup time and resident memory: bench/run.ts's breakdown, issue 21).
+// the tools and calls one (startup time and resident memory: bench/run.ts's breakdown).
 // The server runs as a client starts it, over the SDK client's own stdio transport, on a sandbox
 // reached over real HTTP.
 

@@ -1,6 +1,6 @@
-// Issue 17, defect 9 (slow and idle connections): before, 200 clients sending one byte per second all
-// stayed connected (Node's defaults: 60 s for headers, 300 s for a request, no cap on connections).
-// Now `serve --http` bounds them (src/serve/local-http.ts boundConnections): headers within 10 s, a whole request
+// Slow and idle connections: with Node's defaults (60 s for headers, 300 s for a request, no cap on
+// connections), 200 clients sending one byte per second would all stay connected and starve the
+// server. So `serve --http` bounds them (src/serve/local-http.ts boundConnections): headers within 10 s, a whole request
 // within 30 s, at most 256 connections. Against the real child: slow clients are dropped with 408
 // at the header timeout while a normal client is served; connections past the cap are closed at once
 // while a connection already served keeps being served, and the cap frees as connections go.

@@ -40,7 +40,6 @@ describe('areas b: coverage of the documented operations', () => {
     deliverables: (p) => /^\/engagements\/\{engagement\}\/(deliverable|exports)(\/|$)/.test(p),
   };
   const modules: Record<string, readonly Operation[]> = { analysis, interviews, sources, deliverables };
-  const expectedCounts: Record<string, number> = { analysis: 22, interviews: 18, sources: 10, deliverables: 20 };
 
   for (const [toolset, ops] of Object.entries(modules)) {
     it(`${toolset}: one entry per documented operation, with method, path template and scope as listed`, () => {
@@ -49,11 +48,18 @@ describe('areas b: coverage of the documented operations', () => {
         .filter((o) => o.documented)
         .map((o) => `${o.method} ${o.path} ${o.scope}`)
         .sort();
-      expect(want).toHaveLength(expectedCounts[toolset]!);
+      // How many there are is the spec list's business (test/tools/catalog.test.ts matches the whole
+      // catalog to it): here each area has some, and the same as its entries.
+      expect(want.length).toBeGreaterThan(0);
       expect(got).toEqual(want);
       for (const o of ops) expect(o.toolset).toBe(toolset);
     });
   }
+
+  it('each documented path belongs to one area at most', () => {
+    const twice = documented.filter((d) => Object.values(inArea).filter((f) => f(d.split(' ')[1]!)).length > 1);
+    expect(twice).toEqual([]);
+  });
 
   it('list payloads are paginated; downloads, media and recordings answer files', () => {
     const paginated = mine.filter((o) => o.paginated).map((o) => o.name);

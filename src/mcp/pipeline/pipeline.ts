@@ -242,7 +242,12 @@ export class Pipeline {
         ? { ...rendered, structuredContent: { state: 'unknown', waited_seconds: 0, polls: 0, record: rendered.structuredContent ?? null } }
         : rendered;
     } catch (err) {
-      if (ctx.signal.aborted) throw err; // cancelled: no answer is sent for a cancelled request
+      if (ctx.signal.aborted) {
+        // Cancelled: no answer is sent for a cancelled request. Logged once the call has stopped
+        // (a job it followed no longer polled, cancelled on the workspace when asked).
+        logger.debug({ tool: originLabel(ctx.via, op.name), op: op.name }, 'tool call cancelled');
+        throw err;
+      }
       logger.info(
         { tool: originLabel(ctx.via, op.name), op: op.name, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) },
         'tool call failed',

@@ -13,9 +13,11 @@
 //   replaced by their count (`evidences_count`): a page of findings reads as one table, and the note
 //   says how to expand. A single record (get_finding) shows its nested records in full.
 // A field named in `fields` is always shown, whatever the rules above say.
+// An operation's render facet has the last word on its own records: the fields it keeps are shown
+// whatever the rules say, and the objects it flattens read as columns (`author.name`), not inline JSON.
 
 import { catalog } from '../../../tools/index.js';
-import { pathParams } from '../../operation.js';
+import { pathParams, type RenderFacet } from '../../operation.js';
 
 export type ResponseFormat = 'concise' | 'detailed';
 export const RESPONSE_FORMATS: readonly ResponseFormat[] = ['concise', 'detailed'];
@@ -27,6 +29,8 @@ export const COUNT_SUFFIX = '_count';
 export interface ConciseOptions {
   /** Dotted field names the caller asked for (`fields`): never left out or counted. */
   requested?: readonly string[];
+  /** The operation's render facet. */
+  render?: RenderFacet;
 }
 
 export interface Concise {
@@ -85,6 +89,20 @@ export function concise(value: unknown, opts: ConciseOptions = {}): Concise {
   // Asked for: named, or on the way to a named field (`evidences` for `evidences.excerpt`).
   // Asked of every key: with nothing requested (the usual call), no closure is made for `some`.
   const asked = (path: string) => requested.length > 0 && requested.some((r) => r === path || r.startsWith(`${path}.`));
+  const keep = opts.render?.keep ?? [];
+  const flatten = opts.render?.flatten ?? [];
+
+  /** The record with each field the facet flattens replaced by its own fields, named `field.sub`. */
+  const flat = (v: Record<string, unknown>): Record<string, unknown> => {
+    if (flatten.length === 0 || !flatten.some((k) => isRecord(v[k]))) return v;
+    const out: Record<string, unknown> = {};
+    for (const k in v) {
+      const x = v[k];
+      if (flatten.includes(k) && isRecord(x)) for (const sub in x) out[`${k}.${sub}`] = x[sub];
+      else out[k] = x;
+    }
+    return out;
+  };
 
   // `row`: the record is an item of the answer's own list, whose nested record lists are counted.
   // `top`: the answer's own record (a get), which keeps its updated_at.
@@ -92,15 +110,18 @@ export function concise(value: unknown, opts: ConciseOptions = {}): Concise {
     if (Array.isArray(v)) return v.map((x) => walk(x, path, false, false));
     if (!isRecord(v)) return v;
     const out: Record<string, unknown> = {};
-    for (const k in v) {
-      const x = v[k];
+    const rec = flat(v);
+    for (const k in rec) {
+      const x = rec[k];
       const p = path ? `${path}.${k}` : k;
       if (asked(p)) {
         out[k] = walk(x, p, false, false);
         continue;
       }
       if (x === null || x === undefined) continue;
-      if ((isAuditField(k, v) && !(top && k === 'updated_at')) || isDeadReference(k)) {
+      // A flattened field is judged by its own name (`author.created_at`: created_at).
+      const name = k.slice(k.lastIndexOf('.') + 1);
+      if (!keep.includes(name) && ((isAuditField(name, rec) && !(top && name === 'updated_at')) || isDeadReference(name))) {
         leftOut.add(p);
         continue;
       }

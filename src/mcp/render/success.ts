@@ -105,6 +105,7 @@ export async function renderSuccess(op: Operation, res: ApiResponse, opts: Rende
   const form: TextForm = {
     format,
     listName: listNameOf(op.name),
+    ...(op.render ? { render: op.render } : {}),
     ...(opts.known ? { known: opts.known } : {}),
     ...(opts.fields?.length ? { requested: opts.fields } : {}),
   };

@@ -1,7 +1,8 @@
 // The text copy of an answer's data, in either form: concise (the notation of notation.ts over the
 // concise records of concise.ts) or detailed (compact JSON: every field but the empty ones).
 
-import { concise, type ResponseFormat } from './concise.js';
+import type { RenderFacet } from '../../operation.js';
+import { type ConciseOptions, concise, type ResponseFormat } from './concise.js';
 import { formatValue, joinList, listParts } from './notation.js';
 import { compact } from './omissions.js';
 
@@ -13,7 +14,14 @@ export interface TextForm {
   requested?: readonly string[];
   /** What a list is called in the concise notation (`findings[22]{...}:`). */
   listName?: string;
+  /** The operation's render facet (its records' own rules for the concise form). */
+  render?: RenderFacet;
 }
+
+const conciseOptions = (form: TextForm): ConciseOptions => ({
+  ...(form.requested ? { requested: form.requested } : {}),
+  ...(form.render ? { render: form.render } : {}),
+});
 
 export const DETAILED: TextForm = { format: 'detailed' };
 
@@ -36,7 +44,7 @@ export function listText(items: readonly unknown[], form: TextForm): ListText {
     const pieces = items.map((x) => JSON.stringify(compact(x, form.known)) ?? 'null');
     return { pieces, first: (n) => `[${pieces.slice(0, n).join(',')}]`, fields: [], counted: [] };
   }
-  const c = concise(items, form.requested ? { requested: form.requested } : {});
+  const c = concise(items, conciseOptions(form));
   const rows = compact(c.value, form.known) as unknown[];
   const name = form.listName ?? 'items';
   const whole = listParts(name, rows);
@@ -54,6 +62,6 @@ export interface RecordText extends LeftOut {
 
 export function recordText(value: unknown, form: TextForm): RecordText {
   if (form.format === 'detailed') return { text: JSON.stringify(compact(value, form.known)) ?? 'null', fields: [], counted: [] };
-  const c = concise(value, form.requested ? { requested: form.requested } : {});
+  const c = concise(value, conciseOptions(form));
   return { text: formatValue(compact(c.value, form.known), form.listName), fields: c.leftOut, counted: c.counted };
 }

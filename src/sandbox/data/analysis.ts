@@ -712,7 +712,7 @@ export function seedAnalysis(ws: WorkspaceState): void {
 function seedChat(ws: WorkspaceState, fid: (key: string) => string): void {
   const thread = (title: string, by: string, when: number, messages: [role: 'user' | 'assistant', content: string, refs?: string[]][]) => {
     const msgs = messages.map(([role, content, refs], i) => ({
-      id: ws.newId(),
+      id: ws.newId(`chat_message\n${title}\n${i}`),
       role,
       content,
       finding_ids: refs ?? [],

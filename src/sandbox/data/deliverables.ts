@@ -298,7 +298,7 @@ export function seedDeliverables(ws: WorkspaceState): void {
     status: 'open',
     replies: [
       {
-        id: ws.newId(),
+        id: ws.newId('deliverable_comment_reply\nexecutive_summary\nClaire Dubois'),
         author_name: 'Claire Dubois',
         member_id: MEMBER_CLAIRE,
         body: 'Sur les factures de juin à août, extraction SAP. Nous préciserons la période dans la version finale.',
@@ -316,7 +316,7 @@ export function seedDeliverables(ws: WorkspaceState): void {
     status: 'open',
     replies: [
       {
-        id: ws.newId(),
+        id: ws.newId('deliverable_comment_reply\nroadmap\nMarc Lefèvre'),
         author_name: 'Marc Lefèvre',
         member_id: MEMBER_MARC,
         body: 'Yes, we will move it to the first lane of the roadmap.',

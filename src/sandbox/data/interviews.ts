@@ -370,7 +370,7 @@ function seedOne(ws: WorkspaceState, s: InterviewSeed): void {
     updated_at: ended,
   });
 
-  const recordingId = ws.newId();
+  const recordingId = ws.newId(`recording\n${s.session}`);
   ws.c('sessions').insert({
     id: s.session,
     engagement_id: ENGAGEMENT_AP,
@@ -427,7 +427,7 @@ function seedOne(ws: WorkspaceState, s: InterviewSeed): void {
       chapter_id: chapter.id,
       locale: s.locale,
       summary: c.summary,
-      items: c.items.map(([text, positions]) => ({ id: ws.newId(), text, segment_ids: positions.map((p) => seg(p).id) })),
+      items: c.items.map(([text, positions]) => ({ id: ws.newId(`recap_item\n${chapter.id}\n${text}`), text, segment_ids: positions.map((p) => seg(p).id) })),
       created_at: ended,
       updated_at: ended,
     });

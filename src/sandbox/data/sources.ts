@@ -126,7 +126,7 @@ export function storeArtifact(
   chunks: string[],
   dates: Partial<Rec> = {},
 ): Rec {
-  const id = ws.newId();
+  const id = ws.newId(`artifact\n${fields.engagement_id}\n${fields.filename}`);
   const artifact = ws.c('artifacts').insert({
     id,
     ...fields,

@@ -1,8 +1,8 @@
 // AI configuration: profiles (upserted by scope and usage), provider keys (read and test only: managing
 // keys needs the web session), the model catalog and prices, voices, enums and voice lab trials.
 import { AI_DRIVERS, AI_USAGES, VOICE_ARCHITECTURES } from '../../../tools/shared.js';
-import { CATALOG, DRIVER_LABELS, USAGE_LABELS, VOICE_ARCHITECTURE_LABELS } from '../data/ai.js';
-import { ApiError, type HandlerContext, type HandlerTable, inputOf, notFound, type Rec, validationFailed } from '../types.js';
+import { CATALOG, DRIVER_LABELS, seedAi, USAGE_LABELS, VOICE_ARCHITECTURE_LABELS } from '../data/ai.js';
+import { ApiError, type HandlerContext, type HandlerTable, inputOf, notFound, type Rec, type SandboxArea, validationFailed } from '../types.js';
 
 /** set_ai_profile's input (tools/ai.ts). */
 type ProfileInput = {
@@ -116,18 +116,18 @@ function checkScope(ctx: HandlerContext, scopeType: string, scopeId: string | nu
   return scopeId;
 }
 
-export const aiHandlers: HandlerTable = {
-  'GET /ai/catalog': (ctx) => ctx.page(ctx.ws.c('ai_catalog').all()),
-  'GET /ai/credentials': (ctx) => ctx.page(ctx.ws.c('ai_credentials').all()),
-  'GET /ai/price-grid': (ctx) => ctx.page(ctx.ws.c('ai_price_grid').all()),
-  'GET /ai/voices': (ctx) => ctx.page(ctx.ws.c('ai_voices').all()),
-  'GET /ai/profiles': (ctx) => ctx.page(ctx.ws.c('ai_profiles').all()),
+const handlers: HandlerTable = {
+  list_ai_catalog: (ctx) => ctx.page(ctx.ws.c('ai_catalog').all()),
+  list_ai_credentials: (ctx) => ctx.page(ctx.ws.c('ai_credentials').all()),
+  list_ai_price_grid: (ctx) => ctx.page(ctx.ws.c('ai_price_grid').all()),
+  list_ai_voices: (ctx) => ctx.page(ctx.ws.c('ai_voices').all()),
+  list_ai_profiles: (ctx) => ctx.page(ctx.ws.c('ai_profiles').all()),
 
-  'GET /ai/enums/drivers': (ctx) => ctx.page(AI_DRIVERS.map((value) => ({ value, label: DRIVER_LABELS[value] }))),
-  'GET /ai/enums/usages': (ctx) => ctx.page(AI_USAGES.map((value) => ({ value, label: USAGE_LABELS[value][ctx.locale] }))),
-  'GET /ai/enums/voice-architectures': (ctx) => ctx.page(VOICE_ARCHITECTURES.map((value) => ({ value, label: VOICE_ARCHITECTURE_LABELS[value][ctx.locale] }))),
+  list_ai_drivers: (ctx) => ctx.page(AI_DRIVERS.map((value) => ({ value, label: DRIVER_LABELS[value] }))),
+  list_ai_usages: (ctx) => ctx.page(AI_USAGES.map((value) => ({ value, label: USAGE_LABELS[value][ctx.locale] }))),
+  list_voice_architectures: (ctx) => ctx.page(VOICE_ARCHITECTURES.map((value) => ({ value, label: VOICE_ARCHITECTURE_LABELS[value][ctx.locale] }))),
 
-  'POST /ai/credentials/{credential}/test': async (ctx) => {
+  test_ai_credential: async (ctx) => {
     const cred = ctx.ws.c('ai_credentials').must(ctx.params.credential ?? '', 'credential');
     const model = CATALOG.find((c) => c.driver === cred.driver);
     const result = await testCall(ctx, {
@@ -141,7 +141,7 @@ export const aiHandlers: HandlerTable = {
     return result;
   },
 
-  'PUT /ai/profiles': (ctx) => {
+  set_ai_profile: (ctx) => {
     const input = inputOf<ProfileInput>(ctx);
     const scopeId = checkScope(ctx, input.scope_type, input.scope_id);
     // An openai_compatible endpoint serves whatever models it has; the other drivers have a known list.
@@ -173,18 +173,18 @@ export const aiHandlers: HandlerTable = {
     return { data: existing ? profiles.update(existing.id, fields) : profiles.insert(fields) };
   },
 
-  'DELETE /ai/profiles/{profile}': (ctx) => {
+  delete_ai_profile: (ctx) => {
     const p = ctx.ws.c('ai_profiles').must(ctx.params.profile ?? '', 'AI profile');
     ctx.ws.c('ai_profiles').remove(p.id);
     return { status: 204 };
   },
 
-  'POST /ai/profiles/{profile}/test': async (ctx) => {
+  test_ai_profile: async (ctx) => {
     const p = ctx.ws.c('ai_profiles').must(ctx.params.profile ?? '', 'AI profile');
     return testCall(ctx, { usage: String(p.usage), driver: String(p.driver), model: String(p.model), profile_id: p.id });
   },
 
-  'POST /ai/usages/{usage}/test': async (ctx) => {
+  test_ai_usage: async (ctx) => {
     const usage = ctx.params.usage ?? '';
     if (!(AI_USAGES as readonly string[]).includes(usage)) throw notFound('AI usage');
     const input = inputOf<TestScopeInput>(ctx);
@@ -202,9 +202,9 @@ export const aiHandlers: HandlerTable = {
     return testCall(ctx, { usage, driver: String(p.driver), model: String(p.model), profile_id: p.id });
   },
 
-  'GET /ai/voice-lab/trials': (ctx) => ctx.page(ctx.ws.c('voice_lab_trials').all().reverse()),
+  list_voice_trials: (ctx) => ctx.page(ctx.ws.c('voice_lab_trials').all().reverse()),
 
-  'POST /ai/voice-lab/trials': (ctx) => {
+  create_voice_trial: (ctx) => {
     const input = inputOf<TrialInput>(ctx);
     if (input.engagement_id && !ctx.ws.c('engagements').get(input.engagement_id)) {
       throw validationFailed({ engagement_id: ['No engagement has this id.'] });
@@ -232,7 +232,7 @@ export const aiHandlers: HandlerTable = {
     return { status: 201, data: trial };
   },
 
-  'PATCH /ai/voice-lab/trials/{trial}': (ctx) => {
+  update_voice_trial: (ctx) => {
     const trial = ctx.ws.c('voice_lab_trials').must(ctx.params.trial ?? '', 'voice lab trial');
     // Only the measurements and the note change after creation; the set-up under test stays as tried.
     const patch: Record<string, unknown> = {};
@@ -240,10 +240,21 @@ export const aiHandlers: HandlerTable = {
     return { data: ctx.ws.c('voice_lab_trials').update(trial.id, patch) };
   },
 
-  'DELETE /ai/voice-lab/trials/{trial}': (ctx) => {
+  delete_voice_trial: (ctx) => {
     const trial = ctx.ws.c('voice_lab_trials').get(ctx.params.trial ?? '');
     if (!trial) throw notFound('voice lab trial');
     ctx.ws.c('voice_lab_trials').remove(trial.id);
     return { status: 204 };
+  },
+};
+
+export const area: SandboxArea = {
+  toolset: 'ai',
+  handlers,
+  seeds: [seedAi],
+  demo: {
+    credential: (ws) => ws.c('ai_credentials').all()[0]?.id,
+    profile: (ws) => ws.c('ai_profiles').all()[0]?.id,
+    trial: (ws) => ws.c('voice_lab_trials').all().at(-1)?.id,
   },
 };

@@ -1,9 +1,9 @@
 // Analysis: runs (jobs that propose changes), change proposals, contradictions, findings and their
 // evidences, and the analysis enumerations.
 import { ANALYSIS_MODES, CONTRADICTION_STATUSES, EVIDENCE_SOURCE_TYPES, FINDING_TYPES, PROPOSAL_ENTITY_TYPES, REVIEW_STATUSES } from '../../../tools/shared.js';
-import { demoRunOutput, findingRecord } from '../data/analysis.js';
+import { demoRunOutput, findingRecord, seedAnalysis } from '../data/analysis.js';
 import { ENGAGEMENT_AP } from '../data/ids.js';
-import { cancelJob, refreshAll, startJob, TERMINAL } from '../jobs.js';
+import { cancelJob, refreshAll, refreshJob, startJob, TERMINAL } from '../jobs.js';
 import {
   conflict,
   type HandlerContext,
@@ -12,6 +12,7 @@ import {
   type Localized,
   notFound,
   type Rec,
+  type SandboxArea,
   validationFailed,
   type WorkspaceState,
 } from '../types.js';
@@ -372,20 +373,20 @@ function count(items: Rec[], key: string): Record<string, number> {
   return out;
 }
 
-export const analysisHandlers: HandlerTable = {
-  'GET /analysis/enums/{name}': (ctx) => {
+const handlers: HandlerTable = {
+  list_analysis_enum_values: (ctx) => {
     const name = String(ctx.params.name);
     const values = ENUM_VALUES[name];
     if (!values) throw notFound('analysis enum');
     return ctx.page(values.map((value) => ({ value, label: ENUM_LABELS[name]?.[value]?.[ctx.locale] ?? value })));
   },
 
-  'GET /engagements/{engagement}/analysis/runs': (ctx) => {
+  list_analysis_runs: (ctx) => {
     const e = engagementOf(ctx);
     return ctx.page(runsOf(ctx, e.id));
   },
 
-  'POST /engagements/{engagement}/analysis/runs': (ctx) => {
+  start_analysis_run: (ctx) => {
     const e = engagementOf(ctx);
     const active = runsOf(ctx, e.id).find((r) => !TERMINAL.has(String(r.status)));
     if (active) {
@@ -409,13 +410,18 @@ export const analysisHandlers: HandlerTable = {
     return { status: 201, data: run };
   },
 
-  'POST /engagements/{engagement}/analysis/runs/{run}/cancel': (ctx) => {
+  get_analysis_run: (ctx) => {
+    const e = engagementOf(ctx);
+    return { data: refreshJob(ctx.ws, scoped(ctx.ws, RUNS, String(ctx.params.run), e.id, 'analysis run'), ctx.now()) };
+  },
+
+  cancel_analysis_run: (ctx) => {
     const e = engagementOf(ctx);
     const run = scoped(ctx.ws, RUNS, String(ctx.params.run), e.id, 'analysis run');
     return { data: cancelJob(ctx.ws, run, ctx.now()) };
   },
 
-  'GET /engagements/{engagement}/analysis/summary': (ctx) => {
+  get_analysis_summary: (ctx) => {
     const e = engagementOf(ctx);
     const ws = ctx.ws;
     const runs = runsOf(ctx, e.id);
@@ -460,12 +466,12 @@ export const analysisHandlers: HandlerTable = {
     };
   },
 
-  'GET /engagements/{engagement}/change-proposals': (ctx) => {
+  list_change_proposals: (ctx) => {
     const e = engagementOf(ctx);
     return ctx.page(ctx.ws.c('change_proposals').all((p) => p.engagement_id === e.id));
   },
 
-  'POST /engagements/{engagement}/change-proposals/accept-all': (ctx) => {
+  accept_all_change_proposals: (ctx) => {
     const e = engagementOf(ctx);
     const accepted: string[] = [];
     const skipped: string[] = [];
@@ -481,32 +487,32 @@ export const analysisHandlers: HandlerTable = {
     return { data: { accepted: accepted.length, skipped: skipped.length, proposal_ids: accepted, skipped_ids: skipped } };
   },
 
-  'POST /engagements/{engagement}/change-proposals/reject-all': (ctx) => {
+  reject_all_change_proposals: (ctx) => {
     const e = engagementOf(ctx);
     const rejected = bulkTargets(ctx, e.id).map((p) => decide(ctx, p, 'rejected', null).id);
     return { data: { rejected: rejected.length, proposal_ids: rejected } };
   },
 
-  'POST /engagements/{engagement}/change-proposals/{proposal}/accept': (ctx) => {
+  accept_change_proposal: (ctx) => {
     const e = engagementOf(ctx);
     const p = scoped(ctx.ws, 'change_proposals', String(ctx.params.proposal), e.id, 'change proposal');
     if (p.status !== 'pending') throw notPending(p);
     return { data: decide(ctx, p, 'accepted', applyProposal(ctx, p)) };
   },
 
-  'POST /engagements/{engagement}/change-proposals/{proposal}/reject': (ctx) => {
+  reject_change_proposal: (ctx) => {
     const e = engagementOf(ctx);
     const p = scoped(ctx.ws, 'change_proposals', String(ctx.params.proposal), e.id, 'change proposal');
     if (p.status !== 'pending') throw notPending(p);
     return { data: decide(ctx, p, 'rejected', null) };
   },
 
-  'GET /engagements/{engagement}/contradictions': (ctx) => {
+  list_contradictions: (ctx) => {
     const e = engagementOf(ctx);
     return ctx.page(ctx.ws.c('contradictions').all((c) => c.engagement_id === e.id));
   },
 
-  'POST /engagements/{engagement}/contradictions/{contradiction}/resolve': (ctx) => {
+  resolve_contradiction: (ctx) => {
     const e = engagementOf(ctx);
     const c = scoped(ctx.ws, 'contradictions', String(ctx.params.contradiction), e.id, 'contradiction');
     const { status, resolution_note, resolved_finding_id } = ctx.input as {
@@ -530,18 +536,18 @@ export const analysisHandlers: HandlerTable = {
     };
   },
 
-  'PATCH /engagements/{engagement}/evidences/{evidence}': (ctx) => {
+  set_evidence_publishable: (ctx) => {
     const e = engagementOf(ctx);
     const ev = scoped(ctx.ws, 'evidences', String(ctx.params.evidence), e.id, 'evidence');
     return { data: ctx.ws.c('evidences').update(ev.id, { is_publishable: Boolean(ctx.input.is_publishable) }) };
   },
 
-  'GET /engagements/{engagement}/evidences/{evidence}/preview': (ctx) => {
+  preview_evidence: (ctx) => {
     const e = engagementOf(ctx);
     return { data: evidencePreview(ctx.ws, scoped(ctx.ws, 'evidences', String(ctx.params.evidence), e.id, 'evidence')) };
   },
 
-  'GET /engagements/{engagement}/findings': (ctx) => {
+  list_findings: (ctx) => {
     const e = engagementOf(ctx);
     return ctx.page(
       ctx.ws
@@ -551,7 +557,7 @@ export const analysisHandlers: HandlerTable = {
     );
   },
 
-  'POST /engagements/{engagement}/findings': (ctx) => {
+  create_finding: (ctx) => {
     const e = engagementOf(ctx);
     const evidences = (ctx.input.evidences as EvidenceInput[] | undefined) ?? [];
     const errors = {
@@ -563,9 +569,9 @@ export const analysisHandlers: HandlerTable = {
     return { status: 201, data: findingView(ctx.ws, f) };
   },
 
-  'GET /engagements/{engagement}/findings/{finding}': (ctx) => ({ data: findingView(ctx.ws, findingOf(ctx).f) }),
+  get_finding: (ctx) => ({ data: findingView(ctx.ws, findingOf(ctx).f) }),
 
-  'PATCH /engagements/{engagement}/findings/{finding}': (ctx) => {
+  update_finding: (ctx) => {
     const { e, f } = findingOf(ctx);
     const patch = pick(ctx.input, FINDING_FIELDS);
     // A step given alone must fit the finding's current process; a process given alone clears nothing.
@@ -576,7 +582,7 @@ export const analysisHandlers: HandlerTable = {
     return { data: findingView(ctx.ws, ctx.ws.c('findings').update(f.id, patch)) };
   },
 
-  'DELETE /engagements/{engagement}/findings/{finding}': (ctx) => {
+  delete_finding: (ctx) => {
     const { f } = findingOf(ctx);
     const evidences = ctx.ws.c('evidences');
     for (const ev of evidences.all((v) => v.finding_id === f.id)) evidences.remove(ev.id);
@@ -584,7 +590,7 @@ export const analysisHandlers: HandlerTable = {
     return { status: 204 };
   },
 
-  'POST /engagements/{engagement}/findings/{finding}/evidences': (ctx) => {
+  add_finding_evidence: (ctx) => {
     const { e, f } = findingOf(ctx);
     const input = inputOf<EvidenceInput>(ctx);
     const errors = evidenceErrors(ctx, e.id, [input], () => '');
@@ -592,7 +598,7 @@ export const analysisHandlers: HandlerTable = {
     return { status: 201, data: insertEvidence(ctx.ws, f, input) };
   },
 
-  'DELETE /engagements/{engagement}/findings/{finding}/evidences/{evidence}': (ctx) => {
+  remove_finding_evidence: (ctx) => {
     const { e, f } = findingOf(ctx);
     const ev = scoped(ctx.ws, 'evidences', String(ctx.params.evidence), e.id, 'evidence');
     if (ev.finding_id !== f.id) throw notFound('evidence');
@@ -600,12 +606,41 @@ export const analysisHandlers: HandlerTable = {
     return { status: 204 };
   },
 
-  'POST /engagements/{engagement}/findings/{finding}/review': (ctx) => {
+  review_finding: (ctx) => {
     const { f } = findingOf(ctx);
     const now = ctx.now().toISOString();
     const status = String(ctx.input.review_status);
     // Back to proposed clears who reviewed it: nobody has, any more.
     const reviewed = status === 'proposed' ? { reviewed_at: null, reviewed_by: null } : { reviewed_at: now, reviewed_by: ctx.member.id };
     return { data: findingView(ctx.ws, ctx.ws.c('findings').update(f.id, { review_status: status, ...reviewed })) };
+  },
+};
+
+/** The first evidence of the demo engagement's first finding, as get_finding lists them. */
+function firstEvidence(ws: WorkspaceState): Rec | undefined {
+  const finding = ws.c('findings').all((f) => f.engagement_id === ENGAGEMENT_AP)[0];
+  return finding ? ws.c('evidences').all((e) => e.finding_id === finding.id)[0] : undefined;
+}
+
+export const area: SandboxArea = {
+  toolset: 'analysis',
+  handlers,
+  seeds: [seedAnalysis],
+  after: ['interviews', 'sources'],
+  demo: {
+    finding: (ws) => ws.c('findings').all((f) => f.engagement_id === ENGAGEMENT_AP)[0]?.id,
+    proposed_finding: (ws) => ws.c('findings').all((f) => f.engagement_id === ENGAGEMENT_AP && f.review_status === 'proposed')[0]?.id,
+    evidence: (ws) => firstEvidence(ws)?.id,
+    segment: (ws) =>
+      ws.c('evidences').all((e) => e.finding_id === firstEvidence(ws)?.finding_id && e.source_type === 'transcript_segment')[0]?.source_id as
+        | string
+        | undefined,
+    analysis_run: (ws) =>
+      ws
+        .c(RUNS)
+        .all((r) => r.engagement_id === ENGAGEMENT_AP)
+        .at(-1)?.id,
+    contradiction: (ws) => ws.c('contradictions').all((c) => c.engagement_id === ENGAGEMENT_AP && c.status === 'open')[0]?.id,
+    change_proposal: (ws) => ws.c('change_proposals').all((p) => p.engagement_id === ENGAGEMENT_AP && p.status === 'pending')[0]?.id,
   },
 };

@@ -11,9 +11,11 @@ import {
   label,
   ofEngagement,
   publishableFindings,
+  seedDeliverables,
   snapshotOf,
   USER_BLOCK_PREFIX,
 } from '../data/deliverables.js';
+import { VERSION_AP_1 } from '../data/ids.js';
 import { buildExportFile, type ExportRequest, exportFileName } from '../files/exports.js';
 import { documentPage, speakerOf } from '../files/render.js';
 import { refreshAll, refreshJob, startJob } from '../jobs.js';
@@ -25,6 +27,7 @@ import {
   inputOf,
   notFound,
   type Rec,
+  type SandboxArea,
   validationFailed,
   type WorkspaceState,
 } from '../types.js';
@@ -157,18 +160,18 @@ function checkExport(ctx: HandlerContext, eid: string): ExportRequest {
   return req;
 }
 
-export const deliverablesHandlers: HandlerTable = {
-  'GET /engagements/{engagement}/deliverable/documents': (ctx) => {
+const handlers: HandlerTable = {
+  list_deliverable_documents: (ctx) => {
     const e = engagementOf(ctx);
     return ctx.page(allDocuments(ctx.ws, e.id).map((d) => documentView(ctx, d)));
   },
 
-  'GET /engagements/{engagement}/deliverable/documents/{kind}': (ctx) => {
+  get_deliverable_document: (ctx) => {
     const e = engagementOf(ctx);
     return { data: documentView(ctx, documentOf(ctx.ws, e.id, kindOf(ctx))) };
   },
 
-  'PATCH /engagements/{engagement}/deliverable/documents/{kind}': (ctx) => {
+  update_deliverable_document: (ctx) => {
     const e = engagementOf(ctx);
     const doc = documentOf(ctx.ws, e.id, kindOf(ctx));
     const { updated_at, included, parameters, blocks } = ctx.input as {
@@ -192,7 +195,7 @@ export const deliverablesHandlers: HandlerTable = {
     return { data: documentView(ctx, doc) };
   },
 
-  'POST /engagements/{engagement}/deliverable/documents/{kind}/generate': (ctx) => {
+  generate_deliverable_document: (ctx) => {
     const e = engagementOf(ctx);
     const kind = kindOf(ctx);
     const mode = String(ctx.input.mode ?? 'keep_edits');
@@ -214,7 +217,7 @@ export const deliverablesHandlers: HandlerTable = {
     return { status: 202, data: job };
   },
 
-  'POST /engagements/{engagement}/deliverable/documents/generate-all': (ctx) => {
+  generate_all_documents: (ctx) => {
     const e = engagementOf(ctx);
     const kinds = [...DOCUMENT_KINDS];
     const job = startJob(
@@ -232,12 +235,12 @@ export const deliverablesHandlers: HandlerTable = {
     return { status: 202, data: job };
   },
 
-  'GET /engagements/{engagement}/deliverable/draft': (ctx) => {
+  get_deliverable_draft: (ctx) => {
     const e = engagementOf(ctx);
     return { data: draftView(ctx, draftOf(ctx.ws, e.id)) };
   },
 
-  'PATCH /engagements/{engagement}/deliverable/draft': (ctx) => {
+  update_deliverable_draft: (ctx) => {
     const e = engagementOf(ctx);
     const draft = draftOf(ctx.ws, e.id);
     const { dismiss_suggestion, ...fields } = ctx.input as Record<string, unknown>;
@@ -252,7 +255,7 @@ export const deliverablesHandlers: HandlerTable = {
     return { data: draftView(ctx, draft) };
   },
 
-  'GET /engagements/{engagement}/deliverable/draft/evidences/{evidence}/preview': (ctx) => {
+  preview_draft_evidence: (ctx) => {
     const e = engagementOf(ctx);
     const evidence = owned(ctx, 'evidences', ctx.params.evidence, 'evidence');
     const draft = draftOf(ctx.ws, e.id);
@@ -276,7 +279,7 @@ export const deliverablesHandlers: HandlerTable = {
     };
   },
 
-  'GET /engagements/{engagement}/deliverable/draft/preview': (ctx) => {
+  preview_deliverable_draft: (ctx) => {
     const e = engagementOf(ctx);
     const draft = draftOf(ctx.ws, e.id);
     const how = attribution(draft);
@@ -302,7 +305,7 @@ export const deliverablesHandlers: HandlerTable = {
     };
   },
 
-  'POST /engagements/{engagement}/deliverable/draft/suggest-recommendations': (ctx) => {
+  suggest_recommendations: (ctx) => {
     const e = engagementOf(ctx);
     const job = startJob(
       ctx,
@@ -321,7 +324,7 @@ export const deliverablesHandlers: HandlerTable = {
     return { status: 202, data: job };
   },
 
-  'POST /engagements/{engagement}/deliverable/publish': (ctx) => {
+  publish_deliverable: (ctx) => {
     const e = engagementOf(ctx);
     const draft = draftOf(ctx.ws, e.id);
     const docs = allDocuments(ctx.ws, e.id);
@@ -345,30 +348,30 @@ export const deliverablesHandlers: HandlerTable = {
     return { status: 201, data: versionView(ctx.ws, version) };
   },
 
-  'GET /engagements/{engagement}/deliverable/versions': (ctx) => {
+  list_deliverable_versions: (ctx) => {
     const e = engagementOf(ctx);
     const versions = ofEngagement(ctx.ws, 'deliverable_versions', e.id).sort((a, b) => Number(b.number) - Number(a.number));
     return ctx.page(versions.map((v) => versionView(ctx.ws, v)));
   },
 
-  'GET /engagements/{engagement}/deliverable/versions/{version}': (ctx) => {
+  get_deliverable_version: (ctx) => {
     engagementOf(ctx);
     return { data: versionView(ctx.ws, owned(ctx, 'deliverable_versions', ctx.params.version, 'deliverable version')) };
   },
 
-  'GET /engagements/{engagement}/deliverable/versions/{version}/comments': (ctx) => {
+  list_deliverable_comments: (ctx) => {
     engagementOf(ctx);
     const v = owned(ctx, 'deliverable_versions', ctx.params.version, 'deliverable version');
     return ctx.page(ctx.ws.c('deliverable_comments').all((c) => c.version_id === v.id));
   },
 
-  'GET /engagements/{engagement}/deliverable/versions/{version}/snapshot': (ctx) => {
+  get_deliverable_snapshot: (ctx) => {
     engagementOf(ctx);
     const v = owned(ctx, 'deliverable_versions', ctx.params.version, 'deliverable version');
     return { data: { version_id: v.id, number: v.number, published_at: v.published_at, ...(v.snapshot as object) } };
   },
 
-  'POST /engagements/{engagement}/deliverable/comments/{comment}/close': (ctx) => {
+  close_deliverable_comment: (ctx) => {
     engagementOf(ctx);
     const c = owned(ctx, 'deliverable_comments', ctx.params.comment, 'comment');
     if (c.status === 'closed') {
@@ -378,7 +381,7 @@ export const deliverablesHandlers: HandlerTable = {
     return { data: c };
   },
 
-  'POST /engagements/{engagement}/deliverable/comments/{comment}/reply': (ctx) => {
+  reply_deliverable_comment: (ctx) => {
     engagementOf(ctx);
     const c = owned(ctx, 'deliverable_comments', ctx.params.comment, 'comment');
     const reply = {
@@ -392,13 +395,13 @@ export const deliverablesHandlers: HandlerTable = {
     return { data: c };
   },
 
-  'GET /engagements/{engagement}/exports': (ctx) => {
+  list_exports: (ctx) => {
     const e = engagementOf(ctx);
     refreshAll(ctx.ws, 'exports', ctx.now());
     return ctx.page(ofEngagement(ctx.ws, 'exports', e.id).reverse());
   },
 
-  'POST /engagements/{engagement}/exports': (ctx) => {
+  create_export: (ctx) => {
     const e = engagementOf(ctx);
     const req = checkExport(ctx, e.id);
     const job = startJob(
@@ -417,7 +420,12 @@ export const deliverablesHandlers: HandlerTable = {
     return { status: 202, data: job };
   },
 
-  'GET /engagements/{engagement}/exports/{export}/download': (ctx) => {
+  get_export: (ctx) => {
+    engagementOf(ctx);
+    return { data: refreshJob(ctx.ws, owned(ctx, 'exports', ctx.params.export, 'export'), ctx.now()) };
+  },
+
+  download_export: (ctx) => {
     const e = engagementOf(ctx);
     const job = exportView(ctx.ws, owned(ctx, 'exports', ctx.params.export, 'export'), ctx.now());
     if (job.status !== 'succeeded') {
@@ -434,5 +442,16 @@ export const deliverablesHandlers: HandlerTable = {
     const file = exportFiles.get(job) ?? buildExportFile(ctx.ws, e, job as unknown as ExportRequest);
     exportFiles.set(job, file);
     return { file };
+  },
+};
+
+export const area: SandboxArea = {
+  toolset: 'deliverables',
+  handlers,
+  seeds: [seedDeliverables],
+  after: ['analysis'],
+  demo: {
+    version: () => VERSION_AP_1,
+    comment: (ws) => ws.c('deliverable_comments').all((c) => c.version_id === VERSION_AP_1 && c.status === 'open')[0]?.id,
   },
 };

@@ -4,8 +4,13 @@
 import { catalog } from '../../../tools/index.js';
 import { assumedOperations } from '../assumed.js';
 import { openApiJson } from '../openapi.js';
-import type { HandlerTable } from '../types.js';
+import type { HandlerTable, SandboxArea } from '../types.js';
 
-export const integrationsHandlers: HandlerTable = {
-  'GET /openapi.json': () => ({ file: { contentType: 'application/json; charset=utf-8', body: openApiJson([...catalog, ...assumedOperations]) } }),
+const handlers: HandlerTable = {
+  get_openapi_description: () => ({ file: { contentType: 'application/json; charset=utf-8', body: openApiJson([...catalog, ...assumedOperations]) } }),
+};
+
+export const area: SandboxArea = {
+  toolset: 'integrations',
+  handlers,
 };

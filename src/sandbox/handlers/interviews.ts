@@ -1,8 +1,11 @@
 // Interviews and sessions: the interview records, what each session holds (transcript, chapters and
 // recaps, frames, pins, artifacts, recordings), the generated media, and the preview and test sessions.
+
+import { INTERVIEW_AP_CLERK, SESSION_AP_CLERK } from '../data/ids.js';
+import { seedInterviews } from '../data/interviews.js';
 import { refreshJob, startJob, TERMINAL } from '../jobs.js';
 import { FRAME_SIZE, png, THUMBNAIL_SIZE, wavSize, wavStream } from '../media.js';
-import { conflict, type HandlerContext, type HandlerTable, notFound, type Rec, type WorkspaceState } from '../types.js';
+import { conflict, type HandlerContext, type HandlerTable, notFound, type Rec, type SandboxArea, type WorkspaceState } from '../types.js';
 import { engagementOf, findEvidenceSource, publicArtifact } from './sources.js';
 
 /** Unscaled time a session takes to end: the recording is finalised and the transcript flushed. */
@@ -88,17 +91,17 @@ function mediaFile(ctx: HandlerContext, thumbnail: boolean) {
   return { file: { contentType: 'image/png', filename: thumbnail ? `thumb-${name}` : name, body, size: body.length } };
 }
 
-export const interviewsHandlers: HandlerTable = {
-  'GET /engagements/{engagement}/interviews': (ctx) => {
+const handlers: HandlerTable = {
+  list_interviews: (ctx) => {
     const e = engagementOf(ctx);
     return ctx.page(ctx.ws.c('interviews').all((i) => i.engagement_id === e.id));
   },
 
-  'POST /engagements/{engagement}/interviews/preview-session': (ctx) => startTrySession(ctx, 'preview'),
+  start_preview_session: (ctx) => startTrySession(ctx, 'preview'),
 
-  'POST /engagements/{engagement}/interviews/test': (ctx) => startTrySession(ctx, 'test'),
+  start_test_interview: (ctx) => startTrySession(ctx, 'test'),
 
-  'GET /engagements/{engagement}/live-sessions': (ctx) => {
+  list_live_sessions: (ctx) => {
     const e = engagementOf(ctx);
     const now = ctx.now();
     const live = ctx.ws
@@ -109,14 +112,14 @@ export const interviewsHandlers: HandlerTable = {
     return ctx.page(live.map((s) => sessionView(ctx.ws, s)));
   },
 
-  'GET /interviews/{interview}': (ctx) => {
+  get_interview: (ctx) => {
     const i = ctx.ws.c('interviews').must(String(ctx.params.interview), 'interview');
     const chapters = ctx.ws.c('chapters').all((c) => c.interview_id === i.id).length;
     const segments = ctx.ws.c('transcript_segments').all((s) => s.interview_id === i.id).length;
     return { data: { ...i, chapter_count: chapters, segment_count: segments } };
   },
 
-  'GET /interviews/{interview}/chapters': (ctx) => {
+  list_interview_chapters: (ctx) => {
     const i = ctx.ws.c('interviews').must(String(ctx.params.interview), 'interview');
     return ctx.page(
       ctx.ws
@@ -126,7 +129,7 @@ export const interviewsHandlers: HandlerTable = {
     );
   },
 
-  'GET /interviews/{interview}/chapters/{chapter}/recap': (ctx) => {
+  get_chapter_recap: (ctx) => {
     const i = ctx.ws.c('interviews').must(String(ctx.params.interview), 'interview');
     const chapter = ctx.ws.c('chapters').get(String(ctx.params.chapter));
     if (!chapter || chapter.interview_id !== i.id) throw notFound('chapter');
@@ -135,7 +138,7 @@ export const interviewsHandlers: HandlerTable = {
     return { data: { ...recap, chapter_title: chapter.title, start_ms: chapter.start_ms, end_ms: chapter.end_ms } };
   },
 
-  'GET /interviews/{interview}/sources/{type}/{source}': (ctx) => {
+  get_interview_source: (ctx) => {
     const i = ctx.ws.c('interviews').must(String(ctx.params.interview), 'interview');
     const type = String(ctx.params.type);
     const found = findEvidenceSource(ctx.ws, String(i.engagement_id), type, String(ctx.params.source));
@@ -147,13 +150,13 @@ export const interviewsHandlers: HandlerTable = {
     };
   },
 
-  'GET /media/{disk}/{path}': (ctx) => mediaFile(ctx, false),
+  get_media: (ctx) => mediaFile(ctx, false),
 
-  'GET /media-thumbnails/{disk}/{path}': (ctx) => mediaFile(ctx, true),
+  get_media_thumbnail: (ctx) => mediaFile(ctx, true),
 
-  'GET /sessions/{session}': (ctx) => ({ data: sessionView(ctx.ws, sessionOf(ctx)) }),
+  get_session: (ctx) => ({ data: sessionView(ctx.ws, sessionOf(ctx)) }),
 
-  'GET /sessions/{session}/artifacts': (ctx) => {
+  list_session_artifacts: (ctx) => {
     const s = sessionOf(ctx);
     return ctx.page(
       ctx.ws
@@ -163,7 +166,7 @@ export const interviewsHandlers: HandlerTable = {
     );
   },
 
-  'POST /sessions/{session}/end': (ctx) => {
+  end_session: (ctx) => {
     const s = sessionOf(ctx);
     if (s.status === 'ended') {
       throw conflict('session.already_ended', {
@@ -195,7 +198,7 @@ export const interviewsHandlers: HandlerTable = {
     return { status: 202, data: sessionView(ctx.ws, s) };
   },
 
-  'GET /sessions/{session}/frames': (ctx) => {
+  list_session_frames: (ctx) => {
     const s = sessionOf(ctx);
     return ctx.page(
       ctx.ws
@@ -205,7 +208,7 @@ export const interviewsHandlers: HandlerTable = {
     );
   },
 
-  'GET /sessions/{session}/frames/latest': (ctx) => {
+  get_latest_frame: (ctx) => {
     const s = sessionOf(ctx);
     const frames = ctx.ws
       .c('frames')
@@ -216,7 +219,7 @@ export const interviewsHandlers: HandlerTable = {
     return { data: latest };
   },
 
-  'GET /sessions/{session}/pins': (ctx) => {
+  list_session_pins: (ctx) => {
     const s = sessionOf(ctx);
     return ctx.page(
       ctx.ws
@@ -226,7 +229,7 @@ export const interviewsHandlers: HandlerTable = {
     );
   },
 
-  'GET /sessions/{session}/recordings/{recording}/stream': (ctx) => {
+  get_session_recording: (ctx) => {
     const s = sessionOf(ctx);
     const r = ctx.ws.c('recordings').get(String(ctx.params.recording));
     if (!r || r.session_id !== s.id) throw notFound('recording');
@@ -241,7 +244,7 @@ export const interviewsHandlers: HandlerTable = {
     };
   },
 
-  'GET /sessions/{session}/transcript': (ctx) => {
+  get_session_transcript: (ctx) => {
     const s = sessionOf(ctx);
     const segments = ctx.ws
       .c('transcript_segments')
@@ -257,5 +260,31 @@ export const interviewsHandlers: HandlerTable = {
         segments,
       },
     };
+  },
+};
+
+/** The stored image of the demo clerk session's first frame. */
+function firstFrameMedia(ws: WorkspaceState): { disk: string; path: string } | undefined {
+  return ws
+    .c('frames')
+    .all((f) => f.session_id === SESSION_AP_CLERK)
+    .sort(byPosition)[0]?.media as { disk: string; path: string } | undefined;
+}
+
+export const area: SandboxArea = {
+  toolset: 'interviews',
+  handlers,
+  seeds: [seedInterviews],
+  demo: {
+    interview: () => INTERVIEW_AP_CLERK,
+    session: () => SESSION_AP_CLERK,
+    chapter: (ws) =>
+      ws
+        .c('chapters')
+        .all((c) => c.interview_id === INTERVIEW_AP_CLERK)
+        .sort(byPosition)[0]?.id,
+    recording: (ws) => (ws.c('sessions').get(SESSION_AP_CLERK)?.recording_ids as string[] | undefined)?.[0],
+    media_disk: (ws) => firstFrameMedia(ws)?.disk,
+    media_path: (ws) => firstFrameMedia(ws)?.path,
   },
 };

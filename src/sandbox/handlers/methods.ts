@@ -1,8 +1,9 @@
 // Methods and guides. A guide is the ordered topics of an owner (a method or an engagement); an
 // engagement inherits its method's topics, changed by its own overrides, and adds topics of its own.
 import { GUIDE_OWNER_TYPES, LOCALES, OVERRIDE_OPERATIONS, TOPIC_DEPTHS, TOPIC_REQUIREMENTS } from '../../../tools/shared.js';
-import { insertTopics, TEMPLATES } from '../data/methods.js';
-import { conflict, type HandlerContext, type HandlerTable, notFound, type Rec, validationFailed, type WorkspaceState } from '../types.js';
+import { METHOD_P2P } from '../data/ids.js';
+import { insertTopics, seedMethods, TEMPLATES } from '../data/methods.js';
+import { conflict, type HandlerContext, type HandlerTable, notFound, type Rec, type SandboxArea, validationFailed, type WorkspaceState } from '../types.js';
 
 const byPosition = (a: Rec, b: Rec) => Number(a.position ?? 0) - Number(b.position ?? 0);
 
@@ -94,10 +95,10 @@ function checkMethodName(name: unknown): string {
   return n;
 }
 
-export const methodsHandlers: HandlerTable = {
-  'GET /methods': (ctx) => ctx.page(ctx.ws.c('methods').all()),
+const handlers: HandlerTable = {
+  list_methods: (ctx) => ctx.page(ctx.ws.c('methods').all()),
 
-  'POST /methods': (ctx) => {
+  create_method: (ctx) => {
     const m = ctx.ws.c('methods').insert({
       name: checkMethodName(ctx.input.name),
       description: ctx.input.description ?? null,
@@ -110,14 +111,14 @@ export const methodsHandlers: HandlerTable = {
     return { status: 201, data: m };
   },
 
-  'GET /methods/enums/avatar-presets': (ctx) =>
+  list_avatar_presets: (ctx) =>
     ctx.page([
       { value: 'consultant_claire', label: 'Claire, consultante', locale: 'fr', style: 'professional' },
       { value: 'consultant_alex', label: 'Alex, consultant', locale: 'en', style: 'professional' },
       { value: 'neutral_voice', label: ctx.locale === 'fr' ? 'Voix seule, sans avatar' : 'Voice only, no avatar', locale: null, style: 'minimal' },
     ]),
 
-  'GET /methods/enums/{name}': (ctx) => {
+  list_method_enum_values: (ctx) => {
     const enums: Record<string, readonly string[]> = {
       requirements: TOPIC_REQUIREMENTS,
       depths: TOPIC_DEPTHS,
@@ -131,9 +132,9 @@ export const methodsHandlers: HandlerTable = {
     return ctx.page(values.map((value) => ({ value })));
   },
 
-  'GET /methods/templates': (ctx) => ctx.page(ctx.ws.c('method_templates').all()),
+  list_method_templates: (ctx) => ctx.page(ctx.ws.c('method_templates').all()),
 
-  'POST /methods/from-template': (ctx) => {
+  create_method_from_template: (ctx) => {
     const tpl = TEMPLATES.find((t) => t.template_key === ctx.input.template_key);
     if (!tpl) throw validationFailed({ template_key: [`Unknown template "${String(ctx.input.template_key)}".`] });
     const locale = (ctx.input.locale as 'fr' | 'en' | null | undefined) ?? tpl.locale;
@@ -150,20 +151,20 @@ export const methodsHandlers: HandlerTable = {
     return { status: 201, data: m };
   },
 
-  'GET /methods/{method}': (ctx) => {
+  get_method: (ctx) => {
     const m = ctx.ws.c('methods').must(ctx.params.method ?? '', 'method');
     const engagements = ctx.ws.c('engagements').all((e) => e.method_id === m.id).length;
     return { data: { ...m, topic_count: topicsOf(ctx.ws, 'method', m.id).length, engagement_count: engagements } };
   },
 
-  'PATCH /methods/{method}': (ctx) => {
+  update_method: (ctx) => {
     const m = ctx.ws.c('methods').must(ctx.params.method ?? '', 'method');
     const patch: Record<string, unknown> = { name: checkMethodName(ctx.input.name) };
     if ('description' in ctx.input) patch.description = ctx.input.description;
     return { data: ctx.ws.c('methods').update(m.id, patch) };
   },
 
-  'DELETE /methods/{method}': (ctx) => {
+  delete_method: (ctx) => {
     const m = ctx.ws.c('methods').must(ctx.params.method ?? '', 'method');
     const users = ctx.ws.c('engagements').all((e) => e.method_id === m.id);
     if (users.length) {
@@ -179,7 +180,7 @@ export const methodsHandlers: HandlerTable = {
     return { status: 204 };
   },
 
-  'POST /methods/{method}/duplicate': (ctx) => {
+  duplicate_method: (ctx) => {
     const m = ctx.ws.c('methods').must(ctx.params.method ?? '', 'method');
     const { id: _id, created_at: _c, updated_at: _u, ...fields } = m;
     const name = ctx.locale === 'fr' ? `Copie de ${String(m.name)}` : `Copy of ${String(m.name)}`;
@@ -191,7 +192,7 @@ export const methodsHandlers: HandlerTable = {
     return { status: 201, data: copy };
   },
 
-  'GET /methods/{method}/versions': (ctx) => {
+  list_method_versions: (ctx) => {
     const m = ctx.ws.c('methods').must(ctx.params.method ?? '', 'method');
     const versions = ctx.ws
       .c('method_versions')
@@ -200,19 +201,19 @@ export const methodsHandlers: HandlerTable = {
     return ctx.page(versions.map(({ snapshot: _s, ...v }) => v));
   },
 
-  'GET /methods/{method}/versions/{version}': (ctx) => {
+  get_method_version: (ctx) => {
     const m = ctx.ws.c('methods').must(ctx.params.method ?? '', 'method');
     const v = ctx.ws.c('method_versions').get(ctx.params.version ?? '');
     if (!v || v.method_id !== m.id) throw notFound('method version');
     return { data: v };
   },
 
-  'GET /guide/{ownerType}/{ownerId}/effective': (ctx) => {
+  get_effective_guide: (ctx) => {
     const owner = ownerOf(ctx);
     return { data: effectiveGuide(ctx.ws, String(ctx.params.ownerType), owner) };
   },
 
-  'PUT /guide/{ownerType}/{ownerId}/overrides/{topic}': (ctx) => {
+  set_guide_override: (ctx) => {
     const owner = ownerOf(ctx);
     const ownerType = String(ctx.params.ownerType);
     const inherited = inheritedTopics(ctx.ws, ownerType, owner);
@@ -235,7 +236,7 @@ export const methodsHandlers: HandlerTable = {
     return { data: saved };
   },
 
-  'DELETE /guide/{ownerType}/{ownerId}/overrides/{topic}': (ctx) => {
+  delete_guide_override: (ctx) => {
     const owner = ownerOf(ctx);
     const o = ctx.ws.c('guide_overrides').all((x) => x.owner_type === ctx.params.ownerType && x.owner_id === owner.id && x.topic_id === ctx.params.topic)[0];
     if (!o) throw notFound('guide override');
@@ -243,14 +244,14 @@ export const methodsHandlers: HandlerTable = {
     return { status: 204 };
   },
 
-  'GET /guide/{ownerType}/{ownerId}/proposals/{proposal}': (ctx) => {
+  get_topic_proposal: (ctx) => {
     const owner = ownerOf(ctx);
     const p = ctx.ws.c('guide_proposals').get(ctx.params.proposal ?? '');
     if (!p || p.owner_type !== ctx.params.ownerType || p.owner_id !== owner.id) throw notFound('topic proposal');
     return { data: p };
   },
 
-  'POST /guide/{ownerType}/{ownerId}/proposals/{proposal}/accept': (ctx) => {
+  accept_topic_proposal: (ctx) => {
     const owner = ownerOf(ctx);
     const ownerType = String(ctx.params.ownerType);
     const p = ctx.ws.c('guide_proposals').get(ctx.params.proposal ?? '');
@@ -288,7 +289,7 @@ export const methodsHandlers: HandlerTable = {
     return { status: 201, data: { proposal: p, topics: created } };
   },
 
-  'POST /guide/{ownerType}/{ownerId}/propose-topics': (ctx) => {
+  propose_guide_topics: (ctx) => {
     const owner = ownerOf(ctx);
     const ownerType = String(ctx.params.ownerType);
     const count = Number(ctx.input.count ?? 5);
@@ -326,12 +327,12 @@ export const methodsHandlers: HandlerTable = {
     return { status: 201, data: proposal };
   },
 
-  'GET /guide/{ownerType}/{ownerId}/topics': (ctx) => {
+  list_guide_topics: (ctx) => {
     const owner = ownerOf(ctx);
     return ctx.page(topicsOf(ctx.ws, String(ctx.params.ownerType), owner.id));
   },
 
-  'POST /guide/{ownerType}/{ownerId}/topics': (ctx) => {
+  create_guide_topic: (ctx) => {
     const owner = ownerOf(ctx);
     const ownerType = String(ctx.params.ownerType);
     const topics = topicsOf(ctx.ws, ownerType, owner.id);
@@ -356,7 +357,7 @@ export const methodsHandlers: HandlerTable = {
     return { status: 201, data: t };
   },
 
-  'POST /guide/{ownerType}/{ownerId}/topics/reorder': (ctx) => {
+  reorder_guide_topics: (ctx) => {
     const owner = ownerOf(ctx);
     const topics = topicsOf(ctx.ws, String(ctx.params.ownerType), owner.id);
     const ids = ctx.input.ids as string[];
@@ -370,7 +371,7 @@ export const methodsHandlers: HandlerTable = {
     return { status: 201, data: ordered };
   },
 
-  'PATCH /guide/{ownerType}/{ownerId}/topics/{topic}': (ctx) => {
+  update_guide_topic: (ctx) => {
     const t = ownTopic(ctx);
     const { position, ...fields } = ctx.input as Record<string, unknown>;
     if (fields.title !== undefined && !String(fields.title).trim()) throw validationFailed({ title: ['The title cannot be empty.'] });
@@ -383,12 +384,28 @@ export const methodsHandlers: HandlerTable = {
     return { data: t };
   },
 
-  'DELETE /guide/{ownerType}/{ownerId}/topics/{topic}': (ctx) => {
+  delete_guide_topic: (ctx) => {
     const t = ownTopic(ctx);
     ctx.ws.c('guide_topics').remove(t.id);
     // Overrides of a deleted method topic would point at nothing: they go with it.
     for (const o of ctx.ws.c('guide_overrides').all((o) => o.topic_id === t.id)) ctx.ws.c('guide_overrides').remove(o.id);
     renumber(topicsOf(ctx.ws, String(t.owner_type), String(t.owner_id)));
     return { status: 204 };
+  },
+};
+
+export const area: SandboxArea = {
+  toolset: 'methods',
+  handlers,
+  seeds: [seedMethods],
+  demo: {
+    method: () => METHOD_P2P,
+    method_version: (ws) =>
+      ws
+        .c('method_versions')
+        .all((v) => v.method_id === METHOD_P2P)
+        .sort((a, b) => Number(b.number) - Number(a.number))[0]?.id,
+    template: (ws) => ws.c('method_templates').all()[0]?.template_key as string | undefined,
+    topic_proposal: (ws) => ws.c('guide_proposals').all()[0]?.id,
   },
 };

@@ -1,7 +1,9 @@
 // Sources: uploaded artifacts and external source files. Also home of the lookups every content
 // handler shares: the engagement-scoped record, and the record an evidence source type names.
-import { chunkText, storeArtifact } from '../data/sources.js';
-import { type HandlerContext, type HandlerTable, notFound, type Rec, validationFailed, type WorkspaceState } from '../types.js';
+
+import { ENGAGEMENT_AP } from '../data/ids.js';
+import { chunkText, seedSources, storeArtifact } from '../data/sources.js';
+import { type HandlerContext, type HandlerTable, notFound, type Rec, type SandboxArea, validationFailed, type WorkspaceState } from '../types.js';
 
 // ------------------------------------------------------------------------------ shared lookups
 
@@ -196,8 +198,8 @@ export function externalSourceMismatches(doc: unknown): Record<string, string[]>
 
 // ------------------------------------------------------------------------------ handlers
 
-export const sourcesHandlers: HandlerTable = {
-  'GET /engagements/{engagement}/artifacts': (ctx) => {
+const handlers: HandlerTable = {
+  list_artifacts: (ctx) => {
     const e = engagementOf(ctx);
     return ctx.page(
       ctx.ws
@@ -207,7 +209,7 @@ export const sourcesHandlers: HandlerTable = {
     );
   },
 
-  'POST /engagements/{engagement}/artifacts': (ctx) => {
+  upload_artifact: (ctx) => {
     const e = engagementOf(ctx);
     const file = ctx.files.file;
     if (!file) throw validationFailed({ file: ['required'] });
@@ -227,12 +229,12 @@ export const sourcesHandlers: HandlerTable = {
     return { status: 201, data: publicArtifact(artifact) };
   },
 
-  'GET /engagements/{engagement}/artifacts/{artifact}': (ctx) => {
+  get_artifact: (ctx) => {
     const e = engagementOf(ctx);
     return { data: publicArtifact(scoped(ctx.ws, 'artifacts', String(ctx.params.artifact), e.id, 'artifact')) };
   },
 
-  'DELETE /engagements/{engagement}/artifacts/{artifact}': (ctx) => {
+  delete_artifact: (ctx) => {
     const e = engagementOf(ctx);
     const a = scoped(ctx.ws, 'artifacts', String(ctx.params.artifact), e.id, 'artifact');
     const chunks = ctx.ws.c('artifact_chunks');
@@ -241,19 +243,19 @@ export const sourcesHandlers: HandlerTable = {
     return { status: 204 };
   },
 
-  'GET /engagements/{engagement}/artifacts/{artifact}/download': (ctx) => {
+  download_artifact: (ctx) => {
     const e = engagementOf(ctx);
     const a = scoped(ctx.ws, 'artifacts', String(ctx.params.artifact), e.id, 'artifact');
     const content = a.content as Buffer;
     return { file: { contentType: String(a.content_type), filename: String(a.filename), body: content, size: content.length } };
   },
 
-  'GET /engagements/{engagement}/external-sources': (ctx) => {
+  list_external_sources: (ctx) => {
     const e = engagementOf(ctx);
     return ctx.page(ctx.ws.c('external_sources').all((s) => s.engagement_id === e.id));
   },
 
-  'POST /engagements/{engagement}/external-sources': (ctx) => {
+  upload_external_source: (ctx) => {
     const e = engagementOf(ctx);
     const file = ctx.files.file;
     if (!file) throw validationFailed({ file: ['required'] });
@@ -291,7 +293,7 @@ export const sourcesHandlers: HandlerTable = {
     return { status: 201, data: source };
   },
 
-  'DELETE /engagements/{engagement}/external-sources/{source}': (ctx) => {
+  delete_external_source: (ctx) => {
     const e = engagementOf(ctx);
     const s = scoped(ctx.ws, 'external_sources', String(ctx.params.source), e.id, 'external source');
     const items = ctx.ws.c('external_source_items');
@@ -300,15 +302,25 @@ export const sourcesHandlers: HandlerTable = {
     return { status: 204 };
   },
 
-  'GET /engagements/{engagement}/external-sources/{source}/items': (ctx) => {
+  list_external_source_items: (ctx) => {
     const e = engagementOf(ctx);
     const s = scoped(ctx.ws, 'external_sources', String(ctx.params.source), e.id, 'external source');
     return ctx.page(ctx.ws.c('external_source_items').all((i) => i.source_id === s.id));
   },
 
-  'GET /sources/schema/external-source/{version}': (ctx) => {
+  get_external_source_schema: (ctx) => {
     const version = String(ctx.params.version);
     if (!(FORMAT_VERSIONS as readonly string[]).includes(version)) throw notFound('external source format version');
     return { data: externalSourceSchema(version) };
+  },
+};
+
+export const area: SandboxArea = {
+  toolset: 'sources',
+  handlers,
+  seeds: [seedSources],
+  demo: {
+    artifact: (ws) => ws.c('artifacts').all((a) => a.engagement_id === ENGAGEMENT_AP)[0]?.id,
+    external_source: (ws) => ws.c('external_sources').all((s) => s.engagement_id === ENGAGEMENT_AP)[0]?.id,
   },
 };

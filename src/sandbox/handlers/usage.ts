@@ -1,7 +1,9 @@
 // Usage and cost, computed from the usage entries when asked: summaries, the dashboard against the
 // monthly budget, one engagement's costs, and a CSV export for accounting.
+
+import { seedUsage } from '../data/usage.js';
 import { csv } from '../files/csv.js';
-import type { HandlerContext, HandlerTable, Rec, WorkspaceState } from '../types.js';
+import type { HandlerContext, HandlerTable, Rec, SandboxArea, WorkspaceState } from '../types.js';
 
 const cents = (n: number) => Math.round(n * 100) / 100;
 const monthOf = (iso: unknown) => String(iso).slice(0, 7);
@@ -65,8 +67,8 @@ function budgetStatus(ws: WorkspaceState, month: string) {
   return { month, spent_eur: spent, budget_eur: budget.monthly_amount, ratio, status };
 }
 
-export const usageHandlers: HandlerTable = {
-  'GET /engagements/{engagement}/costs': (ctx) => {
+const handlers: HandlerTable = {
+  get_engagement_costs: (ctx) => {
     const e = ctx.ws.c('engagements').must(ctx.params.engagement ?? '', 'engagement');
     const rs = entries(ctx.ws).filter((r) => r.engagement_id === e.id);
     return {
@@ -86,9 +88,9 @@ export const usageHandlers: HandlerTable = {
     };
   },
 
-  'GET /workspace/usage/alerts': (ctx) => ctx.page(ctx.ws.c('usage_alerts').all().reverse()),
+  list_usage_alerts: (ctx) => ctx.page(ctx.ws.c('usage_alerts').all().reverse()),
 
-  'POST /workspace/usage/alerts/{alert}/acknowledge': (ctx) => {
+  acknowledge_usage_alert: (ctx) => {
     const alert = ctx.ws.c('usage_alerts').must(ctx.params.alert ?? '', 'usage alert');
     // Acknowledging twice keeps the first acknowledgement: who saw it first is what matters.
     if (!alert.acknowledged_at) {
@@ -97,9 +99,9 @@ export const usageHandlers: HandlerTable = {
     return { data: alert };
   },
 
-  'GET /workspace/usage/budget': (ctx) => ({ data: budgetOf(ctx.ws) }),
+  get_usage_budget: (ctx) => ({ data: budgetOf(ctx.ws) }),
 
-  'PUT /workspace/usage/budget': (ctx) => {
+  set_usage_budget: (ctx) => {
     const previous = budgetOf(ctx.ws);
     const budget: Budget = {
       monthly_amount: Number(ctx.input.monthly_amount),
@@ -113,12 +115,12 @@ export const usageHandlers: HandlerTable = {
     return { data: budget };
   },
 
-  'DELETE /workspace/usage/budget': (ctx) => {
+  delete_usage_budget: (ctx) => {
     ctx.ws.workspace.usage_budget = null;
     return { status: 204 };
   },
 
-  'GET /workspace/usage/dashboard': (ctx) => {
+  get_usage_dashboard: (ctx) => {
     const month = reportingMonth(ctx.ws, ctx.now());
     const rs = entries(ctx.ws).filter((e) => monthOf(e.occurred_at) === month);
     const status = budgetStatus(ctx.ws, month);
@@ -147,9 +149,9 @@ export const usageHandlers: HandlerTable = {
     };
   },
 
-  'GET /workspace/usage/entries': (ctx) => ctx.page(entries(ctx.ws).reverse()),
+  list_usage_entries: (ctx) => ctx.page(entries(ctx.ws).reverse()),
 
-  'GET /workspace/usage/export': (ctx) => {
+  export_usage: (ctx) => {
     const rows = entries(ctx.ws).map((e) => [
       e.occurred_at,
       e.usage,
@@ -166,7 +168,7 @@ export const usageHandlers: HandlerTable = {
     return { file: { contentType: 'text/csv; charset=utf-8', filename: `usage-${ctx.ws.slug}.csv`, body, size: body.length } };
   },
 
-  'GET /workspace/usage/options': (ctx) => {
+  get_usage_options: (ctx) => {
     const rs = entries(ctx.ws);
     const distinct = (f: (r: Rec) => unknown) => [...new Set(rs.map(f).filter((v) => v !== null && v !== undefined))].map(String).sort();
     return {
@@ -181,7 +183,7 @@ export const usageHandlers: HandlerTable = {
     };
   },
 
-  'GET /workspace/usage/summary': (ctx) => summary(ctx),
+  get_usage_summary: (ctx) => summary(ctx),
 };
 
 function summary(ctx: HandlerContext) {
@@ -206,3 +208,12 @@ function summary(ctx: HandlerContext) {
     },
   };
 }
+
+export const area: SandboxArea = {
+  toolset: 'usage',
+  handlers,
+  seeds: [seedUsage],
+  demo: {
+    alert: (ws) => ws.c('usage_alerts').all().at(-1)?.id,
+  },
+};

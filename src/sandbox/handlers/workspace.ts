@@ -1,5 +1,7 @@
 // The current member, workspace settings and branding, members, invitations and workspace enums.
-import { ApiError, conflict, type HandlerContext, type HandlerTable, type Rec } from '../types.js';
+
+import { seedWorkspace } from '../data/workspace.js';
+import { ApiError, conflict, type HandlerContext, type HandlerTable, type Rec, type SandboxArea } from '../types.js';
 
 /** A member as the API shows it (no internal fields). */
 function memberView(m: Rec) {
@@ -56,8 +58,8 @@ const STATUSES = [
   { value: 'archived', label: { en: 'Archived', fr: 'Archivé' } },
 ];
 
-export const workspaceHandlers: HandlerTable = {
-  'GET /me': (ctx) => ({
+const handlers: HandlerTable = {
+  get_current_member: (ctx) => ({
     data: {
       ...memberView(ctx.member),
       workspace: { id: ctx.ws.workspace.id, slug: ctx.ws.slug, name: ctx.ws.workspace.display_name },
@@ -65,16 +67,16 @@ export const workspaceHandlers: HandlerTable = {
     },
   }),
 
-  'PATCH /me': (ctx) => {
+  update_current_member: (ctx) => {
     const patch: Record<string, unknown> = {};
     if (ctx.input.name !== undefined) patch.name = ctx.input.name;
     if (ctx.input.locale !== undefined) patch.locale = ctx.input.locale;
     return { data: memberView(ctx.ws.c('members').update(ctx.member.id, patch)) };
   },
 
-  'GET /workspace': (ctx) => ({ data: workspaceView(ctx.ws) }),
+  get_workspace: (ctx) => ({ data: workspaceView(ctx.ws) }),
 
-  'PATCH /workspace': (ctx) => {
+  update_workspace: (ctx) => {
     requireAdmin(ctx);
     const w = ctx.ws.workspace;
     const { settings, ...rest } = ctx.input as Record<string, unknown> & { settings?: Record<string, unknown> };
@@ -98,7 +100,7 @@ export const workspaceHandlers: HandlerTable = {
     return { data: workspaceView(ctx.ws) };
   },
 
-  'PATCH /workspace/branding': (ctx) => {
+  update_workspace_branding: (ctx) => {
     requireAdmin(ctx);
     const w = ctx.ws.workspace;
     w.branding = { ...(w.branding as Record<string, unknown>), ...ctx.input };
@@ -106,7 +108,7 @@ export const workspaceHandlers: HandlerTable = {
     return { data: w.branding };
   },
 
-  'DELETE /workspace/branding/logo': (ctx) => {
+  delete_workspace_logo: (ctx) => {
     requireAdmin(ctx);
     const w = ctx.ws.workspace;
     w.branding = { ...(w.branding as Record<string, unknown>), logo_url: null };
@@ -114,7 +116,7 @@ export const workspaceHandlers: HandlerTable = {
     return { status: 204 };
   },
 
-  'GET /workspace/dashboard': (ctx) => {
+  get_workspace_dashboard: (ctx) => {
     const c = (name: string, f?: (r: Rec) => boolean) => ctx.ws.c(name).all(f).length;
     const engagements = ctx.ws.c('engagements').all();
     return {
@@ -141,9 +143,9 @@ export const workspaceHandlers: HandlerTable = {
     };
   },
 
-  'GET /workspace/invitations': (ctx) => ctx.page(ctx.ws.c('invitations').all((i) => i.status === 'pending')),
+  list_invitations: (ctx) => ctx.page(ctx.ws.c('invitations').all((i) => i.status === 'pending')),
 
-  'POST /workspace/invitations': (ctx) => {
+  invite_member: (ctx) => {
     requireAdmin(ctx);
     const email = String(ctx.input.email).toLowerCase();
     if (ctx.ws.c('members').all((m) => String(m.email).toLowerCase() === email && m.status === 'active').length > 0) {
@@ -165,14 +167,14 @@ export const workspaceHandlers: HandlerTable = {
     return { status: 201, data: inv };
   },
 
-  'DELETE /workspace/invitations/{invitation}': (ctx) => {
+  revoke_invitation: (ctx) => {
     requireAdmin(ctx);
     const inv = ctx.ws.c('invitations').must(ctx.params.invitation as string, 'invitation');
     ctx.ws.c('invitations').remove(inv.id);
     return { status: 204 };
   },
 
-  'GET /workspace/members': (ctx) =>
+  list_members: (ctx) =>
     ctx.page(
       ctx.ws
         .c('members')
@@ -180,7 +182,7 @@ export const workspaceHandlers: HandlerTable = {
         .map(memberView),
     ),
 
-  'PATCH /workspace/members/{member}': (ctx) => {
+  update_member_role: (ctx) => {
     requireAdmin(ctx);
     const members = ctx.ws.c('members');
     const m = members.must(ctx.params.member as string, 'member');
@@ -189,7 +191,7 @@ export const workspaceHandlers: HandlerTable = {
     return { data: memberView(members.update(m.id, { role: ctx.input.role })) };
   },
 
-  'DELETE /workspace/members/{member}': (ctx) => {
+  remove_member: (ctx) => {
     requireAdmin(ctx);
     const members = ctx.ws.c('members');
     const m = members.must(ctx.params.member as string, 'member');
@@ -200,6 +202,15 @@ export const workspaceHandlers: HandlerTable = {
     return { status: 204 };
   },
 
-  'GET /workspaces/enums/roles': (ctx) => ctx.page(ROLES.map((r) => ({ value: r.value, label: r.label[ctx.locale] }))),
-  'GET /workspaces/enums/statuses': (ctx) => ctx.page(STATUSES.map((r) => ({ value: r.value, label: r.label[ctx.locale] }))),
+  list_member_roles: (ctx) => ctx.page(ROLES.map((r) => ({ value: r.value, label: r.label[ctx.locale] }))),
+  list_workspace_statuses: (ctx) => ctx.page(STATUSES.map((r) => ({ value: r.value, label: r.label[ctx.locale] }))),
+};
+
+export const area: SandboxArea = {
+  toolset: 'workspace',
+  handlers,
+  seeds: [seedWorkspace],
+  demo: {
+    member: (ws) => ws.c('members').all((m) => m.role === 'consultant')[0]?.id,
+  },
 };

@@ -113,23 +113,27 @@ describe('read-only mode', () => {
 
 describe('cancellation', () => {
   it('cancelling a call aborts its HTTP request', async () => {
-    sandbox.admin.fault({ count: 1, delay_ms: 1_500, match: { method: 'GET', path: '/engagements/{engagement}/findings' } });
     const controller = new AbortController();
-    const delayed = () => sandbox.requests().find((r) => r.fault?.delay_ms === 1_500);
+    // Cancelled once the request has reached the sandbox, which then holds its answer 1.5 s.
+    sandbox.admin.fault({
+      count: 1,
+      delay_ms: 1_500,
+      before: () => controller.abort('user cancelled'),
+      match: { method: 'GET', path: '/engagements/{engagement}/findings' },
+    });
+    const delayed = (r: { fault?: { delay_ms?: number } }) => r.fault?.delay_ms === 1_500;
     const call = stack.client.callTool(
       { name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP } },
       {
         signal: controller.signal,
       },
     );
-    setTimeout(() => controller.abort('user cancelled'), 200);
     await expect(call).rejects.toThrow();
     // In order, not by the clock: the call ended before the sandbox's delayed answer was due (the
     // sandbox logs a request once its delay is over)...
-    expect(delayed()).toBeUndefined();
+    expect(sandbox.requests().find(delayed)).toBeUndefined();
     // ...and the sandbox, once that delay was over, saw the client had hung up.
-    for (let i = 0; i < 100 && !delayed(); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(delayed()).toBeDefined();
-    expect(delayed()!.client_closed).toBe(true);
+    const answered = await sandbox.waitForRequest(delayed, 5_000, 'delayed answer');
+    expect(answered.client_closed).toBe(true);
   });
 });

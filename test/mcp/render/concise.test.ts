@@ -44,4 +44,48 @@ describe('the concise form', () => {
     ]);
     expect(c.counted).toEqual([]);
   });
+
+  describe("an operation's render facet", () => {
+    const comment = {
+      id: 'C1',
+      body: 'Sur quelle période ?',
+      author: { id: 'M1', name: 'Hélène Roussel' },
+      created_at: '2026-10-08T16:00:00Z',
+      updated_at: '2026-10-08T16:00:00Z',
+      replies: [{ id: 'R1', body: 'Juin à août.', created_at: '2026-10-08T17:00:00Z' }],
+    };
+
+    it('keeps the fields it names, at any depth, and leaves out the others as before', () => {
+      const c = concise(comment, { render: { keep: ['created_at'] } });
+      expect(c.value).toMatchObject({ created_at: comment.created_at, replies: [{ id: 'R1', created_at: '2026-10-08T17:00:00Z' }] });
+      const rows = concise([comment], { render: { keep: ['created_at'] } });
+      expect(rows.value).toEqual([
+        { id: 'C1', body: 'Sur quelle période ?', author: { id: 'M1', name: 'Hélène Roussel' }, created_at: comment.created_at, replies_count: 1 },
+      ]);
+      expect(rows.leftOut).toEqual(['updated_at']);
+    });
+
+    it('shows the objects it flattens as columns named as `fields` names them, their own audit fields left out', () => {
+      const c = concise([{ ...comment, author: { ...comment.author, created_at: 'x' } }], { render: { keep: ['created_at'], flatten: ['author'] } });
+      expect(c.value).toEqual([
+        {
+          id: 'C1',
+          body: 'Sur quelle période ?',
+          'author.id': 'M1',
+          'author.name': 'Hélène Roussel',
+          'author.created_at': 'x',
+          created_at: comment.created_at,
+          replies_count: 1,
+        },
+      ]);
+      const plain = concise([{ ...comment, author: { ...comment.author, updated_at: 'x' } }], { render: { flatten: ['author'] } });
+      expect(plain.value).toEqual([{ id: 'C1', body: 'Sur quelle période ?', 'author.id': 'M1', 'author.name': 'Hélène Roussel', replies_count: 1 }]);
+      expect(plain.leftOut).toEqual(['author.updated_at', 'created_at', 'updated_at']);
+    });
+
+    it('leaves a field it flattens as it is when it holds no object', () => {
+      expect(concise([{ id: 'C2', author: null, created_at: 'x' }], { render: { flatten: ['author'] } }).value).toEqual([{ id: 'C2' }]);
+      expect(concise([{ id: 'C3', author: 'Hélène' }], { render: { flatten: ['author'] } }).value).toEqual([{ id: 'C3', author: 'Hélène' }]);
+    });
+  });
 });

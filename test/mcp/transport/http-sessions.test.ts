@@ -1,7 +1,7 @@
-// Issue 17, defect 2: HTTP sessions that are never reaped. Before, `serve --http` kept every 2025
-// session until the client sent DELETE, which the SDK's client never does on close(): 100 clients that
-// connected, called a tool and closed locked the server out, and client 101 and every later one got
-// 503 "Too many open sessions (100)", still after 30 s idle, until a restart. Now (src/mcp/transport/streamable-http.ts)
+// HTTP sessions must be reaped: a 2025 session kept until the client sends DELETE, which the SDK's
+// client never does on close(), would let 100 clients that connected, called a tool and closed lock
+// the server out (client 101 and every later one answered 503 "Too many open sessions (100)", idle or
+// not, until a restart). So (src/mcp/transport/streamable-http.ts)
 // a session left idle expires, past the cap the oldest idle one is evicted (a busy one never), memory
 // pressure evicts idle ones too, and a request naming a session the server issued but no longer holds
 // is served on its own, so a client whose session went keeps working; a 2026-07-28 client opens none.

@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { reached } from '../../helpers/reached.js';
 import { spawnServer } from '../../helpers/spawn.js';
 
 let sandbox: SandboxHandle;
@@ -28,13 +29,14 @@ describe('serve over stdio, on SIGTERM', () => {
         const line = out.slice(0, nl);
         out = out.slice(nl + 1);
         const msg = JSON.parse(line) as Answer;
-        if (typeof msg.id === 'number') answers.set(msg.id, msg);
+        if (typeof msg.id === 'number') {
+          answers.set(msg.id, msg);
+          waiting.get(msg.id)?.(msg);
+        }
       }
     });
-    const answered = async (id: number) => {
-      while (!answers.has(id)) await new Promise((r) => setTimeout(r, 20));
-      return answers.get(id) as Answer;
-    };
+    const waiting = new Map<number, (a: Answer) => void>();
+    const answered = (id: number) => answers.get(id) ?? new Promise<Answer>((r) => waiting.set(id, r));
     const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
 
     send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
@@ -43,9 +45,10 @@ describe('serve over stdio, on SIGTERM', () => {
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     await answered(2);
 
-    sandbox.admin.fault({ count: 1, delay_ms: 1500, match: { method: 'GET', path: '/engagements' } });
+    const underWay = reached();
+    sandbox.admin.fault({ count: 1, delay_ms: 1500, before: underWay.tell, match: { method: 'GET', path: '/engagements' } });
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_engagements', arguments: {} } });
-    await new Promise((r) => setTimeout(r, 500));
+    await underWay.reached;
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
     const [code] = (await exited) as [number | null];

@@ -3,20 +3,21 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, ENGAGEMENT_GLOBEX, MEMBER_CLAIRE, SESSION_AP_CLERK } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { TestClock } from '../../helpers/clock.js';
 import { call } from '../raw-http.js';
 
 const E = `/engagements/${ENGAGEMENT_AP}`;
 const UNKNOWN = '01AAAAAAAAAAAAAAAAAAAAAAAA';
 
 let sb: SandboxHandle;
+// The sandbox's clock stands still: a run is read at the moments a test moves it to.
+const clock = new TestClock({ frozen: true });
 beforeAll(async () => {
-  // 0.01: an analysis run (90 s) takes 0.9 s, a session end 50 ms.
-  sb = await startSandbox({ port: 0, timeScale: 0.01, rateLimit: false });
+  // 0.01: an analysis run (90 s) takes 0.9 s of the clock, a session end 50 ms.
+  sb = await startSandbox({ port: 0, timeScale: 0.01, rateLimit: false, clock: clock.now });
 });
 afterAll(() => sb.close());
 beforeEach(() => sb.admin.reset());
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function all(path: string): Promise<any[]> {
   const out: any[] = [];
@@ -274,12 +275,12 @@ describe('analysis runs', () => {
     expect(busy.status).toBe(409);
     expect(busy.json).toMatchObject({ code: 'analysis.run_in_progress', details: { run_id: id } });
 
-    await sleep(300);
+    clock.advance(300);
     const mid = (await all(`${E}/analysis/runs`)).find((r) => r.id === id);
     expect(mid.status).toBe('running');
     expect(mid.progress).toBeGreaterThan(0);
 
-    await sleep(800);
+    clock.advance(800);
     const done = (await all(`${E}/analysis/runs`)).find((r) => r.id === id);
     expect(done).toMatchObject({ status: 'succeeded', progress: 100, stats: { findings_proposed: 2, change_proposals: 2 } });
     const after = await all(`${E}/findings`);
@@ -304,7 +305,7 @@ describe('analysis runs', () => {
     expect(again.status).toBe(409);
     expect(again.json.code).toBe('job.finished');
     // Nothing was produced by the cancelled run, even once its time has passed.
-    await sleep(1000);
+    clock.advance(1000);
     expect((await all(`${E}/change-proposals`)).filter((p) => p.analysis_run_id === id)).toHaveLength(0);
   });
 
@@ -314,7 +315,7 @@ describe('analysis runs', () => {
     const path = `/engagements/${ENGAGEMENT_GLOBEX}`;
     const before = (await call(sb, 'GET', `${path}/findings?limit=200`, o)).json.data.length;
     expect((await call(sb, 'POST', `${path}/analysis/runs`, { ...o, body: { mode: 'full' } })).status).toBe(201);
-    await sleep(1000);
+    clock.advance(1000);
     const runs = (await call(sb, 'GET', `${path}/analysis/runs`, o)).json.data;
     expect(runs[0].status).toBe('succeeded');
     const after = (await call(sb, 'GET', `${path}/findings?limit=200`, o)).json.data;
@@ -331,7 +332,7 @@ describe('analysis runs', () => {
   it('fails when the sandbox is told to fail the next job, and produces nothing', async () => {
     sb.admin.failNextJobs('atelier', 1);
     const id = (await call(sb, 'POST', `${E}/analysis/runs`, { body: { mode: 'full' } })).json.data.id;
-    await sleep(1000);
+    clock.advance(1000);
     const run = (await all(`${E}/analysis/runs`)).find((r) => r.id === id);
     expect(run).toMatchObject({ status: 'failed', error: { code: 'job.failed' } });
     expect((await all(`${E}/findings`)).filter((f) => f.analysis_run_id === id)).toHaveLength(0);

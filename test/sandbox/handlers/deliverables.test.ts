@@ -2,13 +2,16 @@
 // publishing, comments, previews, and every export kind followed to its file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { api, CLIENT, checkPdfXref, ENGAGEMENT, parseCsv, until, VERSION_1, xmlElements, zipNames } from '../helpers.js';
+import { finished, TestClock } from '../../helpers/clock.js';
+import { api, CLIENT, checkPdfXref, ENGAGEMENT, parseCsv, VERSION_1, xmlElements, zipNames } from '../helpers.js';
 
 let sb: SandboxHandle;
 const E = `/engagements/${ENGAGEMENT}`;
 
+// Runs with real time; a test moves it past a job's end to read the job finished.
+const clock = new TestClock();
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, timeScale: 0.001, rateLimit: false });
+  sb = await startSandbox({ port: 0, timeScale: 0.001, rateLimit: false, clock: clock.now });
 });
 afterAll(async () => {
   await sb.close();
@@ -95,7 +98,7 @@ describe('generation jobs', () => {
     expect(start.status).toBe(202);
     expect(start.json.data).toMatchObject({ kind: 'executive_summary', kinds: ['executive_summary'], progress: 0 });
     expect(['queued', 'running']).toContain(start.json.data.status);
-    const doc = await until(async () => {
+    const doc = await finished(clock, async () => {
       const d = (await api(sb, 'GET', `${E}/deliverable/documents/executive_summary`)).json.data;
       return { ...d, status: d.generation.status };
     });
@@ -107,7 +110,7 @@ describe('generation jobs', () => {
   it('replace_all drops the manual blocks', async () => {
     const start = await api(sb, 'POST', `${E}/deliverable/documents/executive_summary/generate`, { body: { mode: 'replace_all' } });
     expect(start.status).toBe(202);
-    const doc = await until(async () => {
+    const doc = await finished(clock, async () => {
       const d = (await api(sb, 'GET', `${E}/deliverable/documents/executive_summary`)).json.data;
       return { ...d, status: d.generation.status };
     });
@@ -122,7 +125,7 @@ describe('generation jobs', () => {
     const review = await api(sb, 'POST', `${E}/findings/${target}/review`, { body: { review_status: 'rejected' } });
     expect(review.status).toBeLessThan(300);
     await api(sb, 'POST', `${E}/deliverable/documents/pain_map/generate`, { body: { mode: 'replace_all' } });
-    const doc = await until(async () => {
+    const doc = await finished(clock, async () => {
       const d = (await api(sb, 'GET', `${E}/deliverable/documents/pain_map`)).json.data;
       return { ...d, status: d.generation.status };
     });
@@ -133,7 +136,7 @@ describe('generation jobs', () => {
     const r = await api(sb, 'POST', `${E}/deliverable/documents/generate-all`, { body: { ai: false } });
     expect(r.status).toBe(202);
     expect(r.json.data.kinds).toHaveLength(11);
-    const job = await until(async () => {
+    const job = await finished(clock, async () => {
       const d = (await api(sb, 'GET', `${E}/deliverable/documents/roadmap`)).json.data;
       return { status: d.generation.status, id: d.generation.job_id };
     });
@@ -141,18 +144,18 @@ describe('generation jobs', () => {
   });
 
   it('goes queued, then running, then succeeded with the clock', async () => {
-    const slow = await startSandbox({ port: 0, timeScale: 0.05, rateLimit: false }); // 20 s -> 1 s
+    // At real speed on a clock that stands still: a generation lasts 20 s, the first tenth queued.
+    const still = new TestClock({ frozen: true });
+    const slow = await startSandbox({ port: 0, rateLimit: false, clock: still.now });
     try {
+      const generation = async () => (await api(slow, 'GET', `${E}/deliverable/documents/roadmap`)).json.data.generation;
       const start = await api(slow, 'POST', `${E}/deliverable/documents/roadmap/generate`, { body: {} });
       expect(start.json.data.status).toBe('queued');
-      const seen = new Set<string>();
-      await until(async () => {
-        const g = (await api(slow, 'GET', `${E}/deliverable/documents/roadmap`)).json.data.generation;
-        seen.add(g.status);
-        return g;
-      }, 5_000);
-      expect(seen).toContain('running');
-      expect(seen).toContain('succeeded');
+      expect((await generation()).status).toBe('queued');
+      still.advance(10_000);
+      expect(await generation()).toMatchObject({ status: 'running', progress: 50 });
+      still.advance(10_000);
+      expect(await generation()).toMatchObject({ status: 'succeeded', progress: 100 });
     } finally {
       await slow.close();
     }
@@ -214,7 +217,7 @@ describe('draft, previews and suggestions', () => {
   it('suggests recommendations through a job, then they can be dismissed', async () => {
     const r = await api(sb, 'POST', `${E}/deliverable/draft/suggest-recommendations`);
     expect(r.status).toBe(202);
-    const draft = await until(async () => {
+    const draft = await finished(clock, async () => {
       const d = (await api(sb, 'GET', `${E}/deliverable/draft`)).json.data;
       return { ...d, status: d.suggestion.status };
     });
@@ -281,7 +284,7 @@ describe('exports', () => {
     const start = await api(sb, 'POST', `${E}/exports`, { body });
     expect(start.status, JSON.stringify(start.json)).toBe(202);
     const id = start.json.data.id;
-    await until(async () => (await api(sb, 'GET', `${E}/exports`)).json.data.find((x: any) => x.id === id));
+    await finished(clock, async () => (await api(sb, 'GET', `${E}/exports`)).json.data.find((x: any) => x.id === id));
     const file = await api(sb, 'GET', `${E}/exports/${id}/download`);
     expect(file.status).toBe(200);
     return file;

@@ -14,20 +14,21 @@ import {
   SESSION_CONTROLLER,
 } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { TestClock } from '../../helpers/clock.js';
 import { call } from '../raw-http.js';
 
 const E = `/engagements/${ENGAGEMENT_AP}`;
 const UNKNOWN = '01AAAAAAAAAAAAAAAAAAAAAAAA';
 
 let sb: SandboxHandle;
+// The sandbox's clock stands still: a session end is read at the moment a test moves it to.
+const clock = new TestClock({ frozen: true });
 beforeAll(async () => {
-  // 0.01: a session end (5 s) takes 50 ms.
-  sb = await startSandbox({ port: 0, timeScale: 0.01, rateLimit: false });
+  // 0.01: a session end (5 s) takes 50 ms of the clock.
+  sb = await startSandbox({ port: 0, timeScale: 0.01, rateLimit: false, clock: clock.now });
 });
 afterAll(() => sb.close());
 beforeEach(() => sb.admin.reset());
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Raw bytes of a file answer, with its headers. */
 async function download(path: string) {
@@ -236,7 +237,7 @@ describe('preview, test and live sessions', () => {
     const ending = await call(sb, 'POST', `/sessions/${id}/end`);
     expect(ending.status).toBe(202);
     expect(ending.json.data).toMatchObject({ status: 'ending', end_job: { status: 'queued', session_id: id } });
-    await sleep(120);
+    clock.advance(120);
     const ended = (await call(sb, 'GET', `/sessions/${id}`)).json.data;
     expect(ended).toMatchObject({ status: 'ended', end_job: { status: 'succeeded' } });
     expect(ended.duration_ms).toBeGreaterThanOrEqual(0);
@@ -258,7 +259,7 @@ describe('preview, test and live sessions', () => {
     const id = (await call(sb, 'POST', `${E}/interviews/test`, { body: {} })).json.data.id;
     sb.admin.failNextJobs('atelier', 1);
     expect((await call(sb, 'POST', `/sessions/${id}/end`)).status).toBe(202);
-    await sleep(120);
+    clock.advance(120);
     const s = (await call(sb, 'GET', `/sessions/${id}`)).json.data;
     expect(s).toMatchObject({ status: 'live', end_job: { status: 'failed' } });
   });

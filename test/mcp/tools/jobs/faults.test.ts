@@ -56,12 +56,10 @@ describe('job cells of the fault matrix', () => {
   it('a run cancelled by someone else meanwhile is reported cancelled', async () => {
     const call = stack.call('start_analysis_run', { engagement: ENGAGEMENT_AP, mode: 'full' });
     // The run starts; cancel it from outside once it exists.
-    let run: Json | undefined;
-    while (!run) {
-      await new Promise((res) => setTimeout(res, 10));
-      const list = await stack.api.request({ method: 'GET', path: RUNS, pathParams: { engagement: ENGAGEMENT_AP } });
-      run = (list.data as Json[]).find((x) => x.status === 'queued' || x.status === 'running');
-    }
+    await stack.sandbox.waitForRequest((q) => q.method === 'POST' && q.template === RUNS && q.status === 201, 5_000, 'start of the run');
+    const list = await stack.api.request({ method: 'GET', path: RUNS, pathParams: { engagement: ENGAGEMENT_AP } });
+    const run = (list.data as Json[]).find((x) => x.status === 'queued' || x.status === 'running');
+    if (!run) throw new Error(`no run under way: ${JSON.stringify(list.data)}`);
     await stack.api.request({ method: 'POST', path: `${RUNS}/{run}/cancel`, pathParams: { engagement: ENGAGEMENT_AP, run: run.id } });
     const r = await call;
     expect(r.isError).toBeFalsy();

@@ -31,14 +31,20 @@ const structured = (r: CallToolResult) => r.structuredContent as Json;
 /** Calls a tool with a progress token and collects the notifications the SDK client receives. */
 async function callWithProgress(name: string, args: Json, signal?: AbortSignal) {
   const seen: Progress[] = [];
+  let progressed!: () => void;
+  /** Resolves with the first notification: the job has started and is being followed. */
+  const following = new Promise<void>((r) => (progressed = r));
   const result = stack.client.callTool(
     { name, arguments: args },
     {
-      onprogress: (p: Progress) => seen.push(p),
+      onprogress: (p: Progress) => {
+        seen.push(p);
+        progressed();
+      },
       ...(signal ? { signal } : {}),
     },
   ) as Promise<CallToolResult>;
-  return { result, seen };
+  return { result, seen, following };
 }
 
 describe('a job followed from the call that starts it', () => {
@@ -104,33 +110,37 @@ describe('a job followed from the call that starts it', () => {
 
   it('cancelling the call stops the waiting and, when asked, cancels the run on the workspace', async () => {
     const controller = new AbortController();
-    const { result, seen } = await callWithProgress(
+    const since = stack.logs.length;
+    const { result, following } = await callWithProgress(
       'start_analysis_run',
       { engagement: ENGAGEMENT_AP, mode: 'full', cancel_on_abort: true },
       controller.signal,
     );
-    while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await following;
     controller.abort();
     await expect(result).rejects.toThrow();
-    const cancel = await until(() => sandbox.requests().find((q) => q.method === 'POST' && q.template === `${RUNS}/{run}/cancel`));
+    const cancel = await sandbox.waitForRequest((q) => q.method === 'POST' && q.template === `${RUNS}/{run}/cancel`, 3_000, 'cancel of the run');
     expect(cancel.status).toBe(200);
+    // The server logs the call cancelled once it has stopped: then no poll came after the cancel.
+    await stack.waitForLog(/tool call cancelled/, 3_000, since);
+    const pollsAfter = () =>
+      sandbox.requests().filter((q) => q.method === 'GET' && Date.parse(q.time) > Date.parse(cancel.time) && q.template?.startsWith(RUNS));
+    expect(pollsAfter()).toEqual([]);
     const runs = await stack.api.request({ method: 'GET', path: RUNS, pathParams: { engagement: ENGAGEMENT_AP } });
     expect((runs.data as Json[])[0]).toMatchObject({ status: 'cancelled' });
-    // No poll after the cancel: the follower stopped.
-    const after = sandbox.requests().filter((q) => q.method === 'GET' && Date.parse(q.time) > Date.parse(cancel.time) && q.template?.startsWith(RUNS));
-    await new Promise((r) => setTimeout(r, 100));
-    expect(sandbox.requests().filter((q) => q.method === 'GET' && Date.parse(q.time) > Date.parse(cancel.time) && q.template?.startsWith(RUNS))).toHaveLength(
-      after.length,
-    );
+    // The read just made, and nothing else.
+    expect(pollsAfter()).toHaveLength(1);
   });
 
   it('cancelling without cancel_on_abort leaves the run running on the workspace', async () => {
     const controller = new AbortController();
-    const { result, seen } = await callWithProgress('start_analysis_run', { engagement: ENGAGEMENT_AP, mode: 'full' }, controller.signal);
-    while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const since = stack.logs.length;
+    const { result, following } = await callWithProgress('start_analysis_run', { engagement: ENGAGEMENT_AP, mode: 'full' }, controller.signal);
+    await following;
     controller.abort();
     await expect(result).rejects.toThrow();
-    await new Promise((r) => setTimeout(r, 50));
+    // Once the server logs the call cancelled, it has stopped without a cancel.
+    await stack.waitForLog(/tool call cancelled/, 3_000, since);
     expect(sandbox.requests().some((q) => q.template === `${RUNS}/{run}/cancel`)).toBe(false);
     const runs = await stack.api.request({ method: 'GET', path: RUNS, pathParams: { engagement: ENGAGEMENT_AP } });
     expect(['queued', 'running']).toContain((runs.data as Json[])[0]!.status);
@@ -169,13 +179,3 @@ describe('a job followed from the call that starts it', () => {
     expect(structured(all)).toMatchObject({ state: 'succeeded', job: { kind: 'generation of all documents', status: 'succeeded' } });
   });
 });
-
-async function until<T>(f: () => T | undefined, ms = 3000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

@@ -1,0 +1,10 @@
+// Types of scripts/test-deps.mjs (plain JavaScript, so that it runs before anything is built).
+export interface TestProgram {
+  program: string;
+  pkg: string;
+  usedBy: string;
+}
+export declare const PROGRAMS: readonly TestProgram[];
+export declare function findProgram(name: string, env?: NodeJS.ProcessEnv): string | undefined;
+export declare function installCommand(pkgs: readonly string[]): string;
+export declare function ensureTestPrograms(env?: NodeJS.ProcessEnv, log?: (line: string) => void): number;

@@ -1,0 +1,76 @@
+// No fixed sleep in the quick tier: its files and the test helpers they import await the event a
+// test waits for, or move an injected clock, never a timer that only lets time pass
+// (test/helpers/fixed-sleeps.ts says what counts). A sleep is slow when the machine is idle and
+// flaky when it is busy; the quick tier must be both fast and exact.
+import { describe, expect, it } from 'vitest';
+import { type FixedSleep, importClosure, scanFiles, scanSource } from '../helpers/fixed-sleeps.js';
+import { ROOT } from '../helpers/spawn.js';
+import { fastTestFiles, testFiles } from '../tiers.js';
+
+/**
+ * Files of the quick tier that still hold fixed sleeps, with how many: the limiter's and the stores'
+ * tests, being rewritten with the limiter and the stores. The count may only go down; an entry whose
+ * file holds fewer than listed fails too, so that the list is cut down with the file.
+ */
+const NOT_YET: Record<string, number> = {
+  'test/api/limiter-ahead.test.ts': 2,
+  'test/api/limiter-bound.test.ts': 4,
+  'test/api/limiter-store.test.ts': 1,
+  'test/api/limiter.test.ts': 4,
+  'test/store/contract.test.ts': 6,
+};
+
+const where = (f: FixedSleep) => `${f.file}:${f.line} (${f.kind}) ${f.text}`;
+
+describe('fixed sleeps', () => {
+  it('none in a file of the quick tier or a helper it imports', () => {
+    const files = importClosure(ROOT, fastTestFiles(testFiles(ROOT)));
+    expect(files.length).toBeGreaterThan(fastTestFiles(testFiles(ROOT)).length);
+    const found = scanFiles(ROOT, files);
+    expect(found.filter((f) => NOT_YET[f.file] === undefined).map(where)).toEqual([]);
+    const counts = Object.fromEntries(Object.keys(NOT_YET).map((file) => [file, found.filter((f) => f.file === file).length]));
+    expect(counts).toEqual(NOT_YET);
+  });
+
+  it('counts a timer-resolved wait, alone, in a loop or through a helper, and a step taken after a fixed time', () => {
+    const source = [
+      "import { setTimeout as later } from 'node:timers/promises';",
+      'const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));',
+      'async function t(done: () => boolean, c: AbortController) {',
+      '  await new Promise<void>((resolve) => setTimeout(() => resolve(), 300));',
+      '  while (!done()) await new Promise((r) => setTimeout(r, 5));',
+      '  await sleep(100);',
+      '  for (;;) await sleep(20);',
+      '  await later(50);',
+      "  setTimeout(() => c.abort('too late'), 200);",
+      '  await new Promise((resolve) => { const t = setInterval(() => { if (done()) { clearInterval(t); resolve(1); } }, 20); });',
+      '}',
+    ].join('\n');
+    expect(scanSource(source, 'x.ts').map((f) => [f.line, f.kind])).toEqual([
+      [2, 'sleep'],
+      [4, 'sleep'],
+      [5, 'poll'],
+      [6, 'sleep'],
+      [7, 'poll'],
+      [8, 'sleep'],
+      [9, 'delay'],
+      [10, 'poll'],
+    ]);
+  });
+
+  it('lets a timer bound a wait: one that rejects, kills, or reports the time-out through another function', () => {
+    const source = [
+      'async function t(child: { kill(s: string): void; once(e: string, f: () => void): void }, finish: (ok: boolean) => void) {',
+      '  await new Promise((resolve, reject) => {',
+      "    const timer = setTimeout(() => reject(new Error('no answer')), 5_000);",
+      "    child.once('exit', () => { clearTimeout(timer); resolve(undefined); });",
+      '  });',
+      "  const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);",
+      '  clearTimeout(kill);',
+      '  await new Promise((resolve) => { const t = setTimeout(() => finish(false), 10_000); resolve(t); });',
+      '  setImmediate(() => undefined);',
+      '}',
+    ].join('\n');
+    expect(scanSource(source, 'x.ts')).toEqual([]);
+  });
+});

@@ -1,0 +1,127 @@
+// `npm test` first brings the programs its tests run (scripts/test-deps.mjs, its pretest; .ci/run runs
+// the same). Run as a process, as npm runs it, on a PATH of stand-ins: programs that are present, and an
+// apt-get (and a sudo) that record their arguments, the apt-get "installing" a package by putting a
+// program of its name on PATH. The system folders the script also searches are emptied for the run
+// (WCM_SYSTEM_BIN_DIRS), since this machine has the real programs there.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/spawn.js';
+
+const SCRIPT = join(ROOT, 'scripts/test-deps.mjs');
+const ALL = ['redis-server', 'caddy', 'chromium'];
+
+let work: string;
+let bin: string;
+let log: string;
+
+function executable(path: string, body: string) {
+  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  chmodSync(path, 0o755);
+}
+
+/** A program that exists and does nothing. */
+const present = (name: string) => executable(join(bin, name), 'exit 0');
+
+/**
+ * apt-get that records each call, and on `install` puts a program named after each package on PATH
+ * (the packages are named after their programs); `fail` makes every call fail and install nothing.
+ */
+function fakeAptGet(fail = false) {
+  executable(
+    join(bin, 'apt-get'),
+    [
+      `echo "apt-get $*" >> "${log}"`,
+      fail ? 'exit 100' : '',
+      'if [ "$1" = install ]; then',
+      '  for a in "$@"; do case "$a" in install|-*) ;; *) printf "#!/bin/sh\\nexit 0\\n" > "' + bin + '/$a"; /bin/chmod +x "' + bin + '/$a";; esac; done',
+      'fi',
+      'exit 0',
+    ].join('\n'),
+  );
+  // A sudo that asks no password: it records, then runs the command as given.
+  executable(join(bin, 'sudo'), [`echo "sudo $*" >> "${log}"`, 'if [ "$1" = -n ]; then shift; fi', '"$@"'].join('\n'));
+}
+
+function run(env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [SCRIPT], {
+    env: { PATH: bin, WCM_SYSTEM_BIN_DIRS: '', ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : [];
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, calls, aptGet: calls.filter((c) => c.startsWith('apt-get ')) };
+}
+
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'wcm-test-deps-'));
+  bin = join(work, 'bin');
+  mkdirSync(bin);
+  log = join(work, 'calls.log');
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+describe('npm test brings the programs its tests run', () => {
+  it('with all three present it does nothing: no apt-get, no sudo, no output', () => {
+    for (const p of ALL) present(p);
+    fakeAptGet();
+    const r = run();
+    expect(r.code).toBe(0);
+    expect(r.calls).toEqual([]);
+    expect(r.stdout + r.stderr).toBe('');
+  });
+
+  it('installs the missing ones from Debian packages named for them, with one apt-get update first', () => {
+    fakeAptGet();
+    const r = run();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.aptGet).toEqual(['apt-get update -qq', 'apt-get install -y -qq --no-install-recommends redis-server caddy chromium']);
+    for (const p of ALL) expect(existsSync(join(bin, p))).toBe(true);
+    expect(r.stderr).toContain('installing redis-server caddy chromium');
+  });
+
+  it('installs only what is missing', () => {
+    present('caddy');
+    fakeAptGet();
+    const r = run();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.aptGet).toEqual(['apt-get update -qq', 'apt-get install -y -qq --no-install-recommends redis-server chromium']);
+  });
+
+  it('when it may not install, exits 1 with one line naming the command to run, and installs nothing', () => {
+    present('redis-server');
+    fakeAptGet();
+    const r = run({ TEST_DEPS_INSTALL: '0' });
+    expect(r.code).toBe(1);
+    expect(r.calls).toEqual([]);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('npm test needs caddy, chromium');
+    expect(lines[0]).toContain('run sudo apt-get update && sudo apt-get install -y caddy chromium');
+  });
+
+  it('without apt-get, exits 1 with the same one line', () => {
+    const r = run();
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'npm test needs redis-server, caddy, chromium, not installed here: run sudo apt-get update && sudo apt-get install -y redis-server caddy chromium (or install them your own way), then npm test again.',
+    ]);
+  });
+
+  it('when installing fails, exits 1 naming the command, after one attempt', () => {
+    fakeAptGet(true);
+    const r = run();
+    expect(r.code).toBe(1);
+    expect(r.aptGet).toEqual(['apt-get update -qq']);
+    expect(r.stderr.trim().split('\n').at(-1)).toContain('installing failed: run sudo apt-get update && sudo apt-get install -y redis-server caddy chromium');
+  });
+
+  it('is what npm test runs first, and what .ci/run runs', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.pretest).toBe('node scripts/test-deps.mjs');
+    expect(readFileSync(join(ROOT, '.ci/run'), 'utf8').split('\n')).toContain('node scripts/test-deps.mjs');
+  });
+});
