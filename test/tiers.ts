@@ -28,6 +28,11 @@ export const FAST_TESTS = [
   'test/mcp/tools/schema-portability.test.ts',
   'test/mcp/config.test.ts',
   'test/config/operator-settings.test.ts',
+  'test/config/settings-table.test.ts',
+  'test/install/dependencies.test.ts',
+  'test/scripts/unused-exports.test.ts',
+  // One of each HTTP helper: body reading, answers, the loopback rule.
+  'test/net/*.test.ts',
   // The pipeline and what it serves: tools, gateway, workflows, jobs, files, resources, prompts.
   'test/mcp/pipeline/calls.test.ts',
   'test/mcp/tools/gateway.test.ts',

@@ -4,18 +4,21 @@
 // minted during it (ULIDs carry their creation time), and where files were saved. Everything else is
 // the sandbox's deterministic demo data, so a change to what a tool answers shows up as a diff.
 import { createHash } from 'node:crypto';
+import { decodeTime } from 'ulid';
 import { expect } from 'vitest';
 
 const ULID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/g;
 const ISO = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 /** A value within this of the run's clock was made during the run, not seeded. */
 const RUN_WINDOW_MS = 2 * 86_400_000;
 
+/** When a ULID was minted; NaN for 26 capitals that are no ULID (a time past the last one a ULID holds). */
 function ulidTime(id: string): number {
-  let ms = 0;
-  for (const c of id.slice(0, 10)) ms = ms * 32 + CROCKFORD.indexOf(c);
-  return ms;
+  try {
+    return decodeTime(id);
+  } catch {
+    return Number.NaN;
+  }
 }
 
 const ofThisRun = (ms: number) => Math.abs(ms - Date.now()) < RUN_WINDOW_MS;
