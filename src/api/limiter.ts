@@ -206,8 +206,9 @@ export class RateLimiter {
     return { sentInWindow: this.#local.length, queued: this.#queue.size + this.#queue.pending };
   }
 
-  /** A slot taken for a caller who went away while the store answered goes back, counted as never sent. */
-  #keep(held: Held, signal: AbortSignal | undefined): Held {
+  /** A slot taken for a caller gone while the store answered goes back, as never sent. A waiter leaves the line now, before the next admission. */
+  #keep(held: Held, signal: AbortSignal | undefined, waiter?: Waiter): Held {
+    if (waiter) this.#waiters.splice(this.#waiters.indexOf(waiter) >>> 0, 1);
     if (!signal?.aborted) return held;
     this.#settle(held, false, true, undefined);
     throw signal.reason;
@@ -254,11 +255,7 @@ export class RateLimiter {
         continue;
       }
       const taken = await this.#take();
-      // Out of the line once its slot is taken: the next admission may begin before its wait returns.
-      if ('held' in taken) {
-        this.#waiters.splice(this.#waiters.indexOf(waiter) >>> 0, 1);
-        return this.#keep(taken.held, signal);
-      }
+      if ('held' in taken) return this.#keep(taken.held, signal, waiter);
       // Full, under a cap others may narrow: look again when that sighting ages out, and at least
       // every #recheckMs, for a slot another participant gives back early (nothing tells us of it).
       const wait = Math.min(taken.waitMs, this.#othersAgeOutIn(this.#now()));

@@ -47,15 +47,12 @@ interface WindowState {
 
 function takeFrom(w: WindowState, now: number, limits: WindowLimits, id: string): WindowTake {
   if (w.pausedUntil > now) return { taken: false, waitMs: Math.ceil(w.pausedUntil - now), paused: true };
-  const n = w.slots.length;
-  if (n < limits.limit) {
+  if (w.slots.length < limits.limit) {
     w.slots.push({ id, end: now + limits.leaseMs, open: true });
     w.seq++;
     // A settled slot's end is its settle plus holdMs; settled within the last window: end > this.
     const recent = now + limits.holdMs - limits.windowMs;
-    let count = 0;
-    for (const s of w.slots) if (s.open || s.end > recent) count++;
-    return { taken: true, slot: id, count, seq: w.seq };
+    return { taken: true, slot: id, count: w.slots.filter((s) => s.open || s.end > recent).length, seq: w.seq };
   }
   return { taken: false, waitMs: waitForRoom(w, now, limits), paused: false };
 }
