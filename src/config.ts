@@ -616,7 +616,7 @@ function compose(s: Settings, ctx: z.RefinementCtx) {
   };
 }
 
-export interface RemoteConfig {
+interface RemoteConfig {
   /** Any address: the server authenticates its clients. Default 127.0.0.1 (behind a proxy). */
   host: string;
   port: number;
@@ -640,7 +640,7 @@ const SETTINGS_SCHEMA = z.object(Object.fromEntries(SETTINGS.map((s) => [s.key, 
 >;
 
 /** The configuration schema: every setting parsed by its row, then `compose` (the rules between them). */
-export const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform(compose);
+const CONFIG_SCHEMA = SETTINGS_SCHEMA.transform(compose);
 
 /**
  * The parsed configuration: the fields of the settings that fill their own (token, redisUrl,
@@ -653,7 +653,7 @@ export type Config = z.output<typeof CONFIG_SCHEMA>;
 const OPTION_NAME = /^--[a-z][a-z-]{0,40}$/;
 
 /** Parse `--flag value`, `--flag=value` and bare boolean flags into env-style keys. */
-export function flagsToEnv(argv: string[], locale: Locale = detectLocale()): Record<string, string> {
+function flagsToEnv(argv: string[], locale: Locale = detectLocale()): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;

@@ -6,7 +6,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { basename, delimiter, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const PACKAGE_NAME = 'workspace-consulting-mcp';
+const PACKAGE_NAME = 'workspace-consulting-mcp';
 
 /** What decides the command; each defaults to this process's own. */
 export interface LaunchFacts {
@@ -19,7 +19,7 @@ export interface LaunchFacts {
   platform: NodeJS.Platform;
 }
 
-export function currentLaunch(): LaunchFacts {
+function currentLaunch(): LaunchFacts {
   return { invokedAs: process.argv[1], execPath: process.execPath, path: process.env.PATH, platform: process.platform };
 }
 

@@ -135,14 +135,14 @@ export interface RenderFacet {
   flatten?: readonly string[];
 }
 
-export interface AskedAs {
+interface AskedAs {
   en: readonly string[];
   fr: readonly string[];
 }
 
 /** The three jobs the default surface serves (docs/architecture.md, What it is). */
 export const SURFACE_JOBS = ['brief', 'review', 'draft'] as const;
-export type SurfaceJob = (typeof SURFACE_JOBS)[number];
+type SurfaceJob = (typeof SURFACE_JOBS)[number];
 
 /**
  * A reference to a value when a job is read, cancelled or downloaded: `$id` is the job's id,
@@ -156,7 +156,7 @@ export type JobValue = string | number;
  * A sibling operation a job is read, cancelled or downloaded with: by its catalog name, checked when
  * the catalog loads (tools/index.ts), so a facet naming an operation that does not exist fails at start.
  */
-export interface JobEndpoint {
+interface JobEndpoint {
   operation: string;
   args: Record<string, JobValue>;
 }
@@ -189,7 +189,7 @@ export interface ResourceFacet {
   mimeType: string;
 }
 
-export interface UploadFacet {
+interface UploadFacet {
   /** The largest file accepted, in KiB (checked before sending, for paths too). */
   maxKib: number;
   /** The content is checked against the workspace's external-source format before sending. */

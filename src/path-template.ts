@@ -5,7 +5,7 @@
 const VARIABLE = /\{([A-Za-z_]+)\}/g;
 
 /** A template split once: the text between variables (one more than the names), and the names in order. */
-export interface SplitTemplate {
+interface SplitTemplate {
   text: string[];
   names: string[];
 }

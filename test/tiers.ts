@@ -30,6 +30,7 @@ export const FAST_TESTS = [
   'test/config/operator-settings.test.ts',
   'test/config/settings-table.test.ts',
   'test/install/dependencies.test.ts',
+  'test/scripts/unused-exports.test.ts',
   // One of each HTTP helper: body reading, answers, the loopback rule.
   'test/net/*.test.ts',
   // The pipeline and what it serves: tools, gateway, workflows, jobs, files, resources, prompts.

@@ -8,7 +8,7 @@ import { area, clientInfo, EVIDENCE_SOURCE_TYPES, nstr, nullableId, op, SESSION_
  * segment is non-empty and neither `.` nor `..`, so the file named cannot climb out of its disk; no
  * backslash or control character either, which no stored file name needs.
  */
-export const mediaPath = () =>
+const mediaPath = () =>
   z
     .string()
     .min(1)

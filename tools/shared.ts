@@ -127,7 +127,7 @@ interface EntryInput
  * One entry as its area module writes it: everything but its area (the toolset) and, when the entry
  * does not say, whether it quotes workspace content (the area's default); area() completes it.
  */
-export type Entry = Omit<Operation, 'toolset' | 'quotesContent'> & { quotesContent?: boolean };
+type Entry = Omit<Operation, 'toolset' | 'quotesContent'> & { quotesContent?: boolean };
 
 /**
  * Build one catalog entry. Path parameters default to ULIDs; `cursor` and `limit` are added to
@@ -199,7 +199,7 @@ function withLazyInput<T extends object>(entry: T, build: () => z.ZodObject): T 
   }) as T & { input: z.ZodObject };
 }
 
-export interface AreaDefaults {
+interface AreaDefaults {
   /**
    * The area's answers quote what people wrote (interviewees, client documents, members in chat, the
    * workspace AI): its JSON results carry the workspace-content note unless an entry says otherwise.

@@ -2,14 +2,14 @@
 // each time an assistant looks them up: keep their answers for a while.
 import { LRUCache } from 'lru-cache';
 
-export interface CachedAnswer {
+interface CachedAnswer {
   status: number;
   data?: unknown;
   meta?: Record<string, unknown>;
   headers: Record<string, string | string[] | undefined>;
 }
 
-export interface ResponseCacheOptions {
+interface ResponseCacheOptions {
   /** Freshness of an answer. Default 10 minutes. */
   ttlMs?: number;
   /** Entries kept. Default 500. */

@@ -17,7 +17,7 @@ import { buildPath } from './path.js';
 import { appendQuery } from './query.js';
 import { backoffMs, isIdempotent, isNetworkFailure, isTimeout, isTransientStatus, parseRetryAfter, sleep, wasNotSent } from './retry.js';
 
-export interface RetryOptions {
+interface RetryOptions {
   /** 429 answers waited out before giving up. Default 5: processes sharing a token can draw several in a row. */
   max429Retries?: number;
   /** A Retry-After above this fails at once instead of blocking the tool call. Default 120. */
@@ -62,7 +62,7 @@ export interface MultipartBody {
   files?: Record<string, { blob: Blob; filename: string }>;
 }
 
-export interface ApiCall {
+interface ApiCall {
   method: HttpMethod;
   /** Template, e.g. '/engagements/{engagement}/findings'. */
   path: string;

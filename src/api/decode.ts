@@ -13,7 +13,7 @@ function statusText(status: number): string | undefined {
 
 type Headers = Record<string, string | string[] | undefined>;
 
-export interface Envelope {
+interface Envelope {
   data?: unknown;
   meta?: Record<string, unknown>;
 }

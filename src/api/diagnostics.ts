@@ -17,13 +17,13 @@ export interface ApiAnswerEvent {
 }
 
 /** A call queued for the rate budget (its turn in the window, or a Retry-After shared by the window). */
-export interface BudgetWaitEvent {
+interface BudgetWaitEvent {
   /** The wait expected when it was queued. */
   expectedMs: number;
 }
 
 /** A call refused because its wait for the rate budget would pass (or passed) the bound: nothing was sent. */
-export interface BudgetRefusalEvent {
+interface BudgetRefusalEvent {
   /** When a slot is expected to open, from now. */
   retryAfterMs: number;
   /** How long it waited before the refusal (0: refused at once). */

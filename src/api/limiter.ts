@@ -20,7 +20,7 @@ const RETRY_AFTER_MARGIN_MS = 20;
 /** After the shared store failed, how long this process counts on its own before trying it again. */
 const STORE_RETRY_MS = 5_000;
 
-export interface RateLimiterOptions {
+interface RateLimiterOptions {
   /** Requests allowed in any rolling window. Default 120. */
   limit?: number;
   /** The rolling window. Default 60 s. */
@@ -40,13 +40,13 @@ export interface RateLimiterOptions {
   refuseWithoutStore?: boolean;
 }
 
-export interface RateLimitObservation {
+interface RateLimitObservation {
   limit?: number;
   remaining?: number;
   retryAfterSeconds?: number;
 }
 
-export interface ScheduleOptions<T> {
+interface ScheduleOptions<T> {
   /** Aborts the wait (rejecting with the signal's reason); a request already sent is the caller's. */
   signal?: AbortSignal;
   /** Whether an answer was a refusal (429): a refused request does not count. */

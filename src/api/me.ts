@@ -13,7 +13,7 @@ export async function readCurrentMember(client: Pick<ApiClient, 'request'>, sign
   return (res.data && typeof res.data === 'object' ? res.data : {}) as CurrentMember;
 }
 
-export interface MemberOfTokenOptions {
+interface MemberOfTokenOptions {
   /** Per attempt; default 10 s: a sign-in or a request's authentication should not hang on it. */
   timeoutMs?: number;
   limiter?: ApiClientOptions['limiter'];

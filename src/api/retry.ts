@@ -55,7 +55,7 @@ export function isTransientStatus(status: number): boolean {
  */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
-export function errorCode(err: unknown): string | undefined {
+function errorCode(err: unknown): string | undefined {
   // undici wraps socket errors; the system code may sit on the error or on its cause.
   let e: unknown = err;
   for (let depth = 0; depth < 3 && e !== null && typeof e === 'object'; depth++) {

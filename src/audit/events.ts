@@ -36,7 +36,7 @@ export interface ToolCallEvent {
   requests?: AuditedRequest[];
 }
 
-export interface SignInEvent {
+interface SignInEvent {
   event: 'sign_in';
   member: string | null;
   client: string;
@@ -45,7 +45,7 @@ export interface SignInEvent {
 }
 
 /** A grant started (its code redeemed: the client holds tokens) or changed (a refresh that narrowed its scope). */
-export interface GrantChangeEvent {
+interface GrantChangeEvent {
   event: 'grant_change';
   member: string;
   client: string;
@@ -56,7 +56,7 @@ export interface GrantChangeEvent {
 }
 
 /** A grant ended (by the client, by reuse of a spent code or refresh token, by the workspace), or an access token revoked. */
-export interface RevocationEvent {
+interface RevocationEvent {
   event: 'revocation';
   member: string | null;
   client: string;

@@ -14,7 +14,7 @@ import type { EventSink } from './events.js';
 export const AUDIT_STREAM = 'audit';
 
 /** What the Redis target needs of the store: one append to a capped stream. */
-export interface StreamAppender {
+interface StreamAppender {
   appendToStream(key: string, fields: Record<string, string>, maxLen: number): Promise<void>;
 }
 
@@ -22,7 +22,7 @@ export interface AuditTrail extends EventSink {
   close(): Promise<void>;
 }
 
-export interface OpenAuditOptions {
+interface OpenAuditOptions {
   /** The server's own logger: where failed writes are reported. */
   logger: Logger;
   /** The shared store (Redis target only): a store being opened is waited for at the first event. */

@@ -4,7 +4,7 @@ import * as oauth from 'oauth4webapi';
 import type { AuthorizationServer } from './discovery.js';
 import type { GrantedScope } from './token-store.js';
 
-export interface AuthorizationRequest {
+interface AuthorizationRequest {
   url: URL;
   /** Kept in memory only, checked against the redirect. */
   state: string;

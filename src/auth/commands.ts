@@ -17,7 +17,7 @@ import { type GrantedScope, type StoredSignIn, TokenStore } from './token-store.
 
 const NAME = 'workspace-consulting-mcp';
 
-export const AUTH_USAGE = `  ${NAME} login --workspace URL [--scope read|write] [--no-browser]
+const AUTH_USAGE = `  ${NAME} login --workspace URL [--scope read|write] [--no-browser]
                                                sign in with the workspace's OAuth (browser, two-step verification, consent)
   ${NAME} logout --workspace URL               revoke and delete the stored sign-in
   ${NAME} status [--workspace URL]             show who is signed in, with which scope, until when`;

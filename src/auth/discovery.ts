@@ -14,7 +14,7 @@ function describe(err: unknown): string {
 }
 
 /** The issuer the workspace's API names (RFC 9728), or the workspace origin when it names none. */
-export async function discoverIssuer(workspaceUrl: string): Promise<URL> {
+async function discoverIssuer(workspaceUrl: string): Promise<URL> {
   const origin = requireSecureUrl(workspaceUrl, 'workspace URL');
   const resource = new URL('/api/v1', origin);
   let res: Response;

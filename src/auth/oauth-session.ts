@@ -10,7 +10,7 @@ import { NotSignedInError } from './sign-in-errors.js';
 import { RefreshRejectedError, refreshTokens } from './token-requests.js';
 import { type GrantedScope, type StoredMember, type StoredTokens, TokenStore } from './token-store.js';
 
-export interface OAuthSessionOptions {
+interface OAuthSessionOptions {
   store?: TokenStore;
   logger?: Logger;
   /** Refresh this long before expiry, at most; never more than a tenth of the token's life. Default 60 s. */

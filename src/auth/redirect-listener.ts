@@ -4,7 +4,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { escapeHtml as esc, sendHtml } from '../net/http-io.js';
 
-export const CALLBACK_PATH = '/callback';
+const CALLBACK_PATH = '/callback';
 
 export interface Callback {
   /** The redirect's query parameters (code or error, state, iss). */
@@ -13,7 +13,7 @@ export interface Callback {
   reply(ok: boolean, message: string): void;
 }
 
-export interface LoopbackListener {
+interface LoopbackListener {
   redirectUri: string;
   /** The first callback; rejects after `timeoutMs` or when closed. */
   callback: Promise<Callback>;

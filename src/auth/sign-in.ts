@@ -11,7 +11,7 @@ import { SignInError } from './sign-in-errors.js';
 import { exchangeCode, revokeToken } from './token-requests.js';
 import type { GrantedScope, StoredMember, StoredSignIn, StoredTokens, TokenStore } from './token-store.js';
 
-export interface SignInOptions {
+interface SignInOptions {
   workspaceUrl: string;
   scope: GrantedScope;
   store: TokenStore;
@@ -22,7 +22,7 @@ export interface SignInOptions {
   logger?: Logger;
 }
 
-export interface SignInResult {
+interface SignInResult {
   workspace: string;
   scope: GrantedScope;
   member?: StoredMember;

@@ -17,7 +17,7 @@ function serverSays(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export function grantedScope(scope: string | undefined, asked: GrantedScope): GrantedScope {
+function grantedScope(scope: string | undefined, asked: GrantedScope): GrantedScope {
   // RFC 6749 5.1: an absent scope means the one asked for.
   if (scope === undefined) return asked;
   return scope.split(/\s+/).includes('write') ? 'write' : 'read';

@@ -19,7 +19,7 @@ export interface StoredTokens {
   expires_at: number;
 }
 
-export interface StoredClient {
+interface StoredClient {
   client_id: string;
   /** The issuer that registered it: a registration is only reused with the same server. */
   issuer: string;

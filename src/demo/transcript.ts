@@ -2,7 +2,7 @@
 // rendering of its result), a progress bar for followed jobs. Colours only when the terminal shows
 // them (a TTY and no NO_COLOR); piped output is plain text that reads the same.
 
-export interface Style {
+interface Style {
   bold(s: string): string;
   dim(s: string): string;
   cyan(s: string): string;

@@ -29,7 +29,7 @@ interface Job extends Fields {
   file?: Part<{ path?: unknown; name?: unknown; size?: unknown }>;
 }
 
-export interface WalkOptions {
+interface WalkOptions {
   client: Client;
   out: Transcript;
   readOnly: boolean;

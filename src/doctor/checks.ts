@@ -16,7 +16,7 @@ import { meetsNodeFloor, NODE_FLOOR } from '../node-floor.js';
 import { type Answer, type DoctorHttp, isHtml, isJson, parseJson, Unreachable } from './probe.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';
-export type CheckId = 'config' | 'node' | 'host' | 'oauth' | 'token' | 'scope' | 'openapi' | 'rate' | 'clock' | 'downloads';
+type CheckId = 'config' | 'node' | 'host' | 'oauth' | 'token' | 'scope' | 'openapi' | 'rate' | 'clock' | 'downloads';
 
 export interface CheckResult {
   id: CheckId;
@@ -38,7 +38,7 @@ export interface TokenSource {
   expiresAt?: number;
 }
 
-export interface DoctorInput {
+interface DoctorInput {
   locale: Locale;
   /** The configuration, or the message of the error that refused it. */
   config: Config | { error: string };

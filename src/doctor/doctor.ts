@@ -39,7 +39,7 @@ const MARK: Record<CheckStatus, { plain: string; color: string }> = {
   skip: { plain: 'SKIP', color: '\u001b[2mSKIP\u001b[22m' },
 };
 
-export function renderReport(results: CheckResult[], locale: 'en' | 'fr', color: boolean): string {
+function renderReport(results: CheckResult[], locale: 'en' | 'fr', color: boolean): string {
   const width = Math.max(...results.map((r) => r.title.length));
   const lines = results.map((r) => {
     const head = `${color ? MARK[r.status].color : MARK[r.status].plain}  ${r.title.padEnd(width)}  ${r.detail}`;

@@ -13,7 +13,7 @@ export interface LockOptions {
   pollMs?: number;
 }
 
-export class LockTimeoutError extends Error {
+class LockTimeoutError extends Error {
   override name = 'LockTimeoutError';
 }
 

@@ -7,7 +7,7 @@ import type { Pipeline } from './pipeline/pipeline.js';
 import { terms } from './tools/operation-search.js';
 
 /** Lookups go through the pipeline: the session's policy, the operation's validation, the token's limiter. */
-export interface CompletionDeps {
+interface CompletionDeps {
   pipeline: Pipeline;
 }
 

@@ -18,7 +18,7 @@ import { type HttpMethod, type Operation, pathParams, TOOLSETS, type Toolset } f
 type Json = Record<string, unknown>;
 
 /** An operation built from the live description: its shown schema is the description's own. */
-export type GeneratedOperation = Operation & { generated: true; shownInput: Json };
+type GeneratedOperation = Operation & { generated: true; shownInput: Json };
 
 export function isGenerated(op: Operation): op is GeneratedOperation {
   return (op as Partial<GeneratedOperation>).generated === true;
@@ -33,14 +33,14 @@ interface CacheFile {
   document: Json;
 }
 
-export interface LiveDescription {
+interface LiveDescription {
   version: string;
   fetchedAt: number;
   source: 'network' | 'disk' | 'memory';
   document: Json;
 }
 
-export interface LoadOptions {
+interface LoadOptions {
   client: ApiClient;
   /** Workspace origin: keys the caches, so two workspaces never share a description. Unknown: no caching. */
   origin?: string;
@@ -166,7 +166,7 @@ function regExpOf(pattern: string): RegExp | undefined {
 const pathValue = () => z.string().regex(/^[A-Za-z0-9_~-][A-Za-z0-9_.~-]{0,127}$/, 'must be an id or name (letters, digits, _ - . ~)');
 
 /** One operation of the description as a catalog-shaped Operation; undefined when it cannot be called. */
-export function toOperation(
+function toOperation(
   doc: Json,
   path: string,
   method: HttpMethod,

@@ -16,7 +16,7 @@ import { OperationIndex } from './tools/operation-search.js';
  */
 export const LIVE_LIST_WAIT_MS = 3000;
 
-export interface OperationSetOptions {
+interface OperationSetOptions {
   catalog: readonly Operation[];
   logger: Logger;
   /** The client the description is fetched with (any member's: the description is the workspace's). */

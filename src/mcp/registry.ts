@@ -24,7 +24,7 @@ export function shownName(name: string, max = 80): string {
 }
 
 /** Why a tool that changes data cannot run in this session, in words for the assistant. */
-export function writeRefusal(policy: SurfacePolicy, name: string): Refusal | undefined {
+function writeRefusal(policy: SurfacePolicy, name: string): Refusal | undefined {
   if (policy.readOnly) {
     return {
       ok: false,

@@ -14,14 +14,14 @@ import type { ResourceLink } from './render/index.js';
 export const SCHEME = 'workspace';
 
 /** A resource template: the catalog's resource facet and the operation that reads it. */
-export interface TemplateSpec extends ResourceFacet {
+interface TemplateSpec extends ResourceFacet {
   op: Operation;
 }
 
 /** Every resource template, in catalog order: the operations that carry a resource facet. */
 export const TEMPLATES: readonly TemplateSpec[] = catalog.flatMap((op) => (op.resource ? [{ ...op.resource, op }] : []));
 
-export function expand(template: string, vars: Record<string, string>): string {
+function expand(template: string, vars: Record<string, string>): string {
   const { text, names } = splitTemplate(template);
   let out = text[0] as string;
   for (let i = 0; i < names.length; i++) out += encodeURIComponent(vars[names[i] as string] ?? '') + (text[i + 1] as string);
@@ -36,7 +36,7 @@ export function resourceUri(name: string, vars: Record<string, string>): string 
 }
 
 /** The template and its variables for a URI of this server, or undefined. */
-export function matchUri(uri: string): { spec: TemplateSpec; vars: Record<string, string> } | undefined {
+function matchUri(uri: string): { spec: TemplateSpec; vars: Record<string, string> } | undefined {
   for (const spec of TEMPLATES) {
     const names: string[] = [];
     const pattern = spec.uriTemplate.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([A-Za-z_]+)\\?\}/g, (_, k: string) => {
@@ -110,7 +110,7 @@ export class ResourceError extends Error {
 }
 
 /** Resources read through the pipeline: the session's policy, the operation's validation, the token's limiter. */
-export interface ResourceDeps {
+interface ResourceDeps {
   pipeline: Pipeline;
 }
 

@@ -70,7 +70,7 @@ const CACHE_HINTS = {
   'server/discover': { ttlMs: 60 * 60_000, cacheScope: 'public' },
 } as const;
 
-export interface ServerFactoryDeps {
+interface ServerFactoryDeps {
   config: Config;
   logger: Logger;
   logs: RequestLogRouter;
@@ -101,7 +101,7 @@ function capabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities 
   return declared ?? server.getClientCapabilities();
 }
 
-export type ServerFactory = (ctx: McpRequestContext) => Promise<Server>;
+type ServerFactory = (ctx: McpRequestContext) => Promise<Server>;
 
 /** The client's name a 2026 request carries in its envelope. */
 function clientName(env: Record<string, unknown> | undefined): string | undefined {

@@ -21,7 +21,7 @@ import { gatewayTools } from './tools/gateway.js';
 import type { CallContext, ToolSpec } from './tools/tool-spec.js';
 import { workflowTools } from './tools/workflows.js';
 
-export interface SessionDeps {
+interface SessionDeps {
   config: Config;
   client: ApiClient;
   logger: Logger;
@@ -37,7 +37,7 @@ export interface SessionDeps {
 }
 
 /** What WORKSPACE_TOOLSETS=code lists: the script tools and the search that teaches them. */
-export const CODE_SURFACE: readonly string[] = ['run_read_script', 'run_write_script', 'find_operations', 'describe_operation'];
+const CODE_SURFACE: readonly string[] = ['run_read_script', 'run_write_script', 'find_operations', 'describe_operation'];
 
 export class Session {
   readonly pipeline: Pipeline;

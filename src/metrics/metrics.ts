@@ -30,7 +30,7 @@ export interface Metrics extends EventSink {
   close(): Promise<void>;
 }
 
-export interface MetricsOptions {
+interface MetricsOptions {
   host: string;
   port: number;
   logger: Logger;

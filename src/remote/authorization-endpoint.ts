@@ -12,7 +12,7 @@ import { canonicalResource, type RemoteScope } from './metadata.js';
 import { redirectMatches } from './redirects.js';
 
 /** An MCP client's authorization request, checked, waiting for the member's approval. */
-export interface PendingRequest {
+interface PendingRequest {
   clientId: string;
   clientName: string;
   redirectUri: string;

@@ -31,7 +31,7 @@ function destination(redirectUri: string): { where: string; warning?: string } {
   };
 }
 
-export interface ApprovalView {
+interface ApprovalView {
   txn: string;
   clientName: string;
   /** For clients named by a metadata document: the host that vouches for the name. */

@@ -13,7 +13,7 @@ import { refuseRedirect } from './redirects.js';
 const MAX_BYTES = 64 * 1024;
 const TIMEOUT_MS = 5_000;
 /** A document that could not be had is not fetched again for this long: every request naming it is refused from memory. */
-export const FAILURE_TTL_MS = 60_000;
+const FAILURE_TTL_MS = 60_000;
 /** Documents fetched at once, across every client_id: an anonymous caller cannot make a replica open many. */
 export const MAX_CONCURRENT_FETCHES = 8;
 /** Documents (good and failed) remembered at once. */
@@ -102,7 +102,7 @@ export function refuseMetadataUrl(clientId: string, allowLoopback: boolean): str
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** How names are resolved: dns.lookup (a test stands in a name that resolves to a private address). */
-export type Resolve = (hostname: string, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type Resolve = (hostname: string, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 const systemResolve: Resolve = (hostname, callback) => dnsLookup(hostname, { all: true }, callback);
 
 /** dns.lookup that fails when any address is not public: the socket is never opened to it. */
@@ -123,7 +123,7 @@ function publicOnlyLookup(allowLoopback: boolean, resolve: Resolve): LookupFunct
   }) as LookupFunction;
 }
 
-export interface ClientMetadata {
+interface ClientMetadata {
   client_id: string;
   client_name: string;
   redirect_uris: string[];

@@ -24,10 +24,10 @@ export interface ClientRecord {
 }
 
 /** A registration unused this long is forgotten; every sign-in and refresh renews it. */
-export const CLIENT_TTL_MS = 90 * 24 * 3600 * 1000;
+const CLIENT_TTL_MS = 90 * 24 * 3600 * 1000;
 const MAX_REDIRECTS = 10;
 /** Characters of all of a registration's redirect URIs together: clients register one or two short ones. */
-export const MAX_REDIRECT_CHARS = 4096;
+const MAX_REDIRECT_CHARS = 4096;
 const MAX_CLIENT_URI = 1000;
 
 export interface RegistrationLimits {

@@ -46,7 +46,7 @@ export function backToClient(
  * answer (a top-level GET) must come from the browser that saw the page: another site can neither
  * post the approval for the member nor finish a sign-in it started in the member's browser.
  */
-export function bindingCookieName(ep: Endpoints): string {
+function bindingCookieName(ep: Endpoints): string {
   return ep.issuer.startsWith('https:') ? '__Host-wcm_signin' : 'wcm_signin';
 }
 

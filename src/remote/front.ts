@@ -114,7 +114,7 @@ function isWindowStore(store: StateStore): store is StateStore & SlidingWindowSt
 }
 
 /** Seconds a client is told to wait when the state store is unreachable: the Redis client retries within 2 s. */
-export const STORE_RETRY_AFTER_S = 5;
+const STORE_RETRY_AFTER_S = 5;
 
 /**
  * The state store (Redis) is unreachable: nothing can be checked or kept, and nothing was decided.
@@ -136,7 +136,7 @@ function storeUnavailable(req: IncomingMessage, res: ServerResponse): void {
  * The most of an unauthenticated request's body ever read (drained, to keep the connection): an
  * anonymous caller cannot make a replica read megabytes before its 401.
  */
-export const MAX_UNAUTHENTICATED_BODY = 16 * 1024;
+const MAX_UNAUTHENTICATED_BODY = 16 * 1024;
 
 /** The Content-Length a request declares, if it declares one (chunked bodies do not). */
 function declaredLength(req: IncomingMessage): number | undefined {

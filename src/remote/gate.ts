@@ -10,7 +10,7 @@ import { PERSONAL_TOKEN_HEADER, PersonalTokens } from './personal.js';
 import type { RemotePrincipal } from './principal.js';
 
 /** A request refused at the door of /mcp: its HTTP status, challenge and OAuth error body (not a tool's refusal, src/mcp/pipeline/refusal.ts). */
-export interface AuthRefusal {
+interface AuthRefusal {
   status: 400 | 401 | 503;
   headers: Record<string, string>;
   body: { error: string; error_description: string };

@@ -40,9 +40,9 @@ export interface GrantRecord {
 }
 
 /** The outcome of `update`: the record written, or why nothing was. */
-export type GrantUpdate = { written: Read<GrantRecord> } | { declined: Read<GrantRecord> } | { absent: true };
+type GrantUpdate = { written: Read<GrantRecord> } | { declined: Read<GrantRecord> } | { absent: true };
 
-export interface GrantsOptions {
+interface GrantsOptions {
   records: SealedRecords;
   upstream: Upstream;
   logger: Logger;

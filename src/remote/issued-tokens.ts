@@ -8,7 +8,7 @@ import type { RemoteScope } from './metadata.js';
 import type { SealedRecords } from './records.js';
 
 export const ACCESS_PREFIX = 'wcm_at_';
-export const REFRESH_PREFIX = 'wcm_rt_';
+const REFRESH_PREFIX = 'wcm_rt_';
 export const CODE_PREFIX = 'wcm_ac_';
 const SECRET_SHAPE = /^wcm_(?:at|ac)_[A-Za-z0-9_-]{43}$/;
 /** A refresh token names its grant: the grant keeps the hash of the one current token (one chain per grant). */

@@ -4,7 +4,7 @@
 // without suffix); the authorization server is this server, its issuer the public origin exactly.
 import { isLoopbackUrl } from '../auth/secure.js';
 
-export const SCOPES = ['read', 'write'] as const;
+const SCOPES = ['read', 'write'] as const;
 export type RemoteScope = (typeof SCOPES)[number];
 
 export class RemoteConfigError extends Error {

@@ -17,12 +17,12 @@ export const PERSONAL_TOKEN_HEADER = 'x-workspace-token';
 const SHAPE = /^pat_[A-Za-z0-9_-]{8,200}$/;
 const REMEMBER_MS = 60_000;
 
-export interface PersonalIdentity {
+interface PersonalIdentity {
   memberId: string;
   scope: RemoteScope;
 }
 
-export type PersonalCheck = PersonalIdentity | 'malformed' | 'refused' | 'unavailable';
+type PersonalCheck = PersonalIdentity | 'malformed' | 'refused' | 'unavailable';
 
 export class PersonalTokens {
   readonly #known = new LRUCache<string, PersonalIdentity>({ max: 1000, ttl: REMEMBER_MS });

@@ -42,7 +42,7 @@ const MEMBER_SESSION_IDLE_MS = 60 * 60_000;
  * 2025 sessions one member (with one consent, through one client) holds on a replica: a member opening
  * more evicts their own oldest idle ones, never another member's.
  */
-export const MAX_SESSIONS_PER_MEMBER = 20;
+const MAX_SESSIONS_PER_MEMBER = 20;
 /** 2026 listen streams one member (consent and client) holds open on a replica: a client needs one per connection. */
 export const MAX_LISTENS_PER_MEMBER = 20;
 /**
@@ -51,7 +51,7 @@ export const MAX_LISTENS_PER_MEMBER = 20;
  * one member sending uploads in parallel could hold the replica's memory until it failed everyone.
  */
 export const MAX_LARGE_BODIES_PER_MEMBER = 2;
-export const MAX_LARGE_BODIES = 8;
+const MAX_LARGE_BODIES = 8;
 
 /**
  * Why the member's workspace token could not be had, as the API error their assistant reads (before
@@ -77,7 +77,7 @@ function tokenFailure(err: unknown): unknown {
   return err;
 }
 
-export interface RemoteServing {
+interface RemoteServing {
   url: string;
   publicUrl: string;
   close(graceMs: number): Promise<void>;
@@ -90,7 +90,7 @@ interface MemberEntry {
   principal: RemotePrincipal;
 }
 
-export interface RemoteServeOptions {
+interface RemoteServeOptions {
   config: Config & { remote: NonNullable<Config['remote']> };
   logger: Logger;
   logs: RequestLogRouter;

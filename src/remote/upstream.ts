@@ -46,12 +46,12 @@ export class WorkspaceUnavailableError extends Error {
 }
 
 /** How long a refresh may take: a member's tool call is waiting on it. */
-export const REFRESH_TIMEOUT_MS = 5_000;
+const REFRESH_TIMEOUT_MS = 5_000;
 
 /** Metadata is read again after this long, so a changed workspace configuration is picked up. */
 const METADATA_TTL_MS = 10 * 60 * 1000;
 
-export interface UpstreamOptions {
+interface UpstreamOptions {
   workspaceUrl: string;
   /** Our callback on the public origin, registered with the workspace. */
   callbackUrl: string;

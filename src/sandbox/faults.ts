@@ -2,7 +2,7 @@
 // timeouts and "a write reached the server but its answer was lost" can be tested for real.
 import { ApiError } from './types.js';
 
-export interface FaultMatch {
+interface FaultMatch {
   method?: string;
   /** A path template (`/engagements/{engagement}/findings`) or a raw path prefix (`/engagements/01...`), relative to /api/v1. */
   path?: string;

@@ -17,7 +17,6 @@ import { API_ROOT, envelope, hostName, type RequestLogEntry, SandboxPipeline } f
 import { MemoryWorkspace, WorkspaceRegistry } from './state.js';
 import { ApiError } from './types.js';
 
-export type { SandboxAdmin } from './admin.js';
 export type { FaultSpec } from './faults.js';
 export type { RequestLogEntry } from './server.js';
 
@@ -41,12 +40,12 @@ export interface SandboxOptions {
   oauth?: { autoConsent?: OAuthScope };
 }
 
-export interface SandboxTokens {
+interface SandboxTokens {
   read: string;
   write: string;
 }
 
-export interface SandboxWorkspaceInfo {
+interface SandboxWorkspaceInfo {
   slug: string;
   url: string;
   tokens: SandboxTokens;

@@ -5,7 +5,7 @@ import { ApiError, type HandlerContext, type Localized, type Rec, type Workspace
 
 export const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
-export interface JobPlan {
+interface JobPlan {
   /** How long the job takes, in unscaled sandbox milliseconds (scaled by the time scale at start). */
   durationMs: number;
   /** Fail at the end instead of succeeding. */

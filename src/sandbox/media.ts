@@ -68,7 +68,7 @@ export const THUMBNAIL_SIZE = { width: 160, height: 90 } as const;
 
 // ---------------------------------------------------------------------------------------------- WAV
 
-export const WAV_SAMPLE_RATE = 16_000;
+const WAV_SAMPLE_RATE = 16_000;
 const BYTES_PER_SAMPLE = 2; // 16-bit mono
 const WAV_HEADER_BYTES = 44;
 

@@ -32,7 +32,7 @@ const C_CODES = 'oauth_codes';
 const C_GRANTS = 'oauth_grants';
 const C_TOKENS = 'oauth_tokens';
 
-export interface TokenRequestLogEntry {
+interface TokenRequestLogEntry {
   workspace: string;
   grant_type: string;
   ok: boolean;
@@ -40,7 +40,7 @@ export interface TokenRequestLogEntry {
   at: string;
 }
 
-export interface SandboxOAuthOptions {
+interface SandboxOAuthOptions {
   timeScale: number;
   /** Consent given automatically for every authorize request (tests): no page is shown. */
   autoConsent?: OAuthScope;
@@ -82,7 +82,7 @@ export function isOAuthPath(path: string): boolean {
 }
 
 // The sandbox keeps its own copy of this (src/net/loopback.ts is the server's): it emulates the workspace and imports nothing of the server.
-export function isLoopbackRedirect(u: URL): boolean {
+function isLoopbackRedirect(u: URL): boolean {
   const h = u.hostname.replace(/^\[|\]$/g, '');
   return u.protocol === 'http:' && (h === '127.0.0.1' || h === '::1' || h === 'localhost');
 }

@@ -5,8 +5,8 @@
 import type { HandlerResult, Locale } from './types.js';
 import { fieldError } from './validate.js';
 
-export const DEFAULT_LIMIT = 50;
-export const MAX_LIMIT = 200;
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 200;
 
 function fingerprint(list: string): string {
   let h = 2166136261;
@@ -14,7 +14,7 @@ function fingerprint(list: string): string {
   return (h >>> 0).toString(36);
 }
 
-export function encodeCursor(list: string, offset: number): string {
+function encodeCursor(list: string, offset: number): string {
   return Buffer.from(JSON.stringify({ o: offset, l: fingerprint(list) })).toString('base64url');
 }
 
@@ -24,7 +24,7 @@ const badCursor = (locale: Locale) =>
     fr: 'Le curseur est invalide : transmettez meta.next_cursor de la page précédente sans le modifier.',
   });
 
-export function decodeCursor(list: string, cursor: string, locale: Locale): number {
+function decodeCursor(list: string, cursor: string, locale: Locale): number {
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown; l?: unknown };
     if (Number.isSafeInteger(v.o) && (v.o as number) >= 0 && v.l === fingerprint(list) && encodeCursor(list, v.o as number) === cursor) {

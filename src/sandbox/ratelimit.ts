@@ -5,7 +5,7 @@ import { ApiError } from './types.js';
 export const RATE_LIMIT = 120;
 export const RATE_WINDOW_MS = 60_000;
 
-export interface RateDecision {
+interface RateDecision {
   allowed: boolean;
   remaining: number;
   /** Seconds until a request would be accepted again (refusals only). */

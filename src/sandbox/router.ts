@@ -14,7 +14,7 @@ interface Node<T> {
   routes: Map<string, Route<T>>;
 }
 
-export type Match<T> =
+type Match<T> =
   | { kind: 'found'; route: Route<T>; params: Record<string, string> }
   | { kind: 'method_not_allowed'; allowed: string[] }
   | { kind: 'not_found' }

@@ -17,7 +17,7 @@ import { coerceStrings, compileInput, fieldError, type InputValidator, validateI
 
 export const API_ROOT = '/api/v1';
 /** Largest request body read at all; larger ones are refused before (or while) reading. */
-export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const REQUEST_LOG_CAP = 10_000;
 
 /**
@@ -25,7 +25,7 @@ const REQUEST_LOG_CAP = 10_000;
  * They are routes of the sandbox but not operations of the API, so neither in the catalog nor in
  * openapi.json.
  */
-export const SESSION_ONLY_ROUTES: ReadonlyArray<[string, string]> = [
+const SESSION_ONLY_ROUTES: ReadonlyArray<[string, string]> = [
   ['POST', '/ai/credentials'],
   ['PUT', '/ai/credentials/{credential}'],
   ['DELETE', '/ai/credentials/{credential}'],
@@ -68,7 +68,7 @@ export interface RequestLogEntry {
   counted_ms?: number;
 }
 
-export interface PipelineConfig {
+interface PipelineConfig {
   timeScale: number;
   rateLimit: boolean;
   logger: (line: string) => void;

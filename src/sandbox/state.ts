@@ -146,7 +146,7 @@ export class MemoryWorkspace implements WorkspaceState {
   }
 }
 
-export interface WorkspaceSpec {
+interface WorkspaceSpec {
   slug: string;
   hosts: string[];
   id: string;

@@ -31,8 +31,6 @@ export const validationFailed = (fields: Record<string, string[]>) =>
 
 export const conflict = (code: string, text: Localized, details: Record<string, unknown> = {}) => new ApiError(409, code, text, details);
 
-export const forbidden = (code: string, text: Localized) => new ApiError(403, code, text);
-
 /** A record of a collection. Every record has a ULID id and timestamps, plus any fields. */
 export interface Rec {
   id: string;
@@ -58,9 +56,6 @@ export interface UploadedFile {
   size: number;
   content: Buffer;
 }
-
-/** One job (analysis run, export, generation, session end): its state is derived from the clock. */
-export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface HandlerContext {
   ws: WorkspaceState;
@@ -97,7 +92,7 @@ export function inputOf<T extends object>(ctx: HandlerContext): T {
 export type HandlerTable = Record<string, Handler>;
 
 /** Inserts demo records into the main demo workspace. */
-export type Seed = (ws: WorkspaceState) => void;
+type Seed = (ws: WorkspaceState) => void;
 
 /**
  * One area of the API in the sandbox, declared in its one file (handlers/<area>.ts): the handlers of

@@ -84,7 +84,7 @@ export function validateInput(v: InputValidator, data: unknown, locale: Locale):
   throw validationFailed(issueFields(r.error.issues));
 }
 
-export function issueFields(issues: readonly z.core.$ZodIssue[]): Record<string, string[]> {
+function issueFields(issues: readonly z.core.$ZodIssue[]): Record<string, string[]> {
   const fields: Record<string, string[]> = {};
   const add = (path: string, msg: string) => {
     fields[path] ??= [];

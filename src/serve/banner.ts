@@ -1,8 +1,6 @@
 // What `npm start` / `serve` says when a person, not an MCP client, is on stdin: an MCP server
 // otherwise waits silently for JSON-RPC, which looks broken. The banner says what is served and how
 // to connect a client, on stderr (stdout stays the protocol channel even here).
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { commandLine, launchCommand, shellWord } from '../launcher.js';
 
 export interface BannerInfo {
@@ -20,16 +18,6 @@ export interface BannerInfo {
   entry?: string;
   /** Settings a client must pass to serve the same workspace; a token only as "$WORKSPACE_TOKEN", expanded by the shell. */
   env: Record<string, string>;
-}
-
-/** @deprecated The running entry script's real path; launchCommand() gives the whole command. */
-export function entryScript(argv1: string | undefined = process.argv[1]): string {
-  const p = resolve(argv1 ?? 'dist/src/cli.js');
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
 }
 
 /** A setting's value on a command line: a "$VAR" reference is left for the shell to expand. */

@@ -14,7 +14,7 @@ import type { McpHttp } from '../mcp/transport/streamable-http.js';
 import { BodyTooLarge, readBody, sendJsonRpcError } from '../net/http-io.js';
 import { allowedHosts, allowedOrigins } from '../net/loopback.js';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 /** Largest JSON-RPC body accepted: tool arguments are small; files travel by path, not inline. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Connections held at once: a local endpoint serves a few clients and their streams. */
@@ -23,7 +23,7 @@ const MAX_CONNECTIONS = 256;
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export interface HttpServeOptions {
+interface HttpServeOptions {
   host: string;
   port: number;
   mcp: McpHttp;

@@ -118,7 +118,7 @@ function startSignIn(oauth: OAuthSession, config: Config, logger: Logger): SignI
 }
 
 /** What every transport shares: the workspace, its credentials, one API client and its rate budget. */
-export interface Backend {
+interface Backend {
   workspace: Workspace;
   client: ApiClient;
   operations: OperationSet;
@@ -134,7 +134,7 @@ export interface Backend {
   close(): Promise<void>;
 }
 
-export async function openBackend(config: Config, logger: Logger, logs: RequestLogRouter): Promise<Backend> {
+async function openBackend(config: Config, logger: Logger, logs: RequestLogRouter): Promise<Backend> {
   let workspace: Workspace;
   try {
     workspace = await resolveWorkspace(config, logger);

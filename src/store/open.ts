@@ -11,7 +11,7 @@ import type { SlidingWindowStore } from './windows.js';
 /** Every backend is both: key/value state and sliding windows (the rate budgets). */
 export type Store = StateStore & SlidingWindowStore;
 
-export interface OpenStoreOptions {
+interface OpenStoreOptions {
   /** REDIS_URL: redis://, rediss:// or redis-sentinel:// (docs/deploying.md, "Redis with Sentinel"). Wins over `dir`. */
   redisUrl?: string | undefined;
   /** A folder for the SQLite store, created owner-only (0700) if missing; e.g. `<config dir>/state`. */

@@ -4,7 +4,7 @@
 // the master and its replicas; the Sentinels are asked without any. WHATWG URLs hold one host only,
 // hence a parser of its own; it loads nothing, so the configuration can use it on the start-up path.
 
-export interface RedisSentinelAddress {
+interface RedisSentinelAddress {
   name: string;
   sentinels: { host: string; port: number }[];
   username?: string;

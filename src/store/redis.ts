@@ -17,7 +17,7 @@ import { parseRedisSentinelUrl } from './redis-sentinel-url.js';
 import { type SetOptions, type StateStore, StoreUnavailableError } from './state-store.js';
 import { type SettleOptions, type SlidingWindowStore, slotNamer, type WindowLimits, type WindowTake } from './windows.js';
 
-export interface RedisStoreOptions {
+interface RedisStoreOptions {
   /** Put before every key. Default `wcm:`. */
   prefix?: string;
   /** Connection problems after the first connect (the client reconnects by itself meanwhile). */

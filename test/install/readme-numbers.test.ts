@@ -294,6 +294,16 @@ const CLAIMS: Claim[] = [
     check: ([revision]) => expect(REVISIONS as readonly string[]).toContain(revision),
   },
   {
+    // The remote mode's confirmation across replicas, tested with a client of that revision.
+    says: /A destructive call confirmed by a (\d{4}-\d{2}-\d{2}) client, asked on one replica and answered on the other/g,
+    check: ([revision]) => {
+      expect(REVISIONS as readonly string[]).toContain(revision);
+      const test = read('test/remote/confirmation-replicas.test.ts');
+      expect(test).toContain('asked on one replica and answered on the other');
+      expect(test).toContain(`${revision} mode`);
+    },
+  },
+  {
     says: /ids of one answer (404) in the other/g,
     check: provedBy('test/sandbox/handlers/interviews.test.ts', 'answers 404 for a session of another workspace'),
   },

@@ -17,7 +17,7 @@ type Json = Record<string, unknown>;
 
 const input = z.strictObject({ engagement: id(), kind: z.enum(DOCUMENT_KINDS) });
 
-export const documentPreviewOutput = {
+const documentPreviewOutput = {
   type: 'object',
   properties: { document: { type: 'object' }, documents: { type: 'array' }, records: { type: 'object' } },
   required: ['document', 'documents', 'records'],

@@ -40,7 +40,7 @@ function evidenceCard(e: Json, interviews: Map<string, Json>): Json {
   };
 }
 
-export const reviewBoardOutput = {
+const reviewBoardOutput = {
   type: 'object',
   properties: { findings: { type: 'array' }, total: { type: 'integer' }, can_write: { type: 'boolean' } },
   required: ['findings', 'total', 'can_write'],

@@ -43,7 +43,7 @@ function viewsDir(): string {
   return join(here, '..', 'apps');
 }
 
-export function viewPath(view: ViewName): string {
+function viewPath(view: ViewName): string {
   return join(viewsDir(), `${view}.html`);
 }
 

@@ -38,8 +38,6 @@ type Json = Record<string, unknown>;
 
 export type ReadResult<T> = { ok: true; args: T } | ArgumentsRefusal;
 
-export { PROTOTYPE_KEYS } from './prototype-keys.js';
-
 const accepts = (s: z.ZodType, v: unknown): boolean => s.safeParse(v).success;
 
 function isPlainObject(v: unknown): v is Json {
@@ -347,7 +345,7 @@ export function readArguments<T extends z.ZodObject>(
 }
 
 /** The MCP layer's own arguments of an operation's tool: never sent to the API. */
-export interface OperationArguments extends Extras {
+interface OperationArguments extends Extras {
   /** The operation's own arguments, validated. */
   args: Record<string, unknown>;
 }

@@ -10,7 +10,7 @@ import type { AuditedRequest, ToolCallEvent } from '../../audit/events.js';
 /** Tool names are the catalog's (snake case); anything else a client sends is cut and marked. */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-export interface ToolCallFacts {
+interface ToolCallFacts {
   tool: string;
   rpcId: string | number | undefined;
   who: { member: string; client: string };

@@ -37,10 +37,10 @@ import {
 import { toolError } from '../render/index.js';
 
 /** The user's answer to a confirmation. */
-export type ConfirmAnswer = 'accept' | 'decline' | 'cancel';
+type ConfirmAnswer = 'accept' | 'decline' | 'cancel';
 
 /** What the user is asked to confirm: the words shown, and the operation and its arguments as read. */
-export interface ConfirmAsk {
+interface ConfirmAsk {
   message: string;
   operation?: string;
   args?: Record<string, unknown>;
@@ -60,7 +60,7 @@ const WAIT_SECONDS = 600;
 /** The key of the confirmation among the input requests. */
 const KEY = 'confirm';
 
-export interface ConfirmState {
+interface ConfirmState {
   confirm: string;
 }
 
@@ -205,7 +205,7 @@ export class Confirmations {
 }
 
 /** A confirmation asked without holding the call: what its state carries (signed, not secret). */
-export interface SealedAsk {
+interface SealedAsk {
   ask: 'sealed';
   /** The tool called (an operation's own, or call_operation). */
   tool: string;
@@ -218,12 +218,12 @@ export interface SealedAsk {
 }
 
 /** A state of ours that cannot be used (past its time, or another member's): refused in words. */
-export interface SealedRefusal {
+interface SealedRefusal {
   ask: 'refused';
   why: 'expired' | 'member';
 }
 
-export interface SealedConfirmationDeps {
+interface SealedConfirmationDeps {
   /** The key every replica shares (WORKSPACE_STATE_KEY); the states' own key is derived from it. */
   key: Uint8Array;
   /** Marks a state used, in the store every replica shares, until `ttlMs` from now: true the first time only. */

@@ -8,18 +8,18 @@ import type { Operation } from '../../operation.js';
 import { RESPONSE_FORMATS, type ResponseFormat } from '../render/concise.js';
 
 /** What it is and how it reads is said once, in the server instructions, not on each of the list tools. */
-export const fieldsArgument = z.array(z.string().min(1)).min(1);
+const fieldsArgument = z.array(z.string().min(1)).min(1);
 
 /**
  * One type, seconds: a multi-type union does not convert in every client (Gemini's subset). Models
  * send true and false all the same: `readExtrasAsSent` reads them (true: the default wait; false: 0).
  */
-export const waitArgument = z.number().min(0).max(600).describe('seconds to follow the job before answering; 0: answer at once');
+const waitArgument = z.number().min(0).max(600).describe('seconds to follow the job before answering; 0: answer at once');
 
 /** The two words say it; the answers' notes explain the difference where it matters. */
-export const responseFormatArgument = z.enum(RESPONSE_FORMATS as [ResponseFormat, ...ResponseFormat[]]);
+const responseFormatArgument = z.enum(RESPONSE_FORMATS as [ResponseFormat, ...ResponseFormat[]]);
 
-export const cancelOnAbortArgument = (label: string) => z.boolean().describe(`Cancel the ${label} if this call is cancelled`);
+const cancelOnAbortArgument = (label: string) => z.boolean().describe(`Cancel the ${label} if this call is cancelled`);
 
 /** What the extras of one call asked for, taken off the API arguments. */
 export interface Extras {
@@ -31,12 +31,12 @@ export interface Extras {
 }
 
 /** A read answering records (a list or one record, not a file): what `response_format` applies to. */
-export function takesResponseFormat(op: Pick<Operation, 'method' | 'response'>): boolean {
+function takesResponseFormat(op: Pick<Operation, 'method' | 'response'>): boolean {
   return op.method === 'GET' && op.response === 'json';
 }
 
 /** A list of records (not a file): what `fields` applies to. A single record is read whole. */
-export function answersRecords(op: Pick<Operation, 'response' | 'paginated'>): boolean {
+function answersRecords(op: Pick<Operation, 'response' | 'paginated'>): boolean {
   return op.response === 'json' && op.paginated;
 }
 

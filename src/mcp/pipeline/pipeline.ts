@@ -35,7 +35,7 @@ import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras } from './ex
 import { isRefusal, type Refusal, refusalResult } from './refusal.js';
 import { remoteUploadDefinition, remoteUploadSchema, remoteUploadWords, toMultipart, type UploadChecks } from './uploads.js';
 
-export interface PipelineDeps {
+interface PipelineDeps {
   config: Config;
   client: ApiClient;
   logger: Logger;

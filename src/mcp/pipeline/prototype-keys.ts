@@ -6,7 +6,7 @@
 // arguments as parsed from the wire, renames such keys to a marked form no assignment interprets,
 // and the reader names them as they were sent.
 
-export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** A NUL cannot start a key any client means to send, and survives every copy. */
 const MARK = '\u0000';

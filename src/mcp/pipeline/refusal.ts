@@ -21,7 +21,7 @@ export interface Problem {
  * `invalid_arguments` by argument validation, `invalid_argument` when the API named a field, and a
  * tool's own codes (a script's, a block edit's).
  */
-export type RefusalCode = 'unknown' | 'toolset' | 'read_only' | 'scope' | 'invalid_arguments' | 'invalid_argument' | (string & {});
+type RefusalCode = 'unknown' | 'toolset' | 'read_only' | 'scope' | 'invalid_arguments' | 'invalid_argument' | (string & {});
 
 export interface Refusal {
   ok: false;

@@ -25,7 +25,7 @@ export interface SignInFlow {
   cancel(why: string): void;
 }
 
-export interface SignInDeps {
+interface SignInDeps {
   workspaceUrl: string;
   /** Whether a sign-in is stored (checked before every call). */
   signedIn(): boolean;

@@ -20,7 +20,7 @@ export interface UploadChecks {
   externalSourceSchema?(version: string, signal?: AbortSignal): Promise<unknown>;
 }
 
-export interface UploadArg {
+interface UploadArg {
   path?: string;
   text?: string;
   base64?: string;
@@ -57,7 +57,7 @@ const SIGNATURES: Array<{ type: RegExp; magic: Buffer; what: string }> = [
 ];
 
 /** Refuse content that is not what its type says: the workspace would store a file nobody can open. */
-export function checkContentType(field: string, contentType: string, head: Buffer): void {
+function checkContentType(field: string, contentType: string, head: Buffer): void {
   // split() always gives at least one part: the default is never taken.
   const [type = ''] = contentType.split(';');
   const base = type.trim();
@@ -87,7 +87,7 @@ async function headOf(path: string, n = 16): Promise<Buffer> {
 const validators = new Map<string, z.ZodType>();
 
 /** The mismatches of `doc` against a JSON Schema, one line per field (dotted path). */
-export function schemaMismatches(schema: unknown, doc: unknown): string[] {
+function schemaMismatches(schema: unknown, doc: unknown): string[] {
   const key = JSON.stringify(schema);
   let v = validators.get(key);
   if (!v) {
@@ -143,14 +143,14 @@ function isInside(child: string, parent: string): boolean {
 }
 
 /** Where an upload's `path` may point: the folders, and whether they are the server's in a shared (remote) deployment. */
-export interface UploadFolders {
+interface UploadFolders {
   dirs: readonly string[];
   /** Remote mode: the folders are the server's (WORKSPACE_REMOTE_UPLOAD_DIRS), shared by every member. */
   remote?: boolean;
 }
 
 /** What to send instead of a path the server will not read: the content, with its name and type. */
-export function sendContentInstead(maxBytes: number): string {
+function sendContentInstead(maxBytes: number): string {
   return `send the file's content instead: file.base64 (its bytes in base64; or file.text for a text file) with file.filename and file.content_type, at most ${maxBytes / 1024} KiB`;
 }
 

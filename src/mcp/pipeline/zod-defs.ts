@@ -3,7 +3,7 @@
 // and the fuzz suite builds its arbitraries from the same definitions.
 import type { z } from 'zod';
 
-export interface CheckDef {
+interface CheckDef {
   check: string;
   format?: string;
   pattern?: RegExp;
@@ -15,7 +15,7 @@ export interface CheckDef {
   error?: (issue?: unknown) => unknown;
 }
 
-export interface Def {
+interface Def {
   type: string;
   innerType?: z.ZodType;
   shape?: Record<string, z.ZodType>;

@@ -5,7 +5,7 @@
 import { DETAILED, type LeftOut, listText, recordText, type TextForm } from './text.js';
 import { estimateTokens, fitsBudget } from './tokens.js';
 
-export interface ListCut extends LeftOut {
+interface ListCut extends LeftOut {
   shown: unknown[];
   text: string;
   /** Records of this page left out. */
@@ -45,7 +45,7 @@ export function boundList(items: readonly unknown[], budget: number, form: TextF
   return { shown: items.slice(0, n), text, omitted: items.length - n, omittedTokens, ...left };
 }
 
-export interface ObjectCut extends LeftOut {
+interface ObjectCut extends LeftOut {
   value: unknown;
   text: string;
   /** Where the cut was made: the list that lost records, how many it kept of how many. */

@@ -55,7 +55,7 @@ function addressableKinds(): ReadonlySet<string> {
 const STAMPS = new Set(['created_at', 'updated_at', 'deleted_at']);
 
 /** An audit field of `rec`: who and when, or the run that produced it. */
-export function isAuditField(key: string, rec: Record<string, unknown>): boolean {
+function isAuditField(key: string, rec: Record<string, unknown>): boolean {
   if (STAMPS.has(key) || key.endsWith('_by') || key === 'run_id' || key.endsWith('_run_id')) return true;
   return key.endsWith('_at') && `${key.slice(0, -3)}_by` in rec;
 }
@@ -65,7 +65,7 @@ export function isAuditField(key: string, rec: Record<string, unknown>): boolean
  * Asked of every key of every record rendered: string tests, no regular expression (whose match
  * arrays were half of what rendering a page allocated).
  */
-export function isDeadReference(key: string): boolean {
+function isDeadReference(key: string): boolean {
   // The kind is the last word before `_id` or `_ids` (`analysis_run_id`: run).
   const end = key.endsWith('_id') ? key.length - 3 : key.endsWith('_ids') ? key.length - 4 : 0;
   if (end <= 0) return false;

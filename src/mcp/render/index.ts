@@ -16,15 +16,15 @@
 //   workflow.ts     a workflow tool's answer
 //   content-note.ts the note that marks quoted workspace content
 //   tool-result.ts  the result's shape (a CallToolResult of either SDK)
-export { aboutTokens, boundList, boundObject, cutText, type ListCut, type ObjectCut } from './budget.js';
-export { concise, DEFAULT_RESPONSE_FORMAT, RESPONSE_FORMATS, type ResponseFormat } from './concise.js';
+export { boundList, boundObject, cutText } from './budget.js';
+export { concise } from './concise.js';
 export { markWorkspaceContent, WORKSPACE_CONTENT_NOTE, WORKSPACE_CONTENT_RULE } from './content-note.js';
 export { renderError, toolError } from './failures.js';
 export { renderFile } from './file-result.js';
-export { type CallHint, callHint, hintText, withArguments } from './hints.js';
+export { callHint } from './hints.js';
 export { type JobReport, renderJob } from './job-result.js';
 export { compact, pickFields } from './omissions.js';
-export { conciseNote, DEFAULT_RESPONSE_BUDGET_TOKENS, formatFor, listNameOf, type RenderOptions, type ResourceLink, renderSuccess } from './success.js';
+export { DEFAULT_RESPONSE_BUDGET_TOKENS, listNameOf, type ResourceLink, renderSuccess } from './success.js';
 export { estimateTokens } from './tokens.js';
-export type { ContentBlock, ToolResult } from './tool-result.js';
-export { renderWorkflow, type WorkflowRenderOptions } from './workflow-result.js';
+export type { ToolResult } from './tool-result.js';
+export { renderWorkflow } from './workflow-result.js';

@@ -16,7 +16,7 @@
 // rule line. Cells: a string on one line (`\n` for a newline, `\|` for the delimiter), nested records
 // as compact JSON, lists of plain values as `[a,b]`; an empty cell is an absent field.
 
-export const DELIMITER = '|';
+const DELIMITER = '|';
 
 /** A list whose records fill less of the table than this is written record by record instead. */
 const MIN_TABLE_FILL = 0.5;
@@ -51,7 +51,7 @@ function cell(v: unknown): string {
 }
 
 /** Columns of a table: every key in first-seen order, `id` first (the handle a reader acts on). */
-export function columnsOf(rows: readonly Record<string, unknown>[]): string[] {
+function columnsOf(rows: readonly Record<string, unknown>[]): string[] {
   const seen = new Set<string>();
   for (const r of rows) for (const k in r) seen.add(k);
   const cols = [...seen];
@@ -61,7 +61,7 @@ export function columnsOf(rows: readonly Record<string, unknown>[]): string[] {
 }
 
 /** Whether alike records: all records, filling at least half of the table their keys make. */
-export function isTabular(items: readonly unknown[]): items is Record<string, unknown>[] {
+function isTabular(items: readonly unknown[]): items is Record<string, unknown>[] {
   if (!items.length || !items.every(isRecord)) return false;
   const cols = columnsOf(items as Record<string, unknown>[]).length;
   let filled = 0;
@@ -81,7 +81,7 @@ function sharedColumns(rows: readonly Record<string, unknown>[], cols: readonly 
 }
 
 /** A list in parts: its head line and one part per item (a row, or a record's lines), for cutting. */
-export interface ListParts {
+interface ListParts {
   head: string;
   parts: string[];
 }
@@ -120,7 +120,7 @@ function keysIdFirst(rec: Record<string, unknown>): string[] {
 }
 
 /** A record as lines: `key: value`, nested records indented, lists of records as tables. */
-export function recordLines(rec: Record<string, unknown>, indent = ''): string[] {
+function recordLines(rec: Record<string, unknown>, indent = ''): string[] {
   const lines: string[] = [];
   for (const k of keysIdFirst(rec)) {
     const v = rec[k];

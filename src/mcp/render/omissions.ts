@@ -39,7 +39,7 @@ function compactWalk(value: unknown, ids: string[]): unknown {
   return out;
 }
 
-export function hasKeys(o: object): boolean {
+function hasKeys(o: object): boolean {
   for (const _ in o) return true;
   return false;
 }

@@ -17,7 +17,7 @@ import type { ResourceLink, ToolResult } from './tool-result.js';
 /** The response budget when none is configured: o200k tokens of text in one tool result. */
 export const DEFAULT_RESPONSE_BUDGET_TOKENS = 6_000;
 
-export interface RenderOptions {
+interface RenderOptions {
   /** Tokens (o200k, estimated) of text the result may carry: WORKSPACE_RESPONSE_BUDGET. */
   budget: number;
   /** Keep only these fields of each record (the `fields` argument). */
@@ -49,7 +49,7 @@ function text(t: string): { type: 'text'; text: string } {
 }
 
 /** The format a call's answer is written in: concise by default for reads, in full for writes. */
-export function formatFor(op: Pick<Operation, 'method'>, asked: ResponseFormat | undefined): ResponseFormat {
+function formatFor(op: Pick<Operation, 'method'>, asked: ResponseFormat | undefined): ResponseFormat {
   return op.method === 'GET' ? (asked ?? DEFAULT_RESPONSE_FORMAT) : 'detailed';
 }
 

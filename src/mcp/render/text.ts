@@ -56,7 +56,7 @@ export function listText(items: readonly unknown[], form: TextForm): ListText {
   };
 }
 
-export interface RecordText extends LeftOut {
+interface RecordText extends LeftOut {
   text: string;
 }
 

@@ -7,7 +7,7 @@ export type TextBlock = {
   annotations?: { audience?: ('user' | 'assistant')[] };
 };
 
-export type ImageBlock = {
+type ImageBlock = {
   type: 'image';
   data: string;
   mimeType: string;
@@ -22,7 +22,7 @@ export type ResourceLink = {
 };
 
 /** A file's content carried in the result itself (a small download on a shared server). */
-export type EmbeddedResource = {
+type EmbeddedResource = {
   type: 'resource';
   resource: { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
 };

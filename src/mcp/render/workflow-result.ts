@@ -5,7 +5,7 @@ import { aboutTokens, boundObject } from './budget.js';
 import { conciseNote } from './success.js';
 import type { ToolResult } from './tool-result.js';
 
-export interface WorkflowRenderOptions {
+interface WorkflowRenderOptions {
   /** Content after the text (resource links). */
   extra?: ToolResult['content'];
   /** How to see what the concise form leaves out, completed with `and response_format "detailed"`. */

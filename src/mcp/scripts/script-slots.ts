@@ -9,9 +9,9 @@
 /** Scripts running at once in one process, whoever runs them. */
 export const MAX_SCRIPTS_PER_PROCESS = 8;
 /** Scripts one member runs at once on one replica of a shared server. */
-export const MAX_SCRIPTS_PER_MEMBER = 2;
+const MAX_SCRIPTS_PER_MEMBER = 2;
 
-export type SlotAnswer = { ok: true; release: () => void } | { ok: false; cap: 'member' | 'process'; limit: number };
+type SlotAnswer = { ok: true; release: () => void } | { ok: false; cap: 'member' | 'process'; limit: number };
 
 export class ScriptSlots {
   readonly #perProcess: number;

@@ -20,7 +20,7 @@ import { type CallAnswer, DEFAULT_SCRIPT_LIMITS, limitMessages, type ScriptError
 import { processScriptSlots, type ScriptSlots } from './script-slots.js';
 import { runScriptInWorker } from './script-thread.js';
 
-export interface ScriptDeps {
+interface ScriptDeps {
   pipeline: Pipeline;
   /** WORKSPACE_RESPONSE_BUDGET: the text of a script's answer stays within it. */
   budget: number;

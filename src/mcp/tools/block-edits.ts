@@ -22,7 +22,7 @@ export interface Change {
 }
 
 /** Why an edit cannot be applied to these blocks: which edit, and what to send instead. */
-export interface EditProblem {
+interface EditProblem {
   edit: number;
   rule: string;
 }
@@ -129,7 +129,7 @@ export function applyEdits(read: readonly Block[], edits: readonly BlockEdit[]):
  * and those among them whose content the edits overwrite or drop (replaced, deleted). Blocks an
  * earlier edit of the same call inserted are not counted: they were not in the document.
  */
-export function namedBlocks(read: readonly Block[], edits: readonly BlockEdit[]): { named: Set<string>; overwritten: Set<string> } {
+function namedBlocks(read: readonly Block[], edits: readonly BlockEdit[]): { named: Set<string>; overwritten: Set<string> } {
   const existing = new Set(read.map(idOf).filter((x): x is string => x !== null));
   const named = new Set<string>();
   const overwritten = new Set<string>();

@@ -48,7 +48,7 @@ async function uniquePath(dir: string, name: string): Promise<string> {
   return join(dir, `${stem}-${randomBytes(4).toString('hex')}${ext}`);
 }
 
-export interface SavedFile {
+interface SavedFile {
   path: string;
   name: string;
   size: number;

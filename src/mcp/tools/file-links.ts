@@ -13,7 +13,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { StateStore } from '../../store/state-store.js';
 
-export interface FileLinkTarget {
+interface FileLinkTarget {
   /** The operation that answers the file, by name, and its validated arguments. */
   op: string;
   args: Record<string, unknown>;
@@ -23,7 +23,7 @@ export interface FileLinkTarget {
   size?: number;
 }
 
-export interface FileLinkRecord extends FileLinkTarget {
+interface FileLinkRecord extends FileLinkTarget {
   /** The member it opens for (the principal's memberKey). */
   member: string;
   /** Epoch milliseconds after which it opens for nobody. */

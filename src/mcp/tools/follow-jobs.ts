@@ -18,10 +18,10 @@ const BACKOFF = 1.5;
 /** Consecutive failed polls (after the client's own retries) before the follower stops asking. */
 const MAX_POLL_FAILURES = 3;
 
-export type JobPhase = 'running' | 'succeeded' | 'failed' | 'cancelled';
+type JobPhase = 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 /** One reading of a job: its own status fields and the record that carries them. */
-export interface JobSnapshot {
+interface JobSnapshot {
   id: string;
   status: string;
   phase: JobPhase;
@@ -63,7 +63,7 @@ export interface JobRef {
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function phaseOf(status: unknown): JobPhase {
+function phaseOf(status: unknown): JobPhase {
   const s = String(status ?? '').toLowerCase();
   if (['succeeded', 'success', 'completed', 'complete', 'done', 'finished', 'ready', 'ended'].includes(s)) return 'succeeded';
   if (['failed', 'failure', 'error', 'errored'].includes(s)) return 'failed';
@@ -93,7 +93,7 @@ function lookup(ref: JobRef, expr: string): unknown {
 }
 
 /** A facet value resolved for one job: the first present alternative of `a|b`, or the literal. */
-export function resolveJobValue(value: JobValue, ref: JobRef): unknown {
+function resolveJobValue(value: JobValue, ref: JobRef): unknown {
   if (typeof value !== 'string' || !value.startsWith('$')) return value;
   for (const alt of value.split('|')) {
     if (!alt.startsWith('$')) return alt;
@@ -165,7 +165,7 @@ export function jobFromStart(kind: JobKind, data: unknown, args: Json): JobRef |
  * is taken until a window after its answer: the workspace stamps it somewhere in between, and only
  * the answer's time is a bound we know.
  */
-export class PollBudget {
+class PollBudget {
   readonly perWindow: number;
   readonly #windowMs: number;
   readonly #holdMs: number;
@@ -221,14 +221,14 @@ export function pollBudgetFor(client: ApiClient, rate: { limit: number; windowMs
   return b;
 }
 
-export interface FollowDeps {
+interface FollowDeps {
   client: ApiClient;
   /** The operation of this name this session may call (catalog or live description), if any. */
   operationNamed(name: string): Operation | undefined;
   budget: PollBudget;
 }
 
-export interface FollowOptions {
+interface FollowOptions {
   waitMs: number;
   signal: AbortSignal;
   /** Job progress 0..100, sent only when it grows. */
@@ -249,7 +249,7 @@ export interface FollowOutcome {
 }
 
 /** The read this workspace offers for the job, in the kind's order of preference. */
-export function readFor(ref: JobRef, deps: Pick<FollowDeps, 'operationNamed'>, skip = 0): { op: Operation; read: JobRead } | undefined {
+function readFor(ref: JobRef, deps: Pick<FollowDeps, 'operationNamed'>, skip = 0): { op: Operation; read: JobRead } | undefined {
   let seen = 0;
   for (const read of ref.kind.reads) {
     const op = deps.operationNamed(read.operation);

@@ -18,7 +18,7 @@ import { terms } from './operation-search.js';
 import { DESCRIBE_RESULT, FIND_RESULT, operationOutputSchema, RECORD_RESULT } from './result-schemas.js';
 import { defineTool, operationInput, type ToolSpec, toolDefinition } from './tool-spec.js';
 
-export interface GatewayDeps {
+interface GatewayDeps {
   pipeline: Pipeline;
   /** Code mode (WORKSPACE_TOOLSETS=code): operations are for scripts, shown by their signature, and call_operation is not listed. */
   codeMode?: boolean;

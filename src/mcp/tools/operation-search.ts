@@ -107,12 +107,12 @@ interface Doc {
   writes: boolean;
 }
 
-export interface Match {
+interface Match {
   op: Operation;
   score: number;
 }
 
-export interface SearchResult {
+interface SearchResult {
   matches: Match[];
   /** The best match accounts for most of what the request says. */
   strong: boolean;

@@ -28,13 +28,13 @@ const FILE = {
   required: ['path', 'name', 'size', 'content_type'],
 } as const;
 
-export const FILE_RESULT: OutputSchema = { type: 'object', properties: { file: FILE }, required: ['file'] };
+const FILE_RESULT: OutputSchema = { type: 'object', properties: { file: FILE }, required: ['file'] };
 
 /**
  * A page of a list: the records shown, the cursor that continues right after them (null on the last
  * page), what a cut to the response budget left out, and the API's `meta` as sent.
  */
-export const LIST_RESULT: OutputSchema = {
+const LIST_RESULT: OutputSchema = {
   type: 'object',
   properties: {
     items: { type: 'array' },
@@ -58,7 +58,7 @@ const CALL = { type: 'object', properties: { tool: STRING, arguments: OBJECT }, 
  * the file itself once an export has succeeded. A start whose answer names no job (no id to follow)
  * has no `job`, state `unknown` and the answer as its record.
  */
-export const JOB_RESULT: OutputSchema = {
+const JOB_RESULT: OutputSchema = {
   type: 'object',
   properties: {
     job: {

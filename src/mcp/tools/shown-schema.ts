@@ -48,7 +48,7 @@ function isFreeForm(s: Json): boolean {
  *   so does every object nested in the arguments;
  * - patterns are shown as validated: an id's says it is a ULID from an earlier result, never a name.
  */
-export function compactSchema(node: unknown, root = true): unknown {
+function compactSchema(node: unknown, root = true): unknown {
   if (Array.isArray(node)) return node.map((n) => compactSchema(n, false));
   if (!isPlainObject(node)) return node;
   let s: Json = collapseNullable(node);

@@ -48,7 +48,7 @@ export interface CallContext {
  * A tool as tools/list shows it. The output schema is required: every tool declares what its
  * structuredContent holds (docs/tool-results.md), and clients validate each result against it.
  */
-export type ToolDefinition = Tool & { outputSchema: OutputSchema };
+type ToolDefinition = Tool & { outputSchema: OutputSchema };
 
 export interface ToolSpec {
   name: string;
@@ -70,7 +70,7 @@ export interface ToolSpec {
  * The hints a declared tool states: readOnlyHint always (a tool without it does not compile); the
  * others default as `annotations()` says (not destructive, idempotent when it only reads, closed world).
  */
-export type DeclaredAnnotations = Partial<ToolAnnotations> & { readOnlyHint: boolean };
+type DeclaredAnnotations = Partial<ToolAnnotations> & { readOnlyHint: boolean };
 
 /**
  * A tool that is not a catalog operation (workflows, the gateway, the apps, code mode, block edits),
@@ -78,7 +78,7 @@ export type DeclaredAnnotations = Partial<ToolAnnotations> & { readOnlyHint: boo
  * scope follows from its hints (a tool that only reads is a 'read' tool, which read-only mode and read
  * consent leave callable; any other is refused there).
  */
-export interface ToolDeclaration<I extends z.ZodObject> {
+interface ToolDeclaration<I extends z.ZodObject> {
   name: string;
   description: string;
   annotations: DeclaredAnnotations;
@@ -158,7 +158,7 @@ export function annotations(a: Partial<ToolAnnotations> & { readOnlyHint: boolea
   });
 }
 
-export type ListedAnnotations = NonNullable<Tool['annotations']>;
+type ListedAnnotations = NonNullable<Tool['annotations']>;
 
 /**
  * The hints as a tool lists them: each one that tells a client something, once. A read tool says
@@ -169,7 +169,7 @@ export type ListedAnnotations = NonNullable<Tool['annotations']>;
  * the AI provider tests) say false. A client applying the spec's defaults reads exactly the catalog's
  * four values, for about 1,800 fewer tokens over all tools.
  */
-export function listedAnnotations(a: ToolAnnotations): ListedAnnotations {
+function listedAnnotations(a: ToolAnnotations): ListedAnnotations {
   const openWorld = a.openWorldHint ? {} : { openWorldHint: false };
   if (a.readOnlyHint) return { readOnlyHint: true, ...openWorld };
   return { destructiveHint: a.destructiveHint, ...(a.idempotentHint ? { idempotentHint: true } : {}), ...openWorld };

@@ -16,7 +16,7 @@ import { allPages } from './list-pages.js';
 import { REVIEWS_RESULT, sectionsResult } from './result-schemas.js';
 import { type CallContext, defineTool, type ToolSpec } from './tool-spec.js';
 
-export interface WorkflowDeps {
+interface WorkflowDeps {
   pipeline: Pipeline;
   /** WORKSPACE_RESPONSE_BUDGET, for the workflows' own answers. */
   budget: number;

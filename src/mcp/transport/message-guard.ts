@@ -10,7 +10,7 @@ import { argumentsShapeError } from '../pipeline/arguments.js';
 import { markPrototypeKeys } from '../pipeline/prototype-keys.js';
 import { MAX_DEPTH, nestingDepth } from './json-depth.js';
 
-export { MAX_DEPTH, nestingDepth };
+export { MAX_DEPTH };
 
 /**
  * Longer than any name a client can mean (MCP tool names are at most 128 characters, this server's
@@ -33,7 +33,7 @@ const TARGETS: Readonly<Record<string, string>> = {
   'tasks/result': 'taskId',
 };
 
-export type JsonRpcId = string | number;
+type JsonRpcId = string | number;
 
 export interface ErrorAnswer {
   jsonrpc: '2.0';
@@ -41,7 +41,7 @@ export interface ErrorAnswer {
   error: { code: number; message: string };
 }
 
-export type Guarded =
+type Guarded =
   /** Pass it on; `changed` when it was normalised (the text as sent no longer says the same). */
   | { kind: 'pass'; message: Record<string, unknown>; changed: boolean }
   /** Answer this instead; the SDK never sees the message. */
@@ -83,7 +83,7 @@ export function guardText(text: string): Guarded {
 }
 
 /** Checks one parsed message and normalises what clients are known to send loosely. */
-export function guardMessage(value: unknown): Guarded {
+function guardMessage(value: unknown): Guarded {
   if (!isObject(value)) {
     return answer(
       null,

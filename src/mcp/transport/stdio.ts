@@ -13,7 +13,7 @@ import { type ErrorAnswer, guardText } from './message-guard.js';
  * The longest line read, in bytes. The largest message a client needs is an artifact upload sent
  * inline: 25 MiB as base64 is 33.4 MiB. Past the cap the line is dropped as it streams in.
  */
-export const MAX_LINE_BYTES = 48 * 1024 * 1024;
+const MAX_LINE_BYTES = 48 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 
@@ -90,7 +90,7 @@ export class LineGuard extends Transform {
   }
 }
 
-export interface StdioServing {
+interface StdioServing {
   handle: StdioServerHandle;
   /** The server pinned to the connection, once the client's first message built it. */
   server(): Server | undefined;
@@ -98,7 +98,7 @@ export interface StdioServing {
   inFlight: InFlight;
 }
 
-export interface ServeOnStdioOptions extends Pick<ServeStdioOptions, 'onerror'> {
+interface ServeOnStdioOptions extends Pick<ServeStdioOptions, 'onerror'> {
   logger: Logger;
   stdin?: NodeJS.ReadableStream;
   stdout?: NodeJS.WritableStream;

@@ -75,14 +75,14 @@ export interface McpHttpOptions {
  * end some time: after it, a client still sending the id is served statelessly, like any session not
  * held. A client that ended its session has no reason to send its id again within the day either.
  */
-export const ENDED_SESSION_TTL_MS = 24 * 60 * 60_000;
+const ENDED_SESSION_TTL_MS = 24 * 60 * 60_000;
 
 /**
  * Session ids: a random UUID and its MAC, under the deployment's key, over the UUID and the session's
  * owner. Any replica tells from the id alone whether it was issued to this owner: no lookup, so a
  * replica that does not hold the session refuses another owner exactly as the one that does.
  */
-export function sessionIds(key: Uint8Array) {
+function sessionIds(key: Uint8Array) {
   const mac = (id: string, owner: string) => createHmac('sha256', key).update(`mcp-session:${id}\n${owner}`).digest('base64url').slice(0, 22);
   return {
     issue: (owner = '') => {

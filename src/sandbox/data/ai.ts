@@ -40,7 +40,7 @@ export const CATALOG: { driver: string; model: string; label: string; usages: Us
 ];
 
 /** Unit prices in euros; `unit` is what usage entries count. */
-export const PRICES: { driver: string; model: string; unit: string; input_eur: number; output_eur: number | null }[] = [
+const PRICES: { driver: string; model: string; unit: string; input_eur: number; output_eur: number | null }[] = [
   { driver: 'anthropic', model: 'claude-sonnet-4-5', unit: '1M_tokens', input_eur: 2.8, output_eur: 14 },
   { driver: 'anthropic', model: 'claude-haiku-4-5', unit: '1M_tokens', input_eur: 0.95, output_eur: 4.7 },
   { driver: 'openai', model: 'gpt-realtime', unit: 'minute', input_eur: 0.055, output_eur: 0.22 },
@@ -81,7 +81,7 @@ export const VOICE_ARCHITECTURE_LABELS: Record<(typeof VOICE_ARCHITECTURES)[numb
   cascade: { en: 'Cascade: speech to text, model, text to speech', fr: 'Cascade : transcription, modèle, synthèse vocale' },
 };
 
-export const VOICES: { driver: string; voice_id: string; name: string; locale: string; gender: string }[] = [
+const VOICES: { driver: string; voice_id: string; name: string; locale: string; gender: string }[] = [
   { driver: 'openai', voice_id: 'marin', name: 'Marin', locale: 'fr', gender: 'female' },
   { driver: 'openai', voice_id: 'cedar', name: 'Cedar', locale: 'en', gender: 'male' },
   { driver: 'elevenlabs', voice_id: 'xA9kPq2sFr', name: 'Camille', locale: 'fr', gender: 'female' },

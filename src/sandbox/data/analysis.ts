@@ -18,7 +18,7 @@ import {
 import { segmentAt } from './interviews.js';
 
 /** Where an evidence points, in seed terms: resolved to a record id while seeding. */
-export type SeedRef =
+type SeedRef =
   | { seg: [session: string, position: number]; excerpt: string }
   | { recap: [interview: string, chapter: number, item: number]; excerpt: string }
   | { chunk: [filename: string, position: number]; excerpt: string }
@@ -67,7 +67,7 @@ function resolveRef(ws: WorkspaceState, ref: SeedRef): { source_type: string; so
 }
 
 /** Insert the evidences of a finding; refuses (at seed time) an excerpt its source does not contain. */
-export function seedEvidences(ws: WorkspaceState, finding: Rec, refs: SeedRef[], when: string): void {
+function seedEvidences(ws: WorkspaceState, finding: Rec, refs: SeedRef[], when: string): void {
   for (const ref of refs) {
     const { source_type, source, text } = resolveRef(ws, ref);
     if (!text.includes(ref.excerpt)) throw new Error(`seed: excerpt "${ref.excerpt}" not in its ${source_type}`);
@@ -334,7 +334,7 @@ const STEPS: [key: string, name: string, actor: string, tool: string][] = [
 ];
 
 /** Findings a new analysis run proposes in the demo engagement, taken in turn run after run. */
-export const RUN_FINDINGS: Omit<FindingSeed, 'key' | 'status' | 'step'>[] = [
+const RUN_FINDINGS: Omit<FindingSeed, 'key' | 'status' | 'step'>[] = [
   {
     type: 'irritant',
     category: 'irritants',

@@ -38,7 +38,7 @@ export function label(r: Rec | undefined): string {
   return String(r.statement ?? r.title ?? r.name ?? r.topic ?? r.excerpt ?? r.id);
 }
 
-export interface ComposeOptions {
+interface ComposeOptions {
   includeProposed: boolean;
   processId?: string | null;
   locale?: 'fr' | 'en';

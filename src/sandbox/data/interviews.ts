@@ -339,7 +339,7 @@ const BUYER: InterviewSeed = {
   ],
 };
 
-export const INTERVIEW_SEEDS = [CLERK, CONTROLLER, BUYER] as const;
+const INTERVIEW_SEEDS = [CLERK, CONTROLLER, BUYER] as const;
 
 /** Speaking time of a turn: about 14 characters a second, as people talk in an interview. */
 const speakingMs = (text: string) => Math.max(3_000, Math.round((text.length / 14) * 1000));

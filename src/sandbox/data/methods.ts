@@ -4,7 +4,7 @@
 import type { Rec, WorkspaceState } from '../types.js';
 import { at, ENGAGEMENT_AP, MEMBER_CLAIRE, MEMBER_MARC, METHOD_P2P } from './ids.js';
 
-export interface TopicSeed {
+interface TopicSeed {
   key: string;
   title: string;
   description: string;
@@ -41,7 +41,7 @@ const t = (
   deliverable_category,
 });
 
-export const P2P_TOPICS: TopicSeed[] = [
+const P2P_TOPICS: TopicSeed[] = [
   t(
     'role',
     'Rôle et périmètre',
@@ -210,7 +210,7 @@ const ONBOARDING_TOPICS: TopicSeed[] = [
   ),
 ];
 
-export interface TemplateSeed {
+interface TemplateSeed {
   template_key: string;
   name: { fr: string; en: string };
   description: { fr: string; en: string };

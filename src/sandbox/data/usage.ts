@@ -26,7 +26,7 @@ const PATTERNS: Pattern[] = [
 
 const VARIATION = [1, 1.15, 0.85, 1.3, 0.95, 1.05, 0.8, 1.2];
 
-export const USAGE_ENTRY_COUNT = 40;
+const USAGE_ENTRY_COUNT = 40;
 
 export function seedUsage(ws: WorkspaceState): void {
   const members = [MEMBER_CLAIRE, MEMBER_MARC, MEMBER_SOPHIE];

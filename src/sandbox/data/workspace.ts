@@ -15,7 +15,7 @@ import {
   METHOD_P2P,
 } from './ids.js';
 
-export type TokenKind = 'read' | 'write' | 'revoked' | 'expired';
+type TokenKind = 'read' | 'write' | 'revoked' | 'expired';
 
 /**
  * The personal token of a demo workspace: `pat_` and 40 characters derived from the workspace and

@@ -2,7 +2,7 @@
 // sequence flows between them, and a diagram so modellers (Camunda, bpmn.io) lay it out on open.
 import { esc, XML_DECL } from './xml.js';
 
-export interface BpmnStep {
+interface BpmnStep {
   id: string;
   name: string;
   /** Who performs the step; shown as documentation, since lanes would need a role model. */

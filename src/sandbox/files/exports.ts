@@ -10,7 +10,7 @@ import type { Page, Rendered } from './page.js';
 import { pdf } from './pdf.js';
 import { type Attribution, COLLECTION_OF, documentPage } from './render.js';
 
-export const CONTENT_TYPES = {
+const CONTENT_TYPES = {
   pdf: 'application/pdf',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
@@ -35,7 +35,7 @@ function slugify(text: string): string {
  * Base of export file names, e.g. `berthier-p2p`: the client without its legal form, then the
  * engagement's short name (the part in parentheses, if any, else its first words).
  */
-export function fileStem(ws: WorkspaceState, engagement: Rec): string {
+function fileStem(ws: WorkspaceState, engagement: Rec): string {
   const client = ws.c('client_companies').get(String(engagement.client_company_id ?? ''));
   const clientPart = slugify(String(client?.name ?? ''))
     .split('-')

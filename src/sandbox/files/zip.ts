@@ -2,7 +2,7 @@
 // Deflate per entry, no ZIP64, no encryption; timestamps fixed so the same content gives the same bytes.
 import { crc32, deflateRawSync } from 'node:zlib';
 
-export interface ZipEntry {
+interface ZipEntry {
   name: string;
   content: Buffer | string;
 }

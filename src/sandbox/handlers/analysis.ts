@@ -132,7 +132,7 @@ function findingView(ws: WorkspaceState, f: Rec): Rec {
 }
 
 /** The source an evidence cites, with who said it, when, and what was said around it. */
-export function evidencePreview(ws: WorkspaceState, evidence: Rec): Record<string, unknown> {
+function evidencePreview(ws: WorkspaceState, evidence: Rec): Record<string, unknown> {
   const engagementId = String(evidence.engagement_id);
   const source = findEvidenceSource(ws, engagementId, String(evidence.source_type), String(evidence.source_id));
   const finding = ws.c('findings').get(String(evidence.finding_id));

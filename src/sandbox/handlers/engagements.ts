@@ -14,7 +14,7 @@ type EngagementInput = {
 };
 
 /** The engagement of the path, or 404: every engagement-scoped handler starts here. */
-export function engagementOf(ctx: HandlerContext): Rec {
+function engagementOf(ctx: HandlerContext): Rec {
   return ctx.ws.c('engagements').must(ctx.params.engagement as string, 'engagement');
 }
 

@@ -23,7 +23,7 @@ export function scoped(ws: WorkspaceState, collection: string, id: string, engag
 }
 
 /** The record an evidence or interview source names, with the text an excerpt is taken from. */
-export interface EvidenceSource {
+interface EvidenceSource {
   type: string;
   record: Rec;
   text: string;
@@ -135,7 +135,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * Check a parsed file against format 1 (the schema above, hand-checked: the same rules, with the
  * failing field paths the 422 names). Returns the mismatches, empty when the file conforms.
  */
-export function externalSourceMismatches(doc: unknown): Record<string, string[]> {
+function externalSourceMismatches(doc: unknown): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   const add = (path: string, msg: string) => {
     errors[path] ??= [];
