@@ -23,7 +23,13 @@ export default defineConfig({
       // process-wide state behind; a file that needs modules no file has used yet loads fresh copies
       // (vi.resetModules), as test/mcp/tools/built-schemas.test.ts does.
       { extends: true, test: { name: 'fast', include: FAST_TESTS, isolate: false } },
-      { extends: true, test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: FAST_TESTS } },
+      // The rest's files mostly wait on child processes, sockets and scaled rate windows, leaving two
+      // workers' cores half idle: a third keeps them busy. A worker count of its own needs a group of
+      // its own, run after the quick tier's, as `npm test` runs them.
+      {
+        extends: true,
+        test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: FAST_TESTS, maxWorkers: 3, sequence: { groupOrder: 1 } },
+      },
     ],
   },
 });

@@ -43,7 +43,7 @@ let homes = 0;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'wcm-claude-'));
-  clone = builtClone(work);
+  clone = await builtClone(work);
   sb = await startSandbox({ port: 0, logger: () => {} });
 }, 120_000);
 

@@ -22,9 +22,9 @@ let clone: string;
 let home: string;
 const env = () => ({ PATH: newcomerPath(), HOME: home, LANG: 'C' });
 
-beforeAll(() => {
+beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'wcm-from-clone-'));
-  clone = builtClone(work);
+  clone = await builtClone(work);
   home = join(work, 'home');
   mkdirSync(home);
 }, 120_000);

@@ -42,7 +42,7 @@ let clone: string;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'wcm-readme-'));
-  clone = builtClone(work);
+  clone = await builtClone(work);
   sandbox = await startSandbox({ port: 0, rateLimit: false });
 }, 120_000);
 

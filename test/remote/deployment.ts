@@ -36,12 +36,19 @@ export async function deployment(
   closers.push(() => sandbox.close());
   const lb = await startBalancer();
   closers.push(() => lb.close());
-  const started: ServeRemote[] = [];
-  for (let i = 0; i < replicas; i++) {
-    const r = await spawnServeRemote({ workspaceUrl: sandbox.url, publicUrl: lb.url, redisUrl: redis.url, extra: env });
+  // The replicas start together, as a compose file starts them: each one's start is mostly a
+  // process loading its modules. One that fails to start leaves the others stopped.
+  const starts = Array.from({ length: replicas }, () => spawnServeRemote({ workspaceUrl: sandbox.url, publicUrl: lb.url, redisUrl: redis.url, extra: env }));
+  const settled = await Promise.allSettled(starts);
+  const started = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  for (const r of started) {
     closers.push(r.stop);
-    started.push(r);
     lb.targets.push(r.origin);
+  }
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) {
+    for (const c of closers.reverse()) await c().catch(() => {});
+    throw failed.reason;
   }
   return {
     sandbox,

@@ -148,7 +148,7 @@ describe.skipIf(!hasScript)('the banner of `npm start` in a clone, at a terminal
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'wcm-banner-'));
-    clone = builtClone(work);
+    clone = await builtClone(work);
     sb = await startSandbox({ port: 0, logger: () => {} });
   }, 120_000);
   afterAll(async () => {
