@@ -184,3 +184,15 @@ export function textOf(r: CallToolResult): string {
   const t = r.content.find((c) => c.type === 'text');
   return t && t.type === 'text' ? t.text : '';
 }
+
+/** A sandbox of its own and the default surface over it: what most files of test/mcp start once. */
+export async function startDefaultStack(): Promise<{ sandbox: SandboxHandle; stack: Stack }> {
+  const sandbox = await startSandbox({ port: 0, rateLimit: false });
+  return { sandbox, stack: await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default' } }) };
+}
+
+/** Closes what startDefaultStack started, the client and server first. */
+export async function stopDefaultStack(started: { sandbox: SandboxHandle; stack: Stack }): Promise<void> {
+  await started.stack.close();
+  await started.sandbox.close();
+}

@@ -2,20 +2,16 @@
 // over real HTTP: engagement ids complete from what a person types (their name), enums from the catalog.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK } from '../../src/sandbox/data/ids.js';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { DOCUMENT_KINDS } from '../../tools/shared.js';
-import { type Stack, startStack } from '../helpers/stack.js';
+import { type Stack, startDefaultStack, stopDefaultStack } from '../helpers/stack.js';
 
 let sandbox: SandboxHandle;
 let stack: Stack;
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: false });
-  stack = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default' } });
+  ({ sandbox, stack } = await startDefaultStack());
 });
-afterAll(async () => {
-  await stack.close();
-  await sandbox.close();
-});
+afterAll(() => stopDefaultStack({ sandbox, stack }));
 
 const textOfPrompt = (r: Awaited<ReturnType<Stack['client']['getPrompt']>>) => {
   const c = r.messages[0]!.content;

@@ -8,9 +8,9 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult, ElicitRequest } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
-import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { connectStdio, ERAS, serverHome } from '../../helpers/eras.js';
-import { type Stack, startStack, textOf } from '../../helpers/stack.js';
+import { type Stack, startDefaultStack, stopDefaultStack, textOf } from '../../helpers/stack.js';
 
 type Action = 'accept' | 'decline' | 'cancel';
 
@@ -18,13 +18,9 @@ let sandbox: SandboxHandle;
 let stack: Stack;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: false });
-  stack = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default' } });
+  ({ sandbox, stack } = await startDefaultStack());
 });
-afterAll(async () => {
-  await stack.close();
-  await sandbox.close();
-});
+afterAll(() => stopDefaultStack({ sandbox, stack }));
 
 /** A finding of its own to delete, made through the workspace API (the test's own request). */
 async function newFinding(statement: string): Promise<string> {

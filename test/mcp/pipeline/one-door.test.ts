@@ -4,19 +4,15 @@
 // policy and the token's limiter.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
-import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { type Stack, startStack } from '../../helpers/stack.js';
+import type { SandboxHandle } from '../../../src/sandbox/index.js';
+import { type Stack, startDefaultStack, stopDefaultStack } from '../../helpers/stack.js';
 
 let sandbox: SandboxHandle;
 let stack: Stack;
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: false });
-  stack = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default' } });
+  ({ sandbox, stack } = await startDefaultStack());
 });
-afterAll(async () => {
-  await stack.close();
-  await sandbox.close();
-});
+afterAll(() => stopDefaultStack({ sandbox, stack }));
 
 const apiRequests = () => sandbox.requests().filter((r) => r.path.startsWith('/api/v1/') && !r.path.endsWith('/openapi.json'));
 

@@ -5,8 +5,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
-import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { type Stack, startStack, textOf } from '../../helpers/stack.js';
+import type { SandboxHandle } from '../../../src/sandbox/index.js';
+import { type Stack, startDefaultStack, stopDefaultStack, textOf } from '../../helpers/stack.js';
 
 const KIND = 'executive_summary';
 const E = JSON.stringify(ENGAGEMENT_AP);
@@ -15,13 +15,9 @@ let sandbox: SandboxHandle;
 let stack: Stack;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: false });
-  stack = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default' } });
+  ({ sandbox, stack } = await startDefaultStack());
 });
-afterAll(async () => {
-  await stack.close();
-  await sandbox.close();
-});
+afterAll(() => stopDefaultStack({ sandbox, stack }));
 beforeEach(() => {
   sandbox.admin.reset();
 });

@@ -1,21 +1,17 @@
 // Workflow tools over real HTTP: each is several API calls, and says exactly what it did.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
-import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { type Stack, startStack, textOf } from '../../helpers/stack.js';
+import type { SandboxHandle } from '../../../src/sandbox/index.js';
+import { type Stack, startDefaultStack, stopDefaultStack, textOf } from '../../helpers/stack.js';
 
 type Finding = { id: string; type: string; review_status: string };
 
 let sandbox: SandboxHandle;
 let stack: Stack;
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: false });
-  stack = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default' } });
+  ({ sandbox, stack } = await startDefaultStack());
 });
-afterAll(async () => {
-  await stack.close();
-  await sandbox.close();
-});
+afterAll(() => stopDefaultStack({ sandbox, stack }));
 
 async function findings(): Promise<Finding[]> {
   const res = await stack.api.request({
