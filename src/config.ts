@@ -354,7 +354,7 @@ export const SETTINGS = [
     env: 'WORKSPACE_CONFIG_DIR',
     flag: '--config-dir',
     key: 'configDir',
-    help: 'Folder for state kept between runs (cached API description, sign-ins); its default is under XDG_CONFIG_HOME when that is set.',
+    help: 'Folder for state kept between runs (cached API description, sign-ins, and the rate budget shared by local processes, in state/state.db); its default is under XDG_CONFIG_HOME when that is set.',
     schema: absoluteFolder,
     default: {
       shown: '~/.config/workspace-consulting-mcp',
