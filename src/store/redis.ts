@@ -59,15 +59,13 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 `;
 
-// KEYS: value. ARGV: expected present (1/0), expected, new present (1/0), new value, ttl ms (0: none).
+// KEYS: value. ARGV: expected present (1/0), expected, new present (1/0), new value, then PX and its ttl ms if any.
 const COMPARE_AND_SET = script(`
 if redis.call('GET', KEYS[1]) ~= (ARGV[1] == '1' and ARGV[2]) then return 0 end
-if ARGV[3] ~= '1' then
-  redis.call('DEL', KEYS[1])
-elseif tonumber(ARGV[5]) > 0 then
-  redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
+if ARGV[3] == '1' then
+  redis.call('SET', KEYS[1], ARGV[4], unpack(ARGV, 5))
 else
-  redis.call('SET', KEYS[1], ARGV[4])
+  redis.call('DEL', KEYS[1])
 end
 return 1
 `);
@@ -75,21 +73,16 @@ return 1
 // KEYS: settled slots (score: end), open slots (score: lease end), meta (seq), pause (until).
 // ARGV: limit, hold ms, lease ms, slot id, window ms. Returns {1, count, seq} or {0, wait ms, paused 1/0}.
 const TAKE = script(`${NOW}
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+for i = 1, 2 do redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now) end
 local pausedUntil = tonumber(redis.call('GET', KEYS[4]) or '0')
 if pausedUntil > now then return {0, math.ceil(pausedUntil - now), 1} end
-local limit = tonumber(ARGV[1])
-local hold = tonumber(ARGV[2])
-local lease = tonumber(ARGV[3])
+local limit, hold, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local settled = redis.call('ZCARD', KEYS[1])
 local n = settled + redis.call('ZCARD', KEYS[2])
 if n < limit then
   redis.call('ZADD', KEYS[2], now + lease, ARGV[4])
   local seq = redis.call('HINCRBY', KEYS[3], 'seq', 1)
-  local ttl = math.ceil(lease + hold)
-  redis.call('PEXPIRE', KEYS[2], ttl)
-  redis.call('PEXPIRE', KEYS[3], ttl)
+  for i = 2, 3 do redis.call('PEXPIRE', KEYS[i], math.ceil(lease + hold)) end
   local recent = redis.call('ZCOUNT', KEYS[1], '(' .. string.format('%.3f', now + hold - tonumber(ARGV[5])), '+inf')
   return {1, n + 1 - settled + recent, seq}
 end
@@ -103,25 +96,21 @@ return {0, math.ceil(hold), 0}
 
 // KEYS: as TAKE. ARGV: slot id, refused (1/0), hold ms, lease ms. Returns seq.
 const SETTLE = script(`${NOW}
-local found = redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
 if ARGV[2] ~= '1' then
   local hold = tonumber(ARGV[3])
   redis.call('ZADD', KEYS[1], now + hold, ARGV[1])
-  local ttl = math.ceil(tonumber(ARGV[4]) + hold)
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  redis.call('PEXPIRE', KEYS[3], ttl)
+  for _, k in ipairs({KEYS[1], KEYS[3]}) do redis.call('PEXPIRE', k, math.ceil(tonumber(ARGV[4]) + hold)) end
 end
 return tonumber(redis.call('HGET', KEYS[3], 'seq') or '0')
 `);
 
 // KEYS: pause. ARGV: for ms.
 const PAUSE = script(`${NOW}
-local forMs = tonumber(ARGV[1])
-local untilMs = now + forMs
+local untilMs = now + tonumber(ARGV[1])
 if untilMs > tonumber(redis.call('GET', KEYS[1]) or '0') then
-  redis.call('SET', KEYS[1], string.format('%.3f', untilMs), 'PX', math.max(1, math.ceil(forMs)))
+  redis.call('SET', KEYS[1], string.format('%.3f', untilMs), 'PX', math.max(1, math.ceil(tonumber(ARGV[1]))))
 end
-return 1
 `);
 
 export class RedisStore implements StateStore, SlidingWindowStore {
@@ -260,13 +249,8 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   }
 
   async compareAndSet(key: string, expected: string | undefined, value: string | undefined, opts?: SetOptions): Promise<boolean> {
-    const ttl = opts?.ttlMs !== undefined ? Math.max(1, Math.ceil(opts.ttlMs)) : 0;
-    const r = await this.#eval(
-      COMPARE_AND_SET,
-      [this.#key(key)],
-      [expected === undefined ? 0 : 1, expected ?? '', value === undefined ? 0 : 1, value ?? '', ttl],
-    );
-    return Number(r) === 1;
+    const args = [expected === undefined ? 0 : 1, expected ?? '', value === undefined ? 0 : 1, value ?? '', ...ttlArgs(opts)];
+    return Number(await this.#eval(COMPARE_AND_SET, [this.#key(key)], args)) === 1;
   }
 
   async delete(key: string): Promise<void> {
