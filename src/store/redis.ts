@@ -1,16 +1,10 @@
-// The Redis store (REDIS_URL): any number of processes and replicas share it. Values are plain
-// strings with Redis's own expiry; what must be atomic across replicas (compare-and-set, the sliding
-// windows) runs as Lua scripts, which Redis executes whole, one at a time. The windows read the time
-// from Redis (TIME), so replicas whose clocks disagree still agree on every window.
-//
-// Keys are prefixed (`wcm:` by default) so one Redis can serve other things. The keys of one window
-// share a hash tag (`{...}`), so a script touches a single slot and the layout works on Redis Cluster.
-// Needs Redis 6.2 or later (GETDEL).
-//
-// With Sentinel (a redis-sentinel:// URL, src/store/redis-sentinel-url.ts) the store follows the
-// master the Sentinels name: node-redis asks them, and moves to the new master when they announce a
-// switch. Meanwhile commands fail at once as StoreUnavailableError (servers answer 503 + Retry-After);
-// none is sent twice, since a command whose answer was lost may have been applied.
+// The Redis store (REDIS_URL): any number of processes and replicas share it. Values are plain strings with Redis's own
+// expiry; what must be atomic across replicas (compare-and-set, the sliding windows of docs/architecture.md, "Rate budget")
+// runs as Lua scripts, which Redis executes whole, one at a time. The windows read the time from Redis (TIME), so replicas
+// whose clocks disagree still agree on every window. Keys are prefixed (`wcm:` by default) so one Redis can serve other
+// things; the keys of one window share a hash tag (`{...}`), so a script touches a single slot and the layout works on Redis
+// Cluster. Needs Redis 6.2 or later (GETDEL). With Sentinel (docs/deploying.md, "Redis with Sentinel") it follows the
+// master the Sentinels name, failing at once while there is none.
 import { createHash } from 'node:crypto';
 import { createClient, createSentinel, ErrorReply } from 'redis';
 import { parseRedisSentinelUrl } from './redis-sentinel-url.js';
@@ -46,11 +40,7 @@ const NOT_SERVING = /^(READONLY|LOADING|MASTERDOWN|NOREPLICAS|TRYAGAIN|CLUSTERDO
 const SETTLE_RETRY_MS = 250;
 const SETTLE_RETRIES = 6;
 
-/** The Sentinel client's failures while no master is named, or no Sentinel answers (fixed texts). */
-const SENTINEL_FAILURES = new Set(['no valid master node', 'None of the sentinels are available', 'Master Node Not Enumerated']);
-
 const script = (source: string) => ({ source, sha: createHash('sha1').update(source).digest('hex') });
-type Script = ReturnType<typeof script>;
 
 // Redis before 7 replicates a script's effects only when asked: TIME is not deterministic.
 const NOW = `
@@ -114,23 +104,19 @@ end
 `);
 
 export class RedisStore implements StateStore, SlidingWindowStore {
-  readonly #client: Client;
-  readonly #sendCommand: (args: string[]) => Promise<unknown>;
-  readonly #prefix: string;
   readonly #slotName = slotNamer();
   #closed = false;
 
-  private constructor(client: Client, send: (args: string[]) => Promise<unknown>, prefix: string) {
-    this.#client = client;
-    this.#sendCommand = send;
-    this.#prefix = prefix;
-  }
+  private constructor(
+    private readonly client: Client,
+    private readonly sendCommand: (args: string[]) => Promise<unknown>,
+    private readonly prefix: string,
+  ) {}
 
   /**
-   * Connect to `url`: redis:// or rediss:// (one Redis), or redis-sentinel:// (the master its
-   * Sentinels name). Fails with RedisUnavailableError when the first connection does not succeed in
-   * time; afterwards the client reconnects (or follows a new master) by itself, and commands made
-   * while it is away fail at once (no offline queue) rather than wait.
+   * Connect to `url`: redis:// or rediss:// (one Redis), or redis-sentinel:// (the master its Sentinels name). Fails with
+   * RedisUnavailableError unless the first connection succeeds in time; afterwards the client reconnects (or follows a new
+   * master) by itself, and commands made while it is away fail at once (no offline queue) rather than wait.
    */
   static async connect(url: string, opts: RedisStoreOptions = {}): Promise<RedisStore> {
     const sentinel = parseRedisSentinelUrl(url);
@@ -143,74 +129,59 @@ export class RedisStore implements StateStore, SlidingWindowStore {
       // Before the first connection: a few tries, then the error. After: keep trying, backing off.
       reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(2_000, 50 * 2 ** retries) : retries < 3 ? 100 * (retries + 1) : cause),
     };
-    let client: Client;
-    let send: (args: string[]) => Promise<unknown>;
+    let store: RedisStore;
     try {
       if (sentinel) {
-        const { name, sentinels, username, password, database } = sentinel;
+        const { name, sentinels, ...auth } = sentinel;
         const group = createSentinel({
           name,
           sentinelRootNodes: sentinels,
-          // After a failure a command is never tried again: its answer may have been lost after the
-          // old master applied it (a slot taken, a code consumed), and sending it to the new one would
-          // apply it twice. The next command asks the Sentinels, and fails at once until they name a
-          // master. This also makes the first connection give up at its first failure.
+          // A command that failed is never sent again: the old master may have applied it (a slot taken, a code
+          // consumed) before its answer was lost. The next one asks the Sentinels, failing at once until they name a
+          // master; the first connection, too, gives up at its first failure.
           maxCommandRediscovers: 0,
-          // The switch is heard from the Sentinels' announcements; a look every 10 s as well, for one
-          // missed while their connection was down (a command on the old master, back as a replica,
-          // would be refused READONLY until then).
+          // The switch is heard from the Sentinels' announcements; a look every 10 s as well, for one missed while
+          // their connection was down (the old master, back as a replica, would refuse commands READONLY until then).
           scanInterval: 10_000,
-          nodeClientOptions: {
-            disableOfflineQueue: true,
-            ...(username !== undefined ? { username } : {}),
-            ...(password !== undefined ? { password } : {}),
-            ...(database !== undefined ? { database } : {}),
-            socket,
-          },
-          // A command made while the master is away asks the Sentinels in turn: one that cannot be
-          // reached must not hold it long.
+          nodeClientOptions: { disableOfflineQueue: true, ...auth, socket },
+          // A command made while the master is away asks the Sentinels in turn: none may hold it long.
           sentinelClientOptions: { socket: { connectTimeout: Math.min(socket.connectTimeout, 2_000) } },
         });
-        client = group;
-        send = (args) => group.sendCommand(false, args);
+        store = new RedisStore(group, (args) => group.sendCommand(false, args), opts.prefix ?? 'wcm:');
       } else {
         const one = createClient({ url, disableOfflineQueue: true, socket });
-        client = one;
-        send = (args) => one.sendCommand(args);
+        store = new RedisStore(one, (args) => one.sendCommand(args), opts.prefix ?? 'wcm:');
       }
     } catch (err) {
       // The URL itself may hold a password: never repeat it.
       throw new RedisUnavailableError(`REDIS_URL is not a usable Redis URL (redis://[user:password@]host:port[/db]): ${errorCode(err)}.`, { cause: err });
     }
     // node-redis reports some of them as bare strings.
-    client.on('error', (err: unknown) => {
+    store.client.on('error', (err: unknown) => {
       if (connected) opts.onError?.(err instanceof Error ? err : new Error(String(err)));
     });
     try {
-      await client.connect();
+      await store.client.connect();
     } catch (err) {
-      destroy(client);
+      destroy(store.client);
       const where = sentinel ? "the master REDIS_URL's Sentinels name" : 'REDIS_URL';
       throw new RedisUnavailableError(`Could not connect to Redis at ${where}: ${errorCode(err)}.`, { cause: err });
     }
     connected = true;
-    return new RedisStore(client, send, opts.prefix ?? 'wcm:');
+    return store;
   }
 
-  /**
-   * One command. Redis's own error replies pass as they are, but NOT_SERVING; anything else (offline,
-   * the socket closed mid-command, no master named yet) is StoreUnavailableError, at once (no offline queue).
-   */
+  /** Redis's own error replies pass as they are, but NOT_SERVING; any other failure (offline, no master yet) is StoreUnavailableError. */
   async #send(args: string[]): Promise<unknown> {
     try {
-      return await this.#sendCommand(args);
+      return await this.sendCommand(args);
     } catch (err) {
       if (err instanceof ErrorReply && !NOT_SERVING.test(err.message)) throw err;
       throw new StoreUnavailableError(`Redis is unreachable (${errorCode(err)}).`, { cause: err });
     }
   }
 
-  async #eval(s: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
+  async #eval(s: ReturnType<typeof script>, keys: string[], args: Array<string | number>): Promise<unknown> {
     const rest = [String(keys.length), ...keys, ...args.map(String)];
     try {
       return await this.#send(['EVALSHA', s.sha, ...rest]);
@@ -220,59 +191,50 @@ export class RedisStore implements StateStore, SlidingWindowStore {
     }
   }
 
-  #key(key: string): string {
-    return this.#prefix + key;
-  }
-
   #windowKeys(key: string): string[] {
-    const tag = `${this.#prefix}win:{${key}}`;
+    const tag = `${this.prefix}win:{${key}}`;
     return [`${tag}:settled`, `${tag}:open`, `${tag}:meta`, `${tag}:pause`];
   }
 
   async get(key: string): Promise<string | undefined> {
-    const v = await this.#send(['GET', this.#key(key)]);
+    const v = await this.#send(['GET', this.prefix + key]);
     return typeof v === 'string' ? v : undefined;
   }
 
   async set(key: string, value: string, opts?: SetOptions): Promise<void> {
-    await this.#send(['SET', this.#key(key), value, ...ttlArgs(opts)]);
+    await this.#send(['SET', this.prefix + key, value, ...ttlArgs(opts)]);
   }
 
   async setIfAbsent(key: string, value: string, opts?: SetOptions): Promise<boolean> {
-    const r = await this.#send(['SET', this.#key(key), value, 'NX', ...ttlArgs(opts)]);
-    return String(r) === 'OK';
+    return String(await this.#send(['SET', this.prefix + key, value, 'NX', ...ttlArgs(opts)])) === 'OK';
   }
 
   async take(key: string): Promise<string | undefined> {
-    const v = await this.#send(['GETDEL', this.#key(key)]);
+    const v = await this.#send(['GETDEL', this.prefix + key]);
     return typeof v === 'string' ? v : undefined;
   }
 
   async compareAndSet(key: string, expected: string | undefined, value: string | undefined, opts?: SetOptions): Promise<boolean> {
     const args = [expected === undefined ? 0 : 1, expected ?? '', value === undefined ? 0 : 1, value ?? '', ...ttlArgs(opts)];
-    return Number(await this.#eval(COMPARE_AND_SET, [this.#key(key)], args)) === 1;
+    return Number(await this.#eval(COMPARE_AND_SET, [this.prefix + key], args)) === 1;
   }
 
   async delete(key: string): Promise<void> {
-    await this.#send(['DEL', this.#key(key)]);
+    await this.#send(['DEL', this.prefix + key]);
   }
 
   async takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
     const id = this.#slotName();
-    const r = (await this.#eval(TAKE, this.#windowKeys(key), [limits.limit, limits.holdMs, limits.leaseMs, id, limits.windowMs])) as unknown[];
-    const [ok, a, b] = r.map(Number) as [number, number, number];
+    const r = await this.#eval(TAKE, this.#windowKeys(key), [limits.limit, limits.holdMs, limits.leaseMs, id, limits.windowMs]);
+    const [ok, a, b] = (r as unknown[]).map(Number) as [number, number, number];
     return ok === 1 ? { taken: true, slot: id, count: a, seq: b } : { taken: false, waitMs: a, paused: b === 1 };
   }
 
-  /**
-   * The one write tried again after a failure (docs/architecture.md, Rate budget): it is idempotent (the
-   * slot leaves the open set and is settled again from now: counted a little longer, never less).
-   */
+  /** The one write tried again after a failure (docs/architecture.md, Rate budget): idempotent, it settles the slot again from now. */
   async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const r = await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs]);
-        return { seq: Number(r) };
+        return { seq: Number(await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs])) };
       } catch (err) {
         if (!(err instanceof StoreUnavailableError) || this.#closed || attempt >= SETTLE_RETRIES) throw err;
         await new Promise((r) => setTimeout(r, SETTLE_RETRY_MS * 2 ** attempt).unref());
@@ -281,22 +243,18 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   }
 
   async pauseWindow(key: string, forMs: number): Promise<void> {
-    const [, , , pause] = this.#windowKeys(key);
-    await this.#eval(PAUSE, [pause as string], [forMs]);
+    await this.#eval(PAUSE, this.#windowKeys(key).slice(3), [forMs]);
   }
 
-  /**
-   * Append one entry to the stream `key`, kept to about `maxLen` entries (XADD MAXLEN ~: Redis trims
-   * whole nodes, cheaply): an append-only log other programs read (the audit trail).
-   */
+  /** Append to the stream `key` (the audit trail), kept to about `maxLen` entries (XADD MAXLEN ~: Redis trims whole nodes, cheaply). */
   async appendToStream(key: string, fields: Record<string, string>, maxLen: number): Promise<void> {
-    await this.#send(['XADD', this.#key(key), 'MAXLEN', '~', String(maxLen), '*', ...Object.entries(fields).flat()]);
+    await this.#send(['XADD', this.prefix + key, 'MAXLEN', '~', String(maxLen), '*', ...Object.entries(fields).flat()]);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    if (!this.#client.isOpen) return;
-    await this.#client.close().catch(() => destroy(this.#client));
+    if (!this.client.isOpen) return;
+    await this.client.close().catch(() => destroy(this.client));
   }
 }
 
@@ -309,18 +267,19 @@ function ttlArgs(opts?: SetOptions): string[] {
   return opts?.ttlMs !== undefined ? ['PX', String(Math.max(1, Math.ceil(opts.ttlMs)))] : [];
 }
 
+const SENTINEL_FAILURES = new Set(['no valid master node', 'None of the sentinels are available', 'Master Node Not Enumerated']);
+
 /** What went wrong, without the message (which may quote the URL and its password). */
 function errorCode(err: unknown): string {
-  const e = err as { code?: unknown; name?: unknown; errors?: unknown[]; socketError?: unknown; originalError?: unknown } | undefined;
-  if (typeof e?.code === 'string') return e.code;
-  // A refusal's first word is its code (READONLY, LOADING...); the Sentinel client's own failures
-  // have fixed words, which say more than their class.
+  const e = err as { code?: unknown; name?: unknown; errors?: unknown; socketError?: unknown; originalError?: unknown } | undefined;
+  // A connection to a name with several addresses fails with an AggregateError of their errors.
+  const code = typeof e?.code === 'string' ? e.code : Array.isArray(e?.errors) ? (e.errors[0] as { code?: unknown } | undefined)?.code : undefined;
+  if (typeof code === 'string') return code;
+  // A refusal's first word is its code (READONLY, LOADING...); the Sentinel client's failures while no
+  // master is named or no Sentinel answers have fixed words, which say more than their class.
   if (err instanceof ErrorReply) return err.message.split(' ', 1)[0] as string;
   if (err instanceof Error && SENTINEL_FAILURES.has(err.message)) return err.message;
   // node-redis gives up with a ReconnectStrategyError holding the socket's own error.
   for (const inner of [e?.socketError, e?.originalError]) if (inner && inner !== err) return errorCode(inner);
-  // A connection to a name with several addresses fails with an AggregateError of their errors.
-  const inner = Array.isArray(e?.errors) ? (e.errors[0] as { code?: unknown } | undefined)?.code : undefined;
-  if (typeof inner === 'string') return inner;
   return typeof e?.name === 'string' ? e.name : 'unknown error';
 }
