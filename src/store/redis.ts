@@ -36,10 +36,6 @@ interface Client {
 /** Refusals of a Redis not (yet) the master able to write (a replica, loading, cut off): unavailable, not wrong; nothing was executed. */
 const NOT_SERVING = /^(READONLY|LOADING|MASTERDOWN|NOREPLICAS|TRYAGAIN|CLUSTERDOWN)\b/;
 
-/** A settle that failed is tried again after 250 ms, then twice as long each time: about 16 s in all. */
-const SETTLE_RETRY_MS = 250;
-const SETTLE_RETRIES = 6;
-
 const script = (source: string) => ({ source, sha: createHash('sha1').update(source).digest('hex') });
 
 // Redis before 7 replicates a script's effects only when asked: TIME is not deterministic.
@@ -114,9 +110,8 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   ) {}
 
   /**
-   * Connect to `url`: redis:// or rediss:// (one Redis), or redis-sentinel:// (the master its Sentinels name). Fails with
-   * RedisUnavailableError unless the first connection succeeds in time; afterwards the client reconnects (or follows a new
-   * master) by itself, and commands made while it is away fail at once (no offline queue) rather than wait.
+   * Connect to `url`: redis://, rediss:// or redis-sentinel://. Rejects with RedisUnavailableError unless the first connection
+   * succeeds in time; then the client reconnects (or follows a new master) by itself, and commands fail at once while it is away.
    */
   static async connect(url: string, opts: RedisStoreOptions = {}): Promise<RedisStore> {
     const sentinel = parseRedisSentinelUrl(url);
@@ -236,8 +231,9 @@ export class RedisStore implements StateStore, SlidingWindowStore {
       try {
         return { seq: Number(await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs])) };
       } catch (err) {
-        if (!(err instanceof StoreUnavailableError) || this.#closed || attempt >= SETTLE_RETRIES) throw err;
-        await new Promise((r) => setTimeout(r, SETTLE_RETRY_MS * 2 ** attempt).unref());
+        // Tried again after 250 ms, then twice as long each time, six times: about 16 s in all.
+        if (!(err instanceof StoreUnavailableError) || this.#closed || attempt >= 6) throw err;
+        await new Promise((r) => setTimeout(r, 250 * 2 ** attempt).unref());
       }
     }
   }
