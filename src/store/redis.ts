@@ -48,11 +48,8 @@ local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 // KEYS: value. ARGV: expected present (1/0), expected, new present (1/0), new value, then PX and its ttl ms if any.
 const COMPARE_AND_SET = script(`
 if redis.call('GET', KEYS[1]) ~= (ARGV[1] == '1' and ARGV[2]) then return 0 end
-if ARGV[3] == '1' then
-  redis.call('SET', KEYS[1], ARGV[4], unpack(ARGV, 5))
-else
-  redis.call('DEL', KEYS[1])
-end
+if ARGV[3] == '1' then redis.call('SET', KEYS[1], ARGV[4], unpack(ARGV, 5)) end
+if ARGV[3] ~= '1' then redis.call('DEL', KEYS[1]) end
 return 1
 `);
 
@@ -178,12 +175,10 @@ export class RedisStore implements StateStore, SlidingWindowStore {
 
   async #eval(s: ReturnType<typeof script>, keys: string[], args: Array<string | number>): Promise<unknown> {
     const rest = [String(keys.length), ...keys, ...args.map(String)];
-    try {
-      return await this.#send(['EVALSHA', s.sha, ...rest]);
-    } catch (err) {
+    return this.#send(['EVALSHA', s.sha, ...rest]).catch((err: unknown) => {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return await this.#send(['EVAL', s.source, ...rest]);
-    }
+      return this.#send(['EVAL', s.source, ...rest]);
+    });
   }
 
   #windowKeys(key: string): string[] {
@@ -225,7 +220,7 @@ export class RedisStore implements StateStore, SlidingWindowStore {
     return ok === 1 ? { taken: true, slot: id, count: a, seq: b } : { taken: false, waitMs: a, paused: b === 1 };
   }
 
-  /** The one write tried again after a failure (docs/architecture.md, Rate budget): idempotent, it settles the slot again from now. */
+  /** The one write retried after a failure (docs/architecture.md, Rate budget): idempotent, the slot is settled again from now (counted longer, never less). */
   async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -249,8 +244,7 @@ export class RedisStore implements StateStore, SlidingWindowStore {
 
   async close(): Promise<void> {
     this.#closed = true;
-    if (!this.client.isOpen) return;
-    await this.client.close().catch(() => destroy(this.client));
+    if (this.client.isOpen) await this.client.close().catch(() => destroy(this.client));
   }
 }
 
