@@ -97,14 +97,17 @@ end
 `);
 
 export class RedisStore implements StateStore, SlidingWindowStore {
+  readonly #client: Client;
+  readonly #sendCommand: (args: string[]) => Promise<unknown>;
+  readonly #prefix: string;
   readonly #slotName = slotNamer();
   #closed = false;
 
-  private constructor(
-    private readonly client: Client,
-    private readonly sendCommand: (args: string[]) => Promise<unknown>,
-    private readonly prefix: string,
-  ) {}
+  private constructor(client: Client, send: (args: string[]) => Promise<unknown>, prefix: string) {
+    this.#client = client;
+    this.#sendCommand = send;
+    this.#prefix = prefix;
+  }
 
   /**
    * Connect to `url`: redis://, rediss:// or redis-sentinel://. Rejects with RedisUnavailableError unless the first connection
@@ -149,13 +152,13 @@ export class RedisStore implements StateStore, SlidingWindowStore {
       throw new RedisUnavailableError(`REDIS_URL is not a usable Redis URL (redis://[user:password@]host:port[/db]): ${errorCode(err)}.`, { cause: err });
     }
     // node-redis reports some of them as bare strings.
-    store.client.on('error', (err: unknown) => {
+    store.#client.on('error', (err: unknown) => {
       if (connected) opts.onError?.(err instanceof Error ? err : new Error(String(err)));
     });
     try {
-      await store.client.connect();
+      await store.#client.connect();
     } catch (err) {
-      destroy(store.client);
+      destroy(store.#client);
       const where = sentinel ? "the master REDIS_URL's Sentinels name" : 'REDIS_URL';
       throw new RedisUnavailableError(`Could not connect to Redis at ${where}: ${errorCode(err)}.`, { cause: err });
     }
@@ -166,7 +169,7 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   /** Redis's own error replies pass as they are, but NOT_SERVING; any other failure (offline, no master yet) is StoreUnavailableError. */
   async #send(args: string[]): Promise<unknown> {
     try {
-      return await this.sendCommand(args);
+      return await this.#sendCommand(args);
     } catch (err) {
       if (err instanceof ErrorReply && !NOT_SERVING.test(err.message)) throw err;
       throw new StoreUnavailableError(`Redis is unreachable (${errorCode(err)}).`, { cause: err });
@@ -182,35 +185,35 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   }
 
   #windowKeys(key: string): string[] {
-    const tag = `${this.prefix}win:{${key}}`;
+    const tag = `${this.#prefix}win:{${key}}`;
     return [`${tag}:settled`, `${tag}:open`, `${tag}:meta`, `${tag}:pause`];
   }
 
   async get(key: string): Promise<string | undefined> {
-    const v = await this.#send(['GET', this.prefix + key]);
+    const v = await this.#send(['GET', this.#prefix + key]);
     return typeof v === 'string' ? v : undefined;
   }
 
   async set(key: string, value: string, opts?: SetOptions): Promise<void> {
-    await this.#send(['SET', this.prefix + key, value, ...ttlArgs(opts)]);
+    await this.#send(['SET', this.#prefix + key, value, ...ttlArgs(opts)]);
   }
 
   async setIfAbsent(key: string, value: string, opts?: SetOptions): Promise<boolean> {
-    return String(await this.#send(['SET', this.prefix + key, value, 'NX', ...ttlArgs(opts)])) === 'OK';
+    return String(await this.#send(['SET', this.#prefix + key, value, 'NX', ...ttlArgs(opts)])) === 'OK';
   }
 
   async take(key: string): Promise<string | undefined> {
-    const v = await this.#send(['GETDEL', this.prefix + key]);
+    const v = await this.#send(['GETDEL', this.#prefix + key]);
     return typeof v === 'string' ? v : undefined;
   }
 
   async compareAndSet(key: string, expected: string | undefined, value: string | undefined, opts?: SetOptions): Promise<boolean> {
     const args = [expected === undefined ? 0 : 1, expected ?? '', value === undefined ? 0 : 1, value ?? '', ...ttlArgs(opts)];
-    return Number(await this.#eval(COMPARE_AND_SET, [this.prefix + key], args)) === 1;
+    return Number(await this.#eval(COMPARE_AND_SET, [this.#prefix + key], args)) === 1;
   }
 
   async delete(key: string): Promise<void> {
-    await this.#send(['DEL', this.prefix + key]);
+    await this.#send(['DEL', this.#prefix + key]);
   }
 
   async takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
@@ -239,12 +242,12 @@ export class RedisStore implements StateStore, SlidingWindowStore {
 
   /** Append to the stream `key` (the audit trail), kept to about `maxLen` entries (XADD MAXLEN ~: Redis trims whole nodes, cheaply). */
   async appendToStream(key: string, fields: Record<string, string>, maxLen: number): Promise<void> {
-    await this.#send(['XADD', this.prefix + key, 'MAXLEN', '~', String(maxLen), '*', ...Object.entries(fields).flat()]);
+    await this.#send(['XADD', this.#prefix + key, 'MAXLEN', '~', String(maxLen), '*', ...Object.entries(fields).flat()]);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.client.isOpen) await this.client.close().catch(() => destroy(this.client));
+    if (this.#client.isOpen) await this.#client.close().catch(() => destroy(this.#client));
   }
 }
 
