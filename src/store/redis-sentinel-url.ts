@@ -10,16 +10,14 @@ interface RedisSentinelAddress {
   database?: number;
 }
 
-const SCHEME = 'redis-sentinel://';
-
 /** Does `raw` name Sentinels rather than one Redis? (Then parseRedisSentinelUrl must accept it.) */
 export function isRedisSentinelUrl(raw: string): boolean {
-  return raw.slice(0, SCHEME.length).toLowerCase() === SCHEME;
+  return /^redis-sentinel:\/\//i.test(raw);
 }
 
 /** The address `raw` names, or undefined when it is not a usable redis-sentinel:// URL. */
 export function parseRedisSentinelUrl(raw: string): RedisSentinelAddress | undefined {
-  const m = isRedisSentinelUrl(raw) ? /^(?:([^:@/]*)(?::([^@/]*))?@)?([^@/?#]+)\/([A-Za-z0-9._-]+)(?:\/(\d{1,5}))?\/?$/.exec(raw.slice(SCHEME.length)) : null;
+  const m = /^redis-sentinel:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^@/?#]+)\/([A-Za-z0-9._-]+)(?:\/(\d{1,5}))?\/?$/i.exec(raw);
   const [, user, pass, hosts = '', name = '', db] = m ?? [];
   const sentinels = hosts.split(',').map((part) => {
     const [, v6, host = v6 ?? '', port] = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(part.trim()) ?? [];
