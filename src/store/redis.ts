@@ -11,15 +11,6 @@ import { parseRedisSentinelUrl } from './redis-sentinel-url.js';
 import { type SetOptions, type StateStore, StoreUnavailableError } from './state-store.js';
 import { type SettleOptions, type SlidingWindowStore, slotNamer, type WindowLimits, type WindowTake } from './windows.js';
 
-interface RedisStoreOptions {
-  /** Put before every key. Default `wcm:`. */
-  prefix?: string;
-  /** Connection problems after the first connect (the client reconnects by itself meanwhile). */
-  onError?: (err: Error) => void;
-  /** Give up on the first connection after this long. Default 5 s. */
-  connectTimeoutMs?: number;
-}
-
 export class RedisUnavailableError extends Error {
   override name = 'RedisUnavailableError';
 }
@@ -110,10 +101,11 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   }
 
   /**
-   * Connect to `url`: redis://, rediss:// or redis-sentinel://. Rejects with RedisUnavailableError unless the first connection
-   * succeeds in time; then the client reconnects (or follows a new master) by itself, and commands fail at once while it is away.
+   * Connect to `url`: redis://, rediss:// or redis-sentinel://, keys put after `prefix`. Rejects with RedisUnavailableError unless
+   * the first connection succeeds within `connectTimeoutMs`; then the client reconnects (or follows a new master) by itself,
+   * telling `onError` of the problems, and commands fail at once while it is away.
    */
-  static async connect(url: string, opts: RedisStoreOptions = {}): Promise<RedisStore> {
+  static async connect(url: string, opts: { prefix?: string; onError?: (err: Error) => void; connectTimeoutMs?: number } = {}): Promise<RedisStore> {
     const sentinel = parseRedisSentinelUrl(url);
     if (sentinel === undefined && url.toLowerCase().startsWith('redis-sentinel:')) {
       throw new RedisUnavailableError('REDIS_URL is not a usable Sentinel URL (redis-sentinel://[user:password@]host:port[,host:port...]/name[/db]).');
