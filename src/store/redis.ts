@@ -1,10 +1,8 @@
-// The Redis store (REDIS_URL): any number of processes and replicas share it. Values are plain strings with Redis's own
-// expiry; what must be atomic across replicas (compare-and-set, the sliding windows of docs/architecture.md, "Rate budget")
-// runs as Lua scripts, which Redis executes whole, one at a time. The windows read the time from Redis (TIME), so replicas
-// whose clocks disagree still agree on every window. Keys are prefixed (`wcm:` by default) so one Redis can serve other
-// things; the keys of one window share a hash tag (`{...}`), so a script touches a single slot and the layout works on Redis
-// Cluster. Needs Redis 6.2 or later (GETDEL). With Sentinel (docs/deploying.md, "Redis with Sentinel") it follows the
-// master the Sentinels name, failing at once while there is none.
+// The Redis store (REDIS_URL), shared by processes and replicas. Compare-and-set and the sliding windows (docs/architecture.md,
+// "Rate budget") are Lua scripts, which Redis runs whole, one at a time; they read the time from Redis (TIME), so replicas whose
+// clocks disagree still agree on every window. Keys are prefixed (`wcm:` by default) so one Redis can serve other things; the
+// keys of a window share a hash tag (`{...}`), so a script touches one slot, as Redis Cluster requires. Needs Redis 6.2 or later
+// (GETDEL). With Sentinel (docs/deploying.md, "Redis with Sentinel") it follows the master the Sentinels name.
 import { createHash } from 'node:crypto';
 import { createClient, createSentinel, ErrorReply } from 'redis';
 import { parseRedisSentinelUrl } from './redis-sentinel-url.js';
@@ -123,9 +121,8 @@ export class RedisStore implements StateStore, SlidingWindowStore {
         const group = createSentinel({
           name,
           sentinelRootNodes: sentinels,
-          // A command that failed is never sent again: the old master may have applied it (a slot taken, a code
-          // consumed) before its answer was lost. The next one asks the Sentinels, failing at once until they name a
-          // master; the first connection, too, gives up at its first failure.
+          // A command that failed is never sent again: the old master may have applied it (a slot taken, a code consumed). The
+          // next one asks the Sentinels, failing at once until they name a master; the first connection gives up at once too.
           maxCommandRediscovers: 0,
           // The switch is heard from the Sentinels' announcements; a look every 10 s as well, for one missed while
           // their connection was down (the old master, back as a replica, would refuse commands READONLY until then).
