@@ -198,6 +198,18 @@ describe.each(backends)('the $name store', (backend) => {
     await eventually(async () => (await s.a.takeSlot('w4', limits)).taken);
   });
 
+  it('shows a settle to the same handle at once and to the other once the event loop has turned', async () => {
+    const one = await s.a.takeSlot('w6', { ...limits, limit: 1 });
+    if (!one.taken) throw new Error('not taken');
+    await s.a.settleSlot('w6', one.slot, { refused: true, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    await new Promise((r) => setImmediate(r));
+    const two = await s.b.takeSlot('w6', { ...limits, limit: 1 });
+    expect(two.taken).toBe(true);
+    if (!two.taken) return;
+    await s.b.settleSlot('w6', two.slot, { refused: true, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    expect((await s.b.takeSlot('w6', { ...limits, limit: 1 })).taken).toBe(true);
+  });
+
   it('never lets more than the limit into one window when a hundred take at once from two handles', async () => {
     const takes = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? s.a : s.b).takeSlot('w5', { ...limits, limit: 17 })));
     expect(takes.filter((t) => t.taken)).toHaveLength(17);
@@ -246,6 +258,18 @@ describe('the SQLite store on disk', () => {
     expect(await openIn()).toEqual([]);
   });
 
+  it('writes a settle still pending when it closes: another process sees the slot answered, not held for its lease', async () => {
+    const dir = join(tmp, 'pending');
+    const a = await SqliteStore.open(dir);
+    const b = await SqliteStore.open(dir);
+    const one = await a.takeSlot('w', { ...limits, limit: 1 });
+    if (!one.taken) throw new Error('not taken');
+    await a.settleSlot('w', one.slot, { refused: true, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    await a.close();
+    expect((await b.takeSlot('w', { ...limits, limit: 1 })).taken).toBe(true);
+    await b.close();
+  });
+
   it('sweeps expired values and spent windows', async () => {
     const dir = join(tmp, 'sweep');
     let now = Date.now();
@@ -260,7 +284,7 @@ describe('the SQLite store on disk', () => {
     const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
     const db = new DatabaseSync(join(dir, 'state.db'), { readOnly: true });
     expect(db.prepare('SELECT key FROM kv').all()).toEqual([{ key: 'long' }]);
-    expect(db.prepare('SELECT key FROM windows').all()).toEqual([]);
+    expect(db.prepare('SELECT key FROM budget').all()).toEqual([]);
     db.close();
   });
 });
