@@ -100,8 +100,8 @@ export class RedisStore implements StateStore, SlidingWindowStore {
 
   /**
    * Connect to `url`: redis://, rediss:// or redis-sentinel://, keys put after `prefix`. Rejects with RedisUnavailableError unless
-   * the first connection succeeds within `connectTimeoutMs`; then the client reconnects (or follows a new master) by itself,
-   * telling `onError` of the problems, and commands fail at once while it is away.
+   * the first connection succeeds in time (`connectTimeoutMs` a try, default 5 s); then the client reconnects (or follows a new
+   * master) by itself, telling `onError` of the problems, and commands fail at once while it is away.
    */
   static async connect(url: string, opts: { prefix?: string; onError?: (err: Error) => void; connectTimeoutMs?: number } = {}): Promise<RedisStore> {
     const sentinel = parseRedisSentinelUrl(url);
