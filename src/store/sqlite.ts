@@ -51,10 +51,19 @@ interface WindowState {
   settled: number[];
 }
 
-function takeFrom(w: WindowState, now: number, limits: WindowLimits, id: number): WindowTake {
+/** A slot's number, 1 to 2^52 (exact in a float64), from the system's generator (Math.random repeats in processes started with one --random-seed). */
+function slotNumber(): number {
+  const [hi, lo] = globalThis.crypto.getRandomValues(new Uint32Array(2)) as unknown as [number, number];
+  return (hi & 0xfffff) * 2 ** 32 + lo + 1;
+}
+
+function takeFrom(w: WindowState, now: number, limits: WindowLimits): WindowTake {
   if (w.pausedUntil > now) return { taken: false, waitMs: Math.ceil(w.pausedUntil - now), paused: true };
   const need = w.open.size + w.settled.length - Math.max(0, limits.limit) + 1;
   if (need <= 0) {
+    // Two slots of one number would count as one: unique in the window, under its write lock.
+    let id = slotNumber();
+    while (w.open.has(id)) id = (id % 2 ** 52) + 1;
     w.open.set(id, now + limits.leaseMs);
     // A settled slot's end is its settle plus holdMs; settled within the last window: end > this.
     const recent = now + limits.holdMs - limits.windowMs;
@@ -190,11 +199,11 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
 
   /** One round on the window `key`: read it, write what was settled meanwhile, change it, write it back, in one transaction. */
   #inWindow<T>(key: string, change: (w: WindowState, now: number) => T): T {
-    return this.#tx(() => {
+    const out = this.#tx(() => {
       const now = this.#now();
       const row = this.#q.window.get({ key }) as { seq: number; paused: number; slots: Uint8Array | null } | undefined;
       const w: WindowState = { seq: row?.seq ?? 0, pausedUntil: row?.paused ?? 0, open: new Map(), settled: [] };
-      // Copied: a Float64Array needs an aligned buffer. (SQLite reads an empty blob as NULL.)
+      // Copied: a Float64Array needs an aligned buffer. (An empty one was bound as NULL.)
       const stored = row?.slots ? new Float64Array(row.slots.slice().buffer) : [];
       for (let i = 0; i < stored.length; i += 2) {
         const [slot, end] = [stored[i] as number, stored[i + 1] as number];
@@ -206,7 +215,6 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
         // Counted from its answer even when its lease ran out before (a very slow request).
         if (!s.opts.refused && s.at + s.opts.holdMs > now) w.settled.push(s.at + s.opts.holdMs);
       }
-      this.#unwritten.delete(key);
       const out = change(w, now);
       const pairs = [...w.open, ...w.settled.map((end) => [0, end] as const)];
       // Deleted by the sweep once nothing in it counts (every slot expired, no pause).
@@ -215,12 +223,13 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
       this.#wrote();
       return out;
     });
+    // Only once committed: a round that failed leaves them for the next.
+    this.#unwritten.delete(key);
+    return out;
   }
 
   async takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
-    // Unique across processes as a random 52-bit number is among a window's few hundred slots.
-    const id = Math.floor(Math.random() * 2 ** 52) + 1;
-    return this.#inWindow(key, (w, now) => takeFrom(w, now, limits, id));
+    return this.#inWindow(key, (w, now) => takeFrom(w, now, limits));
   }
 
   /**
@@ -241,8 +250,8 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     try {
       for (const key of [...this.#unwritten.keys()]) this.#inWindow(key, () => {});
     } catch {
-      // Not written (the database locked past its timeout): the slots count until their lease ends. Safe, only slower.
-      this.#unwritten.clear();
+      // Not written (the database locked past its timeout): kept for the next round on each window, or
+      // close; meanwhile the slots count as unanswered.
     }
   }
 
