@@ -17,6 +17,8 @@ import type { SettleOptions, SlidingWindowStore, WindowLimits, WindowTake } from
 const SWEEP_EVERY = 1000;
 /** How long a change waits for another process's transaction (each is tens of microseconds). */
 const BUSY_TIMEOUT_MS = 5_000;
+/** The longest an answered slot's settle waits to be folded into the next round (at most half its hold). */
+const SETTLE_DELAY_MS = 1_000;
 
 /**
  * node:sqlite, loaded without the ExperimentalWarning Node prints on its first use (on stderr): that
@@ -51,18 +53,11 @@ interface WindowState {
   settled: number[];
 }
 
-/** A slot's number, 1 to 2^52 (exact in a float64), from the system's generator (Math.random repeats in processes started with one --random-seed). */
-function slotNumber(): number {
-  const [hi, lo] = globalThis.crypto.getRandomValues(new Uint32Array(2)) as unknown as [number, number];
-  return (hi & 0xfffff) * 2 ** 32 + lo + 1;
-}
-
-function takeFrom(w: WindowState, now: number, limits: WindowLimits): WindowTake {
+function takeFrom(w: WindowState, now: number, limits: WindowLimits, id: number): WindowTake {
   if (w.pausedUntil > now) return { taken: false, waitMs: Math.ceil(w.pausedUntil - now), paused: true };
   const need = w.open.size + w.settled.length - Math.max(0, limits.limit) + 1;
   if (need <= 0) {
     // Two slots of one number would count as one: unique in the window, under its write lock.
-    let id = slotNumber();
     while (w.open.has(id)) id = (id % 2 ** 52) + 1;
     w.open.set(id, now + limits.leaseMs);
     // A settled slot's end is its settle plus holdMs; settled within the last window: end > this.
@@ -91,7 +86,10 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
   >;
   /** Settles made and not yet written, by window (settleSlot). */
   readonly #unwritten = new Map<string, Settle[]>();
-  #writing: NodeJS.Immediate | undefined;
+  #writing: NodeJS.Timeout | undefined;
+  /** Slot numbers: a random base per store (a process), counted up; unique in a window for certain (takeFrom). */
+  readonly #slotBase = (globalThis.crypto.getRandomValues(new Uint32Array(1))[0] as number) * 2 ** 20;
+  #slotCount = 0;
   #writes = 0;
 
   /** The database at `path` (':memory:': this process's alone, as MemoryStore). */
@@ -206,9 +204,11 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
       // Copied: a Float64Array needs an aligned buffer. (An empty one was bound as NULL.)
       const stored = row?.slots ? new Float64Array(row.slots.slice().buffer) : [];
       for (let i = 0; i < stored.length; i += 2) {
-        const [slot, end] = [stored[i] as number, stored[i + 1] as number];
-        if (end > now && slot === 0) w.settled.push(end);
-        else if (end > now) w.open.set(slot, end);
+        const slot = stored[i] as number;
+        const end = stored[i + 1] as number;
+        if (end <= now) continue;
+        if (slot === 0) w.settled.push(end);
+        else w.open.set(slot, end);
       }
       for (const s of this.#unwritten.get(key) ?? []) {
         w.open.delete(s.slot);
@@ -216,36 +216,53 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
         if (!s.opts.refused && s.at + s.opts.holdMs > now) w.settled.push(s.at + s.opts.holdMs);
       }
       const out = change(w, now);
-      const pairs = [...w.open, ...w.settled.map((end) => [0, end] as const)];
+      const slots = new Float64Array(2 * (w.open.size + w.settled.length));
+      let i = 0;
+      for (const [slot, end] of w.open) {
+        slots[i++] = slot;
+        slots[i++] = end;
+      }
+      for (const end of w.settled) {
+        slots[i++] = 0;
+        slots[i++] = end;
+      }
       // Deleted by the sweep once nothing in it counts (every slot expired, no pause).
-      const expires = Math.max(w.pausedUntil, ...pairs.map(([, end]) => end));
-      this.#q.putWindow.run({ key, seq: w.seq, paused: w.pausedUntil, slots: new Uint8Array(Float64Array.from(pairs.flat()).buffer), expires });
+      const expires = Math.max(w.pausedUntil, ...w.open.values(), ...w.settled);
+      this.#q.putWindow.run({ key, seq: w.seq, paused: w.pausedUntil, slots: new Uint8Array(slots.buffer), expires });
       this.#wrote();
       return out;
     });
     // Only once committed: a round that failed leaves them for the next.
     this.#unwritten.delete(key);
+    if (this.#unwritten.size === 0) {
+      clearTimeout(this.#writing);
+      this.#writing = undefined;
+    }
     return out;
   }
 
   async takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
-    return this.#inWindow(key, (w, now) => takeFrom(w, now, limits));
+    const id = this.#slotBase + (this.#slotCount++ % 2 ** 20) + 1;
+    return this.#inWindow(key, (w, now) => takeFrom(w, now, limits, id));
   }
 
   /**
-   * Written by the next round on this window or on the event loop's next turn, whichever comes first,
-   * so the answer does not wait for a transaction: meanwhile the slot counts as unanswered, never
-   * less than it should. The seq, read now, is the window's at the answer.
+   * A refusal is written at once: it frees a slot. An answer is written by the next round on its
+   * window (back-to-back calls: one transaction a call), or after at most half its hold: until then
+   * the slot counts as unanswered, as it does for another process until its hold ends anyway, so no
+   * count and no wait changes. The seq, read now, is the window's at the answer.
    */
   async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
     const unwritten = this.#unwritten.get(key) ?? [];
     unwritten.push({ slot: Number(slot), at: this.#now(), opts });
     this.#unwritten.set(key, unwritten);
-    this.#writing ??= setImmediate(() => this.#writeSettles());
+    if (opts.refused) this.#writeSettles();
+    else this.#writing ??= setTimeout(() => this.#writeSettles(), Math.min(SETTLE_DELAY_MS, opts.holdMs / 2)).unref();
     return { seq: (this.#q.seq.get({ key }) as { seq: number } | undefined)?.seq ?? 0 };
   }
 
   #writeSettles(): void {
+    clearTimeout(this.#writing);
     this.#writing = undefined;
     try {
       for (const key of [...this.#unwritten.keys()]) this.#inWindow(key, () => {});
@@ -270,7 +287,6 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
 
   async close(): Promise<void> {
     if (!this.#db.isOpen) return;
-    clearImmediate(this.#writing);
     this.#writeSettles();
     this.sweep();
     this.#db.close();
