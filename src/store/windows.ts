@@ -48,8 +48,8 @@ export interface SlidingWindowStore {
   takeSlot(key: string, limits: WindowLimits): Promise<WindowTake>;
   /**
    * The slot's request was answered (or failed): it counts `holdMs` from now, or not at all if refused.
-   * The seq is the window's now. A backend may write it after answering (SQLite does, to keep the
-   * transaction off the answer's path), the slot counting as unanswered until then: never less.
+   * The seq is the window's now. A backend may write an answered slot's settle later, within half its
+   * hold (SQLite folds it into the next round), the slot counting as unanswered until then: never less.
    */
   settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }>;
   /** No take in `key` succeeds for `forMs` from now (a Retry-After, shared with every participant). */
