@@ -1,30 +1,13 @@
-// The Redis store (REDIS_URL): any number of processes and replicas share it. Values are plain
-// strings with Redis's own expiry; what must be atomic across replicas (compare-and-set, the sliding
-// windows) runs as Lua scripts, which Redis executes whole, one at a time. The windows read the time
-// from Redis (TIME), so replicas whose clocks disagree still agree on every window.
-//
-// Keys are prefixed (`wcm:` by default) so one Redis can serve other things. The keys of one window
-// share a hash tag (`{...}`), so a script touches a single slot and the layout works on Redis Cluster.
-// Needs Redis 6.2 or later (GETDEL).
-//
-// With Sentinel (a redis-sentinel:// URL, src/store/redis-sentinel-url.ts) the store follows the
-// master the Sentinels name: node-redis asks them, and moves to the new master when they announce a
-// switch. Meanwhile commands fail at once as StoreUnavailableError (servers answer 503 + Retry-After);
-// none is sent twice, since a command whose answer was lost may have been applied.
+// The Redis store (REDIS_URL), shared by processes and replicas. Compare-and-set and the sliding windows (docs/architecture.md,
+// "Rate budget") are Lua scripts, which Redis runs whole, one at a time; they read the time from Redis (TIME), so replicas whose
+// clocks disagree still agree on every window. Keys are prefixed (`wcm:` by default) so one Redis can serve other things; the
+// keys of a window share a hash tag (`{...}`), so a script touches one slot, as Redis Cluster requires. Needs Redis 6.2 or later
+// (GETDEL). With Sentinel (docs/deploying.md, "Redis with Sentinel") it follows the master the Sentinels name.
 import { createHash } from 'node:crypto';
 import { createClient, createSentinel, ErrorReply } from 'redis';
 import { parseRedisSentinelUrl } from './redis-sentinel-url.js';
 import { type SetOptions, type StateStore, StoreUnavailableError } from './state-store.js';
 import { type SettleOptions, type SlidingWindowStore, slotNamer, type WindowLimits, type WindowTake } from './windows.js';
-
-interface RedisStoreOptions {
-  /** Put before every key. Default `wcm:`. */
-  prefix?: string;
-  /** Connection problems after the first connect (the client reconnects by itself meanwhile). */
-  onError?: (err: Error) => void;
-  /** Give up on the first connection after this long. Default 5 s. */
-  connectTimeoutMs?: number;
-}
 
 export class RedisUnavailableError extends Error {
   override name = 'RedisUnavailableError';
@@ -42,15 +25,7 @@ interface Client {
 /** Refusals of a Redis not (yet) the master able to write (a replica, loading, cut off): unavailable, not wrong; nothing was executed. */
 const NOT_SERVING = /^(READONLY|LOADING|MASTERDOWN|NOREPLICAS|TRYAGAIN|CLUSTERDOWN)\b/;
 
-/** A settle that failed is tried again after 250 ms, then twice as long each time: about 16 s in all. */
-const SETTLE_RETRY_MS = 250;
-const SETTLE_RETRIES = 6;
-
-/** The Sentinel client's failures while no master is named, or no Sentinel answers (fixed texts). */
-const SENTINEL_FAILURES = new Set(['no valid master node', 'None of the sentinels are available', 'Master Node Not Enumerated']);
-
 const script = (source: string) => ({ source, sha: createHash('sha1').update(source).digest('hex') });
-type Script = ReturnType<typeof script>;
 
 // Redis before 7 replicates a script's effects only when asked: TIME is not deterministic.
 const NOW = `
@@ -59,37 +34,27 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 `;
 
-// KEYS: value. ARGV: expected present (1/0), expected, new present (1/0), new value, ttl ms (0: none).
+// KEYS: value. ARGV: expected present (1/0), expected, new present (1/0), new value, then PX and its ttl ms if any.
 const COMPARE_AND_SET = script(`
 if redis.call('GET', KEYS[1]) ~= (ARGV[1] == '1' and ARGV[2]) then return 0 end
-if ARGV[3] ~= '1' then
-  redis.call('DEL', KEYS[1])
-elseif tonumber(ARGV[5]) > 0 then
-  redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
-else
-  redis.call('SET', KEYS[1], ARGV[4])
-end
+if ARGV[3] == '1' then redis.call('SET', KEYS[1], ARGV[4], unpack(ARGV, 5)) end
+if ARGV[3] ~= '1' then redis.call('DEL', KEYS[1]) end
 return 1
 `);
 
 // KEYS: settled slots (score: end), open slots (score: lease end), meta (seq), pause (until).
 // ARGV: limit, hold ms, lease ms, slot id, window ms. Returns {1, count, seq} or {0, wait ms, paused 1/0}.
 const TAKE = script(`${NOW}
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+for i = 1, 2 do redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now) end
 local pausedUntil = tonumber(redis.call('GET', KEYS[4]) or '0')
 if pausedUntil > now then return {0, math.ceil(pausedUntil - now), 1} end
-local limit = tonumber(ARGV[1])
-local hold = tonumber(ARGV[2])
-local lease = tonumber(ARGV[3])
+local limit, hold, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local settled = redis.call('ZCARD', KEYS[1])
 local n = settled + redis.call('ZCARD', KEYS[2])
 if n < limit then
   redis.call('ZADD', KEYS[2], now + lease, ARGV[4])
   local seq = redis.call('HINCRBY', KEYS[3], 'seq', 1)
-  local ttl = math.ceil(lease + hold)
-  redis.call('PEXPIRE', KEYS[2], ttl)
-  redis.call('PEXPIRE', KEYS[3], ttl)
+  for i = 2, 3 do redis.call('PEXPIRE', KEYS[i], math.ceil(lease + hold)) end
   local recent = redis.call('ZCOUNT', KEYS[1], '(' .. string.format('%.3f', now + hold - tonumber(ARGV[5])), '+inf')
   return {1, n + 1 - settled + recent, seq}
 end
@@ -103,25 +68,21 @@ return {0, math.ceil(hold), 0}
 
 // KEYS: as TAKE. ARGV: slot id, refused (1/0), hold ms, lease ms. Returns seq.
 const SETTLE = script(`${NOW}
-local found = redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
 if ARGV[2] ~= '1' then
   local hold = tonumber(ARGV[3])
   redis.call('ZADD', KEYS[1], now + hold, ARGV[1])
-  local ttl = math.ceil(tonumber(ARGV[4]) + hold)
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  redis.call('PEXPIRE', KEYS[3], ttl)
+  for _, k in ipairs({KEYS[1], KEYS[3]}) do redis.call('PEXPIRE', k, math.ceil(tonumber(ARGV[4]) + hold)) end
 end
 return tonumber(redis.call('HGET', KEYS[3], 'seq') or '0')
 `);
 
 // KEYS: pause. ARGV: for ms.
 const PAUSE = script(`${NOW}
-local forMs = tonumber(ARGV[1])
-local untilMs = now + forMs
+local untilMs = now + tonumber(ARGV[1])
 if untilMs > tonumber(redis.call('GET', KEYS[1]) or '0') then
-  redis.call('SET', KEYS[1], string.format('%.3f', untilMs), 'PX', math.max(1, math.ceil(forMs)))
+  redis.call('SET', KEYS[1], string.format('%.3f', untilMs), 'PX', math.max(1, math.ceil(tonumber(ARGV[1]))))
 end
-return 1
 `);
 
 export class RedisStore implements StateStore, SlidingWindowStore {
@@ -138,12 +99,11 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   }
 
   /**
-   * Connect to `url`: redis:// or rediss:// (one Redis), or redis-sentinel:// (the master its
-   * Sentinels name). Fails with RedisUnavailableError when the first connection does not succeed in
-   * time; afterwards the client reconnects (or follows a new master) by itself, and commands made
-   * while it is away fail at once (no offline queue) rather than wait.
+   * Connect to `url`: redis://, rediss:// or redis-sentinel://, keys put after `prefix`. Rejects with RedisUnavailableError unless
+   * the first connection succeeds in time (`connectTimeoutMs` a try, default 5 s); then the client reconnects (or follows a new
+   * master) by itself, telling `onError` of the problems, and commands fail at once while it is away.
    */
-  static async connect(url: string, opts: RedisStoreOptions = {}): Promise<RedisStore> {
+  static async connect(url: string, opts: { prefix?: string; onError?: (err: Error) => void; connectTimeoutMs?: number } = {}): Promise<RedisStore> {
     const sentinel = parseRedisSentinelUrl(url);
     if (sentinel === undefined && url.toLowerCase().startsWith('redis-sentinel:')) {
       throw new RedisUnavailableError('REDIS_URL is not a usable Sentinel URL (redis-sentinel://[user:password@]host:port[,host:port...]/name[/db]).');
@@ -154,64 +114,48 @@ export class RedisStore implements StateStore, SlidingWindowStore {
       // Before the first connection: a few tries, then the error. After: keep trying, backing off.
       reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(2_000, 50 * 2 ** retries) : retries < 3 ? 100 * (retries + 1) : cause),
     };
-    let client: Client;
-    let send: (args: string[]) => Promise<unknown>;
+    let store: RedisStore;
     try {
       if (sentinel) {
-        const { name, sentinels, username, password, database } = sentinel;
+        const { name, sentinels, ...auth } = sentinel;
         const group = createSentinel({
           name,
           sentinelRootNodes: sentinels,
-          // After a failure a command is never tried again: its answer may have been lost after the
-          // old master applied it (a slot taken, a code consumed), and sending it to the new one would
-          // apply it twice. The next command asks the Sentinels, and fails at once until they name a
-          // master. This also makes the first connection give up at its first failure.
+          // A command that failed is never sent again: the old master may have applied it (a slot taken, a code consumed). The
+          // next one asks the Sentinels, failing at once until they name a master; the first connection gives up at once too.
           maxCommandRediscovers: 0,
-          // The switch is heard from the Sentinels' announcements; a look every 10 s as well, for one
-          // missed while their connection was down (a command on the old master, back as a replica,
-          // would be refused READONLY until then).
+          // The switch is heard from the Sentinels' announcements; a look every 10 s as well, for one missed while
+          // their connection was down (the old master, back as a replica, would refuse commands READONLY until then).
           scanInterval: 10_000,
-          nodeClientOptions: {
-            disableOfflineQueue: true,
-            ...(username !== undefined ? { username } : {}),
-            ...(password !== undefined ? { password } : {}),
-            ...(database !== undefined ? { database } : {}),
-            socket,
-          },
-          // A command made while the master is away asks the Sentinels in turn: one that cannot be
-          // reached must not hold it long.
+          nodeClientOptions: { disableOfflineQueue: true, ...auth, socket },
+          // A command made while the master is away asks the Sentinels in turn: none may hold it long.
           sentinelClientOptions: { socket: { connectTimeout: Math.min(socket.connectTimeout, 2_000) } },
         });
-        client = group;
-        send = (args) => group.sendCommand(false, args);
+        store = new RedisStore(group, (args) => group.sendCommand(false, args), opts.prefix ?? 'wcm:');
       } else {
         const one = createClient({ url, disableOfflineQueue: true, socket });
-        client = one;
-        send = (args) => one.sendCommand(args);
+        store = new RedisStore(one, (args) => one.sendCommand(args), opts.prefix ?? 'wcm:');
       }
     } catch (err) {
       // The URL itself may hold a password: never repeat it.
       throw new RedisUnavailableError(`REDIS_URL is not a usable Redis URL (redis://[user:password@]host:port[/db]): ${errorCode(err)}.`, { cause: err });
     }
     // node-redis reports some of them as bare strings.
-    client.on('error', (err: unknown) => {
+    store.#client.on('error', (err: unknown) => {
       if (connected) opts.onError?.(err instanceof Error ? err : new Error(String(err)));
     });
     try {
-      await client.connect();
+      await store.#client.connect();
     } catch (err) {
-      destroy(client);
+      destroy(store.#client);
       const where = sentinel ? "the master REDIS_URL's Sentinels name" : 'REDIS_URL';
       throw new RedisUnavailableError(`Could not connect to Redis at ${where}: ${errorCode(err)}.`, { cause: err });
     }
     connected = true;
-    return new RedisStore(client, send, opts.prefix ?? 'wcm:');
+    return store;
   }
 
-  /**
-   * One command. Redis's own error replies pass as they are, but NOT_SERVING; anything else (offline,
-   * the socket closed mid-command, no master named yet) is StoreUnavailableError, at once (no offline queue).
-   */
+  /** Redis's own error replies pass as they are, but NOT_SERVING; any other failure (offline, no master yet) is StoreUnavailableError. */
   async #send(args: string[]): Promise<unknown> {
     try {
       return await this.#sendCommand(args);
@@ -221,18 +165,12 @@ export class RedisStore implements StateStore, SlidingWindowStore {
     }
   }
 
-  async #eval(s: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
+  async #eval(s: ReturnType<typeof script>, keys: string[], args: Array<string | number>): Promise<unknown> {
     const rest = [String(keys.length), ...keys, ...args.map(String)];
-    try {
-      return await this.#send(['EVALSHA', s.sha, ...rest]);
-    } catch (err) {
+    return this.#send(['EVALSHA', s.sha, ...rest]).catch((err: unknown) => {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return await this.#send(['EVAL', s.source, ...rest]);
-    }
-  }
-
-  #key(key: string): string {
-    return this.#prefix + key;
+      return this.#send(['EVAL', s.source, ...rest]);
+    });
   }
 
   #windowKeys(key: string): string[] {
@@ -241,78 +179,64 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   }
 
   async get(key: string): Promise<string | undefined> {
-    const v = await this.#send(['GET', this.#key(key)]);
+    const v = await this.#send(['GET', this.#prefix + key]);
     return typeof v === 'string' ? v : undefined;
   }
 
   async set(key: string, value: string, opts?: SetOptions): Promise<void> {
-    await this.#send(['SET', this.#key(key), value, ...ttlArgs(opts)]);
+    await this.#send(['SET', this.#prefix + key, value, ...ttlArgs(opts)]);
   }
 
   async setIfAbsent(key: string, value: string, opts?: SetOptions): Promise<boolean> {
-    const r = await this.#send(['SET', this.#key(key), value, 'NX', ...ttlArgs(opts)]);
-    return String(r) === 'OK';
+    return String(await this.#send(['SET', this.#prefix + key, value, 'NX', ...ttlArgs(opts)])) === 'OK';
   }
 
   async take(key: string): Promise<string | undefined> {
-    const v = await this.#send(['GETDEL', this.#key(key)]);
+    const v = await this.#send(['GETDEL', this.#prefix + key]);
     return typeof v === 'string' ? v : undefined;
   }
 
   async compareAndSet(key: string, expected: string | undefined, value: string | undefined, opts?: SetOptions): Promise<boolean> {
-    const ttl = opts?.ttlMs !== undefined ? Math.max(1, Math.ceil(opts.ttlMs)) : 0;
-    const r = await this.#eval(
-      COMPARE_AND_SET,
-      [this.#key(key)],
-      [expected === undefined ? 0 : 1, expected ?? '', value === undefined ? 0 : 1, value ?? '', ttl],
-    );
-    return Number(r) === 1;
+    const args = [expected === undefined ? 0 : 1, expected ?? '', value === undefined ? 0 : 1, value ?? '', ...ttlArgs(opts)];
+    return Number(await this.#eval(COMPARE_AND_SET, [this.#prefix + key], args)) === 1;
   }
 
   async delete(key: string): Promise<void> {
-    await this.#send(['DEL', this.#key(key)]);
+    await this.#send(['DEL', this.#prefix + key]);
   }
 
   async takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
     const id = this.#slotName();
-    const r = (await this.#eval(TAKE, this.#windowKeys(key), [limits.limit, limits.holdMs, limits.leaseMs, id, limits.windowMs])) as unknown[];
-    const [ok, a, b] = r.map(Number) as [number, number, number];
+    const r = await this.#eval(TAKE, this.#windowKeys(key), [limits.limit, limits.holdMs, limits.leaseMs, id, limits.windowMs]);
+    const [ok, a, b] = (r as unknown[]).map(Number) as [number, number, number];
     return ok === 1 ? { taken: true, slot: id, count: a, seq: b } : { taken: false, waitMs: a, paused: b === 1 };
   }
 
-  /**
-   * The one write tried again after a failure (docs/architecture.md, Rate budget): it is idempotent (the
-   * slot leaves the open set and is settled again from now: counted a little longer, never less).
-   */
+  /** The one write retried after a failure (docs/architecture.md, Rate budget): idempotent, the slot is settled again from now (counted longer, never less). */
   async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const r = await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs]);
-        return { seq: Number(r) };
+        return { seq: Number(await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs])) };
       } catch (err) {
-        if (!(err instanceof StoreUnavailableError) || this.#closed || attempt >= SETTLE_RETRIES) throw err;
-        await new Promise((r) => setTimeout(r, SETTLE_RETRY_MS * 2 ** attempt).unref());
+        // Tried again after 250 ms, then twice as long each time, six times: about 16 s in all.
+        if (!(err instanceof StoreUnavailableError) || this.#closed || attempt >= 6) throw err;
+        await new Promise((r) => setTimeout(r, 250 * 2 ** attempt).unref());
       }
     }
   }
 
   async pauseWindow(key: string, forMs: number): Promise<void> {
-    const [, , , pause] = this.#windowKeys(key);
-    await this.#eval(PAUSE, [pause as string], [forMs]);
+    await this.#eval(PAUSE, this.#windowKeys(key).slice(3), [forMs]);
   }
 
-  /**
-   * Append one entry to the stream `key`, kept to about `maxLen` entries (XADD MAXLEN ~: Redis trims
-   * whole nodes, cheaply): an append-only log other programs read (the audit trail).
-   */
+  /** Append to the stream `key` (the audit trail), kept to about `maxLen` entries (XADD MAXLEN ~: Redis trims whole nodes, cheaply). */
   async appendToStream(key: string, fields: Record<string, string>, maxLen: number): Promise<void> {
-    await this.#send(['XADD', this.#key(key), 'MAXLEN', '~', String(maxLen), '*', ...Object.entries(fields).flat()]);
+    await this.#send(['XADD', this.#prefix + key, 'MAXLEN', '~', String(maxLen), '*', ...Object.entries(fields).flat()]);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    if (!this.#client.isOpen) return;
-    await this.#client.close().catch(() => destroy(this.#client));
+    if (this.#client.isOpen) await this.#client.close().catch(() => destroy(this.#client));
   }
 }
 
@@ -325,18 +249,19 @@ function ttlArgs(opts?: SetOptions): string[] {
   return opts?.ttlMs !== undefined ? ['PX', String(Math.max(1, Math.ceil(opts.ttlMs)))] : [];
 }
 
+const SENTINEL_FAILURES = new Set(['no valid master node', 'None of the sentinels are available', 'Master Node Not Enumerated']);
+
 /** What went wrong, without the message (which may quote the URL and its password). */
 function errorCode(err: unknown): string {
-  const e = err as { code?: unknown; name?: unknown; errors?: unknown[]; socketError?: unknown; originalError?: unknown } | undefined;
-  if (typeof e?.code === 'string') return e.code;
-  // A refusal's first word is its code (READONLY, LOADING...); the Sentinel client's own failures
-  // have fixed words, which say more than their class.
+  const e = err as { code?: unknown; name?: unknown; errors?: unknown; socketError?: unknown; originalError?: unknown } | undefined;
+  // A connection to a name with several addresses fails with an AggregateError of their errors.
+  const code = typeof e?.code === 'string' ? e.code : Array.isArray(e?.errors) ? (e.errors[0] as { code?: unknown } | undefined)?.code : undefined;
+  if (typeof code === 'string') return code;
+  // A refusal's first word is its code (READONLY, LOADING...); the Sentinel client's failures while no
+  // master is named or no Sentinel answers have fixed words, which say more than their class.
   if (err instanceof ErrorReply) return err.message.split(' ', 1)[0] as string;
   if (err instanceof Error && SENTINEL_FAILURES.has(err.message)) return err.message;
   // node-redis gives up with a ReconnectStrategyError holding the socket's own error.
   for (const inner of [e?.socketError, e?.originalError]) if (inner && inner !== err) return errorCode(inner);
-  // A connection to a name with several addresses fails with an AggregateError of their errors.
-  const inner = Array.isArray(e?.errors) ? (e.errors[0] as { code?: unknown } | undefined)?.code : undefined;
-  if (typeof inner === 'string') return inner;
   return typeof e?.name === 'string' ? e.name : 'unknown error';
 }

@@ -3,7 +3,7 @@
 // is exact across them without running anything. node:sqlite (built into Node, no native build), in
 // WAL mode: readers never wait on the writer, and every change is one short transaction that takes
 // the write lock up front (BEGIN IMMEDIATE), so two processes never both read a window and then both
-// write it. A window is one row: the plain object below, rewritten whole. On ':memory:' it is the
+// write it. A window is one row (the object below), rewritten whole. On ':memory:' it is the
 // memory store (src/store/memory.ts). The folder is the owner's only (0700), the database 0600 (SQLite gives its WAL files the
 // database's mode). Values are written as given: callers seal what is secret (src/store/state-store.ts).
 import { chmod, open, stat } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { makeDirectory } from '../fs/directories.js';
 import type { SetOptions, StateStore } from './state-store.js';
-import { type SettleOptions, type SlidingWindowStore, slotNamer, type WindowLimits, type WindowTake } from './windows.js';
+import type { SettleOptions, SlidingWindowStore, WindowLimits, WindowTake } from './windows.js';
 
 /** Expired values and spent windows are deleted after this many writes (and once at open). */
 const SWEEP_EVERY = 1000;
@@ -37,47 +37,61 @@ function loadSqlite(): typeof import('node:sqlite') {
   }
 }
 
-/** A window as a row keeps it (docs/architecture.md, Rate budget: when a slot counts, and why). */
+/**
+ * A window as its row keeps it (docs/architecture.md, Rate budget: when a slot counts, and why): its
+ * slots as float64 pairs in a blob, (number, end of lease) for an unanswered one, (0, when it stops
+ * counting) for an answered one. A blob of numbers costs a fraction of JSON text to read and write,
+ * which the answer of every call waits for.
+ */
 interface WindowState {
-  /** `end`: epoch ms when the slot stops counting; `open`: not settled yet (`end` is its lease). */
-  slots: Array<{ id: string; end: number; open?: true }>;
+  /** Takes ever made in the window (WindowTake's seq); its own column, read alone by settleSlot. */
   seq: number;
   pausedUntil: number;
+  open: Map<number, number>;
+  settled: number[];
 }
 
-function takeFrom(w: WindowState, now: number, limits: WindowLimits, id: string): WindowTake {
+/** A slot's number, 1 to 2^52 (exact in a float64), from the system's generator (Math.random repeats in processes started with one --random-seed). */
+function slotNumber(): number {
+  const [hi, lo] = globalThis.crypto.getRandomValues(new Uint32Array(2)) as unknown as [number, number];
+  return (hi & 0xfffff) * 2 ** 32 + lo + 1;
+}
+
+function takeFrom(w: WindowState, now: number, limits: WindowLimits): WindowTake {
   if (w.pausedUntil > now) return { taken: false, waitMs: Math.ceil(w.pausedUntil - now), paused: true };
-  if (w.slots.length < limits.limit) {
-    w.slots.push({ id, end: now + limits.leaseMs, open: true });
-    w.seq++;
+  const need = w.open.size + w.settled.length - Math.max(0, limits.limit) + 1;
+  if (need <= 0) {
+    // Two slots of one number would count as one: unique in the window, under its write lock.
+    let id = slotNumber();
+    while (w.open.has(id)) id = (id % 2 ** 52) + 1;
+    w.open.set(id, now + limits.leaseMs);
     // A settled slot's end is its settle plus holdMs; settled within the last window: end > this.
     const recent = now + limits.holdMs - limits.windowMs;
-    return { taken: true, slot: id, count: w.slots.filter((s) => s.open || s.end > recent).length, seq: w.seq };
+    return { taken: true, slot: String(id), count: w.open.size + w.settled.filter((end) => end > recent).length, seq: ++w.seq };
   }
-  return { taken: false, waitMs: waitForRoom(w, now, limits), paused: false };
+  // Until the need-th settled slot expires; an unsettled one frees no sooner than holdMs.
+  const ends = w.settled.toSorted((a, b) => a - b);
+  const waitMs = ends.length < need ? limits.holdMs : (ends[need - 1] as number) - now;
+  return { taken: false, waitMs: Math.max(1, Math.ceil(waitMs)), paused: false };
 }
 
-/** Until the (n - limit + 1)-th settled slot expires; an unsettled one frees no sooner than `holdMs`. */
-function waitForRoom(w: WindowState, now: number, limits: WindowLimits): number {
-  const need = w.slots.length - Math.max(0, limits.limit) + 1;
-  const ends = w.slots.filter((s) => !s.open).map((s) => s.end);
-  if (ends.length < need) return Math.ceil(limits.holdMs);
-  ends.sort((a, b) => a - b);
-  return Math.max(1, Math.ceil((ends[need - 1] as number) - now));
-}
-
-function settleIn(w: WindowState, now: number, id: string, opts: SettleOptions): { seq: number } {
-  w.slots = w.slots.filter((s) => s.id !== id);
-  // Counted from now even when its lease ran out before the answer came (a very slow request).
-  if (!opts.refused) w.slots.push({ id, end: now + opts.holdMs });
-  return { seq: w.seq };
+/** An answer recorded: counted a hold from when it came (even past its lease: a very slow request), or not at all if refused. */
+interface Settle {
+  slot: number;
+  at: number;
+  opts: SettleOptions;
 }
 
 export class SqliteStore implements StateStore, SlidingWindowStore {
   readonly #db: DatabaseSync;
   readonly #now: () => number;
-  readonly #slotName = slotNamer();
-  readonly #q: Record<'get' | 'put' | 'putIfAbsent' | 'take' | 'del' | 'window' | 'putWindow' | 'sweepValues' | 'sweepWindows', StatementSync>;
+  readonly #q: Record<
+    'get' | 'put' | 'putIfAbsent' | 'take' | 'del' | 'begin' | 'commit' | 'window' | 'seq' | 'putWindow' | 'sweepValues' | 'sweepWindows',
+    StatementSync
+  >;
+  /** Settles made and not yet written, by window (settleSlot). */
+  readonly #unwritten = new Map<string, Settle[]>();
+  #writing: NodeJS.Immediate | undefined;
   #writes = 0;
 
   /** The database at `path` (':memory:': this process's alone, as MemoryStore). */
@@ -88,7 +102,7 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     db.exec(`PRAGMA journal_mode = WAL;
       PRAGMA synchronous = NORMAL;
       CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires INTEGER) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS windows (key TEXT PRIMARY KEY, state TEXT NOT NULL, expires INTEGER NOT NULL) WITHOUT ROWID;`);
+      CREATE TABLE IF NOT EXISTS budget (key TEXT PRIMARY KEY, seq INTEGER NOT NULL, paused REAL NOT NULL, slots BLOB, expires REAL NOT NULL) WITHOUT ROWID;`);
     const live = '(expires IS NULL OR expires > :now)';
     this.#q = {
       get: db.prepare(`SELECT value FROM kv WHERE key = :key AND ${live}`),
@@ -99,10 +113,13 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
       ),
       take: db.prepare('DELETE FROM kv WHERE key = :key RETURNING value, expires'),
       del: db.prepare('DELETE FROM kv WHERE key = :key'),
-      window: db.prepare('SELECT state FROM windows WHERE key = :key'),
-      putWindow: db.prepare('INSERT OR REPLACE INTO windows (key, state, expires) VALUES (:key, :state, :expires)'),
+      begin: db.prepare('BEGIN IMMEDIATE'),
+      commit: db.prepare('COMMIT'),
+      window: db.prepare('SELECT seq, paused, slots FROM budget WHERE key = :key'),
+      seq: db.prepare('SELECT seq FROM budget WHERE key = :key'),
+      putWindow: db.prepare('INSERT OR REPLACE INTO budget (key, seq, paused, slots, expires) VALUES (:key, :seq, :paused, :slots, :expires)'),
       sweepValues: db.prepare('DELETE FROM kv WHERE expires <= :now'),
-      sweepWindows: db.prepare('DELETE FROM windows WHERE expires <= :now'),
+      sweepWindows: db.prepare('DELETE FROM budget WHERE expires <= :now'),
     };
     this.sweep();
   }
@@ -120,10 +137,10 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
 
   /** `fn` in one transaction holding the write lock from its start. */
   #tx<T>(fn: () => T): T {
-    this.#db.exec('BEGIN IMMEDIATE');
+    this.#q.begin.run();
     try {
       const out = fn();
-      this.#db.exec('COMMIT');
+      this.#q.commit.run();
       return out;
     } catch (err) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
@@ -180,29 +197,62 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     this.#q.del.run({ key });
   }
 
-  /** One round on the window `key`: read it, change it, write it back, in one transaction. */
+  /** One round on the window `key`: read it, write what was settled meanwhile, change it, write it back, in one transaction. */
   #inWindow<T>(key: string, change: (w: WindowState, now: number) => T): T {
-    return this.#tx(() => {
-      const row = this.#q.window.get({ key }) as { state: string } | undefined;
-      const w: WindowState = row === undefined ? { slots: [], seq: 0, pausedUntil: 0 } : JSON.parse(row.state);
+    const out = this.#tx(() => {
       const now = this.#now();
-      w.slots = w.slots.filter((s) => s.end > now);
+      const row = this.#q.window.get({ key }) as { seq: number; paused: number; slots: Uint8Array | null } | undefined;
+      const w: WindowState = { seq: row?.seq ?? 0, pausedUntil: row?.paused ?? 0, open: new Map(), settled: [] };
+      // Copied: a Float64Array needs an aligned buffer. (An empty one was bound as NULL.)
+      const stored = row?.slots ? new Float64Array(row.slots.slice().buffer) : [];
+      for (let i = 0; i < stored.length; i += 2) {
+        const [slot, end] = [stored[i] as number, stored[i + 1] as number];
+        if (end > now && slot === 0) w.settled.push(end);
+        else if (end > now) w.open.set(slot, end);
+      }
+      for (const s of this.#unwritten.get(key) ?? []) {
+        w.open.delete(s.slot);
+        // Counted from its answer even when its lease ran out before (a very slow request).
+        if (!s.opts.refused && s.at + s.opts.holdMs > now) w.settled.push(s.at + s.opts.holdMs);
+      }
       const out = change(w, now);
+      const pairs = [...w.open, ...w.settled.map((end) => [0, end] as const)];
       // Deleted by the sweep once nothing in it counts (every slot expired, no pause).
-      const expires = Math.max(w.pausedUntil, ...w.slots.map((s) => s.end));
-      this.#q.putWindow.run({ key, state: JSON.stringify(w), expires });
+      const expires = Math.max(w.pausedUntil, ...pairs.map(([, end]) => end));
+      this.#q.putWindow.run({ key, seq: w.seq, paused: w.pausedUntil, slots: new Uint8Array(Float64Array.from(pairs.flat()).buffer), expires });
       this.#wrote();
       return out;
     });
+    // Only once committed: a round that failed leaves them for the next.
+    this.#unwritten.delete(key);
+    return out;
   }
 
   async takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
-    const id = this.#slotName();
-    return this.#inWindow(key, (w, now) => takeFrom(w, now, limits, id));
+    return this.#inWindow(key, (w, now) => takeFrom(w, now, limits));
   }
 
+  /**
+   * Written by the next round on this window or on the event loop's next turn, whichever comes first,
+   * so the answer does not wait for a transaction: meanwhile the slot counts as unanswered, never
+   * less than it should. The seq, read now, is the window's at the answer.
+   */
   async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
-    return this.#inWindow(key, (w, now) => settleIn(w, now, slot, opts));
+    const unwritten = this.#unwritten.get(key) ?? [];
+    unwritten.push({ slot: Number(slot), at: this.#now(), opts });
+    this.#unwritten.set(key, unwritten);
+    this.#writing ??= setImmediate(() => this.#writeSettles());
+    return { seq: (this.#q.seq.get({ key }) as { seq: number } | undefined)?.seq ?? 0 };
+  }
+
+  #writeSettles(): void {
+    this.#writing = undefined;
+    try {
+      for (const key of [...this.#unwritten.keys()]) this.#inWindow(key, () => {});
+    } catch {
+      // Not written (the database locked past its timeout): kept for the next round on each window, or
+      // close; meanwhile the slots count as unanswered.
+    }
   }
 
   async pauseWindow(key: string, forMs: number): Promise<void> {
@@ -219,6 +269,10 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
   }
 
   async close(): Promise<void> {
-    if (this.#db.isOpen) this.#db.close();
+    if (!this.#db.isOpen) return;
+    clearImmediate(this.#writing);
+    this.#writeSettles();
+    this.sweep();
+    this.#db.close();
   }
 }

@@ -46,7 +46,11 @@ export interface SettleOptions {
 export interface SlidingWindowStore {
   /** Take a slot in the window `key` if it holds fewer than `limits.limit` (atomic check and add). */
   takeSlot(key: string, limits: WindowLimits): Promise<WindowTake>;
-  /** The slot's request was answered (or failed): it counts `holdMs` more, or not at all if refused. */
+  /**
+   * The slot's request was answered (or failed): it counts `holdMs` from now, or not at all if refused.
+   * The seq is the window's now. A backend may write it after answering (SQLite does, to keep the
+   * transaction off the answer's path), the slot counting as unanswered until then: never less.
+   */
   settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }>;
   /** No take in `key` succeeds for `forMs` from now (a Retry-After, shared with every participant). */
   pauseWindow(key: string, forMs: number): Promise<void>;

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryStore } from '../../src/store/memory.js';
 import { openStore, type Store } from '../../src/store/open.js';
 import { RedisStore } from '../../src/store/redis.js';
@@ -198,6 +198,18 @@ describe.each(backends)('the $name store', (backend) => {
     await eventually(async () => (await s.a.takeSlot('w4', limits)).taken);
   });
 
+  it('shows a settle to the same handle at once and to the other once the event loop has turned', async () => {
+    const one = await s.a.takeSlot('w6', { ...limits, limit: 1 });
+    if (!one.taken) throw new Error('not taken');
+    await s.a.settleSlot('w6', one.slot, { refused: true, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    await new Promise((r) => setImmediate(r));
+    const two = await s.b.takeSlot('w6', { ...limits, limit: 1 });
+    expect(two.taken).toBe(true);
+    if (!two.taken) return;
+    await s.b.settleSlot('w6', two.slot, { refused: true, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    expect((await s.b.takeSlot('w6', { ...limits, limit: 1 })).taken).toBe(true);
+  });
+
   it('never lets more than the limit into one window when a hundred take at once from two handles', async () => {
     const takes = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? s.a : s.b).takeSlot('w5', { ...limits, limit: 17 })));
     expect(takes.filter((t) => t.taken)).toHaveLength(17);
@@ -246,6 +258,96 @@ describe('the SQLite store on disk', () => {
     expect(await openIn()).toEqual([]);
   });
 
+  it('writes a settle still pending when it closes: another process sees the slot answered, not held for its lease', async () => {
+    const dir = join(tmp, 'pending');
+    const a = await SqliteStore.open(dir);
+    const b = await SqliteStore.open(dir);
+    const one = await a.takeSlot('w', { ...limits, limit: 1 });
+    if (!one.taken) throw new Error('not taken');
+    await a.settleSlot('w', one.slot, { refused: true, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    await a.close();
+    expect((await b.takeSlot('w', { ...limits, limit: 1 })).taken).toBe(true);
+    await b.close();
+  });
+
+  it('numbers slots uniquely in a window even when two processes draw the same random numbers', async () => {
+    const dir = join(tmp, 'collide');
+    const a = await SqliteStore.open(dir);
+    const b = await SqliteStore.open(dir);
+    // Processes started with one --random-seed repeat Math.random; a system generator repeating is simulated.
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const system = vi.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation((array) => {
+      if (array instanceof Uint32Array) array.fill(7);
+      return array;
+    });
+    try {
+      const two = { ...limits, limit: 2 };
+      const takes = [await a.takeSlot('w', two), await b.takeSlot('w', two), await a.takeSlot('w', two)];
+      expect(takes.map((t) => t.taken)).toEqual([true, true, false]);
+    } finally {
+      random.mockRestore();
+      system.mockRestore();
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('counts an answered slot whose settle is not written yet, for another process', async () => {
+    const dir = join(tmp, 'unwritten');
+    const a = await SqliteStore.open(dir);
+    const b = await SqliteStore.open(dir);
+    const one = await a.takeSlot('w', { ...limits, limit: 1 });
+    if (!one.taken) throw new Error('not taken');
+    await a.settleSlot('w', one.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    expect((await b.takeSlot('w', { ...limits, limit: 1 })).taken).toBe(false);
+    await new Promise((r) => setImmediate(r));
+    expect((await b.takeSlot('w', { ...limits, limit: 1 })).taken).toBe(false);
+    await a.close();
+    await b.close();
+  });
+
+  it('counts a settle written late a hold from its answer, not from its write', async () => {
+    const dir = join(tmp, 'late');
+    let now = 1_000_000;
+    const a = await SqliteStore.open(dir, { now: () => now });
+    const b = await SqliteStore.open(dir, { now: () => now });
+    const one = await a.takeSlot('w', { ...limits, limit: 1 });
+    if (!one.taken) throw new Error('not taken');
+    await a.settleSlot('w', one.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    now += 500;
+    await new Promise((r) => setImmediate(r));
+    expect((await b.takeSlot('w', { ...limits, limit: 1 })).taken).toBe(false);
+    now += limits.holdMs - 500;
+    expect((await b.takeSlot('w', { ...limits, limit: 1 })).taken).toBe(true);
+    await a.close();
+    await b.close();
+  });
+
+  it('keeps a settle its deferred write could not make (the database locked) for the next round on its window', async () => {
+    const dir = join(tmp, 'busy');
+    let now = 1_000_000;
+    const a = await SqliteStore.open(dir, { now: () => now });
+    const b = await SqliteStore.open(dir, { now: () => now });
+    const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
+    const lock = new DatabaseSync(join(dir, 'state.db'));
+    for (const key of ['w1', 'w2']) {
+      const t = await a.takeSlot(key, { ...limits, limit: 1 });
+      if (!t.taken) throw new Error('not taken');
+      await a.settleSlot(key, t.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    }
+    lock.exec('BEGIN IMMEDIATE');
+    // The deferred write waits out the busy timeout and fails.
+    await new Promise((r) => setImmediate(r));
+    lock.exec('COMMIT');
+    lock.close();
+    now += limits.holdMs + 1;
+    // The next round of `a` on w2 writes its settle: another process then sees the slot answered and gone.
+    await a.pauseWindow('w2', 0);
+    expect((await b.takeSlot('w2', { ...limits, limit: 1 })).taken).toBe(true);
+    await a.close();
+    await b.close();
+  }, 20_000);
+
   it('sweeps expired values and spent windows', async () => {
     const dir = join(tmp, 'sweep');
     let now = Date.now();
@@ -260,7 +362,7 @@ describe('the SQLite store on disk', () => {
     const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
     const db = new DatabaseSync(join(dir, 'state.db'), { readOnly: true });
     expect(db.prepare('SELECT key FROM kv').all()).toEqual([{ key: 'long' }]);
-    expect(db.prepare('SELECT key FROM windows').all()).toEqual([]);
+    expect(db.prepare('SELECT key FROM budget').all()).toEqual([]);
     db.close();
   });
 });
