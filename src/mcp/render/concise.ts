@@ -54,37 +54,39 @@ function addressableKinds(): ReadonlySet<string> {
 
 const STAMPS = new Set(['created_at', 'updated_at', 'deleted_at']);
 
-/** What a field's name says of it, whatever record it is in. */
-interface FieldRule {
-  /** Who did something (`*_by`), a stamp (created_at...), or the run that produced the record. */
-  audit: boolean;
-  /** A `*_at` is an audit field in a record that also has this `*_by` (when the field tells who did it). */
-  auditWith?: string;
-  /** A reference no operation can address. */
-  dead: boolean;
-}
+/** What a field's name says of it, whatever record it is in: one of the four kinds below. */
+type FieldKind = typeof PLAIN | typeof AUDIT | typeof AUDIT_IF_AUTHORED | typeof DEAD_REFERENCE;
+const PLAIN = 0;
+/** Who did something (`*_by`), a stamp (created_at...), or the run that produced the record. */
+const AUDIT = 1;
+/** A `*_at`: an audit field in a record that also says who did it (the matching `*_by`). */
+const AUDIT_IF_AUTHORED = 2;
+/** A reference no operation can address. */
+const DEAD_REFERENCE = 3;
 
 /**
- * Rules by field name, worked out once per name: the same few dozen names recur on every record of
+ * Kinds by field name, worked out once per name: the same few dozen names recur on every record of
  * every answer, and working them out (a handful of string tests and slices) was a third of the time
- * the concise form took. Bounded, as the names come from the API's answers.
+ * the concise form took. A number, not an object: rules kept as objects made rendering a page
+ * allocate more than it saved. Bounded, as the names come from the API's answers.
  */
-const rules = new Map<string, FieldRule>();
-const MAX_RULES = 2_000;
+const kinds = new Map<string, FieldKind>();
+const MAX_KINDS = 2_000;
 
-function ruleOf(name: string): FieldRule {
-  let rule = rules.get(name);
-  if (rule === undefined) {
-    const audit = STAMPS.has(name) || name.endsWith('_by') || name === 'run_id' || name.endsWith('_run_id');
-    rule = { audit, dead: isDeadReference(name), ...(!audit && name.endsWith('_at') ? { auditWith: `${name.slice(0, -3)}_by` } : {}) };
-    if (rules.size < MAX_RULES) rules.set(name, rule);
+function kindOf(name: string): FieldKind {
+  let kind = kinds.get(name);
+  if (kind === undefined) {
+    if (STAMPS.has(name) || name.endsWith('_by') || name === 'run_id' || name.endsWith('_run_id')) kind = AUDIT;
+    else if (name.endsWith('_at')) kind = AUDIT_IF_AUTHORED;
+    else kind = isDeadReference(name) ? DEAD_REFERENCE : PLAIN;
+    if (kinds.size < MAX_KINDS) kinds.set(name, kind);
   }
-  return rule;
+  return kind;
 }
 
 /** An audit field of `rec`: who and when, or the run that produced it. */
-function isAuditField(rule: FieldRule, rec: Record<string, unknown>): boolean {
-  return rule.audit || (rule.auditWith !== undefined && rule.auditWith in rec);
+function isAuditField(name: string, kind: FieldKind, rec: Record<string, unknown>): boolean {
+  return kind === AUDIT || (kind === AUDIT_IF_AUTHORED && `${name.slice(0, -3)}_by` in rec);
 }
 
 /** `process_id`, `owner_id`: a reference to something no operation reads, so no use to a reader. */
@@ -144,8 +146,8 @@ export function concise(value: unknown, opts: ConciseOptions = {}): Concise {
       if (x === null || x === undefined) continue;
       // A flattened field is judged by its own name (`author.created_at`: created_at).
       const name = k.slice(k.lastIndexOf('.') + 1);
-      const rule = ruleOf(name);
-      if (!keep.includes(name) && ((isAuditField(rule, rec) && !(top && name === 'updated_at')) || rule.dead)) {
+      const kind = kindOf(name);
+      if (!keep.includes(name) && ((isAuditField(name, kind, rec) && !(top && name === 'updated_at')) || kind === DEAD_REFERENCE)) {
         leftOut.add(p);
         continue;
       }
