@@ -81,7 +81,21 @@ function tableColumns(items: readonly unknown[]): string[] | undefined {
 function sharedColumns(rows: readonly Record<string, unknown>[], cols: readonly string[]): [column: string, value: unknown][] {
   const first = rows[0];
   if (rows.length < 3 || first === undefined) return [];
-  return cols.filter((c) => c !== 'id' && isPlain(first[c]) && rows.every((r) => r[c] === first[c])).map((c) => [c, first[c]]);
+  // Loops, not filter and every: a closure per column on every list answered.
+  const shared: [column: string, value: unknown][] = [];
+  for (const c of cols) {
+    const value = first[c];
+    if (c === 'id' || !isPlain(value)) continue;
+    let same = true;
+    for (const r of rows) {
+      if (r[c] !== value) {
+        same = false;
+        break;
+      }
+    }
+    if (same) shared.push([c, value]);
+  }
+  return shared;
 }
 
 /** A list in parts: its head line and one part per item (a row, or a record's lines), for cutting. */
