@@ -218,6 +218,21 @@ describe.each(backends)('the $name store', (backend) => {
   });
 });
 
+/** Two processes' handles on one SQLite store (on an injected clock when `now` is given). */
+async function twoProcesses(name: string, now?: () => number): Promise<{ a: SqliteStore; b: SqliteStore; close(): Promise<void> }> {
+  const dir = join(tmp, name);
+  const a = await SqliteStore.open(dir, now ? { now } : {});
+  const b = await SqliteStore.open(dir, now ? { now } : {});
+  return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
+}
+
+/** `a` takes the one slot of window `key` and its answer comes (the settle, maybe not written yet). */
+async function takeAndAnswer(a: SqliteStore, key: string): Promise<void> {
+  const t = await a.takeSlot(key, { ...limits, limit: 1 });
+  if (!t.taken) throw new Error('not taken');
+  await a.settleSlot(key, t.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+}
+
 describe('the SQLite store on disk', () => {
   it('is owner-only: the folder 0700, the database and its WAL files 0600, and no key or value in a file name', async () => {
     const dir = join(tmp, 'perm', 'state');
@@ -271,9 +286,7 @@ describe('the SQLite store on disk', () => {
   });
 
   it('numbers slots uniquely in a window even when two processes draw the same random numbers', async () => {
-    const dir = join(tmp, 'collide');
-    const a = await SqliteStore.open(dir);
-    const b = await SqliteStore.open(dir);
+    const { a, b, close } = await twoProcesses('collide');
     // Processes started with one --random-seed repeat Math.random; a system generator repeating is simulated.
     const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
     const system = vi.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation((array) => {
@@ -287,54 +300,38 @@ describe('the SQLite store on disk', () => {
     } finally {
       random.mockRestore();
       system.mockRestore();
-      await a.close();
-      await b.close();
+      await close();
     }
   });
 
   it('counts an answered slot whose settle is not written yet, for another process', async () => {
-    const dir = join(tmp, 'unwritten');
-    const a = await SqliteStore.open(dir);
-    const b = await SqliteStore.open(dir);
-    const one = await a.takeSlot('w', { ...limits, limit: 1 });
-    if (!one.taken) throw new Error('not taken');
-    await a.settleSlot('w', one.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    const { a, b, close } = await twoProcesses('unwritten');
+    await takeAndAnswer(a, 'w');
     expect((await b.takeSlot('w', { ...limits, limit: 1 })).taken).toBe(false);
     await new Promise((r) => setImmediate(r));
     expect((await b.takeSlot('w', { ...limits, limit: 1 })).taken).toBe(false);
-    await a.close();
-    await b.close();
+    await close();
   });
 
   it('counts a settle written late a hold from its answer, not from its write', async () => {
-    const dir = join(tmp, 'late');
     let now = 1_000_000;
-    const a = await SqliteStore.open(dir, { now: () => now });
-    const b = await SqliteStore.open(dir, { now: () => now });
-    const one = await a.takeSlot('w', { ...limits, limit: 1 });
-    if (!one.taken) throw new Error('not taken');
-    await a.settleSlot('w', one.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
+    const { a, b, close } = await twoProcesses('late', () => now);
+    await takeAndAnswer(a, 'w');
     now += 500;
     await new Promise((r) => setImmediate(r));
     expect((await b.takeSlot('w', { ...limits, limit: 1 })).taken).toBe(false);
     now += limits.holdMs - 500;
     expect((await b.takeSlot('w', { ...limits, limit: 1 })).taken).toBe(true);
-    await a.close();
-    await b.close();
+    await close();
   });
 
   it('keeps a settle its deferred write could not make (the database locked) for the next round on its window', async () => {
-    const dir = join(tmp, 'busy');
     let now = 1_000_000;
-    const a = await SqliteStore.open(dir, { now: () => now });
-    const b = await SqliteStore.open(dir, { now: () => now });
+    const { a, b, close } = await twoProcesses('busy', () => now);
     const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
-    const lock = new DatabaseSync(join(dir, 'state.db'));
-    for (const key of ['w1', 'w2']) {
-      const t = await a.takeSlot(key, { ...limits, limit: 1 });
-      if (!t.taken) throw new Error('not taken');
-      await a.settleSlot(key, t.slot, { refused: false, holdMs: limits.holdMs, leaseMs: limits.leaseMs });
-    }
+    const lock = new DatabaseSync(join(tmp, 'busy', 'state.db'));
+    await takeAndAnswer(a, 'w1');
+    await takeAndAnswer(a, 'w2');
     lock.exec('BEGIN IMMEDIATE');
     // The deferred write waits out the busy timeout and fails.
     await new Promise((r) => setImmediate(r));
@@ -344,8 +341,7 @@ describe('the SQLite store on disk', () => {
     // The next round of `a` on w2 writes its settle: another process then sees the slot answered and gone.
     await a.pauseWindow('w2', 0);
     expect((await b.takeSlot('w2', { ...limits, limit: 1 })).taken).toBe(true);
-    await a.close();
-    await b.close();
+    await close();
   }, 20_000);
 
   it('sweeps expired values and spent windows', async () => {
