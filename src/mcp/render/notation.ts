@@ -50,23 +50,27 @@ function cell(v: unknown): string {
   return s.includes(DELIMITER) ? s.replaceAll(DELIMITER, `\\${DELIMITER}`) : s;
 }
 
-/** Columns of a table: every key in first-seen order, `id` first (the handle a reader acts on). */
-function columnsOf(rows: readonly Record<string, unknown>[]): string[] {
+/**
+ * The columns of a table of these items, or undefined when they are not alike records: all records,
+ * filling at least half of the table their keys make. Every key in first-seen order, `id` first (the
+ * handle a reader acts on). One pass gathers and counts the keys: this runs on every list answered.
+ */
+function tableColumns(items: readonly unknown[]): string[] | undefined {
+  if (!items.length) return undefined;
   const seen = new Set<string>();
-  for (const r of rows) for (const k in r) seen.add(k);
+  let filled = 0;
+  for (const r of items) {
+    if (!isRecord(r)) return undefined;
+    for (const k in r) {
+      seen.add(k);
+      filled++;
+    }
+  }
+  if (seen.size === 0 || filled / (seen.size * items.length) < MIN_TABLE_FILL) return undefined;
   const cols = [...seen];
   const at = cols.indexOf('id');
   if (at > 0) cols.unshift(...cols.splice(at, 1));
   return cols;
-}
-
-/** Whether alike records: all records, filling at least half of the table their keys make. */
-function isTabular(items: readonly unknown[]): items is Record<string, unknown>[] {
-  if (!items.length || !items.every(isRecord)) return false;
-  const cols = columnsOf(items as Record<string, unknown>[]).length;
-  let filled = 0;
-  for (const r of items as Record<string, unknown>[]) for (const _ in r) filled++;
-  return cols > 0 && filled / (cols * items.length) >= MIN_TABLE_FILL;
 }
 
 /**
@@ -77,7 +81,21 @@ function isTabular(items: readonly unknown[]): items is Record<string, unknown>[
 function sharedColumns(rows: readonly Record<string, unknown>[], cols: readonly string[]): [column: string, value: unknown][] {
   const first = rows[0];
   if (rows.length < 3 || first === undefined) return [];
-  return cols.filter((c) => c !== 'id' && isPlain(first[c]) && rows.every((r) => r[c] === first[c])).map((c) => [c, first[c]]);
+  // Loops, not filter and every: a closure per column on every list answered.
+  const shared: [column: string, value: unknown][] = [];
+  for (const c of cols) {
+    const value = first[c];
+    if (c === 'id' || !isPlain(value)) continue;
+    let same = true;
+    for (const r of rows) {
+      if (r[c] !== value) {
+        same = false;
+        break;
+      }
+    }
+    if (same) shared.push([c, value]);
+  }
+  return shared;
 }
 
 /** A list in parts: its head line and one part per item (a row, or a record's lines), for cutting. */
@@ -92,16 +110,24 @@ interface ListParts {
  * its rows under its head; an answer's own list does not.
  */
 export function listParts(name: string, items: readonly unknown[], indent = '', rowIndent = indent): ListParts {
-  if (isTabular(items)) {
-    const all = columnsOf(items);
-    const same = sharedColumns(items, all);
+  const all = tableColumns(items);
+  if (all) {
+    const rows = items as readonly Record<string, unknown>[];
+    const same = sharedColumns(rows, all);
     const sameNames = same.map(([c]) => c);
     const cols = same.length ? all.filter((c) => !sameNames.includes(c)) : all;
     const shared = same.length ? ` all with ${same.map(([c, v]) => `${c}=${inline(v)}`).join(', ')}` : '';
-    return {
-      head: `${indent}${name}[${items.length}]{${cols.join(DELIMITER)}}${shared}:`,
-      parts: items.map((r) => rowIndent + cols.map((c) => cell(r[c])).join(DELIMITER)),
-    };
+    // A row is its cells between delimiters, written as one string (no array of cells to join).
+    const parts = rows.map((r) => {
+      let row = rowIndent;
+      let sep = '';
+      for (const c of cols) {
+        row += sep + cell(r[c]);
+        sep = DELIMITER;
+      }
+      return row;
+    });
+    return { head: `${indent}${name}[${items.length}]{${cols.join(DELIMITER)}}${shared}:`, parts };
   }
   // Records not alike (document blocks of several kinds): one JSON object per line. Measured on the
   // demo deliverable's blocks, in o200k tokens: a JSON array 2,427, this 2,490, `key: value` lines 2,589.

@@ -59,7 +59,8 @@ export class LineGuard extends Transform {
           error: { code: -32600, message: `Invalid Request: a line over ${Math.round(this.maxLineBytes / 1024 / 1024)} MiB was dropped unread.` },
         });
       } else {
-        this.#line(Buffer.concat(this.#parts, this.#size));
+        // A line that came in one chunk is read where it lies (the usual message): no copy to join.
+        this.#line(this.#parts.length === 1 ? (this.#parts[0] as Buffer) : Buffer.concat(this.#parts, this.#size));
       }
       this.#parts = [];
       this.#size = 0;

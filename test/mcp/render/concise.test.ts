@@ -37,6 +37,15 @@ describe('the concise form', () => {
     expect(c.value).toEqual([{ id: 'C1', scheduled_at: 'y', started_at: 'z' }]);
   });
 
+  it('judges a time by the record it is in, each time its name comes again', () => {
+    const c = concise([
+      { id: 'C1', resolved_at: 'x', resolved_by: 'M1' },
+      { id: 'C2', resolved_at: 'y' },
+      { id: 'C3', resolved_at: 'z', resolved_by: 'M2' },
+    ]);
+    expect(c.value).toEqual([{ id: 'C1' }, { id: 'C2', resolved_at: 'y' }, { id: 'C3' }]);
+  });
+
   it('keeps fields the caller named, audit fields and nested records included', () => {
     const c = concise([finding], { requested: ['id', 'created_at', 'evidences.excerpt'] });
     expect(c.value).toEqual([
