@@ -81,7 +81,7 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
   readonly #db: DatabaseSync;
   readonly #now: () => number;
   readonly #q: Record<
-    'get' | 'put' | 'putIfAbsent' | 'take' | 'del' | 'begin' | 'commit' | 'window' | 'seq' | 'putWindow' | 'sweepValues' | 'sweepWindows',
+    'get' | 'put' | 'putIfAbsent' | 'take' | 'del' | 'begin' | 'commit' | 'window' | 'seq' | 'addWindow' | 'updateWindow' | 'sweepValues' | 'sweepWindows',
     StatementSync
   >;
   /** Settles made and not yet written, by window (settleSlot). */
@@ -113,9 +113,11 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
       del: db.prepare('DELETE FROM kv WHERE key = :key'),
       begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
-      window: db.prepare('SELECT seq, paused, slots FROM budget WHERE key = :key'),
+      window: db.prepare('SELECT seq, paused, slots FROM budget WHERE key = ?'),
       seq: db.prepare('SELECT seq FROM budget WHERE key = :key'),
-      putWindow: db.prepare('INSERT OR REPLACE INTO budget (key, seq, paused, slots, expires) VALUES (:key, :seq, :paused, :slots, :expires)'),
+      // A window's row changed in place (a fraction of the cost of INSERT OR REPLACE, which deletes and inserts it).
+      addWindow: db.prepare('INSERT INTO budget (seq, paused, slots, expires, key) VALUES (?, ?, ?, ?, ?)'),
+      updateWindow: db.prepare('UPDATE budget SET seq = ?, paused = ?, slots = ?, expires = ? WHERE key = ?'),
       sweepValues: db.prepare('DELETE FROM kv WHERE expires <= :now'),
       sweepWindows: db.prepare('DELETE FROM budget WHERE expires <= :now'),
     };
@@ -199,7 +201,7 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
   #inWindow<T>(key: string, change: (w: WindowState, now: number) => T): T {
     const out = this.#tx(() => {
       const now = this.#now();
-      const row = this.#q.window.get({ key }) as { seq: number; paused: number; slots: Uint8Array | null } | undefined;
+      const row = this.#q.window.get(key) as { seq: number; paused: number; slots: Uint8Array | null } | undefined;
       const w: WindowState = { seq: row?.seq ?? 0, pausedUntil: row?.paused ?? 0, open: new Map(), settled: [] };
       // Copied: a Float64Array needs an aligned buffer. (An empty one was bound as NULL.)
       const stored = row?.slots ? new Float64Array(row.slots.slice().buffer) : [];
@@ -217,18 +219,20 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
       }
       const out = change(w, now);
       const slots = new Float64Array(2 * (w.open.size + w.settled.length));
+      // Deleted by the sweep once nothing in it counts (every slot expired, no pause).
+      let expires = w.pausedUntil;
       let i = 0;
       for (const [slot, end] of w.open) {
         slots[i++] = slot;
         slots[i++] = end;
+        expires = Math.max(expires, end);
       }
       for (const end of w.settled) {
         slots[i++] = 0;
         slots[i++] = end;
+        expires = Math.max(expires, end);
       }
-      // Deleted by the sweep once nothing in it counts (every slot expired, no pause).
-      const expires = Math.max(w.pausedUntil, ...w.open.values(), ...w.settled);
-      this.#q.putWindow.run({ key, seq: w.seq, paused: w.pausedUntil, slots: new Uint8Array(slots.buffer), expires });
+      (row ? this.#q.updateWindow : this.#q.addWindow).run(w.seq, w.pausedUntil, new Uint8Array(slots.buffer), expires, key);
       this.#wrote();
       return out;
     });
