@@ -19,6 +19,8 @@ const SWEEP_EVERY = 1000;
 const BUSY_TIMEOUT_MS = 5_000;
 /** The longest an answered slot's settle waits to be folded into the next round (at most half its hold). */
 const SETTLE_DELAY_MS = 1_000;
+/** The layout of the `budget` table (PRAGMA user_version): raised with each change of it. */
+const WINDOWS_LAYOUT = 2;
 
 /**
  * node:sqlite, loaded without the ExperimentalWarning Node prints on its first use (on stderr): that
@@ -99,8 +101,22 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     this.#now = opts.now ?? Date.now;
     db.exec(`PRAGMA journal_mode = WAL;
       PRAGMA synchronous = NORMAL;
-      CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires INTEGER) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS budget (key TEXT PRIMARY KEY, seq INTEGER NOT NULL, paused REAL NOT NULL, slots BLOB, expires REAL NOT NULL) WITHOUT ROWID;`);
+      CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires INTEGER) WITHOUT ROWID;`);
+    // The windows' layout, by its version: another layout's windows are dropped (they hold a minute of
+    // slots at most; a process of that version counts alone from then on, as when its store fails).
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      if ((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version !== WINDOWS_LAYOUT) {
+        db.exec(`DROP TABLE IF EXISTS windows;
+          DROP TABLE IF EXISTS budget;
+          CREATE TABLE budget (key TEXT PRIMARY KEY, seq INTEGER NOT NULL, paused REAL NOT NULL, slots BLOB, expires REAL NOT NULL) WITHOUT ROWID;
+          PRAGMA user_version = ${WINDOWS_LAYOUT};`);
+      }
+      db.exec('COMMIT');
+    } catch (err) {
+      db.close();
+      throw err;
+    }
     const live = '(expires IS NULL OR expires > :now)';
     this.#q = {
       get: db.prepare(`SELECT value FROM kv WHERE key = :key AND ${live}`),

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readlink, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -310,6 +310,25 @@ describe('the SQLite store on disk', () => {
     now += limits.holdMs - 500;
     expect((await b.takeSlot('w', { ...limits, limit: 1 })).taken).toBe(true);
     await close();
+  });
+
+  it('replaces the windows of another layout (an earlier version) and keeps the stored values', async () => {
+    const dir = join(tmp, 'layout');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
+    const old = new DatabaseSync(join(dir, 'state.db'));
+    old.exec(`CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires INTEGER) WITHOUT ROWID;
+      INSERT INTO kv VALUES ('grant:kept', 'sealed', NULL);
+      CREATE TABLE windows (key TEXT PRIMARY KEY, state TEXT NOT NULL, expires INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE TABLE budget (key TEXT PRIMARY KEY, seq INTEGER NOT NULL, paused REAL NOT NULL, open TEXT NOT NULL, settled TEXT NOT NULL, expires REAL NOT NULL) WITHOUT ROWID;`);
+    old.close();
+    const s = await SqliteStore.open(dir);
+    expect(await s.get('grant:kept')).toBe('sealed');
+    expect((await s.takeSlot('w', limits)).taken).toBe(true);
+    await s.close();
+    const db = new DatabaseSync(join(dir, 'state.db'), { readOnly: true });
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()).toEqual([{ name: 'budget' }, { name: 'kv' }]);
+    db.close();
   });
 
   it('sweeps expired values and spent windows', async () => {
