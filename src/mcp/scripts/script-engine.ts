@@ -65,6 +65,28 @@ export interface ScriptHost {
   log?(line: string): void;
   /** The engine is loaded and the script's time starts now. */
   started?(): void;
+  /** The calls not answered yet, at this moment: what a stop cancels, told in its message. */
+  inFlight?(): InFlight;
+}
+
+/** The script's API calls not answered yet: how many, how many of them writes, and of those how many wait for the user's confirmation (not sent). */
+interface InFlight {
+  calls: number;
+  writes: number;
+  waitingForUser: number;
+}
+
+/** What stopping the script did to the calls in flight (unknown: the most it may have done). */
+function cancelledWords(f: InFlight | undefined): string {
+  if (f?.calls === 0) return 'no API call was in flight.';
+  const many = (n: number, one: string, more: string) => (n === 1 ? one : `${n} ${more}`);
+  if (f?.writes === 0)
+    return `${many(f.calls, 'the call still in flight (a read) was', 'calls still in flight (reads) were')} cancelled; no write was in flight.`;
+  if (f !== undefined && f.writes === f.waitingForUser) {
+    const reads = f.calls - f.writes;
+    return `${many(f.writes, 'the write', 'writes')} waiting for the user's confirmation ${f.writes === 1 ? 'was' : 'were'} cancelled unsent${reads ? `, and ${many(reads, 'a read', 'reads')} in flight with ${f.writes === 1 ? 'it' : 'them'}` : ''}: nothing was changed by ${f.calls === 1 ? 'it' : 'them'}.`;
+  }
+  return 'an API call still in flight was cancelled (a write among them may or may not have been applied).';
 }
 
 export type ScriptOutcome = { ok: true; result: unknown; logs: string[]; calls: number } | { ok: false; error: ScriptError; logs: string[]; calls: number };
@@ -101,10 +123,10 @@ const MIB = 1024 * 1024;
 export function limitMessages(l: ScriptLimits) {
   return {
     cpu: () => limitError('cpu_limit', `The script ran more than ${l.cpuMs} ms of its own code (the CPU limit) and was stopped. Do less work per script.`),
-    wall: () =>
+    wall: (inFlight?: InFlight) =>
       limitError(
         'time_limit',
-        `The script ran longer than ${l.wallMs < 10_000 ? `${l.wallMs} ms` : `${Math.round(l.wallMs / 1000)} s`} (the time limit) and was stopped; an API call still in flight was cancelled (a write among them may or may not have been applied).`,
+        `The script ran longer than ${l.wallMs < 10_000 ? `${l.wallMs} ms` : `${Math.round(l.wallMs / 1000)} s`} (the time limit) and was stopped; ${cancelledWords(inFlight)}`,
       ),
     memory: () => limitError('memory_limit', `The script ran out of memory (the limit is ${Math.round(l.memoryBytes / MIB)} MiB) and was stopped.`),
     stack: () => limitError('stack_limit', `The script overflowed its stack (${Math.round(l.stackBytes / 1024)} KiB): too deep a recursion.`),

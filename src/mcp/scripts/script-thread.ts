@@ -51,9 +51,11 @@ export function runScriptInWorker(source: string, host: ScriptHost, limits: Scri
 
   return new Promise<ScriptOutcome>((resolve) => {
     let settled = false;
-    const finish = (outcome: ScriptOutcome, reusable: boolean) => {
+    const finish = (ended: ScriptOutcome, reusable: boolean) => {
       if (settled) return;
       settled = true;
+      // Stopped at the time limit (here or by the worker's own clock): what it cancelled, told as it stands now.
+      const outcome = !ended.ok && ended.error.code === 'time_limit' ? { ...ended, error: limit.wall(host.inFlight?.()) } : ended;
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       worker.off('message', onMessage);

@@ -139,7 +139,20 @@ function apiHost(
 ): ScriptHost {
   const endsAt = performance.now() + wallMs;
   let done = 0;
+  const inFlight = { calls: 0, writes: 0, waitingForUser: 0 };
+  // The user's confirmation, counted while it is awaited: a write waiting for it has not been sent.
+  const confirm: CallContext['confirm'] = ctx.confirm
+    ? async (ask) => {
+        inFlight.waitingForUser++;
+        try {
+          return await (ctx.confirm as NonNullable<CallContext['confirm']>)(ask);
+        } finally {
+          inFlight.waitingForUser--;
+        }
+      }
+    : undefined;
   return {
+    inFlight: () => ({ ...inFlight }),
     async call(name, args, signal) {
       const resolved = NOT_IN_API.has(name) ? undefined : await pipeline.resolve(name);
       if (!resolved || (isRefusal(resolved) && resolved.code === 'unknown')) {
@@ -163,19 +176,27 @@ function apiHost(
           resolved.name,
         );
       }
-      const result = await pipeline.callTool(resolved, args, {
-        signal,
-        via: { kind: 'script', tool, operation: resolved.name },
-        budget: UNBOUNDED,
-        budgetWaitMs: Math.max(0, endsAt - performance.now()),
-        ...(ctx.waiting ? { waiting: ctx.waiting } : {}),
-        ...(ctx.uploadDirs ? { uploadDirs: ctx.uploadDirs } : {}),
-        ...(ctx.confirm ? { confirm: ctx.confirm } : {}),
-      });
+      const writes = resolved.scope === 'write';
+      inFlight.calls++;
+      if (writes) inFlight.writes++;
+      let result: Awaited<ReturnType<Pipeline['callTool']>>;
+      try {
+        result = await pipeline.callTool(resolved, args, {
+          signal,
+          via: { kind: 'script', tool, operation: resolved.name },
+          budget: UNBOUNDED,
+          budgetWaitMs: Math.max(0, endsAt - performance.now()),
+          ...(ctx.waiting ? { waiting: ctx.waiting } : {}),
+          ...(ctx.uploadDirs ? { uploadDirs: ctx.uploadDirs } : {}),
+          ...(confirm ? { confirm } : {}),
+        });
+      } finally {
+        inFlight.calls--;
+        if (writes) inFlight.writes--;
+      }
       done++;
       ctx.progress?.(done, undefined, `api.${resolved.name} answered (${done} API call${done === 1 ? '' : 's'})`);
       if (resolved.quotesContent) seen.quotes = true;
-      const writes = resolved.scope === 'write';
       if (result.isError) {
         const error = errorOf(resolved.name, result);
         // A write its validation refused, or its user declined, was not sent: it is no write made.

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { connectStdio, ERAS, serverHome } from '../../helpers/eras.js';
-import { type Stack, startDefaultStack, stopDefaultStack, textOf } from '../../helpers/stack.js';
+import { type Stack, startDefaultStack, startStack, stopDefaultStack, textOf } from '../../helpers/stack.js';
 
 type Action = 'accept' | 'decline' | 'cancel';
 
@@ -130,6 +130,32 @@ for (const era of ERAS) {
       expect((accepted.structuredContent as { result: unknown }).result).toEqual({ statement: `Script deleted (${era})`, deleted: true });
       expect(accepter.asked[0]).toContain(`"Script deleted (${era})"`);
       expect(deletes()).toHaveLength(1);
+    });
+
+    it('in a script, the time limit reached while the user has not answered: the write is cancelled unsent, the answer says so, and a late accept sends nothing', async () => {
+      const finding = await newFinding(`Script timed out (${era})`);
+      const short = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_TOOLSETS: 'default' }, scriptLimits: { wallMs: 1_500 } });
+      try {
+        const client = await short.connect(era, { capabilities: { elicitation: { form: {} } } });
+        const asked: string[] = [];
+        client.setRequestHandler('elicitation/create', async (req: ElicitRequest) => {
+          asked.push(req.params.message);
+          // The user answers, accepting, only after the script's time limit (1.5 s) has passed.
+          await new Promise((r) => setTimeout(r, 3_000));
+          return { action: 'accept' };
+        });
+        sandbox.clearRequests();
+        const script = `await api.delete_finding({ engagement: ${JSON.stringify(ENGAGEMENT_AP)}, finding: ${JSON.stringify(finding)} }); return 'deleted';`;
+        const r = await call(client, 'run_write_script', { script });
+        expect(r.isError).toBe(true);
+        const error = (r.structuredContent as { error: { code: string; message: string } }).error;
+        expect(error.code).toBe('time_limit');
+        expect(error.message).toMatch(/the write waiting for the user's confirmation was cancelled unsent: nothing was changed by it\.$/);
+        expect(asked).toHaveLength(1);
+        expect(deletes()).toEqual([]);
+      } finally {
+        await short.close();
+      }
     });
 
     it('a client without elicitation is not asked: its own approval stands (the tool runs), and a script still needs allow', async () => {

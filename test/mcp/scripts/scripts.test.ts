@@ -406,6 +406,8 @@ describe('the isolate', () => {
       const r = await read(`await api.list_findings({ engagement: ${JSON.stringify(ENGAGEMENT_AP)} }); return 'answered';`, s);
       expect(r.isError).toBe(true);
       expect(structured(r).error).toMatchObject({ name: 'ScriptLimitError', code: 'time_limit' });
+      // It says what the stop cancelled: a read, no write.
+      expect((structured(r).error as { message: string }).message).toMatch(/the call still in flight \(a read\) was cancelled; no write was in flight\.$/);
       await stillAnswers(s);
     });
   });
