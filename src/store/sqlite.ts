@@ -3,9 +3,10 @@
 // is exact across them without running anything. node:sqlite (built into Node, no native build), in
 // WAL mode: readers never wait on the writer, and every change is one short transaction that takes
 // the write lock up front (BEGIN IMMEDIATE), so two processes never both read a window and then both
-// write it. A window is one row (the object below), rewritten whole. On ':memory:' it is the
-// memory store (src/store/memory.ts). The folder is the owner's only (0700), the database 0600 (SQLite gives its WAL files the
-// database's mode). Values are written as given: callers seal what is secret (src/store/state-store.ts).
+// write it. A window is one row (below), updated in place. On ':memory:' it is the memory store
+// (src/store/memory.ts). The folder is the owner's only (0700), the database 0600 (SQLite gives its
+// WAL files the database's mode). Values are written as given: callers seal what is secret
+// (src/store/state-store.ts).
 import { chmod, open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
