@@ -141,11 +141,12 @@ function apiHost(
   let done = 0;
   const inFlight = { calls: 0, writes: 0, waitingForUser: 0 };
   // The user's confirmation, counted while it is awaited: a write waiting for it has not been sent.
-  const confirm: CallContext['confirm'] = ctx.confirm
-    ? async (ask) => {
+  const ask = ctx.confirm;
+  const confirm: CallContext['confirm'] = ask
+    ? async (question) => {
         inFlight.waitingForUser++;
         try {
-          return await (ctx.confirm as NonNullable<CallContext['confirm']>)(ask);
+          return await ask(question);
         } finally {
           inFlight.waitingForUser--;
         }
