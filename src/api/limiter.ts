@@ -65,6 +65,8 @@ interface Held {
   slot: string;
   count: number;
   seq: number;
+  /** This process's takes in `store` so far, this one included. */
+  takes: number;
   local: { end: number };
 }
 
@@ -118,6 +120,8 @@ export class RateLimiter {
   #others: Array<{ at: number; count: number }> = [];
   /** This process's sends still counting. */
   #local: Array<{ end: number }> = [];
+  /** This process's takes, by store: its own share of a window's seq, known without reading it. */
+  readonly #takesIn = new Map<SlidingWindowStore, number>();
   /** Callers waiting, in queue order: the first is being admitted. */
   readonly #waiters: Waiter[] = [];
   /** When the caller being admitted expects to go. */
@@ -377,7 +381,9 @@ export class RateLimiter {
     // stats() prunes too, but nothing may call it.
     if (this.#local.length >= 2 * this.#limit) this.#local = this.#local.filter((s) => s.end > now);
     this.#local.push(local);
-    return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, local } };
+    const takes = (this.#takesIn.get(store) ?? 0) + 1;
+    this.#takesIn.set(store, takes);
+    return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, takes, local } };
   }
 
   /** A take that ended in no request: an admission asleep until an answer (a slow start counted it) looks again. */
@@ -402,9 +408,14 @@ export class RateLimiter {
   }
 
   async #record(held: Held, refused: boolean, observed: RateLimitObservation | undefined): Promise<void> {
-    let seq = held.seq;
+    // Takes since this one: at least this process's own. The window's seq (everyone's) is read only when
+    // it could change what is learnt: when the answer leaves room for others' requests even counting
+    // this process's alone (docs/architecture.md, Rate budget).
+    const own = (this.#takesIn.get(held.store) ?? 0) - held.takes;
+    let seq = held.seq + own;
     try {
-      seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS })).seq;
+      const read = observed !== undefined && this.#othersSeen(observed, held.count + own) > 0;
+      seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS, seq: read })).seq ?? seq;
     } catch (err) {
       this.#storeFailed(err); // its slot counts until the lease ends: safe, only slower
     }
@@ -433,8 +444,15 @@ export class RateLimiter {
     this.#serverTells = true;
     // Nor more than half what the server would still take: another participant may read the same.
     this.#ramp = Math.min(this.#limit, this.#ramp + 1, Math.max(SLOW_START, Math.floor(obs.remaining / 2)));
-    const others = (Number.isFinite(this.#serverLimit) ? this.#serverLimit : this.#limit) - obs.remaining - participants;
+    const others = this.#othersSeen(obs, participants);
     if (others > 0) this.#others.push({ at: now, count: others });
+  }
+
+  /** Requests the server counted that none of `participants` sent: fewer the more participants took. */
+  #othersSeen(obs: RateLimitObservation, participants: number): number {
+    if (obs.remaining === undefined) return 0;
+    const limit = obs.limit !== undefined && obs.limit > 0 ? obs.limit : this.#serverLimit;
+    return (Number.isFinite(limit) ? limit : this.#limit) - obs.remaining - participants;
   }
 
   #pause(now: number, retryAfterMs: number): void {

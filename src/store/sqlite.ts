@@ -271,14 +271,16 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
    * A refusal is written at once: it frees a slot. An answer is written by the next round on its
    * window (back-to-back calls: one transaction a call), or after at most half its hold: until then
    * the slot counts as unanswered, as it does for another process until its hold ends anyway, so no
-   * count and no wait changes. The seq, read now, is the window's at the answer.
+   * count and no wait changes. The seq, read now when asked for, is the window's at the answer: a read
+   * the answer of every call would otherwise wait on.
    */
-  async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
+  async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number | undefined }> {
     const unwritten = this.#unwritten.get(key) ?? [];
     unwritten.push({ slot: Number(slot), at: this.#now(), opts });
     this.#unwritten.set(key, unwritten);
     if (opts.refused) this.#writeSettles();
     else this.#writing ??= setTimeout(() => this.#writeSettles(), Math.min(SETTLE_DELAY_MS, opts.holdMs / 2)).unref();
+    if (opts.seq !== true) return { seq: undefined };
     return { seq: (this.#q.seq.get({ key }) as { seq: number } | undefined)?.seq ?? 0 };
   }
 

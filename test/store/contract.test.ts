@@ -161,7 +161,7 @@ describe.each(backends)('the $name store', (backend) => {
     const two = await s.b.takeSlot('w2', { ...limits, limit: 1 });
     expect(two.taken).toBe(true);
     if (!two.taken) return;
-    const settled = await s.a.settleSlot('w2', two.slot, { refused: false, holdMs: 300, leaseMs: limits.leaseMs });
+    const settled = await s.a.settleSlot('w2', two.slot, { refused: false, holdMs: 300, leaseMs: limits.leaseMs, seq: true });
     expect(settled.seq).toBe(2);
     const blocked = await s.a.takeSlot('w2', { ...limits, limit: 1, holdMs: 300 });
     expect(blocked.taken).toBe(false);
