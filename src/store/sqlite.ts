@@ -92,8 +92,13 @@ function readWindow(blob: Uint8Array, now: number): WindowState {
   return w;
 }
 
+/** Where writeWindow lays a window out: SQLite copies the blob it is given, so one array serves every round. */
+let scratch = new Float64Array(256);
+
 function writeWindow(w: WindowState): Uint8Array {
-  const f = new Float64Array(2 + 2 * (w.open.size + w.settled.length));
+  const n = 2 + 2 * (w.open.size + w.settled.length);
+  if (scratch.length < n) scratch = new Float64Array(2 * n);
+  const f = scratch;
   f[0] = w.seq;
   f[1] = w.pausedUntil;
   let i = 2;
@@ -105,7 +110,7 @@ function writeWindow(w: WindowState): Uint8Array {
     f[i++] = 0;
     f[i++] = end;
   }
-  return new Uint8Array(f.buffer);
+  return new Uint8Array(f.buffer, 0, 8 * n);
 }
 
 /** An answer recorded: counted a hold from when it came (even past its lease: a very slow request), or not at all if refused. */
@@ -282,12 +287,10 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
       this.#round = undefined;
     }
     this.#wrote();
-    // Only once written: a round that failed leaves them for the next.
+    // Only once written: a round that failed leaves them for the next. The timer stays: it finds
+    // nothing to write, or the settles made since (written early), and a call's settle finds one set
+    // instead of setting its own.
     this.#unwritten.delete(key);
-    if (this.#unwritten.size === 0) {
-      clearTimeout(this.#writing);
-      this.#writing = undefined;
-    }
     return round.out as T;
   }
 
