@@ -118,6 +118,8 @@ interface Settle {
   slot: number;
   at: number;
   opts: SettleOptions;
+  /** Written by then at the latest: half its hold after it, or a second if sooner. */
+  due: number;
 }
 
 /** A round on a window: its key, the change, and what the change answered once budget_round ran. */
@@ -140,6 +142,8 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
   /** Settles made and not yet written, by window (settleSlot). */
   readonly #unwritten = new Map<string, Settle[]>();
   #writing: NodeJS.Timeout | undefined;
+  /** When #writing fires. */
+  #writingAt = Infinity;
   /** Slot numbers: a random base per store (a process), counted up; unique in a window for certain (takeFrom). */
   readonly #slotBase = (globalThis.crypto.getRandomValues(new Uint32Array(1))[0] as number) * 2 ** 20;
   #slotCount = 0;
@@ -287,9 +291,9 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
       this.#round = undefined;
     }
     this.#wrote();
-    // Only once written: a round that failed leaves them for the next. The timer stays: it finds
-    // nothing to write, or the settles made since (written early), and a call's settle finds one set
-    // instead of setting its own.
+    // Only once written: a round that failed leaves them for the next. The timer stays: when it fires
+    // it writes what is due, or waits for the oldest settle made since (back-to-back calls then fold
+    // every settle into the next take, and no call sets a timer of its own).
     this.#unwritten.delete(key);
     return round.out as T;
   }
@@ -325,18 +329,39 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
    */
   async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number | undefined }> {
     const unwritten = this.#unwritten.get(key) ?? [];
-    unwritten.push({ slot: Number(slot), at: this.#now(), opts });
+    const at = this.#now();
+    const due = at + Math.min(SETTLE_DELAY_MS, opts.holdMs / 2);
+    unwritten.push({ slot: Number(slot), at, opts, due });
     this.#unwritten.set(key, unwritten);
     if (opts.refused) this.#writeSettles();
-    else this.#writing ??= setTimeout(() => this.#writeSettles(), Math.min(SETTLE_DELAY_MS, opts.holdMs / 2)).unref();
+    else if (due < this.#writingAt) this.#writeBy(due);
     if (opts.seq !== true) return { seq: undefined };
     const row = this.#q.window.get(key) as { state: Uint8Array } | undefined;
     return { seq: row === undefined ? 0 : readWindow(row.state, this.#now()).seq };
   }
 
+  /** The timer that writes the settles not folded into a round by `at`. */
+  #writeBy(at: number): void {
+    clearTimeout(this.#writing);
+    this.#writingAt = at;
+    this.#writing = setTimeout(() => this.#due(), Math.max(0, at - this.#now())).unref();
+  }
+
+  /** The timer fired: the settles due are written (with every other); if none is, it waits for the first. */
+  #due(): void {
+    const firedFor = this.#writingAt;
+    this.#writing = undefined;
+    this.#writingAt = Infinity;
+    let first = Infinity;
+    for (const settles of this.#unwritten.values()) for (const s of settles) first = Math.min(first, s.due);
+    if (first <= firedFor) this.#writeSettles();
+    else if (first < Infinity) this.#writeBy(first);
+  }
+
   #writeSettles(): void {
     clearTimeout(this.#writing);
     this.#writing = undefined;
+    this.#writingAt = Infinity;
     try {
       for (const key of [...this.#unwritten.keys()]) this.#inWindow(key, () => {});
     } catch {

@@ -299,6 +299,29 @@ describe('the SQLite store on disk', () => {
     await close();
   });
 
+  it('writes an answered slot by half its hold when no round comes, also one answered after a round folded the one before', async () => {
+    let now = 1_000_000;
+    const { a, b, close } = await twoProcesses(join(tmp, 'timer'), () => now);
+    const w = { limit: 2, windowMs: 90, holdMs: 100, leaseMs: 60_000 };
+    // The second take writes the first settle; nothing but the timer set for the first writes the
+    // second, answered later.
+    for (let i = 0; i < 2; i++) {
+      const t = await a.takeSlot('w', w);
+      if (!t.taken) throw new Error('not taken');
+      await a.settleSlot('w', t.slot, { refused: false, holdMs: w.holdMs, leaseMs: w.leaseMs });
+      now += 20;
+    }
+    now += w.holdMs;
+    // Both holds are over: another process finds the window empty once the timer has written the
+    // second settle; unwritten, it would hold its slot for the lease (a minute).
+    await eventually(async () => {
+      const t = await b.takeSlot('w', { ...w, limit: 1 });
+      if (t.taken) await b.settleSlot('w', t.slot, { refused: true, holdMs: w.holdMs, leaseMs: w.leaseMs });
+      return t.taken;
+    });
+    await close();
+  });
+
   it('counts a settle written late a hold from its answer, not from its write', async () => {
     let now = 1_000_000;
     const { a, b, close } = await twoProcesses(join(tmp, 'late'), () => now);
