@@ -74,10 +74,10 @@ function takeFrom(w: WindowState, now: number, limits: WindowLimits, id: number)
   return { taken: false, waitMs: Math.max(1, Math.ceil(waitMs)), paused: false };
 }
 
-/** The window `blob` holds (an empty one: a new window), less what no longer counts at `now`. */
-function readWindow(blob: Uint8Array, now: number): WindowState {
+/** The window `blob` holds (an empty one, or none: a new window), less what no longer counts at `now`. */
+function readWindow(blob: Uint8Array | null, now: number): WindowState {
   const w: WindowState = { seq: 0, pausedUntil: 0, open: new Map(), settled: [] };
-  if (blob.byteLength < 16) return w;
+  if (blob === null || blob.byteLength < 16) return w;
   // A Float64Array needs an aligned offset: copied when the blob's is not.
   const f = blob.byteOffset % 8 === 0 ? new Float64Array(blob.buffer, blob.byteOffset, blob.byteLength / 8) : new Float64Array(blob.slice().buffer);
   w.seq = f[0] as number;
@@ -175,10 +175,10 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     // One round on a window, inside the UPDATE that writes it: read, change and written back under the
     // write lock the statement takes, in one statement where BEGIN, SELECT, UPDATE and COMMIT were four
     // (a third less time on the path of every call's request). Only this connection's SQL can call it.
-    db.function('budget_round', { directOnly: true }, (state) => this.#apply(state as Uint8Array));
+    db.function('budget_round', { directOnly: true }, (state) => this.#apply(state as Uint8Array | null));
     // Whether nothing in a window counts at `now` any more (no slot, no pause): the sweep deletes it.
     db.function('budget_spent', { directOnly: true, deterministic: true }, (state, now) => {
-      const w = readWindow(state as Uint8Array, now as number);
+      const w = readWindow(state as Uint8Array | null, now as number);
       return w.open.size + w.settled.length === 0 && w.pausedUntil <= (now as number) ? 1 : 0;
     });
     const live = '(expires IS NULL OR expires > :now)';
@@ -299,7 +299,7 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
   }
 
   /** budget_round: the round in progress applied to the window's stored state, the new state returned. */
-  #apply(state: Uint8Array): Uint8Array {
+  #apply(state: Uint8Array | null): Uint8Array {
     const round = this.#round;
     // Called only by the round statement, once, for its one row.
     if (round === undefined || round.ran) throw new Error('budget_round outside a round');
