@@ -172,9 +172,9 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
       db.close();
       throw err;
     }
-    // One round on a window, inside the UPDATE that writes it: read, change and written back under the
-    // write lock the statement takes, in one statement where BEGIN, SELECT, UPDATE and COMMIT were four
-    // (a third less time on the path of every call's request). Only this connection's SQL can call it.
+    // One round on a window, inside the UPDATE that writes it: read, changed and written back under the
+    // write lock the statement takes, so a round is one statement on the path of every call's request.
+    // Only this connection's own SQL can call it.
     db.function('budget_round', { directOnly: true }, (state) => this.#apply(state as Uint8Array | null));
     // Whether nothing in a window counts at `now` any more (no slot, no pause): the sweep deletes it.
     db.function('budget_spent', { directOnly: true, deterministic: true }, (state, now) => {
@@ -322,7 +322,7 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
 
   /**
    * A refusal is written at once: it frees a slot. An answer is written by the next round on its
-   * window (back-to-back calls: one transaction a call), or after at most half its hold: until then
+   * window (back-to-back calls: one statement a call), or after at most half its hold: until then
    * the slot counts as unanswered, as it does for another process until its hold ends anyway, so no
    * count and no wait changes. The seq, read now when asked for, is the window's at the answer: a read
    * the answer of every call would otherwise wait on.
