@@ -2,9 +2,10 @@
 // sandbox with ids of the demo data (the accounts-payable engagement, its first finding, run, ...).
 // The corpus the token estimate is measured on (bench/token-estimate.ts), and the list tools the
 // rendering tests walk.
+
+import { catalog } from '../catalog/index.js';
 import { type Operation, pathParams } from '../src/operation.js';
 import * as ids from '../src/sandbox/data/ids.js';
-import { catalog } from '../tools/index.js';
 
 export interface Answer {
   op: Operation;

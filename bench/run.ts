@@ -377,7 +377,7 @@ async function settledToolCount(s: ServerUnderTest): Promise<number> {
 /**
  * The catalog's operations plus those the sandbox's live description adds, as a build's own modules
  * count them: what WORKSPACE_TOOLSETS=all lists with a write token. Run in a child, so the measuring
- * process loads none of the server's modules. `modules`: where the build's tsc output is (src/ and tools/).
+ * process loads none of the server's modules. `modules`: where the build's tsc output is (src/ and catalog/).
  */
 function catalogPlusGenerated(modules: string, specFile: string): number {
   const script = `
@@ -589,7 +589,7 @@ process.on('SIGUSR2', () => writeFileSync(process.env.LOAD_RECORD_FILE, JSON.str
 `;
 
 interface PackageLoad {
-  /** npm package, or this repository's own code (src/..., tools/), or node: builtins. */
+  /** npm package, or this repository's own code (src/..., catalog/), or node: builtins. */
   name: string;
   modules: number;
   sourceKb: number;

@@ -8,13 +8,13 @@
 // Run: `npx tsx bench/tokens.ts` (`--json` for machine output); docs/tools.md's table comes from here too.
 import type { Tool } from '@modelcontextprotocol/server';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { catalog } from '../catalog/index.js';
 import { liveOperations } from '../src/mcp/live-openapi.js';
 import type { SurfacePolicy } from '../src/mcp/registry.js';
 import { toolListFor as listedTools } from '../src/mcp/session.js';
 import { type Operation, TOOLSETS } from '../src/operation.js';
 import { assumedOperations } from '../src/sandbox/assumed.js';
 import { buildOpenApi } from '../src/sandbox/openapi.js';
-import { catalog } from '../tools/index.js';
 
 /** Tools and model-visible tokens (see above) the default and code surfaces stay within, and the target for `all`. */
 export const BUDGETS = { defaultTools: 30, defaultTokens: 5_000, codeTokens: 1_000, allTokens: 17_000 } as const;

@@ -11,10 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { draftingResults, draftingTable } from '../bench/drafting.js';
 import { RETRIEVAL_TOP, type RetrievalScore, retrievalFigures } from '../bench/retrieval.js';
 import { measureToolLists, sandboxOperations, type ToolListCost, toolListFor } from '../bench/tokens.js';
+import { catalog } from '../catalog/index.js';
 import { SETTINGS, settingDefault } from '../src/config.js';
 import { type Operation, TOOLSETS } from '../src/operation.js';
 import { figures, REVISIONS, suiteVersion } from '../test/conformance/classification.js';
-import { catalog } from '../tools/index.js';
 import { APPS_OUT, ensureAppsBuilt, VIEW_NAMES } from './build-apps.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

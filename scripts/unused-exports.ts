@@ -1,4 +1,4 @@
-// Lists the exports of src/ and tools/ that no other file uses: an export is used when a file that
+// Lists the exports of src/ and catalog/ that no other file uses: an export is used when a file that
 // imports its module (a static or dynamic import, a re-export, or a path written out, as the bench
 // builds them) names it. Tests count as users. Erring on the side of "used": a name that merely
 // appears in an importing file keeps the export. `npx tsx scripts/unused-exports.ts` prints them, one
@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where exports are looked for. */
-const CHECKED = ['src', 'tools'];
+const CHECKED = ['src', 'catalog'];
 /** Where their users may be. */
-const SCANNED = ['src', 'tools', 'scripts', 'test', 'bench', 'apps', 'lint'];
+const SCANNED = ['src', 'catalog', 'scripts', 'test', 'bench', 'apps', 'lint'];
 
 function tsFiles(dir: string): string[] {
   let entries: string[];
@@ -77,7 +77,7 @@ function importers(): Map<string, Set<string>> {
       if (target) add(target, file);
     }
     // Paths built at run time: `modules + '/src/mcp/session.js'`.
-    for (const m of text.matchAll(/'\/((?:src|tools)\/[\w/.-]+)\.js'/g)) {
+    for (const m of text.matchAll(/'\/((?:src|catalog)\/[\w/.-]+)\.js'/g)) {
       const target = `${m[1]}.ts`;
       if (files.has(target)) add(target, file);
     }

@@ -1,5 +1,5 @@
 // The one shape that drives a tool, its validation, its request, the sandbox route and the docs.
-// tools/ may import this module (types and tiny pure helpers only): keep it free of runtime deps.
+// catalog/ may import this module (types and tiny pure helpers only): keep it free of runtime deps.
 import type { z } from 'zod';
 import { splitTemplate } from './path-template.js';
 
@@ -107,7 +107,7 @@ export interface Operation {
   askedAs?: AskedAs;
   /**
    * Arguments that call it on the sandbox's demo data, for the tests that call every operation
-   * (test/tools/every-operation.test.ts, test/mcp/read-results.test.ts): `$demo.<kind>` is a demo id
+   * (test/catalog/every-operation.test.ts, test/mcp/read-results.test.ts): `$demo.<kind>` is a demo id
    * (or value) that an area of the sandbox names (the `demo` of src/sandbox/handlers/<area>.ts:
    * `$demo.finding`, `$demo.evidence`, `$demo.media_path`...); anything else is sent as written. An
    * entry whose arguments can only come from earlier calls (ids created on the way) is called by
@@ -154,7 +154,7 @@ export type JobValue = string | number;
 
 /**
  * A sibling operation a job is read, cancelled or downloaded with: by its catalog name, checked when
- * the catalog loads (tools/index.ts), so a facet naming an operation that does not exist fails at start.
+ * the catalog loads (catalog/index.ts), so a facet naming an operation that does not exist fails at start.
  */
 interface JobEndpoint {
   operation: string;
@@ -209,7 +209,7 @@ export function operationMeta(op: Pick<Operation, 'method' | 'path' | 'scope'>) 
 }
 
 /**
- * The words find_operations reads requests with that no single entry owns (tools/vocabulary.ts); an
+ * The words find_operations reads requests with that no single entry owns (catalog/vocabulary.ts); an
  * entry's own words are its askedAs facet.
  */
 export interface SearchVocabulary {

@@ -15,9 +15,9 @@ import { join, relative } from 'node:path';
 
 export const FAST_TESTS = [
   // The catalog and the layout.
-  'test/tools/catalog.test.ts',
-  'test/tools/spec-constraints-*.test.ts',
-  'test/tools/every-operation.test.ts',
+  'test/catalog/catalog.test.ts',
+  'test/catalog/spec-constraints-*.test.ts',
+  'test/catalog/every-operation.test.ts',
   'test/architecture/*.test.ts',
   'test/i18n.test.ts',
   'test/fs/directories.test.ts',

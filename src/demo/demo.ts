@@ -89,7 +89,7 @@ export async function runDemo(argv: string[], env: NodeJS.ProcessEnv = process.e
       import('../mcp/operations.js'),
       import('../mcp/session.js'),
       import('../mcp/transport/request-log.js'),
-      import('../../tools/index.js'),
+      import('../../catalog/index.js'),
       import('../log.js'),
       import('@modelcontextprotocol/client'),
     ]);

@@ -2,7 +2,7 @@
 // read first, which tools do the work, and where to stop and ask. Arguments complete through
 // completion/complete (src/mcp/completions.ts).
 import type { GetPromptResult, Prompt } from '@modelcontextprotocol/server';
-import { DOCUMENT_KINDS } from '../../tools/shared.js';
+import { DOCUMENT_KINDS } from '../../catalog/shared.js';
 import { shownName } from './registry.js';
 import { resourceUri } from './resources.js';
 

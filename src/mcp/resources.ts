@@ -3,7 +3,7 @@
 // URI templates, linked from tool results, and read in full (the response budget is for tool results;
 // a client reads a resource when it decides to).
 import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
-import { catalog } from '../../tools/index.js';
+import { catalog } from '../../catalog/index.js';
 import { BodyTooLarge, readBody } from '../net/http-io.js';
 import type { Operation, ResourceFacet } from '../operation.js';
 import { splitTemplate } from '../path-template.js';

@@ -21,7 +21,7 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { catalog } from '../../tools/index.js';
+import { catalog } from '../../catalog/index.js';
 import { WorkspaceApiError } from '../api/errors.js';
 import type { EventSink } from '../audit/events.js';
 import type { Config } from '../config.js';

@@ -7,7 +7,7 @@ import { createServer, type Server as HttpServer, type IncomingMessage, type Ser
 import type { AddressInfo } from 'node:net';
 import type { McpRequestContext } from '@modelcontextprotocol/server';
 import { LRUCache } from 'lru-cache';
-import { catalog } from '../../tools/index.js';
+import { catalog } from '../../catalog/index.js';
 import { ApiClient } from '../api/client.js';
 import { BRIEFLY_UNAVAILABLE, WorkspaceApiError } from '../api/errors.js';
 import { limiterFor } from '../api/limiter.js';

@@ -1,8 +1,8 @@
 // Operations only a live description shows: the catalog does not curate them, so the MCP server meets
 // them the way it meets a real workspace's extra operations, through openapi.json, and turns them into
 // generated tools. They are marked `x-sandbox-assumed` there. (The operations the assistant needs
-// first, engagements and the audit chat, are curated in tools/ and marked undocumented instead.)
-import { area, op } from '../../tools/shared.js';
+// first, engagements and the audit chat, are curated in catalog/ and marked undocumented instead.)
+import { area, op } from '../../catalog/shared.js';
 import type { SandboxOperation } from './types.js';
 
 const assume = (ops: SandboxOperation[]): SandboxOperation[] => ops.map((o) => ({ ...o, assumed: true }));

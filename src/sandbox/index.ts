@@ -2,7 +2,7 @@
 // workspaces, told apart by the Host header (atelier on 127.0.0.1/localhost, globex on
 // globex.localhost). Started by the `sandbox` command, by `npm start` and by every integration test.
 // It stands apart from the server it serves: of the rest of the repository it imports only the
-// catalog (tools/) and the operation shape (src/operation.ts), never src/api or src/mcp, so a bug in
+// catalog (catalog/) and the operation shape (src/operation.ts), never src/api or src/mcp, so a bug in
 // the server cannot hide in the emulator it is tested against. It keeps its own small helpers on
 // purpose (body reading and host names in server.ts, cursors in pagination.ts, seeded ids in
 // state.ts) rather than share the server's.

@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { catalog } from '../../tools/index.js';
+import { catalog } from '../../catalog/index.js';
 import { assumedOperations } from './assumed.js';
 import { authenticate, credentialView, insufficientScope, type Principal, sessionRequired } from './auth.js';
 import { FaultQueue, type FaultRecord, injectedFault, type PendingFault } from './faults.js';

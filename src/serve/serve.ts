@@ -4,7 +4,7 @@
 // stderr; exits 0 when the client closes stdin or on SIGINT/SIGTERM, after calls in flight finish
 // (or, past a grace period, are cancelled).
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
-import { catalog } from '../../tools/index.js';
+import { catalog } from '../../catalog/index.js';
 import type { ApiClient } from '../api/client.js';
 import type { OAuthSession } from '../auth/oauth-session.js';
 import { loginCommand } from '../auth/sign-in-errors.js';

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { area, op } from '../../catalog/shared.js';
 import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { InvalidArgumentError, WorkspaceApiError } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import type { Operation } from '../../src/operation.js';
-import { area, op } from '../../tools/shared.js';
 import { type FakeWorkspace, fakeWorkspace, type Handler, sendJson } from './fake-workspace.js';
 
 const cleanups: Array<() => Promise<void>> = [];

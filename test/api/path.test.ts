@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { findOperation } from '../../catalog/index.js';
 import { InvalidArgumentError } from '../../src/api/errors.js';
 import { buildPath } from '../../src/api/path.js';
 import { appendQuery } from '../../src/api/query.js';
-import { findOperation } from '../../tools/index.js';
 
 // The media operations name a stored file in {path}: the catalog says so with their segmentedParam.
 const media = findOperation('get_media')!;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/spawn.js';
 
 /** Where citations are read: the code, its tests, scripts, benchmarks, views and documentation. */
-const ROOTS = ['src', 'tools', 'test', 'scripts', 'bench', 'apps', 'docs', 'lint', 'README.md', 'SECURITY.md'];
+const ROOTS = ['src', 'catalog', 'test', 'scripts', 'bench', 'apps', 'docs', 'lint', 'README.md', 'SECURITY.md'];
 const TEXT = /\.(ts|tsx|mts|js|mjs|cjs|json|md|yml|yaml|sh|html|css|tsv|txt)$/;
 const SELF = 'test/architecture/citations.test.ts';
 

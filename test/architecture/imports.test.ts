@@ -1,5 +1,5 @@
 // The layout's rules (docs/architecture.md, Who may import whom), checked on the import statements:
-// no import cycles (a module can be read before the ones that use it), tools/ imports nothing from
+// no import cycles (a module can be read before the ones that use it), catalog/ imports nothing from
 // src/ but the Operation type, src/api and src/mcp never import the sandbox, src/store knows nothing
 // of MCP or HTTP. Only value imports count: `import type` is erased at build time.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -14,7 +14,7 @@ function files(dir: string): string[] {
   });
 }
 
-const sources = [...files(join(ROOT, 'src')), ...files(join(ROOT, 'tools'))];
+const sources = [...files(join(ROOT, 'src')), ...files(join(ROOT, 'catalog'))];
 
 /** The project files a module imports as values (static and dynamic), as paths relative to the root. */
 function valueImports(file: string): string[] {
@@ -60,8 +60,8 @@ describe('the layout', () => {
     expect(cycles(() => true)).toEqual([]);
   });
 
-  it('tools/ imports nothing from src/ but the operation shape', () => {
-    expect(importers('tools/', 'src/').filter((l) => !l.endsWith('-> src/operation.ts'))).toEqual([]);
+  it('catalog/ imports nothing from src/ but the operation shape', () => {
+    expect(importers('catalog/', 'src/').filter((l) => !l.endsWith('-> src/operation.ts'))).toEqual([]);
   });
 
   it('the API client and the MCP layer never import the sandbox: they reach it over HTTP', () => {
@@ -76,7 +76,7 @@ describe('the layout', () => {
     expect(importers('src/api/', 'src/mcp/')).toEqual([]);
   });
 
-  it('the sandbox imports nothing of the server but the operation shape (and the catalog, in tools/)', () => {
+  it('the sandbox imports nothing of the server but the operation shape (and the catalog, in catalog/)', () => {
     const outside = importers('src/sandbox/', 'src/').filter((l) => !l.includes(' -> src/sandbox/') && !l.endsWith(' -> src/operation.ts'));
     expect(outside).toEqual([]);
   });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { catalog } from '../../catalog/index.js';
 import { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -20,7 +21,6 @@ import { createMcpHttp, type McpHttp, type McpHttpOptions } from '../../src/mcp/
 import type { Scope } from '../../src/operation.js';
 import { type SandboxHandle, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { startHttpServer } from '../../src/serve/local-http.js';
-import { catalog } from '../../tools/index.js';
 
 export type Era = 'legacy' | 'modern';
 

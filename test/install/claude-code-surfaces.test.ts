@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { firstTurnCost, toolSearch } from '../../bench/claude-code.js';
 import { hitsOf, RETRIEVAL_TOP, retrievalFigures, retrievalSet } from '../../bench/retrieval.js';
-import { catalog } from '../../tools/index.js';
+import { catalog } from '../../catalog/index.js';
 
 describe('Claude Code with tool search', () => {
   it('loads only names in the first turn: the default surface adds under 600 tokens, all under 2,200, and all names every operation', async () => {

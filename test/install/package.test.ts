@@ -25,7 +25,7 @@ const CHECKOUT = [
   'tsconfig.json',
   'tsconfig.build.json',
   'src',
-  'tools',
+  'catalog',
   // The server's bundle and the apps' views, and their builds (npm run build writes dist/src and dist/apps).
   'apps',
   'scripts/build-server.ts',

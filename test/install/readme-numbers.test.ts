@@ -7,6 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandboxOperations, toolListFor } from '../../bench/tokens.js';
+import { catalog } from '../../catalog/index.js';
+import { ARTIFACT_MAX_KIB, EXTERNAL_SOURCE_MAX_KIB } from '../../catalog/shared.js';
 import { FACT } from '../../scripts/generate-docs.js';
 import { isTransientStatus } from '../../src/api/retry.js';
 import { loadConfig, SETTINGS } from '../../src/config.js';
@@ -15,8 +17,6 @@ import { DEFAULT_SCRIPT_LIMITS, MAX_ERROR_TEXT } from '../../src/mcp/scripts/scr
 import { SESSION_BUYER } from '../../src/sandbox/data/ids.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { wavSize } from '../../src/sandbox/media.js';
-import { catalog } from '../../tools/index.js';
-import { ARTIFACT_MAX_KIB, EXTERNAL_SOURCE_MAX_KIB } from '../../tools/shared.js';
 import { classificationFile, REVISIONS } from '../conformance/classification.js';
 import { ROOT } from '../helpers/spawn.js';
 

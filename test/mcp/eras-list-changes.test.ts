@@ -8,8 +8,8 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../catalog/index.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { catalog } from '../../tools/index.js';
 import { connectHttp, connectStdio, type EraClient, type ServerHome, serverHome, startHttpServer, until } from '../helpers/eras.js';
 import type { HttpChild } from '../helpers/spawn-http.js';
 

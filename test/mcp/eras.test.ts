@@ -7,10 +7,10 @@
 // run at once, each on an engagement of its own (one run at a time per engagement).
 import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../catalog/index.js';
 import { toolListFor } from '../../src/mcp/session.js';
 import { CLIENT_BERTHIER, ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { catalog } from '../../tools/index.js';
 import {
   connectHttp,
   connectStdio,

@@ -3,14 +3,14 @@
 // outputSchema, and each result (structured and text) matches its reviewed snapshot in
 // ./result-snapshots (docs/tool-results.md). The default surface's tools, reads and writes, are
 // snapshotted by tool-results.test.ts; writes of the other operations are called and validated in
-// test/tools/every-operation.test.ts, whose answers depend on what ran before them.
+// test/catalog/every-operation.test.ts, whose answers depend on what ran before them.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../catalog/index.js';
 import { OPERATION_META_KEY } from '../../src/operation.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { sandboxOperations } from '../../src/sandbox/server.js';
-import { catalog } from '../../tools/index.js';
 import { finished, TestClock } from '../helpers/clock.js';
 import { exampleArguments } from '../helpers/examples.js';
 import { expectResultSnapshot } from '../helpers/result-snapshot.js';

@@ -3,6 +3,7 @@
 // over loopback that answers what a real workspace might.
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 import { afterEach, describe, expect, it } from 'vitest';
+import { catalog } from '../../catalog/index.js';
 import { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { loadConfig } from '../../src/config.js';
@@ -10,7 +11,6 @@ import { createLogger } from '../../src/log.js';
 import { OperationSet } from '../../src/mcp/operations.js';
 import { Session } from '../../src/mcp/session.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { catalog } from '../../tools/index.js';
 import { type FakeWorkspace, fakeWorkspace, sendJson } from '../api/fake-workspace.js';
 
 let ws: FakeWorkspace | undefined;

@@ -17,7 +17,7 @@ import {
   retrievalSet,
   score,
 } from '../../bench/retrieval.js';
-import { catalog } from '../../tools/index.js';
+import { catalog } from '../../catalog/index.js';
 import { type Stack, startStack, textOf } from '../helpers/stack.js';
 
 const TUNING = retrievalSet('tuning');

@@ -5,7 +5,7 @@
 // deterministic demo data, and its result (structured and text) matches its reviewed snapshot in
 // ./result-snapshots, written by `npm run snapshots` like the listing's. Every other read operation's
 // tool is snapshotted the same way in read-results.test.ts; every catalog operation's tool is called,
-// and validated the same way, in test/tools/every-operation.test.ts.
+// and validated the same way, in test/catalog/every-operation.test.ts.
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,9 +3,9 @@
 // refusal labelled with the field a clear error has to name.
 import fc from 'fast-check';
 import type { z } from 'zod';
+import { block, documentBlock } from '../../catalog/deliverables.js';
 import { checksOf, defOf } from '../../src/mcp/pipeline/zod-defs.js';
 import { type Operation, pathParams } from '../../src/operation.js';
-import { block, documentBlock } from '../../tools/deliverables.js';
 
 /**
  * Schemas that check their input in a transform, where there are no bounds to read: generated as the

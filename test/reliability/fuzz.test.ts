@@ -8,10 +8,10 @@
 // `npm test` runs a small seeded sample; FUZZ_RUNS=10000 (npm run test:full) the full campaign.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../catalog/index.js';
 import type { Operation } from '../../src/operation.js';
 import * as demo from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { catalog } from '../../tools/index.js';
 import { HttpPeer } from '../helpers/spawn-http.js';
 import { type Stack, startStack, textOf } from '../helpers/stack.js';
 import { type Abuse, abusiveMessages, brokenArguments, validArguments } from './arbitraries.js';

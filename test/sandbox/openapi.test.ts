@@ -3,10 +3,10 @@
 
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../catalog/index.js';
 import { assumedOperations } from '../../src/sandbox/assumed.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import type { SandboxOperation } from '../../src/sandbox/types.js';
-import { catalog } from '../../tools/index.js';
 import { call } from './raw-http.js';
 
 const documented = readFileSync(new URL('../fixtures/documented-operations.tsv', import.meta.url), 'utf8')

@@ -4,7 +4,7 @@
 // charts are drawn from, in a few list reads, and the document-preview view draws them. A host
 // without apps gets the document's outline as text.
 import { z } from 'zod';
-import { DOCUMENT_KINDS, id } from '../../../tools/shared.js';
+import { DOCUMENT_KINDS, id } from '../../../catalog/shared.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import { toolError } from '../render/index.js';
 import { allPages } from '../tools/list-pages.js';

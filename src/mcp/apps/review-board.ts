@@ -3,7 +3,7 @@
 // changes nothing itself: it calls review_findings and update_finding through the host, so every
 // decision goes through the one pipeline (policy, validation, rate budget) like the model's own.
 import { z } from 'zod';
-import { FINDING_TYPES, id, REVIEW_STATUSES } from '../../../tools/shared.js';
+import { FINDING_TYPES, id, REVIEW_STATUSES } from '../../../catalog/shared.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import { toolError } from '../render/index.js';
 import { allPages } from '../tools/list-pages.js';

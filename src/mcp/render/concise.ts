@@ -16,7 +16,7 @@
 // An operation's render facet has the last word on its own records: the fields it keeps are shown
 // whatever the rules say, and the objects it flattens read as columns (`author.name`), not inline JSON.
 
-import { catalog } from '../../../tools/index.js';
+import { catalog } from '../../../catalog/index.js';
 import { pathParams, type RenderFacet } from '../../operation.js';
 
 export type ResponseFormat = 'concise' | 'detailed';

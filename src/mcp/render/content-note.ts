@@ -17,7 +17,7 @@ export const WORKSPACE_CONTENT_RULE =
 /**
  * Add the mark right after the data block (resource links stay last); the data block is left as it is.
  * Whether a result needs it is decided once, by its tool's quotesContent (an operation's from its
- * catalog entry, tools/shared.ts area()); an error quotes nothing.
+ * catalog entry, catalog/shared.ts area()); an error quotes nothing.
  */
 export function markWorkspaceContent<R extends Pick<ToolResult, 'isError'> & { content: unknown[] }>(result: R): R {
   if (result.isError) return result;

@@ -8,8 +8,8 @@
 // An inserted block without an id is given one, returned in the answer, so the next edit can name it.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { block as blockSchema } from '../../../tools/deliverables.js';
-import { DOCUMENT_KINDS, id, REF_TYPES, str } from '../../../tools/shared.js';
+import { block as blockSchema } from '../../../catalog/deliverables.js';
+import { DOCUMENT_KINDS, id, REF_TYPES, str } from '../../../catalog/shared.js';
 import { WorkspaceApiError } from '../../api/errors.js';
 import { InvocationRefused, type Pipeline } from '../pipeline/pipeline.js';
 import { type Problem, refusal, refusalResult } from '../pipeline/refusal.js';

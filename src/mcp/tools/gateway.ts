@@ -3,8 +3,8 @@
 // them, describe_operation shows one in full, call_operation runs one exactly as its own tool would
 // (the pipeline's same validation, limiter, read-only and consent checks, results and budget).
 import { z } from 'zod';
-import { catalog } from '../../../tools/index.js';
-import { vocabulary } from '../../../tools/vocabulary.js';
+import { catalog } from '../../../catalog/index.js';
+import { vocabulary } from '../../../catalog/vocabulary.js';
 import { type Operation, TOOLSETS } from '../../operation.js';
 import { isGenerated } from '../live-openapi.js';
 import { readCallOperation } from '../pipeline/arguments.js';

@@ -1,7 +1,7 @@
 // Ranked search over every operation, for find_operations. Consultants ask in English or French and
 // in their own words ("les remarques du client", "make Julie an admin"), not in API nouns. The words
 // live as data: each catalog entry says what people call it (its askedAs facet, both languages), and
-// tools/vocabulary.ts holds what no entry owns (stop words, a word map to the API's words, expressions
+// catalog/vocabulary.ts holds what no entry owns (stop words, a word map to the API's words, expressions
 // of several words, the readings of "client"). This module only folds and weighs:
 // - words are folded (case, accents, plurals, English and French endings: proposed, proposé and
 //   proposer meet) the same way on both sides;
@@ -12,7 +12,7 @@
 //   one that only shares a verb; a request that asks nothing to change prefers reads, one that asks for
 //   a change prefers writes.
 // When nothing matches strongly, the caller says so and shows every operation of the likeliest areas.
-import { vocabulary } from '../../../tools/vocabulary.js';
+import { vocabulary } from '../../../catalog/vocabulary.js';
 import { type Operation, pathParams, type SearchVocabulary, type Toolset } from '../../operation.js';
 
 function fold(text: string): string {

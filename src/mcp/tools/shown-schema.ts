@@ -3,7 +3,7 @@
 // is dropped here, while validation keeps using the full zod schema (nothing shown here is enforced).
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { findOperation } from '../../../tools/index.js';
+import { findOperation } from '../../../catalog/index.js';
 import type { Operation } from '../../operation.js';
 import { extrasShape, toolInput } from '../pipeline/extras.js';
 import { builtSchemas } from './built-schemas.js';

@@ -4,7 +4,7 @@
 // is reported, never silently left out. The pipeline validates their own arguments and marks their
 // results as workspace content.
 import { z } from 'zod';
-import { DOCUMENT_KINDS, id, REVIEW_STATUSES } from '../../../tools/shared.js';
+import { DOCUMENT_KINDS, id, REVIEW_STATUSES } from '../../../catalog/shared.js';
 import { WorkspaceApiError } from '../../api/errors.js';
 import { viewMeta } from '../apps/views.js';
 import { InvocationRefused, type Pipeline } from '../pipeline/pipeline.js';

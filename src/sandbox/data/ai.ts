@@ -1,6 +1,6 @@
 // AI configuration of Atelier Conseil: which provider and model serve each usage, the two provider keys
 // (metadata only: the sandbox never holds a secret), the model catalog, prices, voices and trials.
-import type { AI_DRIVERS, AI_USAGES, VOICE_ARCHITECTURES } from '../../../tools/shared.js';
+import type { AI_DRIVERS, AI_USAGES, VOICE_ARCHITECTURES } from '../../../catalog/shared.js';
 import type { WorkspaceState } from '../types.js';
 import { at, ENGAGEMENT_AP, MEMBER_CLAIRE, MEMBER_SOPHIE } from './ids.js';
 

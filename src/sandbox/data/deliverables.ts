@@ -2,7 +2,7 @@
 // seeds), one published interim version with client comments. Documents hold only references (ids) to
 // findings, evidences, processes and opportunities: their words are read from those records when a
 // document is previewed or exported, so an edited finding shows up everywhere at once.
-import { DOCUMENT_KINDS } from '../../../tools/shared.js';
+import { DOCUMENT_KINDS } from '../../../catalog/shared.js';
 import type { Rec, WorkspaceState } from '../types.js';
 import { at, DRAFT_AP, ENGAGEMENT_AP, MEMBER_CLAIRE, MEMBER_MARC, VERSION_AP_1 } from './ids.js';
 

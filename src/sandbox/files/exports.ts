@@ -1,5 +1,5 @@
 // The file of each export kind, built from the engagement's records when the export job finishes.
-import { DOCUMENT_KINDS } from '../../../tools/shared.js';
+import { DOCUMENT_KINDS } from '../../../catalog/shared.js';
 import { DOCUMENT_TITLES, type DocumentKind, documentOf, draftOf, label, ofEngagement } from '../data/deliverables.js';
 import type { FileBody, Rec, WorkspaceState } from '../types.js';
 import { bpmn } from './bpmn.js';

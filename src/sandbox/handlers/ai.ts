@@ -1,10 +1,10 @@
 // AI configuration: profiles (upserted by scope and usage), provider keys (read and test only: managing
 // keys needs the web session), the model catalog and prices, voices, enums and voice lab trials.
-import { AI_DRIVERS, AI_USAGES, VOICE_ARCHITECTURES } from '../../../tools/shared.js';
+import { AI_DRIVERS, AI_USAGES, VOICE_ARCHITECTURES } from '../../../catalog/shared.js';
 import { CATALOG, DRIVER_LABELS, seedAi, USAGE_LABELS, VOICE_ARCHITECTURE_LABELS } from '../data/ai.js';
 import { ApiError, type HandlerContext, type HandlerTable, inputOf, notFound, type Rec, type SandboxArea, validationFailed } from '../types.js';
 
-/** set_ai_profile's input (tools/ai.ts). */
+/** set_ai_profile's input (catalog/ai.ts). */
 type ProfileInput = {
   scope_type: string;
   scope_id?: string | null;
@@ -19,10 +19,10 @@ type ProfileInput = {
   is_enabled?: boolean;
 };
 
-/** The scope of test_ai_usage's input (tools/ai.ts). */
+/** The scope of test_ai_usage's input (catalog/ai.ts). */
 type TestScopeInput = { scope_type?: string; scope_id?: string | null };
 
-/** The references of create_voice_trial's input (tools/ai.ts). */
+/** The references of create_voice_trial's input (catalog/ai.ts). */
 type TrialInput = { engagement_id?: string | null; voice_profile_id?: string | null };
 
 /** Unscaled duration of a test call to a provider. */

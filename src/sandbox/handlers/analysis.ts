@@ -1,6 +1,13 @@
 // Analysis: runs (jobs that propose changes), change proposals, contradictions, findings and their
 // evidences, and the analysis enumerations.
-import { ANALYSIS_MODES, CONTRADICTION_STATUSES, EVIDENCE_SOURCE_TYPES, FINDING_TYPES, PROPOSAL_ENTITY_TYPES, REVIEW_STATUSES } from '../../../tools/shared.js';
+import {
+  ANALYSIS_MODES,
+  CONTRADICTION_STATUSES,
+  EVIDENCE_SOURCE_TYPES,
+  FINDING_TYPES,
+  PROPOSAL_ENTITY_TYPES,
+  REVIEW_STATUSES,
+} from '../../../catalog/shared.js';
 import { demoRunOutput, findingRecord, seedAnalysis } from '../data/analysis.js';
 import { ENGAGEMENT_AP } from '../data/ids.js';
 import { cancelJob, refreshAll, refreshJob, startJob, TERMINAL } from '../jobs.js';

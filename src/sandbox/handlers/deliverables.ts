@@ -1,6 +1,6 @@
 // Deliverables and exports: the draft, its documents (optimistic concurrency on updated_at), generation
 // jobs, published versions and their comments, and export jobs whose files are built on completion.
-import { DOCUMENT_KINDS } from '../../../tools/shared.js';
+import { DOCUMENT_KINDS } from '../../../catalog/shared.js';
 import {
   type Block,
   composeBlocks,

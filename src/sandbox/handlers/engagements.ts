@@ -3,7 +3,7 @@
 import { ENGAGEMENT_AP } from '../data/ids.js';
 import { type HandlerContext, type HandlerTable, inputOf, type Rec, type SandboxArea, validationFailed } from '../types.js';
 
-/** create_engagement's input (tools/engagements.ts). */
+/** create_engagement's input (catalog/engagements.ts). */
 type EngagementInput = {
   client_company_id: string;
   name: string;

@@ -1,6 +1,6 @@
 // Methods and guides. A guide is the ordered topics of an owner (a method or an engagement); an
 // engagement inherits its method's topics, changed by its own overrides, and adds topics of its own.
-import { GUIDE_OWNER_TYPES, LOCALES, OVERRIDE_OPERATIONS, TOPIC_DEPTHS, TOPIC_REQUIREMENTS } from '../../../tools/shared.js';
+import { GUIDE_OWNER_TYPES, LOCALES, OVERRIDE_OPERATIONS, TOPIC_DEPTHS, TOPIC_REQUIREMENTS } from '../../../catalog/shared.js';
 import { METHOD_P2P } from '../data/ids.js';
 import { insertTopics, seedMethods, TEMPLATES } from '../data/methods.js';
 import { conflict, type HandlerContext, type HandlerTable, notFound, type Rec, type SandboxArea, validationFailed, type WorkspaceState } from '../types.js';

@@ -10,11 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { type BrowserContext, chromium, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BLOCK_TYPES, CHARTS } from '../../../catalog/shared.js';
 import { ensureAppsBuilt } from '../../../scripts/build-apps.js';
 import { VIEWS, type ViewName } from '../../../src/mcp/apps/views.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { BLOCK_TYPES, CHARTS } from '../../../tools/shared.js';
 import { type Stack, startStack } from '../../helpers/stack.js';
 
 /**

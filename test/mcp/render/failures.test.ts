@@ -1,10 +1,10 @@
 // Failures as tool errors: a state store briefly unavailable mid-call (Redis down, or a Sentinel
 // switch under way) is a tool error the assistant can act on, never an internal error; a bug stays one.
 import { describe, expect, it } from 'vitest';
+import { catalog } from '../../../catalog/index.js';
 import { renderError } from '../../../src/mcp/render/failures.js';
 import type { Operation } from '../../../src/operation.js';
 import { StoreUnavailableError } from '../../../src/store/state-store.js';
-import { catalog } from '../../../tools/index.js';
 
 const byMethod = (method: string) => catalog.find((o: Operation) => o.method === method) as Operation;
 

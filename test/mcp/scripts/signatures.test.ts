@@ -1,9 +1,9 @@
 // An operation's signature as a TypeScript declaration: derived from the schema its calls are
 // validated against, compact, and given by describe_operation and find_operations (over real HTTP).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../../catalog/index.js';
 import { signatureOf, tsType } from '../../../src/mcp/scripts/signatures.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
-import { catalog } from '../../../tools/index.js';
 import { type Stack, startStack } from '../../helpers/stack.js';
 
 const op = (name: string) => {

@@ -15,9 +15,9 @@ let built: Record<string, ShownSchema>;
 let builtSchemas: typeof import('../../../src/mcp/tools/built-schemas.js').builtSchemas;
 let convertOperationSchema: typeof import('../../../src/mcp/tools/shown-schema.js').convertOperationSchema;
 let operationSchema: typeof import('../../../src/mcp/tools/shown-schema.js').operationSchema;
-let catalog: typeof import('../../../tools/index.js').catalog;
-let area: typeof import('../../../tools/shared.js').area;
-let op: typeof import('../../../tools/shared.js').op;
+let catalog: typeof import('../../../catalog/index.js').catalog;
+let area: typeof import('../../../catalog/shared.js').area;
+let op: typeof import('../../../catalog/shared.js').op;
 let startStack: typeof import('../../helpers/stack.js').startStack;
 
 beforeAll(async () => {
@@ -26,8 +26,8 @@ beforeAll(async () => {
   const schemas = await import('../../../src/mcp/tools/built-schemas.js');
   ({ builtSchemas } = schemas);
   ({ convertOperationSchema, operationSchema } = await import('../../../src/mcp/tools/shown-schema.js'));
-  ({ catalog } = await import('../../../tools/index.js'));
-  ({ area, op } = await import('../../../tools/shared.js'));
+  ({ catalog } = await import('../../../catalog/index.js'));
+  ({ area, op } = await import('../../../catalog/shared.js'));
   ({ startStack } = await import('../../helpers/stack.js'));
   // Before any schema of these modules is shown: the listing takes them from this build, through
   // the JSON text a bundle parses.

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Tool } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
+import { catalog } from '../../../catalog/index.js';
 import type { ApiClient } from '../../../src/api/client.js';
 import { loadConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
@@ -11,7 +12,6 @@ import { OperationSet } from '../../../src/mcp/operations.js';
 import { checkUploadPath } from '../../../src/mcp/pipeline/uploads.js';
 import { Session } from '../../../src/mcp/session.js';
 import { safeFileName, saveFile } from '../../../src/mcp/tools/downloads.js';
-import { catalog } from '../../../tools/index.js';
 
 describe('download file names', () => {
   it.each([

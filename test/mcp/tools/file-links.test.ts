@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { catalog } from '../../../catalog/index.js';
 import { ApiClient } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/limiter.js';
 import { loadConfig } from '../../../src/config.js';
@@ -19,7 +20,6 @@ import { FileLinks } from '../../../src/mcp/tools/file-links.js';
 import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../../src/sandbox/data/ids.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { MemoryStore } from '../../../src/store/memory.js';
-import { catalog } from '../../../tools/index.js';
 import { RecordingStore } from '../../remote/helpers.js';
 
 const BASE = 'https://mcp.acme.example/files/';

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { catalog } from '../../../catalog/index.js';
 import { ApiClient } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/limiter.js';
 import { loadConfig } from '../../../src/config.js';
@@ -17,7 +18,6 @@ import { OperationSet } from '../../../src/mcp/operations.js';
 import { Pipeline } from '../../../src/mcp/pipeline/pipeline.js';
 import { ToolRegistry } from '../../../src/mcp/registry.js';
 import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../../src/sandbox/data/ids.js';
-import { catalog } from '../../../tools/index.js';
 import { type Stack, startStack, textOf } from '../../helpers/stack.js';
 
 type Json = Record<string, any>;

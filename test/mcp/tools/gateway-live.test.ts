@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { catalog } from '../../../catalog/index.js';
 import { ApiClient } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/limiter.js';
 import { createLogger } from '../../../src/log.js';
 import { forgetLiveDescriptions, LIVE_MAX_AGE_MS, liveOperations, loadLiveDescription } from '../../../src/mcp/live-openapi.js';
 import { LIVE_LIST_WAIT_MS } from '../../../src/mcp/operations.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { catalog } from '../../../tools/index.js';
 import { startStack, textOf } from '../../helpers/stack.js';
 
 let sandbox: SandboxHandle;

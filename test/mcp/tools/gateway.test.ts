@@ -4,10 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { catalog } from '../../../catalog/index.js';
 import type { Operation } from '../../../src/operation.js';
 import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK, SESSION_AP_CLERK } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { catalog } from '../../../tools/index.js';
 import { type Stack, startStack, textOf } from '../../helpers/stack.js';
 
 type Json = Record<string, unknown>;

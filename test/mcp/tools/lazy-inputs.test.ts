@@ -12,8 +12,8 @@ const built = (o: Operation) => 'value' in (Object.getOwnPropertyDescriptor(o, '
 
 // The modules as a server loads them, after the build: fresh copies, whose entries nothing has read.
 let catalog: readonly Operation[];
-let area: typeof import('../../../tools/shared.js').area;
-let op: typeof import('../../../tools/shared.js').op;
+let area: typeof import('../../../catalog/shared.js').area;
+let op: typeof import('../../../catalog/shared.js').op;
 let Session: typeof import('../../../src/mcp/session.js').Session;
 let toolListFor: typeof import('../../../src/mcp/session.js').toolListFor;
 let OperationSet: typeof import('../../../src/mcp/operations.js').OperationSet;
@@ -24,8 +24,8 @@ beforeAll(async () => {
   // The build converts every entry's schema (so reads every input): in this module graph, not the next.
   const schemas = shownSchemas();
   vi.resetModules();
-  ({ catalog } = await import('../../../tools/index.js'));
-  ({ area, op } = await import('../../../tools/shared.js'));
+  ({ catalog } = await import('../../../catalog/index.js'));
+  ({ area, op } = await import('../../../catalog/shared.js'));
   ({ Session, toolListFor } = await import('../../../src/mcp/session.js'));
   ({ OperationSet } = await import('../../../src/mcp/operations.js'));
   ({ loadConfig } = await import('../../../src/config.js'));

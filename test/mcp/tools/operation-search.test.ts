@@ -2,9 +2,9 @@
 // retrieval.test.ts): word forms folded alike in English and French, the order of a phrase's words,
 // a past participle read as a state, and the words of the vocabulary read from data.
 import { describe, expect, it } from 'vitest';
+import { catalog } from '../../../catalog/index.js';
+import { vocabulary } from '../../../catalog/vocabulary.js';
 import { OperationIndex, terms } from '../../../src/mcp/tools/operation-search.js';
-import { catalog } from '../../../tools/index.js';
-import { vocabulary } from '../../../tools/vocabulary.js';
 
 const index = new OperationIndex(catalog);
 const first = (query: string) => index.search(query, { limit: 1 })[0]?.op.name;
@@ -32,7 +32,7 @@ describe('search', () => {
   });
 
   it('takes its words from the vocabulary data: an expression rewritten there changes what is found', () => {
-    // "kick ... out" is an expression of tools/vocabulary.ts, not a word of any entry.
+    // "kick ... out" is an expression of catalog/vocabulary.ts, not a word of any entry.
     expect(vocabulary.phrases.some(([re]) => new RegExp(re).test('kick marc out'))).toBe(true);
     expect(first('kick Marc out of the workspace')).toBe('remove_member');
   });

@@ -3,8 +3,8 @@
 // (which the arguments reader parses), job waits as a number of seconds.
 import { describe, expect, it } from 'vitest';
 import { sandboxOperations, toolListFor } from '../../../bench/tokens.js';
+import { findOperation } from '../../../catalog/index.js';
 import { readOperationArguments } from '../../../src/mcp/pipeline/arguments.js';
-import { findOperation } from '../../../tools/index.js';
 import { listingProblems, portabilityProblems } from '../../helpers/portable-schema.js';
 
 const ops = sandboxOperations();

@@ -3,10 +3,10 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUDGETS, modelVisibleTokens, sandboxOperations, toolListFor } from '../../../bench/tokens.js';
+import { catalog } from '../../../catalog/index.js';
 import { OPERATION_META_KEY } from '../../../src/operation.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { catalog } from '../../../tools/index.js';
 import { startStack, textOf } from '../../helpers/stack.js';
 
 let sandbox: SandboxHandle;

@@ -4,10 +4,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../../catalog/index.js';
 import { LineGuard } from '../../../src/mcp/transport/stdio.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { catalog } from '../../../tools/index.js';
 import { spawnServer } from '../../helpers/spawn.js';
 
 let sandbox: SandboxHandle;

@@ -3,6 +3,7 @@
 // answered 404 from then on, wherever the request lands, while a session a replica merely does not
 // hold is still served there.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../../catalog/index.js';
 import { ApiClient } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/limiter.js';
 import { loadConfig } from '../../../src/config.js';
@@ -15,7 +16,6 @@ import { createMcpHttp, type McpHttp } from '../../../src/mcp/transport/streamab
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 import { type HttpServeHandle, startHttpServer } from '../../../src/serve/local-http.js';
 import { MemoryStore } from '../../../src/store/memory.js';
-import { catalog } from '../../../tools/index.js';
 
 const LEGACY = '2025-11-25';
 

@@ -3,8 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOCUMENT_KINDS, EXPORT_KINDS } from '../../../../catalog/shared.js';
 import { ENGAGEMENT_AP } from '../../../../src/sandbox/data/ids.js';
-import { DOCUMENT_KINDS, EXPORT_KINDS } from '../../../../tools/shared.js';
 import { assertWellFormedXml, parseCsv, pdfPages, zipEntries } from '../../../helpers/formats.js';
 import { type Stack, startStack, textOf } from '../../../helpers/stack.js';
 

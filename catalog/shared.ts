@@ -224,7 +224,7 @@ export function area(toolset: Toolset, entries: Entry[], defaults: AreaDefaults 
 
 /**
  * What is wrong with a catalog's references between entries: a name used twice, a job facet naming
- * an operation the catalog does not hold. Checked when the catalog loads (tools/index.ts).
+ * an operation the catalog does not hold. Checked when the catalog loads (catalog/index.ts).
  */
 export function catalogProblems(ops: readonly Operation[]): string[] {
   const names = new Set<string>();

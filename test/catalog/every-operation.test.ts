@@ -7,9 +7,9 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { catalog } from '../../catalog/index.js';
 import { ENGAGEMENT_AP, METHOD_P2P } from '../../src/sandbox/data/ids.js';
 import type { RequestLogEntry } from '../../src/sandbox/index.js';
-import { catalog } from '../../tools/index.js';
 import { finished, TestClock } from '../helpers/clock.js';
 import { demoValues, exampleArguments } from '../helpers/examples.js';
 import { type Stack, startStack, textOf } from '../helpers/stack.js';

@@ -1,14 +1,14 @@
 // The catalog entries of the ai, engagements, methods, workspace, chat, privacy and integrations areas
 // carry the spec's constraints: what the API would refuse with 422 is refused before any request is sent.
 import { describe, expect, it } from 'vitest';
+import { ai } from '../../catalog/ai.js';
+import { chat } from '../../catalog/chat.js';
+import { engagements } from '../../catalog/engagements.js';
+import { integrations } from '../../catalog/integrations.js';
+import { methods } from '../../catalog/methods.js';
+import { privacy } from '../../catalog/privacy.js';
+import { workspace } from '../../catalog/workspace.js';
 import type { Operation } from '../../src/operation.js';
-import { ai } from '../../tools/ai.js';
-import { chat } from '../../tools/chat.js';
-import { engagements } from '../../tools/engagements.js';
-import { integrations } from '../../tools/integrations.js';
-import { methods } from '../../tools/methods.js';
-import { privacy } from '../../tools/privacy.js';
-import { workspace } from '../../tools/workspace.js';
 
 const mine: Operation[] = [...ai, ...engagements, ...methods, ...workspace, ...chat, ...privacy, ...integrations];
 

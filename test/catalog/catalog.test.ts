@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { catalog } from '../../catalog/index.js';
+import { catalogProblems } from '../../catalog/shared.js';
 import { pathParams, TOOLSETS } from '../../src/operation.js';
-import { catalog } from '../../tools/index.js';
-import { catalogProblems } from '../../tools/shared.js';
 
 // The spec's list of documented operations, shipped beside the repo in shared/.
 const tsvPath = fileURLToPath(new URL('../fixtures/documented-operations.tsv', import.meta.url));

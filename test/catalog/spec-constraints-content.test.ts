@@ -3,11 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { analysis } from '../../catalog/analysis.js';
+import { deliverables } from '../../catalog/deliverables.js';
+import { interviews } from '../../catalog/interviews.js';
+import { sources } from '../../catalog/sources.js';
 import type { Operation } from '../../src/operation.js';
-import { analysis } from '../../tools/analysis.js';
-import { deliverables } from '../../tools/deliverables.js';
-import { interviews } from '../../tools/interviews.js';
-import { sources } from '../../tools/sources.js';
 
 const mine = [...analysis, ...interviews, ...sources, ...deliverables];
 
@@ -48,7 +48,7 @@ describe('areas b: coverage of the documented operations', () => {
         .filter((o) => o.documented)
         .map((o) => `${o.method} ${o.path} ${o.scope}`)
         .sort();
-      // How many there are is the spec list's business (test/tools/catalog.test.ts matches the whole
+      // How many there are is the spec list's business (test/catalog/catalog.test.ts matches the whole
       // catalog to it): here each area has some, and the same as its entries.
       expect(want.length).toBeGreaterThan(0);
       expect(got).toEqual(want);
