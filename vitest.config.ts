@@ -21,7 +21,7 @@ export default defineConfig({
       // The quick tier's files share one module graph per worker (isolate: false): loading the server's
       // modules again for each file was most of the tier's time. They run in process and leave no
       // process-wide state behind; a file that needs modules no file has used yet loads fresh copies
-      // (vi.resetModules), as test/mcp/tools/built-schemas.test.ts does.
+      // (vi.resetModules), as test/mcp/pipeline/built-schemas.test.ts does.
       { extends: true, test: { name: 'fast', include: FAST_TESTS, isolate: false } },
       // The rest's files mostly wait on child processes, sockets and scaled rate windows, leaving two
       // workers' cores half idle: a third keeps them busy. A worker count of its own needs a group of

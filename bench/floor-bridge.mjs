@@ -48,7 +48,7 @@ if (process.env.FLOOR_WITH_SDK === '1') {
   serveStdio(() => {
     const server = new Server({ name: 'floor-bridge-sdk', version: '0' }, { capabilities: { tools: {} } });
     server.setRequestHandler('tools/list', () => ({ tools: [tool] }));
-    // As src/mcp/server.ts registers it: the SDK's handler, the result through the SDK's projection.
+    // As src/mcp/server/server.ts registers it: the SDK's handler, the result through the SDK's projection.
     server.setRequestHandler('tools/call', async (req) => server.projectCallToolResult(await callTool(req.params.arguments), undefined));
     return server;
   });

@@ -6,7 +6,7 @@
 // these figures (scripts/generate-docs.ts). Run: `npx tsx bench/retrieval.ts`. Held-out misses are
 // never printed: whoever tunes the ranking must not tune it on them.
 import { readFileSync } from 'node:fs';
-import { OperationIndex } from '../src/mcp/tools/operation-search.js';
+import { OperationIndex } from '../src/mcp/operations/search.js';
 import { sandboxOperations } from './tokens.js';
 
 export interface RetrievalRequest {

@@ -384,7 +384,7 @@ function catalogPlusGenerated(modules: string, specFile: string): number {
     const [modules, specFile] = process.argv.slice(1);
     const { readFileSync } = await import('node:fs');
     const { catalog } = await import(modules + '/tools/index.js');
-    const { liveOperations } = await import(modules + '/src/mcp/live-openapi.js');
+    const { liveOperations } = await import(modules + '/src/mcp/operations/live-openapi.js');
     const doc = JSON.parse(readFileSync(specFile, 'utf8'));
     process.stdout.write(String(catalog.length + liveOperations(doc, catalog).length));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, modules, specFile], { encoding: 'utf8' });
@@ -736,10 +736,10 @@ function builtPerTool(): BuiltPerTool | { error: string } {
     const h0 = heap(); let t = performance.now();
     const { catalog } = await import(modules + '/tools/index.js');
     const catalogImportMs = performance.now() - t; const h1 = heap(); t = performance.now();
-    const { toolListFor } = await import(modules + '/src/mcp/session.js');
-    const { operationSchema, convertOperationSchema } = await import(modules + '/src/mcp/tools/shown-schema.js');
-    const { operationOutputSchema } = await import(modules + '/src/mcp/tools/result-schemas.js');
-    const { useBuiltSchemas } = await import(modules + '/src/mcp/tools/built-schemas.js');
+    const { toolListFor } = await import(modules + '/src/mcp/server/session.js');
+    const { operationSchema, convertOperationSchema } = await import(modules + '/src/mcp/pipeline/shown-schema.js');
+    const { operationOutputSchema } = await import(modules + '/src/mcp/pipeline/result-schemas.js');
+    const { useBuiltSchemas } = await import(modules + '/src/mcp/pipeline/built-schemas.js');
     const serverModulesMs = performance.now() - t; const h2 = heap();
     // What a bundle holds (the JSON text of every catalog schema, converted at build in another
     // process, so no input of this one is built), parsed as the bundle parses it.
@@ -759,7 +759,7 @@ function builtPerTool(): BuiltPerTool | { error: string } {
   // The schemas a bundle holds: converted from the same modules, as scripts/build-schemas.ts converts them.
   const convert = `
     const { catalog } = await import(process.argv[1] + '/tools/index.js');
-    const { convertOperationSchema } = await import(process.argv[1] + '/src/mcp/tools/shown-schema.js');
+    const { convertOperationSchema } = await import(process.argv[1] + '/src/mcp/pipeline/shown-schema.js');
     process.stdout.write(JSON.stringify(Object.fromEntries(catalog.map((op) => [op.name, convertOperationSchema(op)]))));`;
   const schemas = spawnSync(process.execPath, ['--input-type=module', '-e', convert, UNBUNDLED], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (schemas.status !== 0) return { error: schemas.stderr.slice(-300) };

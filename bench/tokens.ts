@@ -9,9 +9,9 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { catalog } from '../catalog/index.js';
-import { liveOperations } from '../src/mcp/live-openapi.js';
-import type { SurfacePolicy } from '../src/mcp/registry.js';
-import { toolListFor as listedTools } from '../src/mcp/session.js';
+import { liveOperations } from '../src/mcp/operations/live-openapi.js';
+import type { SurfacePolicy } from '../src/mcp/operations/registry.js';
+import { toolListFor as listedTools } from '../src/mcp/server/session.js';
 import { type Operation, TOOLSETS } from '../src/operation.js';
 import { assumedOperations } from '../src/sandbox/assumed.js';
 import { buildOpenApi } from '../src/sandbox/openapi.js';

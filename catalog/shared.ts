@@ -184,7 +184,7 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
 
 /**
  * The entry with its `input` built on first read, then held as a plain value: tools/list shows the
- * schemas the build converted (src/mcp/tools/built-schemas.ts), so a session that lists every tool and
+ * schemas the build converted (src/mcp/pipeline/built-schemas.ts), so a session that lists every tool and
  * calls one builds the zod object of one entry, not of every one.
  */
 function withLazyInput<T extends object>(entry: T, build: () => z.ZodObject): T & { input: z.ZodObject } {

@@ -1,6 +1,6 @@
 // The words find_operations reads requests with, kept as data beside the catalog: what no single
 // entry owns (each entry's own words are its askedAs facet). Everything here is folded the way requests
-// are (lower case, no accents, singular): see terms() in src/mcp/tools/operation-search.ts.
+// are (lower case, no accents, singular): see terms() in src/mcp/operations/search.ts.
 import type { SearchVocabulary } from '../src/operation.js';
 
 export const vocabulary: SearchVocabulary = {

@@ -15,7 +15,7 @@
 //   (script-thread.ts starts `./script-worker.js`, beside itself in either layout); the apps' views
 //   are found under the nearest dist/ (views.ts).
 // - createRequire(import.meta.url)('node:http') stays a run-time require of the builtin.
-// - The catalog's input schemas are converted here, once, and bundled (src/mcp/tools/built-schemas.ts).
+// - The catalog's input schemas are converted here, once, and bundled (src/mcp/pipeline/built-schemas.ts).
 
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -23,7 +23,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { SHOWN_SCHEMAS_CONSTANT } from '../src/mcp/tools/built-schemas.js';
+import { SHOWN_SCHEMAS_CONSTANT } from '../src/mcp/pipeline/built-schemas.js';
 import { shownSchemas } from './build-schemas.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -81,7 +81,7 @@ export async function buildServer(outDir = SERVER_OUT): Promise<Metafile> {
     external: [...EXTERNAL],
     banner: { js: REQUIRE_SHIM },
     // The catalog's shown input schemas, converted here once from these same sources, written into
-    // the bundle as a string literal (parsed on first listing): src/mcp/tools/built-schemas.ts.
+    // the bundle as a string literal (parsed on first listing): src/mcp/pipeline/built-schemas.ts.
     define: { [SHOWN_SCHEMAS_CONSTANT]: JSON.stringify(JSON.stringify(shownSchemas())) },
     // Linked maps, without the sources' text: a stack trace names src/ files and lines when the
     // process runs with --enable-source-maps (NODE_OPTIONS), at no cost when it does not.

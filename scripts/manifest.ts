@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/server';
 import { catalog } from '../catalog/index.js';
-import { toolListFor } from '../src/mcp/session.js';
+import { toolListFor } from '../src/mcp/server/session.js';
 
 export const MANIFEST_FILE = fileURLToPath(new URL('../manifest.json', import.meta.url));
 const PACKAGE_FILE = fileURLToPath(new URL('../package.json', import.meta.url));

@@ -76,7 +76,7 @@ function importers(): Map<string, Set<string>> {
       const target = resolveSpecifier(file, spec);
       if (target) add(target, file);
     }
-    // Paths built at run time: `modules + '/src/mcp/session.js'`.
+    // Paths built at run time: `modules + '/src/mcp/server/session.js'`.
     for (const m of text.matchAll(/'\/((?:src|catalog)\/[\w/.-]+)\.js'/g)) {
       const target = `${m[1]}.ts`;
       if (files.has(target)) add(target, file);

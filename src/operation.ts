@@ -25,7 +25,7 @@ export type Toolset = (typeof TOOLSETS)[number];
 
 /**
  * All four MCP hints, decided for every operation (the spec's defaults, destructive and open world,
- * are wrong for reads). Listed tools state each once: see listedAnnotations in src/mcp/tools/tool-spec.ts.
+ * are wrong for reads). Listed tools state each once: see listedAnnotations in src/mcp/pipeline/tool-spec.ts.
  */
 export interface ToolAnnotations {
   readOnlyHint: boolean;

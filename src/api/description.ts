@@ -1,6 +1,6 @@
 // GET /openapi.json: the workspace's own description of its API (more operations than the spec's
 // text documents), read through the API client like any request: its limiter, timeouts and typed
-// errors. src/mcp/live-openapi.ts turns it into operations; this is the one place that asks for it.
+// errors. src/mcp/operations/live-openapi.ts turns it into operations; this is the one place that asks for it.
 import type { ApiClient } from './client.js';
 
 /** The live description; throws when the answer is not an OpenAPI document (or the client's typed errors). */

@@ -85,9 +85,9 @@ export async function runDemo(argv: string[], env: NodeJS.ProcessEnv = process.e
     ] = await Promise.all([
       import('../api/client.js'),
       import('../api/limiter.js'),
-      import('../mcp/server.js'),
-      import('../mcp/operations.js'),
-      import('../mcp/session.js'),
+      import('../mcp/server/server.js'),
+      import('../mcp/operations/operation-set.js'),
+      import('../mcp/server/session.js'),
       import('../mcp/transport/request-log.js'),
       import('../../catalog/index.js'),
       import('../log.js'),

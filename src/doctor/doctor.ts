@@ -92,7 +92,7 @@ export async function runDoctor(argv: string[], env: NodeJS.ProcessEnv = process
       http,
       token: () => tokenSource(loaded, sandbox?.tokens.write, env),
       countAdded: async (doc) => {
-        const [{ liveOperations }, { catalog }] = await Promise.all([import('../mcp/live-openapi.js'), import('../../catalog/index.js')]);
+        const [{ liveOperations }, { catalog }] = await Promise.all([import('../mcp/operations/live-openapi.js'), import('../../catalog/index.js')]);
         return liveOperations(doc, catalog).length;
       },
     });

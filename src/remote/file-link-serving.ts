@@ -1,4 +1,4 @@
-// GET <public>/files/<id>: a member opens the link to one of their files (src/mcp/tools/file-links.ts). The
+// GET <public>/files/<id>: a member opens the link to one of their files (src/mcp/files/file-links.ts). The
 // front has authenticated the request; here the link must be alive and this member's, and the
 // operation still one their session may run. The file is then fetched from the workspace through the
 // session's pipeline, with the member's own token and rate budget, and streamed through, never held
@@ -7,10 +7,10 @@
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { WorkspaceApiError } from '../api/errors.js';
+import type { FileLinks } from '../mcp/files/file-links.js';
 import { InvocationRefused } from '../mcp/pipeline/pipeline.js';
-import { isRefusal } from '../mcp/pipeline/refusal.js';
-import type { Session } from '../mcp/session.js';
-import type { FileLinks } from '../mcp/tools/file-links.js';
+import { isRefusal } from '../mcp/render/refusal.js';
+import type { Session } from '../mcp/server/session.js';
 import { sendJson } from '../net/http-io.js';
 import type { RemotePrincipal } from './principal.js';
 

@@ -9,7 +9,7 @@ import { bearerChallenge } from './metadata.js';
 import { PERSONAL_TOKEN_HEADER, PersonalTokens } from './personal.js';
 import type { RemotePrincipal } from './principal.js';
 
-/** A request refused at the door of /mcp: its HTTP status, challenge and OAuth error body (not a tool's refusal, src/mcp/pipeline/refusal.ts). */
+/** A request refused at the door of /mcp: its HTTP status, challenge and OAuth error body (not a tool's refusal, src/mcp/render/refusal.ts). */
 interface AuthRefusal {
   status: 400 | 401 | 503;
   headers: Record<string, string>;

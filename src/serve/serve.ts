@@ -1,6 +1,6 @@
 // `serve`: configuration, the API client for the configured (or embedded) workspace, and the MCP
 // server on stdio, or with --http on a loopback Streamable HTTP endpoint (src/serve/local-http.ts), both protocol
-// eras from one server factory (src/mcp/server.ts). Exits 2 on bad configuration with one line on
+// eras from one server factory (src/mcp/server/server.ts). Exits 2 on bad configuration with one line on
 // stderr; exits 0 when the client closes stdin or on SIGINT/SIGTERM, after calls in flight finish
 // (or, past a grace period, are cancelled).
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
@@ -10,10 +10,10 @@ import type { OAuthSession } from '../auth/oauth-session.js';
 import { loginCommand } from '../auth/sign-in-errors.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
-import { OperationSet } from '../mcp/operations.js';
+import { OperationSet } from '../mcp/operations/operation-set.js';
 import { type SignInFlow, SignInGate } from '../mcp/pipeline/sign-in-prompt.js';
-import { announceToolsChanged, createServerFactory } from '../mcp/server.js';
-import { Session } from '../mcp/session.js';
+import { announceToolsChanged, createServerFactory } from '../mcp/server/server.js';
+import { Session } from '../mcp/server/session.js';
 import { RequestLogRouter } from '../mcp/transport/request-log.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { type Operator, openOperator } from '../operator.js';

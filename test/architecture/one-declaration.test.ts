@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../src/mcp/tools/tool-spec.js';
+import { defineTool } from '../../src/mcp/pipeline/tool-spec.js';
 import { ROOT } from '../helpers/spawn.js';
 
 function files(dir: string): string[] {
@@ -17,7 +17,7 @@ function files(dir: string): string[] {
 }
 
 /** Where a tool's definition is built: defineTool, and an operation's tool from its catalog entry. */
-const BUILDERS = ['src/mcp/tools/tool-spec.ts', 'src/mcp/pipeline/pipeline.ts'];
+const BUILDERS = ['src/mcp/pipeline/tool-spec.ts', 'src/mcp/pipeline/pipeline.ts'];
 
 const input = z.strictObject({ engagement: z.string() });
 const run = async () => ({ content: [] });

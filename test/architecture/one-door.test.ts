@@ -23,7 +23,7 @@ function files(dir: string): string[] {
 const DOORS: Record<string, string> = {
   'src/api/': 'the API client itself, GET /me (me.ts) for whoever needs to know the member, and the live description (description.ts)',
   'src/mcp/pipeline/pipeline.ts': 'the pipeline: resolve, parse, run',
-  'src/mcp/tools/follow-jobs.ts': "the pipeline's run step following a job it started (its reads and cancel)",
+  'src/mcp/pipeline/follow-jobs.ts': "the pipeline's run step following a job it started (its reads and cancel)",
   'src/sandbox/': 'the emulated workspace',
 };
 

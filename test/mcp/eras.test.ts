@@ -8,7 +8,7 @@
 import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../catalog/index.js';
-import { toolListFor } from '../../src/mcp/session.js';
+import { toolListFor } from '../../src/mcp/server/session.js';
 import { CLIENT_BERTHIER, ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import {

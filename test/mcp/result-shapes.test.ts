@@ -8,8 +8,8 @@ import { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { OperationSet } from '../../src/mcp/operations.js';
-import { Session } from '../../src/mcp/session.js';
+import { OperationSet } from '../../src/mcp/operations/operation-set.js';
+import { Session } from '../../src/mcp/server/session.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type FakeWorkspace, fakeWorkspace, sendJson } from '../api/fake-workspace.js';
 

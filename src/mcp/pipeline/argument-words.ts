@@ -2,7 +2,7 @@
 // and a zod issue as a Problem a refusal lists (the field, what it must be, what was given). Read by
 // the argument reader (src/mcp/pipeline/arguments.ts) and the gateway's describe_operation.
 import type { z } from 'zod';
-import { cut, type Path, type Problem, plural, preview } from './refusal.js';
+import { cut, type Path, type Problem, plural, preview } from '../render/refusal.js';
 import { checksOf, defOf } from './zod-defs.js';
 
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);

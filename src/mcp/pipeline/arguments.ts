@@ -23,15 +23,15 @@
 // arrive as own properties (JSON.parse makes `__proto__` one) or as an object whose prototype was
 // replaced: a copy made by assignment would change the object's prototype instead of carrying the key.
 ////
-// Refusals are built by src/mcp/pipeline/refusal.ts (each field on a line of its own, what it must be, what
+// Refusals are built by src/mcp/render/refusal.ts (each field on a line of its own, what it must be, what
 // was given, and that nothing was sent); the wording of what a schema wants is src/mcp/pipeline/argument-words.ts.
 import type { z } from 'zod';
 import type { Operation } from '../../operation.js';
-import { MAX_DEPTH, nestingDepth } from '../transport/json-depth.js';
+import { type ArgumentsRefusal, cut, MAX_PROBLEMS, type Path, type Problem, preview, refusal } from '../render/refusal.js';
 import { baseOf, describeIssue, want } from './argument-words.js';
 import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras, toolInput } from './extras.js';
+import { MAX_DEPTH, nestingDepth } from './json-depth.js';
 import { isPrototypeKey, sentKey } from './prototype-keys.js';
-import { type ArgumentsRefusal, cut, MAX_PROBLEMS, type Path, type Problem, preview, refusal } from './refusal.js';
 import { defOf } from './zod-defs.js';
 
 type Json = Record<string, unknown>;

@@ -11,7 +11,10 @@ import type { ApiClient, ApiFile, ApiResponse } from '../../api/client.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { type Operation, pathParams } from '../../operation.js';
-import type { ToolRegistry } from '../registry.js';
+import type { MemberFileLinks } from '../files/file-links.js';
+import type { ToolRegistry } from '../operations/registry.js';
+import { linksFor } from '../operations/resources.js';
+import { type CallOrigin, originLabel } from '../render/call-origin.js';
 import {
   callHint,
   type JobReport,
@@ -24,15 +27,12 @@ import {
   toolError,
 } from '../render/index.js';
 import { EMBED_MAX_BYTES, renderMemberFile } from '../render/member-file.js';
-import { linksFor } from '../resources.js';
-import type { MemberFileLinks } from '../tools/file-links.js';
-import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from '../tools/follow-jobs.js';
+import { isRefusal, type Refusal, refusalResult } from '../render/refusal.js';
 import { purposeOf } from '../tools/gateway.js';
-import { type CallContext, operationInput, type ToolSpec, toolDefinition } from '../tools/tool-spec.js';
 import { type ReadResult, readArguments } from './arguments.js';
-import { type CallOrigin, originLabel } from './call-origin.js';
 import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras } from './extras.js';
-import { isRefusal, type Refusal, refusalResult } from './refusal.js';
+import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './follow-jobs.js';
+import { type CallContext, operationInput, type ToolSpec, toolDefinition } from './tool-spec.js';
 import { remoteUploadDefinition, remoteUploadSchema, remoteUploadWords, toMultipart, type UploadChecks } from './uploads.js';
 
 interface PipelineDeps {

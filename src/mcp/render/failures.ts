@@ -12,7 +12,7 @@ import {
 } from '../../api/errors.js';
 import type { Operation } from '../../operation.js';
 import { isStoreUnavailable } from '../../store/state-store.js';
-import { refusal, refusalResult } from '../pipeline/refusal.js';
+import { refusal, refusalResult } from './refusal.js';
 import type { ToolResult } from './tool-result.js';
 
 export function toolError(message: string, structured?: Record<string, unknown>): ToolResult {

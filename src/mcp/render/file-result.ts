@@ -3,7 +3,7 @@
 import { pathToFileURL } from 'node:url';
 import type { ApiFile } from '../../api/client.js';
 import type { Operation } from '../../operation.js';
-import { type ByteProgress, saveFile } from '../tools/downloads.js';
+import { type ByteProgress, saveFile } from '../files/downloads.js';
 import { cutText } from './budget.js';
 import { DEFAULT_RESPONSE_BUDGET_TOKENS } from './success.js';
 import { estimateTokens } from './tokens.js';

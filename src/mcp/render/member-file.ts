@@ -1,13 +1,13 @@
 // A file answer on a shared (remote) server, where nothing goes to the replica's disk: a small file
 // comes back inside the tool result (an embedded resource, or image content the model can see), a
 // larger one as a link on the public URL that only the member who asked can open, for a short while,
-// streamed from the workspace when opened (src/mcp/tools/file-links.ts). The server's paths never appear.
+// streamed from the workspace when opened (src/mcp/files/file-links.ts). The server's paths never appear.
 import type { Readable } from 'node:stream';
 import type { ApiFile } from '../../api/client.js';
 import type { Operation } from '../../operation.js';
-import { SCHEME } from '../resources.js';
-import { safeFileName } from '../tools/downloads.js';
-import type { MemberFileLinks } from '../tools/file-links.js';
+import { safeFileName } from '../files/downloads.js';
+import type { MemberFileLinks } from '../files/file-links.js';
+import { SCHEME } from '../operations/resources.js';
 import { cutText } from './budget.js';
 import { DEFAULT_RESPONSE_BUDGET_TOKENS } from './success.js';
 import { estimateTokens } from './tokens.js';

@@ -6,8 +6,8 @@
 
 import type { ApiResponse } from '../../api/client.js';
 import type { Operation } from '../../operation.js';
-import { type CallOrigin, originLabel } from '../pipeline/call-origin.js';
 import { aboutTokens, boundList, boundObject } from './budget.js';
+import { type CallOrigin, originLabel } from './call-origin.js';
 import { COUNT_SUFFIX, DEFAULT_RESPONSE_FORMAT, type ResponseFormat } from './concise.js';
 import { type CallHint, hintText } from './hints.js';
 import { pickFields } from './omissions.js';

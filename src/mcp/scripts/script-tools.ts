@@ -10,12 +10,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { abortError } from '../../api/errors.js';
+import { shownName } from '../operations/registry.js';
 import { readArguments } from '../pipeline/arguments.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
-import { isRefusal, refusal, refusalResult } from '../pipeline/refusal.js';
-import { shownName } from '../registry.js';
+import { type CallContext, defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
 import { cutText, estimateTokens, markWorkspaceContent, type ToolResult } from '../render/index.js';
-import { type CallContext, defineTool, type ToolSpec } from '../tools/tool-spec.js';
+import { isRefusal, refusal, refusalResult } from '../render/refusal.js';
 import { type CallAnswer, DEFAULT_SCRIPT_LIMITS, limitMessages, type ScriptError, type ScriptHost, type ScriptLimits } from './script-engine.js';
 import { processScriptSlots, type ScriptSlots } from './script-slots.js';
 import { runScriptInWorker } from './script-thread.js';

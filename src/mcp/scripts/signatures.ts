@@ -5,8 +5,8 @@
 // operations get one too), compact: no descriptions, nesting past a few levels shown as `object`.
 import { z } from 'zod';
 import type { Operation } from '../../operation.js';
-import { isGenerated } from '../live-openapi.js';
-import { operationInput, toolDefinition } from '../tools/tool-spec.js';
+import { isGenerated } from '../operations/live-openapi.js';
+import { operationInput, toolDefinition } from '../pipeline/tool-spec.js';
 
 type Schema = Record<string, unknown>;
 

@@ -11,9 +11,6 @@ import { z } from 'zod';
 import { block as blockSchema } from '../../../catalog/deliverables.js';
 import { DOCUMENT_KINDS, id, REF_TYPES, str } from '../../../catalog/shared.js';
 import { WorkspaceApiError } from '../../api/errors.js';
-import { InvocationRefused, type Pipeline } from '../pipeline/pipeline.js';
-import { type Problem, refusal, refusalResult } from '../pipeline/refusal.js';
-import { renderError, toolError } from '../render/index.js';
 import {
   type Applied,
   applyEdits,
@@ -25,10 +22,13 @@ import {
   citations,
   citedIds,
   reapplicable,
-} from './block-edits.js';
-import { allPages } from './list-pages.js';
-import { shownSchema } from './shown-schema.js';
-import { type CallContext, defineTool, type ToolSpec } from './tool-spec.js';
+} from '../documents/block-edits.js';
+import { allPages } from '../pipeline/list-pages.js';
+import { InvocationRefused, type Pipeline } from '../pipeline/pipeline.js';
+import { shownSchema } from '../pipeline/shown-schema.js';
+import { type CallContext, defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
+import { renderError, toolError } from '../render/index.js';
+import { type Problem, refusal, refusalResult } from '../render/refusal.js';
 
 type Json = Record<string, unknown>;
 

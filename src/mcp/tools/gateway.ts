@@ -6,17 +6,17 @@ import { z } from 'zod';
 import { catalog } from '../../../catalog/index.js';
 import { vocabulary } from '../../../catalog/vocabulary.js';
 import { type Operation, TOOLSETS } from '../../operation.js';
-import { isGenerated } from '../live-openapi.js';
+import { isGenerated } from '../operations/live-openapi.js';
+import { shownName } from '../operations/registry.js';
+import { terms } from '../operations/search.js';
 import { readCallOperation } from '../pipeline/arguments.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
-import { isRefusal, refusalResult } from '../pipeline/refusal.js';
-import { shownName } from '../registry.js';
+import { DESCRIBE_RESULT, FIND_RESULT, operationOutputSchema, RECORD_RESULT } from '../pipeline/result-schemas.js';
+import { defineTool, operationInput, type ToolSpec, toolDefinition } from '../pipeline/tool-spec.js';
 import { toolError } from '../render/index.js';
+import { isRefusal, refusalResult } from '../render/refusal.js';
 import { NOT_IN_API } from '../scripts/script-tools.js';
 import { signatureOf, toolSignature } from '../scripts/signatures.js';
-import { terms } from './operation-search.js';
-import { DESCRIBE_RESULT, FIND_RESULT, operationOutputSchema, RECORD_RESULT } from './result-schemas.js';
-import { defineTool, operationInput, type ToolSpec, toolDefinition } from './tool-spec.js';
 
 interface GatewayDeps {
   pipeline: Pipeline;

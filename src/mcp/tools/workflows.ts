@@ -7,14 +7,14 @@ import { z } from 'zod';
 import { DOCUMENT_KINDS, id, REVIEW_STATUSES } from '../../../catalog/shared.js';
 import { WorkspaceApiError } from '../../api/errors.js';
 import { viewMeta } from '../apps/views.js';
+import { resourceUri } from '../operations/resources.js';
+import { allPages } from '../pipeline/list-pages.js';
 import { InvocationRefused, type Pipeline } from '../pipeline/pipeline.js';
-import { refusal, refusalResult } from '../pipeline/refusal.js';
+import { REVIEWS_RESULT, sectionsResult } from '../pipeline/result-schemas.js';
+import { type CallContext, defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
 import { renderError, renderWorkflow, toolError } from '../render/index.js';
-import { resourceUri } from '../resources.js';
+import { refusal, refusalResult } from '../render/refusal.js';
 import { editDocumentBlocks } from './edit-document-blocks.js';
-import { allPages } from './list-pages.js';
-import { REVIEWS_RESULT, sectionsResult } from './result-schemas.js';
-import { type CallContext, defineTool, type ToolSpec } from './tool-spec.js';
 
 interface WorkflowDeps {
   pipeline: Pipeline;

@@ -7,8 +7,8 @@
 // names them (src/mcp/pipeline/prototype-keys.ts).
 
 import { argumentsShapeError } from '../pipeline/arguments.js';
+import { MAX_DEPTH, nestingDepth } from '../pipeline/json-depth.js';
 import { markPrototypeKeys } from '../pipeline/prototype-keys.js';
-import { MAX_DEPTH, nestingDepth } from './json-depth.js';
 
 export { MAX_DEPTH };
 

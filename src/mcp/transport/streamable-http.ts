@@ -1,4 +1,4 @@
-// MCP over Streamable HTTP, both protocol eras, from one server factory (src/mcp/server.ts):
+// MCP over Streamable HTTP, both protocol eras, from one server factory (src/mcp/server/server.ts):
 // - a 2026-07-28 request is served by the SDK's createMcpHandler, stateless: a fresh server per
 //   request, nothing kept between requests, so any replica answers any request;
 // - a 2025 client gets a session at initialize (the SDK's Streamable HTTP transport), which carries
@@ -33,7 +33,7 @@ import type { Logger } from '../../log.js';
 import { sendJsonRpcError } from '../../net/http-io.js';
 import { MemoryStore } from '../../store/memory.js';
 import type { StateStore } from '../../store/state-store.js';
-import { announceToolsChanged } from '../server.js';
+import { announceToolsChanged } from '../server/server.js';
 import { InFlight } from './in-flight.js';
 
 export interface McpHttpOptions {

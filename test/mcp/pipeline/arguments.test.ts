@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { findOperation } from '../../../catalog/index.js';
 import { type ReadResult, readArguments, readCallOperation, readOperationArguments } from '../../../src/mcp/pipeline/arguments.js';
-import { preview } from '../../../src/mcp/pipeline/refusal.js';
+import { preview } from '../../../src/mcp/render/refusal.js';
 
 const ENG = '01M1D4MS5080000000GGT70VZH';
 const FIND = '01M1D4MS5080000000GGT70VZJ';

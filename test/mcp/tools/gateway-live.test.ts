@@ -9,8 +9,8 @@ import { catalog } from '../../../catalog/index.js';
 import { ApiClient } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/limiter.js';
 import { createLogger } from '../../../src/log.js';
-import { forgetLiveDescriptions, LIVE_MAX_AGE_MS, liveOperations, loadLiveDescription } from '../../../src/mcp/live-openapi.js';
-import { LIVE_LIST_WAIT_MS } from '../../../src/mcp/operations.js';
+import { forgetLiveDescriptions, LIVE_MAX_AGE_MS, liveOperations, loadLiveDescription } from '../../../src/mcp/operations/live-openapi.js';
+import { LIVE_LIST_WAIT_MS } from '../../../src/mcp/operations/operation-set.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 import { startStack, textOf } from '../../helpers/stack.js';
 

@@ -3,11 +3,11 @@
 // start; the first tools/list of any client waits for it (bounded), so no tool arrives later for the
 // sandbox or for a workspace whose description is cached, and a change reaches clients through the
 // `changed` listeners (list_changed notifications, listen streams).
-import type { ApiClient } from '../api/client.js';
-import type { Logger } from '../log.js';
-import type { Operation } from '../operation.js';
+import type { ApiClient } from '../../api/client.js';
+import type { Logger } from '../../log.js';
+import type { Operation } from '../../operation.js';
 import { liveOperations, loadLiveDescription } from './live-openapi.js';
-import { OperationIndex } from './tools/operation-search.js';
+import { OperationIndex } from './search.js';
 
 /**
  * How long the first tools/list waits for a description it has to fetch: long enough for a workspace

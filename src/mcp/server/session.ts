@@ -3,23 +3,23 @@
 // it lists. Built once per member and shared by every connection and request of theirs: a local
 // server has one; the remote mode one per signed-in member.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import type { ApiClient } from '../api/client.js';
-import { type Config, loadConfig } from '../config.js';
-import { createLogger, type Logger } from '../log.js';
-import type { Operation, Scope } from '../operation.js';
-import { documentPreviewTool } from './apps/document-preview.js';
-import { reviewBoardTool } from './apps/review-board.js';
-import { OperationSet } from './operations.js';
-import { Pipeline } from './pipeline/pipeline.js';
-import { isRefusal } from './pipeline/refusal.js';
-import { type SurfacePolicy, ToolRegistry } from './registry.js';
-import type { ScriptLimits } from './scripts/script-engine.js';
-import { scriptTools } from './scripts/script-tools.js';
-import { surfaceOperations } from './tools/default-surface.js';
-import type { MemberFileLinks } from './tools/file-links.js';
-import { gatewayTools } from './tools/gateway.js';
-import type { CallContext, ToolSpec } from './tools/tool-spec.js';
-import { workflowTools } from './tools/workflows.js';
+import type { ApiClient } from '../../api/client.js';
+import { type Config, loadConfig } from '../../config.js';
+import { createLogger, type Logger } from '../../log.js';
+import type { Operation, Scope } from '../../operation.js';
+import type { MemberFileLinks } from '../files/file-links.js';
+import { surfaceOperations } from '../operations/default-surface.js';
+import { OperationSet } from '../operations/operation-set.js';
+import { type SurfacePolicy, ToolRegistry } from '../operations/registry.js';
+import { Pipeline } from '../pipeline/pipeline.js';
+import type { CallContext, ToolSpec } from '../pipeline/tool-spec.js';
+import { isRefusal } from '../render/refusal.js';
+import type { ScriptLimits } from '../scripts/script-engine.js';
+import { scriptTools } from '../scripts/script-tools.js';
+import { gatewayTools } from '../tools/gateway.js';
+import { documentPreviewTool } from '../tools/preview-deliverable-document.js';
+import { reviewBoardTool } from '../tools/review-board.js';
+import { workflowTools } from '../tools/workflows.js';
 
 interface SessionDeps {
   config: Config;

@@ -2,9 +2,9 @@
 // argument takes, but a person types a name: engagements match on their name as well as their id,
 // findings on their statement. Enumerations complete from the catalog's own lists (an enumerated path parameter of the same name).
 
-import { type Operation, pathParams } from '../operation.js';
-import type { Pipeline } from './pipeline/pipeline.js';
-import { terms } from './tools/operation-search.js';
+import { type Operation, pathParams } from '../../operation.js';
+import { terms } from '../operations/search.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
 
 /** Lookups go through the pipeline: the session's policy, the operation's validation, the token's limiter. */
 interface CompletionDeps {

@@ -14,9 +14,9 @@ import { ApiClient } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/limiter.js';
 import { loadConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
-import { OperationSet } from '../../../src/mcp/operations.js';
+import { OperationSet } from '../../../src/mcp/operations/operation-set.js';
+import { ToolRegistry } from '../../../src/mcp/operations/registry.js';
 import { Pipeline } from '../../../src/mcp/pipeline/pipeline.js';
-import { ToolRegistry } from '../../../src/mcp/registry.js';
 import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../../src/sandbox/data/ids.js';
 import { type Stack, startStack, textOf } from '../../helpers/stack.js';
 

@@ -1,10 +1,10 @@
 // Prompts for the three jobs and completion of their arguments and of resource template variables,
 // over real HTTP: engagement ids complete from what a person types (their name), enums from the catalog.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOCUMENT_KINDS } from '../../catalog/shared.js';
-import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK } from '../../src/sandbox/data/ids.js';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { type Stack, startDefaultStack, stopDefaultStack } from '../helpers/stack.js';
+import { DOCUMENT_KINDS } from '../../../catalog/shared.js';
+import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK } from '../../../src/sandbox/data/ids.js';
+import type { SandboxHandle } from '../../../src/sandbox/index.js';
+import { type Stack, startDefaultStack, stopDefaultStack } from '../../helpers/stack.js';
 
 let sandbox: SandboxHandle;
 let stack: Stack;

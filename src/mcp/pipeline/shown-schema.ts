@@ -5,8 +5,8 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { findOperation } from '../../../catalog/index.js';
 import type { Operation } from '../../operation.js';
-import { extrasShape, toolInput } from '../pipeline/extras.js';
 import { builtSchemas } from './built-schemas.js';
+import { extrasShape, toolInput } from './extras.js';
 
 type Json = Record<string, unknown>;
 

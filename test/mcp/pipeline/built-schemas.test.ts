@@ -6,15 +6,15 @@ import { readFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { shownSchemas } from '../../../scripts/build-schemas.js';
-import type { ShownSchema } from '../../../src/mcp/tools/built-schemas.js';
+import type { ShownSchema } from '../../../src/mcp/pipeline/built-schemas.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 
 let built: Record<string, ShownSchema>;
 // The modules as a server loads them: fresh copies, of which no schema has been shown yet (the
 // quick tier's files share a module graph per worker).
-let builtSchemas: typeof import('../../../src/mcp/tools/built-schemas.js').builtSchemas;
-let convertOperationSchema: typeof import('../../../src/mcp/tools/shown-schema.js').convertOperationSchema;
-let operationSchema: typeof import('../../../src/mcp/tools/shown-schema.js').operationSchema;
+let builtSchemas: typeof import('../../../src/mcp/pipeline/built-schemas.js').builtSchemas;
+let convertOperationSchema: typeof import('../../../src/mcp/pipeline/shown-schema.js').convertOperationSchema;
+let operationSchema: typeof import('../../../src/mcp/pipeline/shown-schema.js').operationSchema;
 let catalog: typeof import('../../../catalog/index.js').catalog;
 let area: typeof import('../../../catalog/shared.js').area;
 let op: typeof import('../../../catalog/shared.js').op;
@@ -23,9 +23,9 @@ let startStack: typeof import('../../helpers/stack.js').startStack;
 beforeAll(async () => {
   built = shownSchemas();
   vi.resetModules();
-  const schemas = await import('../../../src/mcp/tools/built-schemas.js');
+  const schemas = await import('../../../src/mcp/pipeline/built-schemas.js');
   ({ builtSchemas } = schemas);
-  ({ convertOperationSchema, operationSchema } = await import('../../../src/mcp/tools/shown-schema.js'));
+  ({ convertOperationSchema, operationSchema } = await import('../../../src/mcp/pipeline/shown-schema.js'));
   ({ catalog } = await import('../../../catalog/index.js'));
   ({ area, op } = await import('../../../catalog/shared.js'));
   ({ startStack } = await import('../../helpers/stack.js'));

@@ -1,10 +1,10 @@
 // Resources over real HTTP: every URI template reads what it names, engagements are listed as
 // resources, and tool results link to the resources they touched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { finished, TestClock } from '../helpers/clock.js';
-import { type Stack, startStack } from '../helpers/stack.js';
+import { ENGAGEMENT_AP, INTERVIEW_AP_CLERK, SESSION_AP_CLERK } from '../../../src/sandbox/data/ids.js';
+import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { finished, TestClock } from '../../helpers/clock.js';
+import { type Stack, startStack } from '../../helpers/stack.js';
 
 let sandbox: SandboxHandle;
 let stack: Stack;
@@ -77,7 +77,7 @@ describe('resource templates', () => {
   it('an export file, as bytes with its type', async () => {
     const created = await stack.call('create_export', { engagement: ENGAGEMENT_AP, kind: 'findings_csv' });
     expect(created.isError).toBeFalsy();
-    // create_export follows its job (src/mcp/tools/follow-jobs.ts): the export is in structuredContent.job.
+    // create_export follows its job (src/mcp/pipeline/follow-jobs.ts): the export is in structuredContent.job.
     const id = (created.structuredContent as { job: { id: string } }).job.id;
     const uri = `workspace://engagements/${ENGAGEMENT_AP}/exports/${id}/file`;
     // The tool result links to the file it will become.

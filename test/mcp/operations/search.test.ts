@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../../../catalog/index.js';
 import { vocabulary } from '../../../catalog/vocabulary.js';
-import { OperationIndex, terms } from '../../../src/mcp/tools/operation-search.js';
+import { OperationIndex, terms } from '../../../src/mcp/operations/search.js';
 
 const index = new OperationIndex(catalog);
 const first = (query: string) => index.search(query, { limit: 1 })[0]?.op.name;

@@ -3,13 +3,13 @@
 // URI templates, linked from tool results, and read in full (the response budget is for tool results;
 // a client reads a resource when it decides to).
 import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
-import { catalog } from '../../catalog/index.js';
-import { BodyTooLarge, readBody } from '../net/http-io.js';
-import type { Operation, ResourceFacet } from '../operation.js';
-import { splitTemplate } from '../path-template.js';
-import type { Pipeline } from './pipeline/pipeline.js';
+import { catalog } from '../../../catalog/index.js';
+import { BodyTooLarge, readBody } from '../../net/http-io.js';
+import type { Operation, ResourceFacet } from '../../operation.js';
+import { splitTemplate } from '../../path-template.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
+import type { ResourceLink } from '../render/index.js';
 import { shownName } from './registry.js';
-import type { ResourceLink } from './render/index.js';
 
 export const SCHEME = 'workspace';
 

@@ -5,13 +5,13 @@
 // without apps gets the document's outline as text.
 import { z } from 'zod';
 import { DOCUMENT_KINDS, id } from '../../../catalog/shared.js';
+import { linesWithin } from '../apps/bounded-lines.js';
+import { viewMeta } from '../apps/views.js';
+import { allPages } from '../pipeline/list-pages.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
+import { defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
 import { toolError } from '../render/index.js';
-import { allPages } from '../tools/list-pages.js';
-import { defineTool, type ToolSpec } from '../tools/tool-spec.js';
-import { engagementNotFound, section } from '../tools/workflows.js';
-import { linesWithin } from './bounded-lines.js';
-import { viewMeta } from './views.js';
+import { engagementNotFound, section } from './workflows.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,13 +1,13 @@
 // Which operations this session shows and accepts: toolsets, read-only mode and the member's consent
 // are applied here, once, not checked in handlers. Every kind of tool (direct, gateway, workflow)
 // resolves through the same registry, so read-only mode and read consent bind them all alike.
-import type { Operation, Scope, Toolset } from '../operation.js';
-import type { OperationSet } from './operations.js';
-import type { Refusal } from './pipeline/refusal.js';
+import type { Operation, Scope, Toolset } from '../../operation.js';
+import type { Refusal } from '../render/refusal.js';
+import type { OperationSet } from './operation-set.js';
 
 export interface SurfacePolicy {
   /**
-   * 'default': the small surface of src/mcp/tools/default-surface.ts; every operation stays callable
+   * 'default': the small surface of src/mcp/operations/default-surface.ts; every operation stays callable
    * through the gateway. 'code': code mode only (the script tools, find_operations, describe_operation),
    * every operation and tool of the default surface callable from a script.
    */

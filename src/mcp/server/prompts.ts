@@ -1,10 +1,10 @@
 // Prompts for the three jobs, written as the consultant would brief a capable colleague: what to
 // read first, which tools do the work, and where to stop and ask. Arguments complete through
-// completion/complete (src/mcp/completions.ts).
+// completion/complete (src/mcp/server/completions.ts).
 import type { GetPromptResult, Prompt } from '@modelcontextprotocol/server';
-import { DOCUMENT_KINDS } from '../../catalog/shared.js';
-import { shownName } from './registry.js';
-import { resourceUri } from './resources.js';
+import { DOCUMENT_KINDS } from '../../../catalog/shared.js';
+import { shownName } from '../operations/registry.js';
+import { resourceUri } from '../operations/resources.js';
 
 interface PromptSpec extends Prompt {
   render(args: Record<string, string>): string;

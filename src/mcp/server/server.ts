@@ -21,27 +21,27 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { catalog } from '../../catalog/index.js';
-import { WorkspaceApiError } from '../api/errors.js';
-import type { EventSink } from '../audit/events.js';
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
-import { SERVER_NAME, SERVER_VERSION } from '../version.js';
-import { APP_MIME_TYPE, isViewUri, readView, UI_EXTENSION, ViewNotFoundError } from './apps/views.js';
+import { catalog } from '../../../catalog/index.js';
+import { WorkspaceApiError } from '../../api/errors.js';
+import type { EventSink } from '../../audit/events.js';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../log.js';
+import { SERVER_NAME, SERVER_VERSION } from '../../version.js';
+import { APP_MIME_TYPE, isViewUri, readView, UI_EXTENSION, ViewNotFoundError } from '../apps/views.js';
+import { shownName } from '../operations/registry.js';
+import { listResources, ResourceError, readResource, resourceTemplates, TEMPLATES } from '../operations/resources.js';
+import { toolCallEvent } from '../pipeline/call-event.js';
+import { traceCall } from '../pipeline/call-trace.js';
+import { Confirmations, canConfirm, SealedConfirmations, type SealedRound } from '../pipeline/confirmation.js';
+import { InvocationRefused } from '../pipeline/pipeline.js';
+import type { SignInGate } from '../pipeline/sign-in-prompt.js';
+import type { CallContext } from '../pipeline/tool-spec.js';
+import { WORKSPACE_CONTENT_RULE } from '../render/index.js';
+import { operationCountWords } from '../tools/gateway.js';
+import { isLoggingLevel, type LogSink, type RequestLogRouter } from '../transport/request-log.js';
 import { complete } from './completions.js';
-import { toolCallEvent } from './pipeline/call-event.js';
-import { traceCall } from './pipeline/call-trace.js';
-import { Confirmations, canConfirm, SealedConfirmations, type SealedRound } from './pipeline/confirmation.js';
-import { InvocationRefused } from './pipeline/pipeline.js';
-import type { SignInGate } from './pipeline/sign-in-prompt.js';
 import { getPrompt, listPrompts, PROMPTS, PromptError } from './prompts.js';
-import { shownName } from './registry.js';
-import { WORKSPACE_CONTENT_RULE } from './render/index.js';
-import { listResources, ResourceError, readResource, resourceTemplates, TEMPLATES } from './resources.js';
 import type { Session } from './session.js';
-import { operationCountWords } from './tools/gateway.js';
-import type { CallContext } from './tools/tool-spec.js';
-import { isLoggingLevel, type LogSink, type RequestLogRouter } from './transport/request-log.js';
 
 // Said once here instead of in every description: what every tool has in common.
 const INSTRUCTIONS = [

@@ -1,7 +1,7 @@
 // Block edits as pure functions: applied in order, untouched blocks carried over as the very objects
 // read, and what a concurrent change means for re-applying them.
 import { describe, expect, it } from 'vitest';
-import { applyEdits, type Block, changedBetween, citations, reapplicable } from '../../../src/mcp/tools/block-edits.js';
+import { applyEdits, type Block, changedBetween, citations, reapplicable } from '../../../src/mcp/documents/block-edits.js';
 
 const doc = (): Block[] => [
   { id: 'h', type: 'heading', level: 1, text: 'Titre' },

@@ -6,10 +6,10 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { OPERATION_META_KEY, type Operation, operationMeta, type Scope, type ToolAnnotations } from '../../operation.js';
-import type { ReadResult } from '../pipeline/arguments.js';
-import type { CallOrigin } from '../pipeline/call-origin.js';
-import type { Confirm } from '../pipeline/confirmation.js';
-import { toolInput } from '../pipeline/extras.js';
+import type { CallOrigin } from '../render/call-origin.js';
+import type { ReadResult } from './arguments.js';
+import type { Confirm } from './confirmation.js';
+import { toolInput } from './extras.js';
 import { type OutputSchema, operationOutputSchema } from './result-schemas.js';
 import { operationSchema, shownSchema } from './shown-schema.js';
 

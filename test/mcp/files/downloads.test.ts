@@ -8,10 +8,10 @@ import { catalog } from '../../../catalog/index.js';
 import type { ApiClient } from '../../../src/api/client.js';
 import { loadConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
-import { OperationSet } from '../../../src/mcp/operations.js';
+import { safeFileName, saveFile } from '../../../src/mcp/files/downloads.js';
+import { OperationSet } from '../../../src/mcp/operations/operation-set.js';
 import { checkUploadPath } from '../../../src/mcp/pipeline/uploads.js';
-import { Session } from '../../../src/mcp/session.js';
-import { safeFileName, saveFile } from '../../../src/mcp/tools/downloads.js';
+import { Session } from '../../../src/mcp/server/session.js';
 
 describe('download file names', () => {
   it.each([

@@ -1,4 +1,4 @@
-// Links to a member's files on a shared server (src/mcp/tools/file-links.ts) and the file answers that use
+// Links to a member's files on a shared server (src/mcp/files/file-links.ts) and the file answers that use
 // them (src/mcp/render/member-file.ts): a link opens for its member only, until its time is up, and
 // the store holds nothing that opens it; a file answer is embedded when small, linked when large, and
 // a large one is not read whole to find that out.
@@ -12,11 +12,11 @@ import { ApiClient } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/limiter.js';
 import { loadConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
-import { OperationSet } from '../../../src/mcp/operations.js';
+import { FileLinks } from '../../../src/mcp/files/file-links.js';
+import { OperationSet } from '../../../src/mcp/operations/operation-set.js';
+import { ToolRegistry } from '../../../src/mcp/operations/registry.js';
 import { Pipeline } from '../../../src/mcp/pipeline/pipeline.js';
-import { ToolRegistry } from '../../../src/mcp/registry.js';
 import { EMBED_MAX_BYTES, renderMemberFile } from '../../../src/mcp/render/member-file.js';
-import { FileLinks } from '../../../src/mcp/tools/file-links.js';
 import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../../src/sandbox/data/ids.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { MemoryStore } from '../../../src/store/memory.js';

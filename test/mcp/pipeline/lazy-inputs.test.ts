@@ -14,9 +14,9 @@ const built = (o: Operation) => 'value' in (Object.getOwnPropertyDescriptor(o, '
 let catalog: readonly Operation[];
 let area: typeof import('../../../catalog/shared.js').area;
 let op: typeof import('../../../catalog/shared.js').op;
-let Session: typeof import('../../../src/mcp/session.js').Session;
-let toolListFor: typeof import('../../../src/mcp/session.js').toolListFor;
-let OperationSet: typeof import('../../../src/mcp/operations.js').OperationSet;
+let Session: typeof import('../../../src/mcp/server/session.js').Session;
+let toolListFor: typeof import('../../../src/mcp/server/session.js').toolListFor;
+let OperationSet: typeof import('../../../src/mcp/operations/operation-set.js').OperationSet;
 let loadConfig: typeof import('../../../src/config.js').loadConfig;
 let createLogger: typeof import('../../../src/log.js').createLogger;
 
@@ -26,11 +26,11 @@ beforeAll(async () => {
   vi.resetModules();
   ({ catalog } = await import('../../../catalog/index.js'));
   ({ area, op } = await import('../../../catalog/shared.js'));
-  ({ Session, toolListFor } = await import('../../../src/mcp/session.js'));
-  ({ OperationSet } = await import('../../../src/mcp/operations.js'));
+  ({ Session, toolListFor } = await import('../../../src/mcp/server/session.js'));
+  ({ OperationSet } = await import('../../../src/mcp/operations/operation-set.js'));
   ({ loadConfig } = await import('../../../src/config.js'));
   ({ createLogger } = await import('../../../src/log.js'));
-  (await import('../../../src/mcp/tools/built-schemas.js')).useBuiltSchemas(schemas);
+  (await import('../../../src/mcp/pipeline/built-schemas.js')).useBuiltSchemas(schemas);
 });
 
 describe("a catalog entry's input", () => {

@@ -1,6 +1,6 @@
 // Walking a list operation page by page through the pipeline, for workflows that count or check
 // against a whole list.
-import type { Pipeline } from '../pipeline/pipeline.js';
+import type { Pipeline } from './pipeline.js';
 
 type Json = Record<string, unknown>;
 

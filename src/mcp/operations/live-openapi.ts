@@ -7,13 +7,13 @@ import { createHash } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ARTIFACT_MAX_KIB, ULID_PATTERN } from '../../catalog/shared.js';
-import { uploadFile } from '../../catalog/sources.js';
-import type { ApiClient } from '../api/client.js';
-import { readApiDescription } from '../api/description.js';
-import { makeDirectory } from '../fs/directories.js';
-import type { Logger } from '../log.js';
-import { type HttpMethod, type Operation, pathParams, TOOLSETS, type Toolset } from '../operation.js';
+import { ARTIFACT_MAX_KIB, ULID_PATTERN } from '../../../catalog/shared.js';
+import { uploadFile } from '../../../catalog/sources.js';
+import type { ApiClient } from '../../api/client.js';
+import { readApiDescription } from '../../api/description.js';
+import { makeDirectory } from '../../fs/directories.js';
+import type { Logger } from '../../log.js';
+import { type HttpMethod, type Operation, pathParams, TOOLSETS, type Toolset } from '../../operation.js';
 
 type Json = Record<string, unknown>;
 
