@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import type { OutlineBlock } from '../src/mcp/tools/workflows.js';
+import type { OutlineBlock } from '../src/mcp/tools/document-context.js';
 import { ENGAGEMENT_AP } from '../src/sandbox/data/ids.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { type Call, type JobRun, resultTokens, runJobs, startRecordingProxy, type ToolAnswer } from './jobs.js';

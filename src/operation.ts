@@ -220,3 +220,10 @@ export interface SearchVocabulary {
   /** Expressions of several words rewritten before the words are read: [RegExp source, replacement]. */
   phrases: ReadonlyArray<readonly [string, string]>;
 }
+
+/** What an operation is for, in one line: the first sentence of its description. */
+export function purposeOf(op: Pick<Operation, 'description'>): string {
+  // split() always gives at least one part: the default is never taken.
+  const [first = ''] = op.description.split(/(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+/);
+  return first.replace(/\s+\(generated\)$/, '');
+}

@@ -10,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ApiClient, ApiFile, ApiResponse } from '../../api/client.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
-import { type Operation, pathParams } from '../../operation.js';
+import { type Operation, pathParams, purposeOf } from '../../operation.js';
 import type { MemberFileLinks } from '../files/file-links.js';
 import type { ToolRegistry } from '../operations/registry.js';
 import { linksFor } from '../operations/resources.js';
@@ -28,7 +28,7 @@ import {
 } from '../render/index.js';
 import { EMBED_MAX_BYTES, renderMemberFile } from '../render/member-file.js';
 import { isRefusal, type Refusal, refusalResult } from '../render/refusal.js';
-import { purposeOf } from '../tools/gateway.js';
+
 import { type ReadResult, readArguments } from './arguments.js';
 import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras } from './extras.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './follow-jobs.js';

@@ -37,7 +37,7 @@ import { InvocationRefused } from '../pipeline/pipeline.js';
 import type { SignInGate } from '../pipeline/sign-in-prompt.js';
 import type { CallContext } from '../pipeline/tool-spec.js';
 import { WORKSPACE_CONTENT_RULE } from '../render/index.js';
-import { operationCountWords } from '../tools/gateway.js';
+import { operationCountWords } from '../tools/find-operations.js';
 import { isLoggingLevel, type LogSink, type RequestLogRouter } from '../transport/request-log.js';
 import { complete } from './completions.js';
 import { getPrompt, listPrompts, PROMPTS, PromptError } from './prompts.js';

@@ -16,10 +16,15 @@ import type { CallContext, ToolSpec } from '../pipeline/tool-spec.js';
 import { isRefusal } from '../render/refusal.js';
 import type { ScriptLimits } from '../scripts/script-engine.js';
 import { scriptTools } from '../scripts/script-tools.js';
-import { gatewayTools } from '../tools/gateway.js';
+import { callOperationTool } from '../tools/call-operation.js';
+import { describeOperationTool } from '../tools/describe-operation.js';
+import { documentContextTool } from '../tools/document-context.js';
+import { editDocumentBlocks } from '../tools/edit-document-blocks.js';
+import { engagementOverviewTool } from '../tools/engagement-overview.js';
+import { findOperationsTool } from '../tools/find-operations.js';
 import { documentPreviewTool } from '../tools/preview-deliverable-document.js';
 import { reviewBoardTool } from '../tools/review-board.js';
-import { workflowTools } from '../tools/workflows.js';
+import { reviewFindingsTool } from '../tools/review-findings.js';
 
 interface SessionDeps {
   config: Config;
@@ -92,7 +97,15 @@ export class Session {
       // The default surface: the operations the three jobs use first, the workflows, the apps' tools, code
       // mode, the gateway.
       const budget = this.#config.responseBudget;
-      const helpers = [...workflowTools({ pipeline, budget }), reviewBoardTool(pipeline, budget), documentPreviewTool(pipeline, budget)];
+      const workflow = { pipeline, budget };
+      const helpers = [
+        engagementOverviewTool(workflow),
+        reviewFindingsTool(workflow),
+        documentContextTool(workflow),
+        editDocumentBlocks(workflow),
+        reviewBoardTool(pipeline, budget),
+        documentPreviewTool(pipeline, budget),
+      ];
       const own = [
         ...helpers,
         ...scriptTools({
@@ -103,7 +116,8 @@ export class Session {
           // Not listed in code mode: the scripts' description names them.
           ...(surface === 'code' ? { unlisted: helpers.filter((t) => !registry.refusal(t)).map((t) => t.name) } : {}),
         }),
-        ...gatewayTools({ pipeline, ...(surface === 'code' ? { codeMode: true } : {}) }),
+        // The gateway: find_operations, describe_operation, call_operation.
+        ...gatewayTools(pipeline, surface === 'code'),
       ];
       // Code mode lists only what reaches everything by script; the rest stays callable by name.
       const shown =
@@ -149,4 +163,10 @@ export function toolListFor(policy: SurfacePolicy, operations: readonly Operatio
   });
   session.close();
   return session.tools();
+}
+
+/** The gateway's tools, in the order they are listed. */
+function gatewayTools(pipeline: Pipeline, codeMode: boolean): ToolSpec[] {
+  const deps = { pipeline, ...(codeMode ? { codeMode } : {}) };
+  return [findOperationsTool(deps), describeOperationTool(deps), callOperationTool(deps)];
 }

@@ -23,8 +23,9 @@ import {
   citedIds,
   reapplicable,
 } from '../documents/block-edits.js';
-import { allPages } from '../pipeline/list-pages.js';
+
 import { InvocationRefused, type Pipeline } from '../pipeline/pipeline.js';
+import { allPages } from '../pipeline/sections.js';
 import { shownSchema } from '../pipeline/shown-schema.js';
 import { type CallContext, defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
 import { renderError, toolError } from '../render/index.js';

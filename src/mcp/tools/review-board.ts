@@ -6,11 +6,11 @@ import { z } from 'zod';
 import { FINDING_TYPES, id, REVIEW_STATUSES } from '../../../catalog/shared.js';
 import { linesWithin } from '../apps/bounded-lines.js';
 import { viewMeta } from '../apps/views.js';
-import { allPages } from '../pipeline/list-pages.js';
+
 import type { Pipeline } from '../pipeline/pipeline.js';
+import { allPages, countBy, engagementNotFound, section } from '../pipeline/sections.js';
 import { defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
 import { toolError } from '../render/index.js';
-import { countBy, engagementNotFound, section } from './workflows.js';
 
 type Json = Record<string, unknown>;
 

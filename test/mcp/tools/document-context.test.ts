@@ -1,7 +1,7 @@
 // document_context's outline of a document, as a pure function: a line's worth per block, enough to
 // name it in edit_document_blocks and, for key figures, to re-send what a replace of it needs.
 import { describe, expect, it } from 'vitest';
-import { outlineOf } from '../../../src/mcp/tools/workflows.js';
+import { outlineOf } from '../../../src/mcp/tools/document-context.js';
 
 describe('outlineOf', () => {
   it('gives each block its id, type and first words, cut with an ellipsis', () => {

@@ -1,24 +1,19 @@
-// The catalog gateway of the default surface: every operation (documented or generated from the live
-// description) stays reachable without spending a tool definition on each. find_operations ranks
-// them, describe_operation shows one in full, call_operation runs one exactly as its own tool would
-// (the pipeline's same validation, limiter, read-only and consent checks, results and budget).
+// find_operations, a tool of the gateway of the default surface: every operation (documented or
+// generated from the live description) stays reachable without spending a tool definition on each.
+// find_operations ranks them, describe_operation shows one in full, call_operation runs one.
 import { z } from 'zod';
 import { catalog } from '../../../catalog/index.js';
 import { vocabulary } from '../../../catalog/vocabulary.js';
-import { type Operation, TOOLSETS } from '../../operation.js';
+import { type Operation, purposeOf, TOOLSETS } from '../../operation.js';
 import { isGenerated } from '../operations/live-openapi.js';
-import { shownName } from '../operations/registry.js';
 import { terms } from '../operations/search.js';
-import { readCallOperation } from '../pipeline/arguments.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
-import { DESCRIBE_RESULT, FIND_RESULT, operationOutputSchema, RECORD_RESULT } from '../pipeline/result-schemas.js';
-import { defineTool, operationInput, type ToolSpec, toolDefinition } from '../pipeline/tool-spec.js';
-import { toolError } from '../render/index.js';
-import { isRefusal, refusalResult } from '../render/refusal.js';
+import { FIND_RESULT } from '../pipeline/result-schemas.js';
+import { defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
 import { NOT_IN_API } from '../scripts/script-tools.js';
 import { signatureOf, toolSignature } from '../scripts/signatures.js';
 
-interface GatewayDeps {
+export interface GatewayDeps {
   pipeline: Pipeline;
   /** Code mode (WORKSPACE_TOOLSETS=code): operations are for scripts, shown by their signature, and call_operation is not listed. */
   codeMode?: boolean;
@@ -28,11 +23,6 @@ const findInput = z.strictObject({
   query: z.string().min(1).max(500).describe('what you want to do, in plain words (English or French)'),
   area: z.enum(TOOLSETS).optional(),
   limit: z.number().int().min(1).max(20).optional().describe('default 8'),
-});
-const describeInput = z.strictObject({ operation: z.string().min(1).max(100) });
-const callInput = z.strictObject({
-  operation: z.string().min(1).max(100).describe('name from find_operations'),
-  arguments: z.record(z.string(), z.unknown()).optional().describe('as describe_operation shows; list operations also take fields: [names]'),
 });
 
 /** The gateway's own tools: never a match of find_operations. */
@@ -53,13 +43,6 @@ function requiredArgs(op: Operation): string[] {
   return Object.entries(op.input.shape)
     .filter(([, s]) => !(s as z.ZodType).safeParse(undefined).success)
     .map(([k]) => k);
-}
-
-/** What an operation is for, in one line: the first sentence of its description. */
-export function purposeOf(op: Pick<Operation, 'description'>): string {
-  // split() always gives at least one part: the default is never taken.
-  const [first = ''] = op.description.split(/(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+/);
-  return first.replace(/\s+\(generated\)$/, '');
 }
 
 /** A required argument as find_operations shows it: its name, and its values when a few words say them all. */
@@ -102,7 +85,7 @@ export function operationCountWords(count: number): string {
   return `over ${Math.floor((count - 1) / 10) * 10}`;
 }
 
-export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
+export function findOperationsTool(deps: GatewayDeps): ToolSpec {
   const { pipeline, codeMode = false } = deps;
   const registry = pipeline.registry;
   const line = (op: Operation) => summaryLine(op, codeMode);
@@ -139,9 +122,8 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
     purpose: purposeOf({ description: t.definition.description ?? '' }),
   });
   const index = registry.operations.index;
-  const writes = registry.writesAllowed();
 
-  const find = defineTool({
+  return defineTool({
     name: 'find_operations',
     input: findInput,
     quotesContent: false,
@@ -204,105 +186,4 @@ export function gatewayTools(deps: GatewayDeps): ToolSpec[] {
       return { content: [{ type: 'text', text }], structuredContent: { operations, weak: true, areas: likely, ...toolsFound } };
     },
   });
-
-  /** One of the session's own tools (a workflow, block edits, an app's data tool), as a script calls it. */
-  function describeTool(tool: ToolSpec) {
-    const def = tool.definition;
-    const scripted = !NOT_IN_API.has(tool.name);
-    const info = {
-      name: tool.name,
-      title: def.title ?? tool.name.replace(/_/g, ' '),
-      description: def.description ?? '',
-      scope: tool.scope,
-      annotations: def.annotations ?? {},
-      signature: scripted ? toolSignature(tool.name, def.inputSchema as Record<string, unknown>, def.outputSchema as Record<string, unknown>) : '',
-      input_schema: def.inputSchema,
-      output_schema: def.outputSchema,
-      notes: [
-        scripted ? `A tool of this server: call it directly, or as api.${tool.name}(args) in a script.` : 'A tool of this server; scripts do not call it.',
-      ],
-    };
-    return { content: [{ type: 'text' as const, text: JSON.stringify(info) }], structuredContent: info };
-  }
-
-  const describe = defineTool({
-    name: 'describe_operation',
-    input: describeInput,
-    quotesContent: false,
-    description: codeMode
-      ? "The full input schema, notes and script signature of one operation, or of a tool of this server that scripts call (run_read_script's description names them)."
-      : 'The full input schema and notes of one operation found with find_operations, before calling it with call_operation, and its signature for scripts.',
-    annotations: { readOnlyHint: true },
-    outputSchema: DESCRIBE_RESULT,
-    async run(args) {
-      await registry.operations.ready();
-      const { operation } = args;
-      const op = registry.get(operation);
-      const tool = op ? undefined : pipeline.ownTool(operation);
-      if (tool) return describeTool(tool);
-      if (!op)
-        return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
-      // The full schema (id patterns included): this is where the assistant reads the exact rules.
-      // A generated operation shows its description's own schema (with the extras).
-      const schema = isGenerated(op)
-        ? (toolDefinition(op).inputSchema as Record<string, unknown>)
-        : (z.toJSONSchema(operationInput(op), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
-      delete schema.$schema;
-      const shown = pipeline.shownInputSchema(op, schema);
-      const notes: string[] = [];
-      if (op.paginated) notes.push('Paginated: pass cursor = meta.next_cursor of the previous page; limit up to 200.');
-      notes.push(...pipeline.fileNotes(op));
-      if (op.annotations.destructiveHint) notes.push('Destructive: confirm with the user first.');
-      if (isGenerated(op)) notes.push("Generated from the workspace's live API description: not curated; the workspace validates the arguments.");
-      const refusal = registry.resolve(op.name);
-      if (isRefusal(refusal)) notes.push(`Not callable in this session: ${refusal.message}`);
-      const info = {
-        name: op.name,
-        title: op.title,
-        description: op.description,
-        method: op.method,
-        path: op.path,
-        scope: op.scope,
-        area: op.toolset,
-        annotations: op.annotations,
-        // How a script calls it (run_read_script, run_write_script): a TypeScript declaration.
-        signature: signatureOf(op),
-        input_schema: shown,
-        // What call_operation's structuredContent holds for it (call_operation itself can only say "an object").
-        output_schema: operationOutputSchema(op),
-        notes,
-      };
-      return { content: [{ type: 'text', text: JSON.stringify(info) }], structuredContent: info };
-    },
-  });
-
-  const call = defineTool({
-    name: 'call_operation',
-    input: callInput,
-    // The operation it runs decides: the pipeline marks its result when that operation quotes.
-    quotesContent: false,
-    // The operation's arguments under `arguments`, or beside `operation` when `arguments` is absent.
-    read: (raw) => readCallOperation(callInput, raw, 'call_operation'),
-    description: writes
-      ? 'Run any operation by name (from find_operations) with its arguments, validated as its own tool would be. Operations marked destructive delete or irreversibly commit: confirm with the user first.'
-      : 'Run any read operation by name (from find_operations) with its arguments. This session is read-only: operations that change data are refused.',
-    // Under read-only mode or read consent it can only read (a 'read' tool), and says so.
-    annotations: { readOnlyHint: !writes, destructiveHint: writes, idempotentHint: !writes, openWorldHint: writes },
-    // Whatever the operation's own tool answers (its outputSchema, which describe_operation shows as
-    // output_schema): every one of them is an object.
-    outputSchema: RECORD_RESULT,
-    async run(args, ctx) {
-      const { operation, arguments: inner } = args;
-      if (!registry.get(operation)) await registry.operations.ready();
-      const resolved = registry.resolve(operation);
-      if (isRefusal(resolved)) {
-        if (resolved.code !== 'unknown') return refusalResult(resolved);
-        return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
-      }
-      // Steps 2 to 4 for the operation's own tool: its validation, run and rendering.
-      return pipeline.callTool(pipeline.operationTool(resolved), inner ?? {}, { ...ctx, via: { kind: 'gateway', operation: resolved.name } });
-    },
-  });
-
-  return [find, describe, call];
 }
