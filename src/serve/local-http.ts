@@ -9,19 +9,12 @@
 import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
-import { guardText } from '../mcp/transport/message-guard.js';
+import { boundConnections, guardedBody, MAX_BODY_BYTES } from '../mcp/transport/http-bounds.js';
 import type { McpHttp } from '../mcp/transport/streamable-http.js';
 import { BodyTooLarge, readBody, sendJsonRpcError } from '../net/http-io.js';
 import { allowedHosts, allowedOrigins } from '../net/loopback.js';
 
 const MCP_PATH = '/mcp';
-/** Largest JSON-RPC body accepted: tool arguments are small; files travel by path, not inline. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
-/** Connections held at once: a local endpoint serves a few clients and their streams. */
-const MAX_CONNECTIONS = 256;
-/** A client has this long to send its headers, and this long for its whole request. */
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 30_000;
 
 interface HttpServeOptions {
   host: string;
@@ -48,28 +41,6 @@ export function refusal(headers: IncomingMessage['headers'], port: number): stri
   const origin = headers.origin?.toLowerCase();
   if (origin !== undefined && !allowedOrigins(port).includes(origin)) return `Origin ${JSON.stringify(headers.origin?.slice(0, 100))} is not allowed`;
   return undefined;
-}
-
-/**
- * Reads and checks a POST body as stdio checks a line; answers a malformed one itself (HTTP 400 with
- * the JSON-RPC error) and returns undefined, else the message to serve. `onRead` is told its size once read.
- */
-export async function guardedBody(req: IncomingMessage, res: ServerResponse, max = MAX_BODY_BYTES, onRead?: (bytes: number) => void): Promise<unknown> {
-  const text = (await readBody(req, max)).toString('utf8');
-  onRead?.(Buffer.byteLength(text));
-  const g = guardText(text);
-  if (g.kind === 'pass') return g.message;
-  if (g.kind === 'answer') sendJsonRpcError(res, 400, g.answer.error.code, g.answer.error.message, g.answer.id);
-  else sendJsonRpcError(res, 400, -32600, `Invalid Request: ${g.why}.`);
-  return undefined;
-}
-
-/** Bounds on slow and idle clients, shared by the local and the remote HTTP servers. */
-export function boundConnections(http: HttpServer, maxConnections = MAX_CONNECTIONS): void {
-  http.headersTimeout = HEADERS_TIMEOUT_MS;
-  http.requestTimeout = REQUEST_TIMEOUT_MS;
-  http.keepAliveTimeout = 5_000;
-  http.maxConnections = maxConnections;
 }
 
 export async function startHttpServer(opts: HttpServeOptions): Promise<HttpServeHandle> {

@@ -55,7 +55,65 @@ function cycles(only: (path: string) => boolean): string[][] {
 const importers = (from: string, to: string) =>
   [...graph.entries()].filter(([f]) => f.startsWith(from)).flatMap(([f, deps]) => deps.filter((d) => d.startsWith(to)).map((d) => `${f} -> ${d}`));
 
+/**
+ * The layers of src/ and catalog/, from the bottom up (docs/architecture.md, Who may import whom): a
+ * module imports only from its own layer or one listed before it. A folder is one layer; a file at
+ * the root of src/ is its own.
+ */
+const LAYERS = [
+  'src/path-template.ts',
+  'src/operation.ts',
+  'catalog/',
+  'src/version.ts',
+  'src/i18n.ts',
+  'src/node-floor.ts',
+  'src/log.ts',
+  'src/launcher.ts',
+  'src/fs/',
+  'src/net/',
+  'src/store/',
+  'src/api/',
+  'src/config.ts',
+  'src/auth/',
+  'src/audit/',
+  'src/metrics/',
+  'src/operator.ts',
+  'src/sandbox/',
+  'src/mcp/operations/',
+  'src/mcp/documents/',
+  'src/mcp/files/',
+  'src/mcp/render/',
+  'src/mcp/pipeline/',
+  'src/mcp/apps/',
+  'src/mcp/scripts/',
+  'src/mcp/tools/',
+  'src/mcp/transport/',
+  'src/mcp/server/',
+  'src/remote/',
+  'src/serve/',
+  'src/demo/',
+  'src/doctor/',
+  'src/cli.ts',
+];
+/** A module's layer: the longest entry of LAYERS it is, or lies in; -1 for none. */
+const layerOf = (path: string): number => {
+  let best = -1;
+  LAYERS.forEach((l, i) => {
+    if ((l.endsWith('/') ? path.startsWith(l) : path === l) && (best < 0 || l.length > (LAYERS[best] as string).length)) best = i;
+  });
+  return best;
+};
+
 describe('the layout', () => {
+  it('places every module of src/ and catalog/ in a layer', () => {
+    expect([...graph.keys()].filter((f) => layerOf(f) < 0)).toEqual([]);
+  });
+
+  it('has no import running back up a layer', () => {
+    const up = [...graph.entries()].flatMap(([f, deps]) => deps.filter((d) => graph.has(d) && layerOf(d) > layerOf(f)).map((d) => `${f} -> ${d}`));
+    expect(up).toEqual([]);
+  });
+
   it('has no import cycle, the rendering folder included', () => {
     expect(cycles(() => true)).toEqual([]);
   });

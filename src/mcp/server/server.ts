@@ -38,6 +38,7 @@ import type { SignInGate } from '../pipeline/sign-in-prompt.js';
 import type { CallContext } from '../pipeline/tool-spec.js';
 import { WORKSPACE_CONTENT_RULE } from '../render/index.js';
 import { operationCountWords } from '../tools/find-operations.js';
+import { markListed } from '../transport/list-changes.js';
 import { isLoggingLevel, type LogSink, type RequestLogRouter } from '../transport/request-log.js';
 import { complete } from './completions.js';
 import { getPrompt, listPrompts, PROMPTS, PromptError } from './prompts.js';
@@ -107,20 +108,6 @@ type ServerFactory = (ctx: McpRequestContext) => Promise<Server>;
 function clientName(env: Record<string, unknown> | undefined): string | undefined {
   const info = env?.[CLIENT_INFO_META_KEY] as { name?: unknown } | undefined;
   return typeof info?.name === 'string' ? info.name : undefined;
-}
-
-/**
- * Servers whose client may hold a tool list, the only ones told it changed: a 2025 connection once
- * it has listed (before, it has nothing stale); a 2026 one also without listing, since its list may
- * come from its response cache, kept across connections (it hears of changes only on a listen
- * stream it opened), from the moment a first listing would answer. The live description merged
- * within the first listing's wait is no change: every listing waited for it.
- */
-const listedBy = new WeakSet<Server>();
-
-/** Tell a connection's client the tool list changed, if it may hold one. */
-export function announceToolsChanged(server: Server | undefined): void {
-  if (server && listedBy.has(server)) void server.sendToolListChanged().catch(() => {});
 }
 
 export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
@@ -227,14 +214,14 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
         .then(() => current())
         .then((session) => session.operations.listable())
         .then(
-          () => listedBy.add(server),
+          () => markListed(server),
           () => {},
         );
     }
     server.setRequestHandler('tools/list', async (_req, ctx) => {
       const session = await current(ctx);
       await session.operations.listReady();
-      listedBy.add(server);
+      markListed(server);
       return { tools: session.tools() };
     });
 

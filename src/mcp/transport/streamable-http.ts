@@ -33,8 +33,8 @@ import type { Logger } from '../../log.js';
 import { sendJsonRpcError } from '../../net/http-io.js';
 import { MemoryStore } from '../../store/memory.js';
 import type { StateStore } from '../../store/state-store.js';
-import { announceToolsChanged } from '../server/server.js';
 import { InFlight } from './in-flight.js';
+import { announceToolsChanged } from './list-changes.js';
 
 export interface McpHttpOptions {
   factory: (ctx: McpRequestContext) => Promise<Server>;
