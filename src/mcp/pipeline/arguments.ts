@@ -29,7 +29,7 @@ import type { z } from 'zod';
 import type { Operation } from '../../operation.js';
 import { type ArgumentsRefusal, cut, MAX_PROBLEMS, type Path, type Problem, preview, refusal } from '../render/refusal.js';
 import { baseOf, describeIssue, want } from './argument-words.js';
-import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras, toolInput } from './extras.js';
+import { extrasNotTaken, readExtrasAsSent, toolInput } from './extras.js';
 import { MAX_DEPTH, nestingDepth } from './json-depth.js';
 import { isPrototypeKey, sentKey } from './prototype-keys.js';
 import { defOf } from './zod-defs.js';
@@ -344,22 +344,13 @@ export function readArguments<T extends z.ZodObject>(
   return refusal(toolName, problems, accepted);
 }
 
-/** The MCP layer's own arguments of an operation's tool: never sent to the API. */
-interface OperationArguments extends Extras {
-  /** The operation's own arguments, validated. */
-  args: Record<string, unknown>;
-}
-
 /**
  * The arguments of a call to one operation (its own tool, a default-surface tool or call_operation):
- * read and validated together with the MCP layer's extras (src/mcp/pipeline/extras.ts), which are then taken
- * off: they never reach the API.
+ * read and validated together with the MCP layer's extras (src/mcp/pipeline/extras.ts), which the
+ * pipeline takes off before the request (splitExtras): they never reach the API.
  */
-export function readOperationArguments(op: Operation, raw: unknown): ReadResult<OperationArguments> {
-  const r = readArguments(toolInput(op), readExtrasAsSent(op, raw), op.name, extrasNotTaken(op));
-  if (!r.ok) return r;
-  const { api, extras } = splitExtras(op, r.args as Record<string, unknown>);
-  return { ok: true, args: { args: api, ...extras } };
+export function readOperationArguments(op: Operation, raw: unknown): ReadResult<Record<string, unknown>> {
+  return readArguments(toolInput(op), readExtrasAsSent(op, raw), op.name, extrasNotTaken(op)) as ReadResult<Record<string, unknown>>;
 }
 
 /**

@@ -29,10 +29,10 @@ import {
 import { EMBED_MAX_BYTES, renderMemberFile } from '../render/member-file.js';
 import { isRefusal, type Refusal, refusalResult } from '../render/refusal.js';
 
-import { type ReadResult, readArguments } from './arguments.js';
-import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras } from './extras.js';
+import { type ReadResult, readArguments, readOperationArguments } from './arguments.js';
+import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras, toolInput } from './extras.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './follow-jobs.js';
-import { type CallContext, operationInput, type ToolSpec, toolDefinition } from './tool-spec.js';
+import { type CallContext, type ToolSpec, toolDefinition } from './tool-spec.js';
 import { remoteUploadDefinition, remoteUploadSchema, remoteUploadWords, toMultipart, type UploadChecks } from './uploads.js';
 
 interface PipelineDeps {
@@ -108,13 +108,10 @@ export class Pipeline {
         scope: op.scope,
         // Built when a call first reads it: listing the tool needs only its definition.
         get input() {
-          return operationInput(op);
+          return toolInput(op);
         },
         quotesContent: op.quotesContent,
-        read: (raw) => {
-          const r = readArguments(operationInput(op), readExtrasAsSent(op, raw), op.name, extrasNotTaken(op));
-          return r as ReadResult<Record<string, unknown>>;
-        },
+        read: (raw) => readOperationArguments(op, raw),
         run: (args, ctx) => this.#confirmThenRun(op, args, ctx),
       };
       this.#opTools.set(op, t);

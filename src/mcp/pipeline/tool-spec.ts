@@ -144,11 +144,6 @@ export function toolDefinition(op: Operation): ToolDefinition {
   return t;
 }
 
-/** The input an operation's tool validates against (API arguments and extras). */
-export function operationInput(op: Operation): z.ZodObject {
-  return toolInput(op);
-}
-
 export function annotations(a: Partial<ToolAnnotations> & { readOnlyHint: boolean }): ListedAnnotations {
   return listedAnnotations({
     readOnlyHint: a.readOnlyHint,

@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import type { Operation } from '../../operation.js';
 import { isGenerated } from '../operations/live-openapi.js';
-import { operationInput, toolDefinition } from '../pipeline/tool-spec.js';
+import { toolInput } from '../pipeline/extras.js';
+import { toolDefinition } from '../pipeline/tool-spec.js';
 
 type Schema = Record<string, unknown>;
 
@@ -89,7 +90,7 @@ function returnType(op: Operation): string {
 /** The input schema a script's call is validated against, as JSON Schema (a generated operation's own). */
 function inputJsonSchema(op: Operation): Schema {
   if (isGenerated(op)) return toolDefinition(op).inputSchema as Schema;
-  return z.toJSONSchema(operationInput(op), { io: 'input', unrepresentable: 'any' }) as Schema;
+  return z.toJSONSchema(toolInput(op), { io: 'input', unrepresentable: 'any' }) as Schema;
 }
 
 const signatures = new WeakMap<Operation, string>();

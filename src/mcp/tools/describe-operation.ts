@@ -3,8 +3,9 @@
 import { z } from 'zod';
 import { isGenerated } from '../operations/live-openapi.js';
 import { shownName } from '../operations/registry.js';
+import { toolInput } from '../pipeline/extras.js';
 import { DESCRIBE_RESULT, operationOutputSchema } from '../pipeline/result-schemas.js';
-import { defineTool, operationInput, type ToolSpec, toolDefinition } from '../pipeline/tool-spec.js';
+import { defineTool, type ToolSpec, toolDefinition } from '../pipeline/tool-spec.js';
 import { toolError } from '../render/index.js';
 import { isRefusal } from '../render/refusal.js';
 import { NOT_IN_API } from '../scripts/script-tools.js';
@@ -58,7 +59,7 @@ export function describeOperationTool(deps: GatewayDeps): ToolSpec {
       // A generated operation shows its description's own schema (with the extras).
       const schema = isGenerated(op)
         ? (toolDefinition(op).inputSchema as Record<string, unknown>)
-        : (z.toJSONSchema(operationInput(op), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
+        : (z.toJSONSchema(toolInput(op), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
       delete schema.$schema;
       const shown = pipeline.shownInputSchema(op, schema);
       const notes: string[] = [];

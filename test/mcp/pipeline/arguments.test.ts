@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { findOperation } from '../../../catalog/index.js';
 import { type ReadResult, readArguments, readCallOperation, readOperationArguments } from '../../../src/mcp/pipeline/arguments.js';
+import { splitExtras } from '../../../src/mcp/pipeline/extras.js';
 import { preview } from '../../../src/mcp/render/refusal.js';
 
 const ENG = '01M1D4MS5080000000GGT70VZH';
@@ -22,6 +23,13 @@ function refused<T>(r: ReadResult<T>) {
 function read<T>(r: ReadResult<T>): T {
   if (!r.ok) throw new Error(r.message);
   return r.args;
+}
+
+/** A call's arguments as the pipeline reads them: the operation's own, and the layer's extras taken off. */
+function operationArgs(name: string, sent: unknown) {
+  const o = op(name);
+  const { api, extras } = splitExtras(o, read(readOperationArguments(o, sent)));
+  return { args: api, ...extras };
 }
 
 // Every zod word a refusal must never show the model.
@@ -62,33 +70,33 @@ describe('values read as clients send them', () => {
       { engagement: ENG, finding: FIND, quantity: { per_week: 40 } },
     ],
   ])('%s', (_what, name, sent, expected) => {
-    expect(read(readOperationArguments(op(name), sent)).args).toEqual(expected);
+    expect(operationArgs(name, sent).args).toEqual(expected);
   });
 
   it('no arguments at all (absent or null) is an empty object', () => {
-    expect(read(readOperationArguments(op('get_workspace'), undefined)).args).toEqual({});
-    expect(read(readOperationArguments(op('get_workspace'), null)).args).toEqual({});
+    expect(operationArgs('get_workspace', undefined).args).toEqual({});
+    expect(operationArgs('get_workspace', null).args).toEqual({});
   });
 
   it('the whole arguments object as JSON text is read', () => {
-    expect(read(readOperationArguments(op('get_finding'), JSON.stringify({ engagement: ENG, finding: FIND }))).args).toEqual({
+    expect(operationArgs('get_finding', JSON.stringify({ engagement: ENG, finding: FIND })).args).toEqual({
       engagement: ENG,
       finding: FIND,
     });
   });
 
   it('a value accepted as sent is never converted: JSON text where a text is wanted stays text', () => {
-    expect(read(readOperationArguments(op('create_finding'), { engagement: ENG, type: 'risk', statement: '{"a":1}' })).args.statement).toBe('{"a":1}');
+    expect(operationArgs('create_finding', { engagement: ENG, type: 'risk', statement: '{"a":1}' }).args.statement).toBe('{"a":1}');
   });
 
   it('the layer arguments are read too, and taken off the operation arguments', () => {
-    const r = read(readOperationArguments(op('start_analysis_run'), { engagement: ENG, mode: 'full', wait: '30', cancel_on_abort: 'true' }));
+    const r = operationArgs('start_analysis_run', { engagement: ENG, mode: 'full', wait: '30', cancel_on_abort: 'true' });
     expect(r).toEqual({ args: { engagement: ENG, mode: 'full' }, wait: 30, cancelOnAbort: true });
-    expect(read(readOperationArguments(op('start_analysis_run'), { engagement: ENG, mode: 'full', wait: false })).wait).toBe(0);
-    expect(read(readOperationArguments(op('start_analysis_run'), { engagement: ENG, mode: 'full', wait: 0 })).wait).toBe(0);
+    expect(operationArgs('start_analysis_run', { engagement: ENG, mode: 'full', wait: false }).wait).toBe(0);
+    expect(operationArgs('start_analysis_run', { engagement: ENG, mode: 'full', wait: 0 }).wait).toBe(0);
     // true is "the configured wait", as if absent.
-    expect(read(readOperationArguments(op('start_analysis_run'), { engagement: ENG, mode: 'full', wait: 'TRUE' })).wait).toBeUndefined();
-    expect(read(readOperationArguments(op('list_findings'), { engagement: ENG, fields: '["id","statement"]' })).fields).toEqual(['id', 'statement']);
+    expect(operationArgs('start_analysis_run', { engagement: ENG, mode: 'full', wait: 'TRUE' }).wait).toBeUndefined();
+    expect(operationArgs('list_findings', { engagement: ENG, fields: '["id","statement"]' }).fields).toEqual(['id', 'statement']);
   });
 });
 

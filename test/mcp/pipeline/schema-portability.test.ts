@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { sandboxOperations, toolListFor } from '../../../bench/tokens.js';
 import { findOperation } from '../../../catalog/index.js';
 import { readOperationArguments } from '../../../src/mcp/pipeline/arguments.js';
+import { splitExtras } from '../../../src/mcp/pipeline/extras.js';
 import { listingProblems, portabilityProblems } from '../../helpers/portable-schema.js';
 
 const ops = sandboxOperations();
@@ -43,7 +44,7 @@ describe('listed schemas', () => {
     const op = findOperation('update_finding');
     if (!op) throw new Error('no update_finding');
     const r = readOperationArguments(op, { engagement: '01M1D4MS5080000000GGT70VZH', finding: '01M1D4MS5080000000GGT70VZJ', quantity: '{"per_week":40}' });
-    expect(r.ok && r.args.args.quantity).toEqual({ per_week: 40 });
+    expect(r.ok && splitExtras(op, r.args).api.quantity).toEqual({ per_week: 40 });
   });
 
   it('job tools show wait as a number of seconds, and ids show the pattern validation enforces', () => {
