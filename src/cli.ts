@@ -1,11 +1,9 @@
 #!/usr/bin/env -S node --v8-pool-size=1
 // Entry point. One V8 worker thread instead of four: a stdio server's background GC and compilation
-// fit in one, and each idle worker kept about 1.5 MB resident (5-6 MB less after 1,000 calls, the
-// same instructions per call). `env -S` is understood by Linux, macOS and npm's Windows shims.
-// No cap on V8's young generation (--max-semi-space-size): any explicit cap, 2, 4 or 8 MB, made the
-// start to the first complete tools/list about 20 ms slower (155 against 135 ms, median of
-// 15), more than the 24 MB of resident memory it saved after 1,000 calls is worth (115 against 91 MB,
-// against the generic bridge's 130; measured with bench/run.ts's calls).
+// fit in one, and each idle worker only holds memory. `env -S` is understood by Linux, macOS and npm's
+// Windows shims. No cap on V8's young generation (--max-semi-space-size): every cap tried made the
+// start to the first complete tools/list slower by more than the resident memory it saved was worth
+// (bench/run.ts measures both, beside a generic bridge).
 // Kept to a dispatcher with no static imports: the compile cache is switched on before
 // any module loads, and each command loads only what it needs (serve never loads the sandbox or OAuth
 // unless it has to).

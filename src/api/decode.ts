@@ -4,7 +4,7 @@ import { WorkspaceApiError } from './errors.js';
 import { parseRetryAfter } from './retry.js';
 
 // `import ... from 'node:http'` builds node:http's ESM facade, which loads Node's own bundled undici
-// (about 10 MB resident) only to read this table; require() on the error path costs nothing up front.
+// (and its resident memory) only to read this table; require() on the error path costs nothing up front.
 let statusCodes: Record<number, string | undefined> | undefined;
 function statusText(status: number): string | undefined {
   statusCodes ??= (createRequire(import.meta.url)('node:http') as typeof import('node:http')).STATUS_CODES;

@@ -1,10 +1,10 @@
 // The shown input schemas of the catalog's operations, converted from zod once when the server is
 // bundled (scripts/build-server.ts hands them to esbuild, which writes them into the bundle in place
 // of WORKSPACE_SHOWN_SCHEMAS) instead of at every start: converting them all was most of the work a
-// first tools/list cost this server (about 130 us a tool). Bundled with the very code and zod they
-// were converted from, in the same build, they cannot be stale: there is no file to outlive its
-// modules and no key to check. Running from the sources (tsx, vitest, the unbundled tsc output) the
-// constant is absent and the schemas are converted as before.
+// first tools/list cost this server. Bundled with the very code and zod they were converted from, in
+// the same build, they cannot be stale: there is no file to outlive its modules and no key to check.
+// Running from the sources (tsx, vitest, the unbundled tsc output) the constant is absent and each
+// schema is converted when first listed.
 import type { Tool } from '@modelcontextprotocol/server';
 
 export type ShownSchema = Tool['inputSchema'];

@@ -8,12 +8,11 @@
 //   01M2FEW76N6B6TX7BX92JGJE3G|volume|Environ 1 800 factures fournisseurs par mois…|validated|1
 //   01M2FEW76QRS6HDMDPDZZKC9G9|duration|La ressaisie prend 4 à 6 minutes par facture…|proposed|2
 //
-// Why this form: measured on a page of 50 findings of the demo engagement in concise form (the same
-// records and fields each time), in o200k tokens: JSON 4,022; JSON lines 4,070; JSON arrays with a
-// header row 3,235; CSV 3,155 (quoting every statement with a comma); Markdown table 3,355; TOON with
-// commas 3,194; tab-separated 3,103; this form 3,100. Tabs tie with it but are invisible to a person
-// reading a transcript and are mangled by some clients; a Markdown table pays 8% for its padding and
-// rule line. Cells: a string on one line (`\n` for a newline, `\|` for the delimiter), nested records
+// Why this form: of the notations compared on a page of findings of the demo engagement in o200k
+// tokens (JSON, JSON lines, JSON arrays with a header row, CSV, a Markdown table, TOON with commas,
+// tab-separated), it costs the least with tab-separated, whose tabs are invisible to a person reading a
+// transcript and mangled by some clients; CSV pays for quoting every statement with a comma, a Markdown
+// table for its padding and rule line. Cells: a string on one line (`\n` for a newline, `\|` for the delimiter), nested records
 // as compact JSON, lists of plain values as `[a,b]`; an empty cell is an absent field.
 
 const DELIMITER = '|';

@@ -1,14 +1,12 @@
 // How many o200k tokens a text costs, estimated: the response budget is counted in tokens, the unit
 // a context window is paid in, but the real tokenizer is not worth carrying at run time.
 //
-// Measured here (bench/token-estimate.ts prints these figures again): gpt-tokenizer's o200k takes
-// 0.3-0.6 s to import and adds 60-77 MB of resident memory (the whole server is about 88 MB), and
-// 0.26 ms to count an average answer (1,500 characters); this estimator loads nothing and takes
-// 0.04 ms. On the API answers it bounds (every readable GET of the sandbox, concise and detailed;
-// the weights were fitted on half of them), it is 2.9% from the real count on average and 12.9% at
-// worst on answers over 500 tokens, 0.7% over all of them; on English prose (the README) it counts
-// 5-18% high, the safe side for a budget. A character count (characters / 4) is off by 32% on
-// average: an id of 26 characters is 17 tokens, a French sentence of 90 characters is 20.
+// bench/token-estimate.ts measures the trade: gpt-tokenizer's o200k takes longer to import, and holds
+// more resident memory, than much of the server, and is slower per answer; this estimator loads
+// nothing. On the API answers it bounds (every readable GET of the sandbox, concise and detailed; the
+// weights were fitted on half of them) it stays close to the real count, and on English prose it
+// counts high, the safe side for a budget. A character count (characters / 4) is far off: an id of
+// 26 characters costs more tokens than its length suggests, French sentences fewer.
 //
 // The estimate is a sum over the text's pieces as the tokenizer's pre-split sees them: words, digit
 // groups (numbers split every three digits), punctuation runs, newlines and runs of spaces; long
