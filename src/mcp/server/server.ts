@@ -5,7 +5,6 @@
 // request. Handlers: tools (listing complete on the first call, the call pipeline), resources,
 // prompts, completions, logging for the requests that ask.
 
-import { fileURLToPath } from 'node:url';
 import {
   type AuthInfo,
   type CallToolResult,
@@ -13,35 +12,30 @@ import {
   CLIENT_INFO_META_KEY,
   type ClientCapabilities,
   type InputRequiredResult,
-  LOG_LEVEL_META_KEY,
   type McpRequestContext,
-  ProtocolError,
-  ProtocolErrorCode,
-  ResourceNotFoundError,
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { catalog } from '../../../catalog/index.js';
-import { WorkspaceApiError } from '../../api/errors.js';
 import type { EventSink } from '../../audit/events.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { SERVER_NAME, SERVER_VERSION } from '../../version.js';
-import { APP_MIME_TYPE, isViewUri, readView, UI_EXTENSION, ViewNotFoundError } from '../apps/views.js';
-import { shownName } from '../operations/registry.js';
-import { listResources, ResourceError, readResource, resourceTemplates, TEMPLATES } from '../operations/resources.js';
+import { APP_MIME_TYPE, UI_EXTENSION } from '../apps/views.js';
 import { toolCallEvent } from '../pipeline/call-event.js';
 import { traceCall } from '../pipeline/call-trace.js';
 import { Confirmations, canConfirm, SealedConfirmations, type SealedRound } from '../pipeline/confirmation.js';
-import { InvocationRefused } from '../pipeline/pipeline.js';
 import type { SignInGate } from '../pipeline/sign-in-prompt.js';
 import type { CallContext } from '../pipeline/tool-spec.js';
 import { WORKSPACE_CONTENT_RULE } from '../render/index.js';
 import { operationCountWords } from '../tools/find-operations.js';
-import { markListed } from '../transport/list-changes.js';
-import { isLoggingLevel, type LogSink, type RequestLogRouter } from '../transport/request-log.js';
-import { complete } from './completions.js';
-import { getPrompt, listPrompts, PROMPTS, PromptError } from './prompts.js';
+import type { RequestLogRouter } from '../transport/request-log.js';
+import { registerCompletion } from './handlers/completion.js';
+import { type HandlerContext, registerLogging, sessionOf } from './handlers/context.js';
+import { registerPrompts } from './handlers/prompts.js';
+import { registerResources } from './handlers/resources.js';
+import { registerRoots } from './handlers/roots.js';
+import { registerToolsList } from './handlers/tools-list.js';
 import type { Session } from './session.js';
 
 // Said once here instead of in every description: what every tool has in common.
@@ -71,7 +65,7 @@ const CACHE_HINTS = {
   'server/discover': { ttlMs: 60 * 60_000, cacheScope: 'public' },
 } as const;
 
-interface ServerFactoryDeps {
+export interface ServerFactoryDeps {
   config: Config;
   logger: Logger;
   logs: RequestLogRouter;
@@ -111,7 +105,7 @@ function clientName(env: Record<string, unknown> | undefined): string | undefine
 }
 
 export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
-  const { config, logger, logs } = deps;
+  const { config, logs } = deps;
   const instructions =
     config.toolsets === 'default' ? `${INSTRUCTIONS} ${GATEWAY_NOTE}` : config.toolsets === 'code' ? `${INSTRUCTIONS} ${CODE_NOTE}` : INSTRUCTIONS;
 
@@ -136,13 +130,7 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
   };
 
   return async (factoryCtx) => {
-    // Asked on each request, with that request's own credentials: a sign-in inside a call can change
-    // the member's consent, and in the remote mode the principal is the one each request authenticated
-    // as, never the one that opened a 2025 session (which would act for whoever sent its id).
-    const current = (ctx?: ServerContext) => {
-      const authInfo = ctx?.http?.authInfo ?? factoryCtx.authInfo;
-      return Promise.resolve(deps.sessionFor(authInfo ? { ...factoryCtx, authInfo } : factoryCtx));
-    };
+    const current = sessionOf(deps, factoryCtx);
     const server = new Server(
       { name: SERVER_NAME, title: 'Workspace Consulting', version: SERVER_VERSION },
       {
@@ -160,71 +148,10 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
         requestState: { verify: verifyState },
       },
     );
-
-    // Logging: a 2025 connection asks with logging/setLevel, for its own requests from then on.
-    let connectionLevel: LogSink['level'] | undefined;
-    server.setRequestHandler('logging/setLevel', (req) => {
-      connectionLevel = req.params.level;
-      return {};
-    });
-    /**
-     * Where the lines of this request go: the level its `_meta` names (2026), or the connection's
-     * (2025). The era decides, not whether the request has an envelope: a 2025 request may carry a
-     * reserved `_meta` key (a client sending its clientInfo, or a logLevel) and still asks for lines
-     * the 2025 way, with logging/setLevel.
-     */
-    const sinkFor = (ctx: ServerContext): LogSink | undefined => {
-      const env = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-      const level = factoryCtx.era === 'modern' ? env?.[LOG_LEVEL_META_KEY] : connectionLevel;
-      if (!isLoggingLevel(level)) return undefined;
-      return {
-        level,
-        send: (lv, data) => void ctx.mcpReq.notify({ method: 'notifications/message', params: { level: lv, logger: SERVER_NAME, data } }).catch(() => {}),
-      };
-    };
-
-    // Roots a 2025 client declares are folders uploads may read from; asked lazily, refreshed on change.
-    // Only a 2025 connection is asked: 2026-07-28 has no server-to-client request to ask with (the
-    // SDK refuses roots/list there), so a 2026 client declaring roots would only earn a warning per call.
-    // Never in remote mode: a member's roots are folders of the member's machine, not of the replica
-    // (treating them as the server's let a client declaring file:/// upload any file the service reads).
-    const askRoots = factoryCtx.era === 'legacy' && config.remote === undefined;
-    let roots: string[] | undefined;
-    server.setNotificationHandler('notifications/roots/list_changed', () => {
-      roots = undefined;
-    });
-    const uploadDirs = async (): Promise<string[]> => {
-      if (!roots) {
-        roots = [];
-        if (askRoots && server.getClientCapabilities()?.roots) {
-          try {
-            const res = await server.listRoots();
-            roots = res.roots.filter((r) => r.uri.startsWith('file://')).map((r) => fileURLToPath(r.uri));
-          } catch (err) {
-            logger.warn({ err: String(err) }, 'could not list the client roots');
-          }
-        }
-      }
-      return [...roots, ...config.uploadDirs];
-    };
-
-    if (factoryCtx.era === 'modern') {
-      // Asked after this request is built (a session that cannot be had fails the request, not this).
-      void Promise.resolve()
-        .then(() => current())
-        .then((session) => session.operations.listable())
-        .then(
-          () => markListed(server),
-          () => {},
-        );
-    }
-    server.setRequestHandler('tools/list', async (_req, ctx) => {
-      const session = await current(ctx);
-      await session.operations.listReady();
-      markListed(server);
-      return { tools: session.tools() };
-    });
-
+    const sinkFor = registerLogging(server, factoryCtx);
+    const handlers: HandlerContext = { server, deps, factoryCtx, current, sinkFor };
+    const uploadDirs = registerRoots(handlers);
+    registerToolsList(handlers);
     server.setRequestHandler('tools/call', async (req, ctx): Promise<CallToolResult | InputRequiredResult> => {
       if (deps.signIn) {
         const prompt = await deps.signIn.gate(ctx, Boolean(capabilitiesOf(server, ctx)?.elicitation?.url));
@@ -305,63 +232,9 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
       return sealed.start(ctx, req.params.name, (confirm, round) => execute({ ...call, confirm }, round));
     });
 
-    // Resources and completions read through the session's pipeline, like every tool call.
-    const resourceDeps = async (ctx: ServerContext) => ({ pipeline: (await current(ctx)).pipeline });
-    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: resourceTemplates() }));
-    server.setRequestHandler('resources/list', async (_req, ctx) => {
-      try {
-        const rd = await resourceDeps(ctx);
-        return { resources: await logs.run(sinkFor(ctx), () => listResources(rd, ctx.mcpReq.signal)) };
-      } catch (err) {
-        logger.info({ err: String(err) }, 'could not list engagements as resources');
-        return { resources: [] };
-      }
-    });
-    server.setRequestHandler('resources/read', async (req, ctx) => {
-      // The apps' views are files of this server, the same for every member: no workspace request.
-      // Hosts find them from the tools' _meta.ui.resourceUri; resources/list keeps to the workspace's
-      // records, as the extension allows.
-      if (isViewUri(req.params.uri)) {
-        try {
-          return readView(req.params.uri);
-        } catch (err) {
-          if (err instanceof ViewNotFoundError) throw new ResourceNotFoundError(shownName(req.params.uri, 200), err.message);
-          throw err;
-        }
-      }
-      try {
-        const rd = await resourceDeps(ctx);
-        return await logs.run(sinkFor(ctx), () => readResource(rd, req.params.uri, ctx.mcpReq.signal));
-      } catch (err) {
-        if (err instanceof ResourceError && err.notFound) throw new ResourceNotFoundError(shownName(req.params.uri, 200), err.message);
-        if (err instanceof ResourceError || err instanceof InvocationRefused) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
-        if (err instanceof WorkspaceApiError && err.status === 404)
-          throw new ResourceNotFoundError(shownName(req.params.uri, 200), `HTTP 404 ${err.code}: ${err.message}`);
-        if (err instanceof WorkspaceApiError) throw new ProtocolError(ProtocolErrorCode.InternalError, `HTTP ${err.status} ${err.code}: ${err.message}`);
-        throw err;
-      }
-    });
-
-    server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts() }));
-    server.setRequestHandler('prompts/get', (req) => {
-      try {
-        return getPrompt(req.params.name, req.params.arguments ?? {});
-      } catch (err) {
-        if (err instanceof PromptError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
-        throw err;
-      }
-    });
-    server.setRequestHandler('completion/complete', async (req, ctx) => {
-      const ref = req.params.ref;
-      if (ref.type === 'ref/prompt' && !PROMPTS.some((p) => p.name === ref.name)) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${ref.name.slice(0, 80)}".`);
-      }
-      if (ref.type === 'ref/resource' && !TEMPLATES.some((t) => t.uriTemplate === ref.uri)) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template "${ref.uri.slice(0, 200)}".`);
-      }
-      const completion = await complete(await resourceDeps(ctx), req.params.argument, req.params.context?.arguments ?? {});
-      return { completion };
-    });
+    registerResources(handlers);
+    registerPrompts(handlers);
+    registerCompletion(handlers);
 
     deps.onServer?.(server, factoryCtx);
     return server;
