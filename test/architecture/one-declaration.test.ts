@@ -37,6 +37,21 @@ describe('one way to declare a tool', () => {
     expect(found).toEqual([]);
   });
 
+  it('holds one tool in each file of src/mcp/tools, and nothing else there', () => {
+    // docs/architecture.md, Layers: a reader finds a tool by its name, and infrastructure elsewhere.
+    const dir = join(ROOT, 'src/mcp/tools');
+    const declared = readdirSync(dir).map((name) => {
+      const text = readFileSync(join(dir, name), 'utf8');
+      // `name: 'x'`, or the shorthand `name` for a `const name = 'x'` the file also uses elsewhere.
+      const constant = /const name = '([a-z_]+)'/.exec(text)?.[1];
+      const names = [...text.matchAll(/defineTool\(\{\s*name(?:: '([a-z_]+)'|,)/g)].map((m) => m[1] ?? constant);
+      return { name, names };
+    });
+    expect(declared.filter((d) => d.names.length !== 1)).toEqual([]);
+    // Each file is named for its tool.
+    expect(declared.filter((d) => d.name !== `${(d.names[0] ?? '').replace(/_/g, '-')}.ts`).map((d) => `${d.name}: ${d.names[0]}`)).toEqual([]);
+  });
+
   it('names a tool once, lists its hints as the catalog does, and takes its scope from them', () => {
     const read = defineTool({ name: 'a_read', description: 'Reads.', annotations: { readOnlyHint: true }, input, outputSchema: { type: 'object' }, run });
     const write = defineTool({
