@@ -6,12 +6,12 @@
 // resolving to 127.0.0.1), so both Host and Origin are checked against the loopback names of the
 // bound port before anything else happens. Slow and idle connections are bounded (header and request
 // timeouts, a connection cap), bodies are capped and checked like stdio lines (src/mcp/transport/message-guard.ts).
-import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import { boundConnections, guardedBody, MAX_BODY_BYTES } from '../mcp/transport/http-bounds.js';
 import type { McpHttp } from '../mcp/transport/streamable-http.js';
-import { BodyTooLarge, readBody, sendJsonRpcError } from '../net/http-io.js';
+import { BodyTooLarge, sendJsonRpcError } from '../net/http-io.js';
 import { allowedHosts, allowedOrigins } from '../net/loopback.js';
 
 const MCP_PATH = '/mcp';
