@@ -29,8 +29,8 @@ import {
 import { EMBED_MAX_BYTES, renderMemberFile } from '../render/member-file.js';
 import { isRefusal, type Refusal, refusalResult } from '../render/refusal.js';
 
-import { type ReadResult, readArguments, readOperationArguments } from './arguments.js';
-import { type Extras, extrasNotTaken, readExtrasAsSent, splitExtras, toolInput } from './extras.js';
+import { readArguments, readOperationArguments } from './arguments.js';
+import { type Extras, splitExtras, toolInput } from './extras.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './follow-jobs.js';
 import { type CallContext, type ToolSpec, toolDefinition } from './tool-spec.js';
 import { remoteUploadDefinition, remoteUploadSchema, remoteUploadWords, toMultipart, type UploadChecks } from './uploads.js';

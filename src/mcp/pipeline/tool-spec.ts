@@ -9,7 +9,6 @@ import { OPERATION_META_KEY, type Operation, operationMeta, type Scope, type Too
 import type { CallOrigin } from '../render/call-origin.js';
 import type { ReadResult } from './arguments.js';
 import type { Confirm } from './confirmation.js';
-import { toolInput } from './extras.js';
 import { type OutputSchema, operationOutputSchema } from './result-schemas.js';
 import { operationSchema, shownSchema } from './shown-schema.js';
 
