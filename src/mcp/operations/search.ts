@@ -93,6 +93,8 @@ const UNASKED_READ = 0.85;
  * weight, rare words counting more); below it find_operations says it is unsure.
  */
 const STRONG_SHARE = 0.5;
+/** A request's word that neither the operations nor the vocabulary know weighs this share of the rarest word's weight. */
+const UNKNOWN_WORD = 0.6;
 type Field = keyof typeof FIELD_WEIGHTS;
 
 interface Doc {
@@ -127,6 +129,8 @@ interface Query {
   participles: Set<string>;
   /** The request's own words in order (after its expressions are rewritten), for pair matches. */
   sequence: string[];
+  /** Words written with a capital inside the request: names of people, companies, products. */
+  names: Set<string>;
 }
 
 /** The folded text with its expressions of several words rewritten (requests and askedAs phrases alike). */
@@ -161,7 +165,14 @@ function expand(query: string, known: (t: string) => boolean): Query {
     if (!vocab().stop.has(t)) add(t, 1);
     if (mapped) for (const m of terms(mapped)) add(m, mapped.startsWith(t) ? 1 : 0.8);
   }
-  return { weights, participles, sequence };
+  const names = new Set(
+    query
+      .split(/\s+/)
+      .slice(1)
+      .filter((w) => /^\p{Lu}/u.test(w))
+      .flatMap((w) => terms(w)),
+  );
+  return { weights, participles, sequence, names };
 }
 
 function enumValues(op: Operation): string[] {
@@ -282,9 +293,17 @@ export class OperationIndex {
     const said = [...q.weights.keys()];
     const asksChange = said.some((t) => this.changeVerbs.has(t) && !q.participles.has(t));
     const undecided = !asksChange && said.some((t) => this.eitherVerbs.has(t));
-    // What the request says, weighed: its own words only (not what they map to), rare ones counting more.
-    const own = q.sequence.filter((t) => this.df.has(t) || vocab().words.has(t));
-    const ownWeight = own.reduce((sum, t) => sum + this.idf(t), 0);
+    // What the request says, weighed: its own words only (not what they map to), rare ones counting
+    // more. A word only the vocabulary knows weighs what the words it means weigh; a word nothing knows
+    // (not a name) weighs as a rare word: a request made mostly of such words ("book a meeting room")
+    // asks for something no operation does, and must not get a confident list.
+    const own = q.sequence.filter((t) => !q.names.has(t) || this.df.has(t) || vocab().words.has(t));
+    const weightOf = (t: string) => {
+      if (this.df.has(t)) return this.idf(t);
+      const mapped = terms(vocab().words.get(t) ?? '').filter((m) => this.df.has(m));
+      return mapped.length ? Math.max(...mapped.map((m) => this.idf(m))) : UNKNOWN_WORD * Math.log(1 + this.docs.length);
+    };
+    const ownWeight = own.reduce((sum, t) => sum + weightOf(t), 0);
     const pairs = new Set<string>();
     for (let i = 1; i < q.sequence.length; i++) pairs.add(`${q.sequence[i - 1]} ${q.sequence[i]}`);
     const scored: Match[] = [];
@@ -321,7 +340,7 @@ export class OperationIndex {
       // A word of the request counts as accounted for when the operation has it or a word it maps to.
       const has = (t: string) =>
         Object.values(doc.fields).some((f) => f.has(t)) || terms(vocab().words.get(t) ?? '').some((m) => Object.values(doc.fields).some((f) => f.has(m)));
-      const covered = own.filter(has).reduce((sum, t) => sum + this.idf(t), 0);
+      const covered = own.filter(has).reduce((sum, t) => sum + weightOf(t), 0);
       strong = covered / ownWeight >= STRONG_SHARE;
     }
     // The likeliest areas: the areas of the best few matches, by their summed scores.
