@@ -463,10 +463,6 @@ export const vocabulary: SearchVocabulary = {
     combiner: 'effective applied',
     merged: 'effective applied',
     fusionne: 'effective applied',
-    // A stored file at its own size, against its small version.
-    thumbnail: 'thumbnail',
-    vignette: 'thumbnail',
-    deck: 'pptx export',
   },
   /**
    * Expressions of several words, rewritten before the words are read: [pattern, replacement] on the
@@ -540,14 +536,14 @@ export const vocabulary: SearchVocabulary = {
     ],
     // Something others can comment on: comments attach to a published version.
     [
-      '\\b(?:can|could|may|will|to) (?:comment|annotate|react|give feedback|leave (?:\\w+ )?(?:remarks|comments|notes))\\b|\\b(?:puisse|peut|pourra|puissent|peuvent|pour) (?:la |le |les )?(?:commenter|annoter|relire)\\b',
+      '\\b(?:(?:the |our )?clients? )?(?:can|could|may|will|to) (?:comment|annotate|react|give feedback|leave (?:\\w+ )?(?:remarks|comments|notes))\\b|\\b(?:puisse|peut|pourra|puissent|peuvent|pour) (?:la |le |les )?(?:commenter|annoter|relire)\\b',
       'publish version',
     ],
     // Whatever is named after "rather than", "instead of", "not the" is not asked for.
     ['\\b(?:rather than|instead of|not the|plutot que|au lieu de|pas la|pas le|pas les)(?: (?:the|a|la|le|les|l|une?|des|du|de))?(?: \\w+){1,2}', ' '],
     // A file at its own size: the stored media, not its thumbnail.
     [
-      '\\b(?:original|full ?size|full ?resolution|high ?res(?:olution)?|taille reelle|pleine resolution|haute resolution|en grand)\\b',
+      '\\b(?:original|d origine|full ?size|full ?resolution|high ?res(?:olution)?|taille reelle|pleine resolution|haute resolution|en grand)\\b',
       'media original',
     ],
     // Keeping something out of what the client gets: an evidence not publishable.
@@ -556,31 +552,41 @@ export const vocabulary: SearchVocabulary = {
       'hide publishable',
     ],
     // The copy or version the client gets: the published deliverable.
-    ["\\bclients?(?: s)? (?:copy|version)\\b|\\bversion (?:du )?client\\b", 'published deliverable'],
+    ['\\bclients?(?: s)? (?:copy|version)\\b|\\bversion (?:du )?client\\b', 'published deliverable'],
     // Signing off, ticking off: a reviewer's approval.
     ['\\b(?:sign|tick|check)(?:ed|s|ing)? off\\b|\\bgive (?:\\w+ ){0,2}(?:the )?(?:green light|go ahead)\\b|\\bagree(?:d|s)? with\\b', 'review validated'],
     // Nobody has looked at it yet: still proposed.
     [
       '\\b(?:nobody|no one|not yet|not been|pas encore|personne n a)(?: \\w+){0,3}? (?:looked at|reviewed|checked|seen|validated|vu|revu|valide|regarde|examine)s?\\b',
-      'proposed pending',
+      'list proposed',
     ],
     // Why the analysis says something, where it got it: the evidence behind it.
     [
       '\\bwhy (?:does|did|do) (?:the )?(?:ai|analysis|model) (?:think|say|believe|claim|conclude)\\b|\\bwhere did (?:\\w+ ){0,3}get (?:this|that|it)\\b|\\bd ou (?:\\w+ ){0,3}(?:tire|sort)\\b|\\b(?:exact|actual) words\\b|\\bbehind (?:this|that|the) (?:conclusion|finding|claim|insight)\\b',
       'preview evidence source excerpt',
     ],
+    // Answering someone's note: a reply to a comment on the published version.
+    [
+      '\\b(?:answer|reply to|respond to|get back to|repondre a|repondre au|repondre aux)(?: the| a| this| that| his| her| their| s| la| le| sa| son)?(?: \\w+){0,3}? (?:note|remark|comment|feedback|question|objection|remarque|commentaire|retour)s?\\b',
+      'reply comment',
+    ],
     // Marking a remark done: closing the comment.
     ['\\b(?:mark|marked|consider) (?:\\w+ ){0,2}(?:as )?(?:done|handled|dealt with|addressed|sorted)\\b|\\b(?:dealt with|taken care of)\\b', 'close comment'],
     // A file to send someone: an export.
     ['\\b(?:file|fichier|copy|copie)(?: \\w+){0,2}? (?:to send|to share|to email|to give|to forward|a envoyer|a partager|a transmettre)\\b', 'export file'],
     // What we sent, without naming the client: a published version.
-    ['\\b(?:we|i) (?:sent|delivered|issued|shipped|handed over)\\b|\\b(?:version|rapport|livrable) (?:envoye|livre|remis|transmis)e?s?\\b', 'published version snapshot'],
+    [
+      '\\b(?:we|i) (?:sent|delivered|issued|shipped|handed over)\\b|\\b(?:version|rapport|livrable) (?:envoye|livre|remis|transmis)e?s?\\b',
+      'published version snapshot',
+    ],
+    // This client, for a cost or a total: the engagement.
+    ['\\b(?:on|for|sur|pour) (?:this|that|ce|cette) (?:client|customer)\\b', 'engagement'],
     // Taking access away, letting someone in or letting them manage.
+    ['\\b(?:bring|fold|take|pull) in\\b|\\b(?:bring|fold|take|pull) (?:\\w+ ){0,4}into\\b', 'accept apply'],
     ['\\btake (?:\\w+ ){0,3}away\\b|\\btake away\\b', 'remove'],
     ['\\blet (?:\\w+ ){0,3}(?:manage|administer|run|own)\\b', 'update member role admin'],
     ['\\blet (?:\\w+ ){0,3}in\\b|\\bfaire entrer\\b|\\bbring (?:\\w+ ){0,3}(?:onto|into) the team\\b', 'invite member'],
     // Bringing in what the analysis suggested: accepting its change proposals.
-    ['\\b(?:bring|fold|take|pull) in\\b|\\b(?:bring|fold|take|pull) (?:\\w+ ){0,4}into\\b', 'accept apply'],
     // At the client's: a place, not the client company.
     ['\\bchez (?:le|notre|ce) client\\b|\\bat the client(?: s)?(?: site| office| premises)?\\b', ' '],
     // Running again, in French.

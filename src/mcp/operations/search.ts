@@ -93,8 +93,11 @@ const UNASKED_READ = 0.85;
  * weight, rare words counting more); below it find_operations says it is unsure.
  */
 const STRONG_SHARE = 0.5;
+/** Where a request starts saying what its object is about, and how much the words after count. */
+const ABOUT = /\b(?:about|regarding|concerning|au sujet d|a propos d|concernant)\b/;
+const SUBJECT_WEIGHT = 0.5;
 /** A request's word that neither the operations nor the vocabulary know weighs this share of the rarest word's weight. */
-const UNKNOWN_WORD = 0.6;
+const UNKNOWN_WORD = 0.5;
 type Field = keyof typeof FIELD_WEIGHTS;
 
 interface Doc {
@@ -131,6 +134,8 @@ interface Query {
   sequence: string[];
   /** Words written with a capital inside the request: names of people, companies, products. */
   names: Set<string>;
+  /** The words that say what the object is about (after "about"). */
+  subject: Set<string>;
 }
 
 /** The folded text with its expressions of several words rewritten (requests and askedAs phrases alike). */
@@ -160,10 +165,15 @@ function expand(query: string, known: (t: string) => boolean): Query {
     const again = t.length > 5 && t.startsWith('re') ? t.slice(2) : '';
     if (again && !known(t) && (known(again) || vocab().words.has(again))) words.push(again);
   }
+  // The words after "about" say what the thing is about (the subject matter: "the conclusion about
+  // supplier onboarding"), not which thing: they weigh less.
+  const about = text.search(ABOUT);
+  const subject = new Set(about < 0 ? [] : terms(text.slice(about)));
   for (const t of words) {
     const mapped = vocab().words.get(t);
-    if (!vocab().stop.has(t)) add(t, 1);
-    if (mapped) for (const m of terms(mapped)) add(m, mapped.startsWith(t) ? 1 : 0.8);
+    const w = subject.has(t) ? SUBJECT_WEIGHT : 1;
+    if (!vocab().stop.has(t)) add(t, w);
+    if (mapped) for (const m of terms(mapped)) add(m, (mapped.startsWith(t) ? 1 : 0.8) * w);
   }
   const names = new Set(
     query
@@ -172,7 +182,7 @@ function expand(query: string, known: (t: string) => boolean): Query {
       .filter((w) => /^\p{Lu}/u.test(w))
       .flatMap((w) => terms(w)),
   );
-  return { weights, participles, sequence, names };
+  return { weights, participles, sequence, names, subject };
 }
 
 function enumValues(op: Operation): string[] {
@@ -290,7 +300,8 @@ export class OperationIndex {
   find(query: string, opts: { limit?: number; filter?: (op: Operation) => boolean } = {}): SearchResult {
     if (this.pending.length) this.build();
     const q = expand(query, (t) => this.df.has(t));
-    const said = [...q.weights.keys()];
+    // The words that say what is asked: the subject matter's words ("about supplier onboarding") ask for no change.
+    const said = [...q.weights].filter(([, w]) => w > SUBJECT_WEIGHT).map(([t]) => t);
     const asksChange = said.some((t) => this.changeVerbs.has(t) && !q.participles.has(t));
     const undecided = !asksChange && said.some((t) => this.eitherVerbs.has(t));
     // What the request says, weighed: its own words only (not what they map to), rare ones counting
@@ -299,9 +310,9 @@ export class OperationIndex {
     // asks for something no operation does, and must not get a confident list.
     const own = q.sequence.filter((t) => !q.names.has(t) || this.df.has(t) || vocab().words.has(t));
     const weightOf = (t: string) => {
-      if (this.df.has(t)) return this.idf(t);
+      if (this.df.has(t)) return this.idf(t) * (q.subject.has(t) ? SUBJECT_WEIGHT : 1);
       const mapped = terms(vocab().words.get(t) ?? '').filter((m) => this.df.has(m));
-      return mapped.length ? Math.max(...mapped.map((m) => this.idf(m))) : UNKNOWN_WORD * Math.log(1 + this.docs.length);
+      return (mapped.length ? Math.max(...mapped.map((m) => this.idf(m))) : UNKNOWN_WORD * Math.log(1 + this.docs.length)) * (q.subject.has(t) ? SUBJECT_WEIGHT : 1);
     };
     const ownWeight = own.reduce((sum, t) => sum + weightOf(t), 0);
     const pairs = new Set<string>();
