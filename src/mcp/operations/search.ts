@@ -42,7 +42,8 @@ function stem(w: string): string {
   // French feminine participles meet their masculine: publiée -> publie.
   let s = w.length > 4 && w.endsWith('ee') ? w.slice(0, -1) : w;
   if (s.length > 6 && s.endsWith('ation')) s = `${s.slice(0, -5)}at`;
-  else if (s.length > 5 && s.endsWith('ing')) s = s.slice(0, -3);
+  // "finding" is the API's noun, not the verb "find" ("find the engagement" asks for no finding).
+  else if (s.length > 5 && s.endsWith('ing') && s !== 'finding') s = s.slice(0, -3);
   else if (s.length > 5 && /[^aeou]er$/.test(s)) s = s.slice(0, -2);
   else if (s.length > 5 && s.endsWith('ez')) s = s.slice(0, -2);
   else if (s.length > 4 && s.endsWith('ed')) s = s.slice(0, -2);
@@ -312,7 +313,9 @@ export class OperationIndex {
     const weightOf = (t: string) => {
       if (this.df.has(t)) return this.idf(t) * (q.subject.has(t) ? SUBJECT_WEIGHT : 1);
       const mapped = terms(vocab().words.get(t) ?? '').filter((m) => this.df.has(m));
-      return (mapped.length ? Math.max(...mapped.map((m) => this.idf(m))) : UNKNOWN_WORD * Math.log(1 + this.docs.length)) * (q.subject.has(t) ? SUBJECT_WEIGHT : 1);
+      return (
+        (mapped.length ? Math.max(...mapped.map((m) => this.idf(m))) : UNKNOWN_WORD * Math.log(1 + this.docs.length)) * (q.subject.has(t) ? SUBJECT_WEIGHT : 1)
+      );
     };
     const ownWeight = own.reduce((sum, t) => sum + weightOf(t), 0);
     const pairs = new Set<string>();
