@@ -153,7 +153,7 @@ describe('find_operations retrieval', () => {
   });
 
   it('says no match is strong for a request that no operation answers, rather than a confident list', async () => {
-    // The example: the ranking once put invitations and engagements first, with no word of doubt.
+    // The trade's words for a finding and its review, beside a word that names another area (onboarding).
     expect((await found('approve the onboarding conclusion', 3)).names[0]).toBe('review_finding');
     for (const query of ['order lunch for the workshop', 'planifier un atelier avec la DAF jeudi', 'create a Jira ticket for this bug'])
       expect((await found(query, 3)).weak, query).toBe(true);
