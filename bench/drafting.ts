@@ -12,6 +12,8 @@
 // document) through the real server over stdio, behind the recording proxy of bench/jobs.ts, so tool
 // calls, API requests, the o200k tokens of the results the model reads and of the arguments it writes,
 // and the wall time are all measured.
+//   code      the script way on WORKSPACE_TOOLSETS=code, where the agent learns what it calls from
+//             find_operations first (CODE_WAY)
 // Used by bench/drafting-cost.ts (`npm run bench`) and test/mcp/drafting-cost.test.ts.
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -56,7 +58,7 @@ function plan<B extends { id?: string | null; type: unknown }>(blocks: readonly 
 }
 
 export interface DraftingWay {
-  way: 'whole' | 'blocks' | 'script';
+  way: 'whole' | 'blocks' | 'script' | 'code';
   label: string;
   run(call: Call, ctx: { engagement?: string }): Promise<void>;
 }
@@ -147,6 +149,22 @@ return (await api.create_export({ engagement, kind: 'document_pdf', document_kin
   },
 ];
 
+/**
+ * The script way on WORKSPACE_TOOLSETS=code: the listing shows the scripts and the gateway only, so
+ * the agent first asks find_operations for what it will call (the block tools, then the export),
+ * each search asking only for the matches it will use, then runs the same script.
+ */
+export const CODE_WAY: DraftingWay = {
+  way: 'code',
+  label: 'one run_write_script on WORKSPACE_TOOLSETS=code, its searches included',
+  async run(call, ctx) {
+    await call('find_operations', { query: 'edit document blocks', limit: 2 });
+    await call('find_operations', { query: 'export PDF', limit: 1 });
+    const script = DRAFTING_WAYS.find((w) => w.way === 'script');
+    await script?.run(call, ctx);
+  },
+};
+
 export interface DraftingCost {
   way: DraftingWay['way'];
   label: string;
@@ -195,7 +213,7 @@ export interface DraftingOptions {
 /** Runs each way on a fresh sandbox at 120 requests a minute (scaled), and measures it. */
 export async function runDrafting(o: DraftingOptions): Promise<DraftingResult[]> {
   const out: DraftingResult[] = [];
-  for (const way of DRAFTING_WAYS) {
+  for (const way of [...DRAFTING_WAYS, CODE_WAY]) {
     const sandbox = await startSandbox({ port: 0, rateLimit: true, timeScale: o.scale, logger: () => {} });
     const proxy = await startRecordingProxy(sandbox.url);
     try {
@@ -207,7 +225,7 @@ export async function runDrafting(o: DraftingOptions): Promise<DraftingResult[]>
         token: sandbox.tokens.write,
         downloadDir: await mkdtemp(join(tmpdir(), 'wcm-drafting-')),
         log: proxy.log,
-        env: { WORKSPACE_RATE_LIMIT: `120/${60 * o.scale}` },
+        env: { WORKSPACE_RATE_LIMIT: `120/${60 * o.scale}`, ...(way.way === 'code' ? { WORKSPACE_TOOLSETS: 'code' } : {}) },
         jobs: [{ job: way.label, run: way.run }],
       });
       // The document as the job left it, read straight from the workspace.
@@ -236,6 +254,23 @@ export function draftingResults(): { date: string; costs: DraftingCost[] } {
 
 /** Tokens read and written: what a way costs the model. */
 export const totalTokens = (c: Pick<DraftingCost, 'resultTokens' | 'argumentTokens'>) => c.resultTokens + c.argumentTokens;
+
+/**
+ * The most each way may cost, in tokens read and written, as a share of the whole-document way: the
+ * bench reports a way over its ceiling (a measured figure is the bench's to judge, not a test's).
+ */
+export const DRAFTING_CEILINGS: Partial<Record<DraftingWay['way'], number>> = { blocks: 0.5, script: 0.2, code: 0.3 };
+
+/** The ways whose cost is over their ceiling, in words. */
+export function overCeilings(costs: readonly DraftingCost[]): string[] {
+  const whole = costs.find((c) => c.way === 'whole');
+  if (!whole) return [];
+  return costs.flatMap((c) => {
+    const ceiling = DRAFTING_CEILINGS[c.way];
+    const share = totalTokens(c) / Math.max(1, totalTokens(whole));
+    return ceiling !== undefined && share > ceiling ? [`${c.label}: ${share.toFixed(2)}x the whole-document way, over its ceiling of ${ceiling}x`] : [];
+  });
+}
 
 /** The table `npm run bench` prints and docs/code-mode.md shows. */
 export function draftingTable(costs: readonly DraftingCost[]): string {

@@ -1,6 +1,8 @@
 // How well find_operations finds what consultants ask for: the share of each request set whose right
-// operation is among the first three matches. Three sets (test/mcp/retrieval-sets): the one the ranking
-// is tuned on, and two held out, each written before any tuning and never tuned on. The ranking is the
+// operation is among the first three matches. Five sets (test/mcp/retrieval-sets): two the ranking is
+// tuned on (requests phrased around the API's objects, and requests phrased by the outcome wanted), and
+// three held out, each written before the tuning it measures and never tuned on. A request no operation
+// answers (no expected operation) counts when the search says it has no strong match. The ranking is the
 // server's own index over the operations a workspace like the sandbox offers; test/mcp/retrieval.test.ts
 // measures the same through find_operations over MCP and checks the two agree, and docs/tools.md quotes
 // these figures (scripts/generate-docs.ts). Run: `npx tsx bench/retrieval.ts`. Held-out misses are
@@ -11,7 +13,7 @@ import { sandboxOperations } from './tokens.js';
 
 export interface RetrievalRequest {
   query: string;
-  /** Every operation that does the job. */
+  /** Every operation that does the job; none when no operation does it (the search must say it has no strong match). */
   expected: string[];
   area?: string;
 }
@@ -20,6 +22,8 @@ export const RETRIEVAL_SETS = {
   tuning: { file: 'tuning.json', label: 'tuned on', heldOut: false },
   heldOutFirst: { file: 'held-out-first.json', label: 'first held-out set', heldOut: true },
   heldOutConsultants: { file: 'held-out-consultants.json', label: "consultants' held-out set", heldOut: true },
+  outcomes: { file: 'outcomes.json', label: 'outcome-phrased, tuned on', heldOut: false },
+  heldOutOutcomes: { file: 'held-out-outcomes.json', label: 'outcome-phrased held-out set', heldOut: true },
 } as const;
 export type RetrievalSetName = keyof typeof RETRIEVAL_SETS;
 
@@ -38,25 +42,39 @@ export interface RetrievalScore {
   misses: string[];
 }
 
-/** Score one set against a search that answers operation names, best first. */
+/** What a search answered one request: the operations' names, best first, and whether it said no match was strong. */
+export interface Found {
+  names: readonly string[];
+  weak?: boolean;
+}
+
+/** The search found what the request asks: its operation in the list, or, when no operation does it, no strong match. */
+export function hit(r: RetrievalRequest, found: Found): boolean {
+  return r.expected.length ? found.names.some((n) => r.expected.includes(n)) : found.weak === true;
+}
+
+const missLine = (r: RetrievalRequest, found: Found) =>
+  `${r.query} -> expected ${r.expected.length ? r.expected.join(' or ') : 'no strong match'}, got ${found.weak ? '(no strong match) ' : ''}${found.names.join(', ')}`;
+
+/** Score one set against a search, best first. */
 export async function score(
   requests: readonly RetrievalRequest[],
-  search: (query: string) => string[] | Promise<string[]>,
+  search: (query: string) => Found | Promise<Found>,
   showMisses: boolean,
 ): Promise<RetrievalScore> {
   const misses: string[] = [];
   let hits = 0;
   for (const r of requests) {
     const found = await search(r.query);
-    if (found.some((n) => r.expected.includes(n))) hits++;
-    else if (showMisses) misses.push(`${r.query} -> expected ${r.expected.join(' or ')}, got ${found.join(', ')}`);
+    if (hit(r, found)) hits++;
+    else if (showMisses) misses.push(missLine(r, found));
   }
   return { hits, total: requests.length, misses };
 }
 
-/** Requests whose right operation a found list holds. */
+/** Requests whose right operation a found list holds (a list that cannot say "no strong match": requests no operation answers count as missed). */
 export function hitsOf(requests: readonly RetrievalRequest[], found: readonly (readonly string[])[]): number {
-  return requests.filter((r, i) => (found[i] ?? []).some((n) => r.expected.includes(n))).length;
+  return requests.filter((r, i) => hit(r, { names: found[i] ?? [] })).length;
 }
 
 let figures: Record<RetrievalSetName, RetrievalScore> | undefined;
@@ -67,11 +85,12 @@ export function retrievalFigures(): Record<RetrievalSetName, RetrievalScore> {
   const out = {} as Record<RetrievalSetName, RetrievalScore>;
   for (const name of Object.keys(RETRIEVAL_SETS) as RetrievalSetName[]) {
     const set = retrievalSet(name);
-    const found = set.map((r) => index.search(r.query, { limit: RETRIEVAL_TOP }).map((m) => m.op.name));
-    const misses = RETRIEVAL_SETS[name].heldOut
-      ? []
-      : set.flatMap((r, i) => (hitsOf([r], [found[i] ?? []]) ? [] : [`${r.query} -> expected ${r.expected.join(' or ')}, got ${(found[i] ?? []).join(', ')}`]));
-    out[name] = { hits: hitsOf(set, found), total: set.length, misses };
+    const found = set.map((r): Found => {
+      const { matches, strong } = index.find(r.query, { limit: RETRIEVAL_TOP });
+      return { names: matches.map((m) => m.op.name), weak: !strong };
+    });
+    const misses = RETRIEVAL_SETS[name].heldOut ? [] : set.flatMap((r, i) => (hit(r, found[i] as Found) ? [] : [missLine(r, found[i] as Found)]));
+    out[name] = { hits: set.filter((r, i) => hit(r, found[i] as Found)).length, total: set.length, misses };
   }
   figures = out;
   return out;

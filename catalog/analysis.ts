@@ -56,7 +56,10 @@ export const analysis = area(
       method: 'GET',
       path: '/analysis/enums/{name}',
       example: { name: 'finding-types' },
-      askedAs: { en: ['allowed values of analysis fields', 'finding types'], fr: ['valeurs possibles de l’analyse', 'types de constats'] },
+      askedAs: {
+        en: ['allowed values of analysis fields', 'finding types', 'what values an analysis field can take'],
+        fr: ['valeurs possibles de l’analyse', 'types de constats', 'quelles valeurs peut prendre un champ de l’analyse'],
+      },
       pathSchemas: () => ({ name: slug() }),
       paginated: true,
       reference: true,
@@ -236,8 +239,13 @@ export const analysis = area(
       path: '/engagements/{engagement}/evidences/{evidence}',
       example: { engagement: '$demo.engagement', evidence: '$demo.evidence', is_publishable: false },
       askedAs: {
-        en: ['hide a quote from the deliverable', 'keep an excerpt confidential', 'allow an evidence in the report'],
-        fr: ['masquer une citation du livrable', 'garder un extrait confidentiel', 'autoriser une preuve dans le rapport'],
+        en: ['hide a quote from the deliverable', 'keep an excerpt confidential', 'allow an evidence in the report', 'keep a quote out of the client’s copy'],
+        fr: [
+          'masquer une citation du livrable',
+          'garder un extrait confidentiel',
+          'autoriser une preuve dans le rapport',
+          'garder une citation hors de la version client',
+        ],
       },
       destructive: false,
       fields: () => ({ is_publishable: z.boolean() }),
@@ -250,8 +258,8 @@ export const analysis = area(
       path: '/engagements/{engagement}/evidences/{evidence}/preview',
       example: { engagement: '$demo.engagement', evidence: '$demo.evidence' },
       askedAs: {
-        en: ['see the source behind a finding', 'the excerpt a finding rests on'],
-        fr: ['voir la source d’un constat', 'l’extrait sur lequel repose un constat'],
+        en: ['see the source behind a finding', 'the excerpt a finding rests on', 'where a conclusion comes from'],
+        fr: ['voir la source d’un constat', 'l’extrait sur lequel repose un constat', 'd’où vient une conclusion'],
       },
     }),
     op({
@@ -263,8 +271,8 @@ export const analysis = area(
       example: { engagement: '$demo.engagement', limit: 5 },
       completes: { argument: 'finding', label: 'statement' },
       askedAs: {
-        en: ['what we found', 'key findings', 'pain points identified', 'observations of the audit'],
-        fr: ['nos constats', 'points clés relevés', 'irritants identifiés', 'observations de l’audit'],
+        en: ['what we found', 'key findings', 'pain points identified', 'observations of the audit', 'what we concluded', 'key insights so far'],
+        fr: ['nos constats', 'points clés relevés', 'irritants identifiés', 'observations de l’audit', 'ce qu’on a conclu', 'les enseignements clés'],
       },
       paginated: true,
       surface: 'review',
@@ -276,8 +284,8 @@ export const analysis = area(
       method: 'POST',
       path: '/engagements/{engagement}/findings',
       askedAs: {
-        en: ['record a new finding', 'note a pain point', 'log an observation'],
-        fr: ['noter un constat', 'enregistrer un irritant', 'consigner une observation'],
+        en: ['record a new finding', 'note a pain point', 'log an observation', 'add a conclusion of our own'],
+        fr: ['noter un constat', 'enregistrer un irritant', 'consigner une observation', 'ajouter une conclusion'],
       },
       destructive: false,
       fields: () => ({
@@ -364,8 +372,8 @@ export const analysis = area(
       path: '/engagements/{engagement}/findings/{finding}/review',
       example: { engagement: '$demo.engagement', finding: '$demo.proposed_finding', review_status: 'validated' },
       askedAs: {
-        en: ['approve a finding', 'reject a finding', 'validate or dismiss a finding', 'accept a proposed finding'],
-        fr: ['valider un constat', 'rejeter un constat', 'approuver ou refuser un constat', 'remettre un constat à revoir'],
+        en: ['approve a finding', 'reject a finding', 'validate or dismiss a finding', 'accept a proposed finding', 'sign off a conclusion'],
+        fr: ['valider un constat', 'rejeter un constat', 'approuver ou refuser un constat', 'remettre un constat à revoir', 'valider une conclusion'],
       },
       destructive: false,
       fields: () => ({ review_status: z.enum(REVIEW_STATUSES) }),

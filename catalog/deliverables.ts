@@ -243,8 +243,8 @@ export const deliverables = area(
       path: '/engagements/{engagement}/deliverable/draft/preview',
       example: { engagement: '$demo.engagement' },
       askedAs: {
-        en: ['preview the report before publishing', 'what the client will see'],
-        fr: ['aperçu du rapport avant publication', 'ce que verra le client'],
+        en: ['preview the report before publishing', 'what the client will see', 'check the report before it goes out'],
+        fr: ['aperçu du rapport avant publication', 'ce que verra le client', 'relire le rapport avant qu’il parte'],
       },
     }),
     op({
@@ -269,8 +269,20 @@ export const deliverables = area(
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/publish',
       askedAs: {
-        en: ['issue the report', 'share the deliverable with the client', 'release the final version', 'send the report to the client'],
-        fr: ['diffuser le rapport', 'partager le livrable avec le client', 'publier la version finale', 'envoyer le rapport au client'],
+        en: [
+          'issue the report',
+          'share the deliverable with the client',
+          'release the final version',
+          'send the report to the client',
+          'a version the client can comment on',
+        ],
+        fr: [
+          'diffuser le rapport',
+          'partager le livrable avec le client',
+          'publier la version finale',
+          'envoyer le rapport au client',
+          'une version que le client peut commenter',
+        ],
       },
       destructive: true,
       fields: () => ({ changelog: nstr(5000).optional(), stage: z.enum(STAGES).optional() }),

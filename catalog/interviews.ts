@@ -140,7 +140,10 @@ export const interviews = area(
       method: 'GET',
       path: '/media/{disk}/{path}',
       example: { disk: '$demo.media_disk', path: '$demo.media_path' },
-      askedAs: { en: ['open a stored media file', 'image or video file'], fr: ['ouvrir un fichier média', 'image ou vidéo stockée'] },
+      askedAs: {
+        en: ['open a stored media file', 'image or video file', 'the full-size picture, not the thumbnail'],
+        fr: ['ouvrir un fichier média', 'image ou vidéo stockée', 'l’image en taille réelle, pas la vignette'],
+      },
       pathSchemas: () => ({ disk: slug(), path: mediaPath() }),
       response: 'file',
       segmentedParam: 'path',

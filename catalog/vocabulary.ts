@@ -9,13 +9,13 @@ export const vocabulary: SearchVocabulary = {
       'a an the of for to in on at by with from and or is are was were be do does did can could would should i me my ' +
       'we our us you your it its this that these those what which who whom how when where there here please want ' +
       'need give get any some one s t ve ll re m d let just also so about into them they their has have had been ' +
-      'being will ones thing things something very really ok hey',
+      'being will ones thing things something very really ok hey partner partners boss manager',
     fr:
       'le la les l un une des du de d au aux et ou est sont a ce cet cette ces quel quelle quels quelles qui que ' +
       'quoi comment quand je j moi mon ma mes nous notre nos vous votre vos il elle ils elles on pour par avec sur ' +
       'dans en se sa son leurs leur ne pas plus tout tous toutes faire fais peux peut veux voudrais merci stp svp y ' +
       'qu n c s t m ai as ont etre etait sera aussi tres bien ca cela ceci celui celle ceux dont lui eux toi te me ' +
-      'ni mais donc or car si comme chez ici alors estce',
+      'ni mais donc or car si comme chez ici alors estce associe associes',
   },
   /** A request's word (English or French) mapped to the catalog's words it means. A value may name several. */
   words: {
@@ -226,7 +226,7 @@ export const vocabulary: SearchVocabulary = {
     who: 'member',
     logo: 'branding logo',
     report: 'deliverable document',
-    pdf: 'export download',
+    pdf: 'export',
     word: 'export docx',
     powerpoint: 'export pptx',
     slide: 'export pptx',
@@ -243,6 +243,7 @@ export const vocabulary: SearchVocabulary = {
     rename: 'update',
     show: 'get list',
     fetch: 'get',
+    find: 'get list',
     read: 'get',
     see: 'get list',
     status: 'status get',
@@ -413,7 +414,7 @@ export const vocabulary: SearchVocabulary = {
     sound: 'voice',
     accent: 'voice',
     irritant: 'finding irritant',
-    original: 'inherited',
+    original: 'inherited original',
     every: 'all',
     interroger: 'interview',
     interroge: 'interview',
@@ -429,6 +430,40 @@ export const vocabulary: SearchVocabulary = {
     charger: 'upload',
     month: 'month period',
     mois: 'month period',
+    // The trade's words for a finding: what the audit concluded. A state said with a participle
+    // ("what we concluded") is read as the findings, not as a change.
+    conclusion: 'finding',
+    conclude: 'finding',
+    concluded: 'finding',
+    takeaway: 'finding',
+    lesson: 'finding',
+    learning: 'finding',
+    enseignement: 'finding',
+    conclu: 'finding',
+    conclure: 'finding',
+    // Reviewing a finding, said the way reviewers say it.
+    cocher: 'review validated',
+    coche: 'review validated',
+    reword: 'update wording',
+    reworded: 'update wording',
+    spent: 'cost usage',
+    contredisent: 'contradiction',
+    contredit: 'contradiction',
+    contredire: 'contradiction',
+    contradictory: 'contradiction',
+    // A setting's possible values: an enumeration.
+    setting: 'setting value',
+    parametre: 'setting parameter value',
+    option: 'value',
+    // What the interviews cover: the guide's topics, once inherited topics and overrides are combined.
+    cover: 'guide topic',
+    couvrir: 'guide topic',
+    couvriront: 'guide topic',
+    combined: 'effective applied',
+    combine: 'effective applied',
+    combiner: 'effective applied',
+    merged: 'effective applied',
+    fusionne: 'effective applied',
   },
   /**
    * Expressions of several words, rewritten before the words are read: [pattern, replacement] on the
@@ -460,7 +495,7 @@ export const vocabulary: SearchVocabulary = {
       '\\b(remark|comment|feedback|note|question|objection|reaction|input|concern|annotation)s?( \\w+){0,2}? (from|of|by) (the |our |this )?clients?\\b',
       'deliverable comment $1',
     ],
-    ['\\bclients? (left|wrote|made|raised|added|flagged|commented|annotated|objected)\\b', 'deliverable comment'],
+    ['\\bclients? (left|wrote|made|raised|added|flagged|commented|annotated|objected|scribbled|jotted|noted|marked)\\b', 'deliverable comment'],
     [
       '\\b(remarque|commentaire|retour|avis|objection|question|observation|annotation|reaction)s?( \\w+){0,2}? (du|des|de notre|de nos|de ce|par le|par notre|par ce) clients?\\b',
       'deliverable comment $1',
@@ -494,6 +529,65 @@ export const vocabulary: SearchVocabulary = {
     ],
     // How something will look: a preview.
     ['\\bhow (?:will|would|does|do|did) (?:\\w+ ){0,4}(?:look|appear|show up|render)\\b', 'preview'],
+    ['\\bhow (?:\\w+ ){0,4}(?:will|would) (?:look|appear|show up|render)\\b', 'preview'],
+    // What the client will see (asked, or said before the verb): the draft as it would be published.
+    [
+      '\\b(?:what )?(?:will|would|can|could|does|do) (?:the |our |this )?clients? (?:see|read|get)\\b|\\bwhat (?:the |our )?clients? (?:will |would |is going to )?(?:see|read|get)s?\\b|\\b(?:va|vont|pourra|pourront) voir\\b',
+      'preview deliverable draft published',
+    ],
+    // Something others can comment on: comments attach to a published version.
+    [
+      '\\b(?:(?:the |our )?clients? )?(?:can|could|may|will|to) (?:comment|annotate|react|give feedback|leave (?:\\w+ )?(?:remarks|comments|notes))\\b|\\b(?:puisse|peut|pourra|puissent|peuvent|pour) (?:la |le |les )?(?:commenter|annoter|relire)\\b',
+      'publish version',
+    ],
+    // Whatever is named after "rather than", "instead of", "not the" is not asked for.
+    ['\\b(?:rather than|instead of|not the|plutot que|au lieu de|pas la|pas le|pas les)(?: (?:the|a|la|le|les|l|une?|des|du|de))?(?: \\w+){1,2}', ' '],
+    // A file at its own size: the stored media, not its thumbnail.
+    [
+      '\\b(?:original|d origine|full ?size|full ?resolution|high ?res(?:olution)?|taille reelle|pleine resolution|haute resolution|en grand)\\b',
+      'media original',
+    ],
+    // Keeping something out of what the client gets: an evidence not publishable.
+    [
+      '\\bkeep (?:\\w+ ){0,3}out of\\b|\\bstays? (?:internal|confidential|private)\\b|\\b(?:hors de|en dehors de) (?:la|le)\\b|\\b(?:ne pas|ne plus) (?:faire )?(?:figurer|apparaitre)\\b|\\breste(?:r)? (?:interne|confidentiel)',
+      'hide publishable',
+    ],
+    // The copy or version the client gets: the published deliverable.
+    ['\\bclients?(?: s)? (?:copy|version)\\b|\\bversion (?:du )?client\\b', 'published deliverable'],
+    // Signing off, ticking off: a reviewer's approval.
+    ['\\b(?:sign|tick|check)(?:ed|s|ing)? off\\b|\\bgive (?:\\w+ ){0,2}(?:the )?(?:green light|go ahead)\\b|\\bagree(?:d|s)? with\\b', 'review validated'],
+    // Nobody has looked at it yet: still proposed.
+    [
+      '\\b(?:nobody|no one|not yet|not been|pas encore|personne n a)(?: \\w+){0,3}? (?:looked at|reviewed|checked|seen|validated|vu|revu|valide|regarde|examine)s?\\b',
+      'list proposed',
+    ],
+    // Why the analysis says something, where it got it: the evidence behind it.
+    [
+      '\\bwhy (?:does|did|do) (?:the )?(?:ai|analysis|model) (?:think|say|believe|claim|conclude)\\b|\\bwhere did (?:\\w+ ){0,3}get (?:this|that|it)\\b|\\bd ou (?:\\w+ ){0,3}(?:tire|sort)\\b|\\b(?:exact|actual) words\\b|\\bbehind (?:this|that|the) (?:conclusion|finding|claim|insight)\\b',
+      'preview evidence source excerpt',
+    ],
+    // Answering someone's note: a reply to a comment on the published version.
+    [
+      '\\b(?:answer|reply to|respond to|get back to|repondre a|repondre au|repondre aux)(?: the| a| this| that| his| her| their| s| la| le| sa| son)?(?: \\w+){0,3}? (?:note|remark|comment|feedback|question|objection|remarque|commentaire|retour)s?\\b',
+      'reply comment',
+    ],
+    // Marking a remark done: closing the comment.
+    ['\\b(?:mark|marked|consider) (?:\\w+ ){0,2}(?:as )?(?:done|handled|dealt with|addressed|sorted)\\b|\\b(?:dealt with|taken care of)\\b', 'close comment'],
+    // A file to send someone: an export.
+    ['\\b(?:file|fichier|copy|copie)(?: \\w+){0,2}? (?:to send|to share|to email|to give|to forward|a envoyer|a partager|a transmettre)\\b', 'export file'],
+    // What we sent, without naming the client: a published version.
+    [
+      '\\b(?:we|i) (?:sent|delivered|issued|shipped|handed over)\\b|\\b(?:version|rapport|livrable) (?:envoye|livre|remis|transmis)e?s?\\b',
+      'published version snapshot',
+    ],
+    // This client, for a cost or a total: the engagement.
+    ['\\b(?:on|for|sur|pour) (?:this|that|ce|cette) (?:client|customer)\\b', 'engagement'],
+    // Taking access away, letting someone in or letting them manage.
+    ['\\b(?:bring|fold|take|pull) in\\b|\\b(?:bring|fold|take|pull) (?:\\w+ ){0,4}into\\b', 'accept apply'],
+    ['\\btake (?:\\w+ ){0,3}away\\b|\\btake away\\b', 'remove'],
+    ['\\blet (?:\\w+ ){0,3}(?:manage|administer|run|own)\\b', 'update member role admin'],
+    ['\\blet (?:\\w+ ){0,3}in\\b|\\bfaire entrer\\b|\\bbring (?:\\w+ ){0,3}(?:onto|into) the team\\b', 'invite member'],
+    // Bringing in what the analysis suggested: accepting its change proposals.
     // At the client's: a place, not the client company.
     ['\\bchez (?:le|notre|ce) client\\b|\\bat the client(?: s)?(?: site| office| premises)?\\b', ' '],
     // Running again, in French.

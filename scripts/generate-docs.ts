@@ -131,6 +131,8 @@ export const FACTS: Record<string, () => string> = {
   'retrieval-tuned': () => retrieval(retrievalFigures().tuning),
   'retrieval-held-out-first': () => retrieval(retrievalFigures().heldOutFirst),
   'retrieval-held-out-consultants': () => retrieval(retrievalFigures().heldOutConsultants),
+  'retrieval-outcomes': () => retrieval(retrievalFigures().outcomes),
+  'retrieval-held-out-outcomes': () => retrieval(retrievalFigures().heldOutOutcomes),
   // The spec's documented operations, and the ones the catalog curates from the live description only.
   'documented-operations': () => String(catalog.filter((o) => o.documented).length),
   'live-only-operations': () => String(catalog.filter((o) => !o.documented).length),

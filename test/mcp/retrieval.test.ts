@@ -1,13 +1,17 @@
 // find_operations against requests as consultants make them, in English and in French, ambiguous
-// ones included. Three sets, kept as data in test/mcp/retrieval-sets: the one the ranking is tuned on
-// (its misses are printed, add to it freely), and two held out, each written before the tuning it
-// measures and never tuned on (only their hit rates are printed): the project's first held-out set,
-// and the consultants' set, written before the tuning on consultants' words. Floors (top 3): tuned
-// 98%, each held-out set 90%, below what the ranking reaches, so a change that loses ground fails. The
+// ones included. Five sets, kept as data in test/mcp/retrieval-sets: two the ranking is tuned on
+// (requests phrased around the API's objects, and requests phrased by the outcome wanted; their misses
+// are printed, add to them freely), and three held out, each written before the tuning it measures
+// and never tuned on (only their hit rates are printed): the project's first held-out set, the
+// consultants' set, written before the tuning on consultants' words, and the outcome-phrased set,
+// written before the tuning on outcomes. A request no operation answers counts when the answer says
+// no match is strong. Floors (top 3): tuned 98% and 95%, each held-out set 90% (the outcome-phrased
+// one 65%), below what the ranking reaches, so a change that loses ground fails. The
 // docs quote the current figures, which bench/retrieval.ts computes in-process; the test checks that
 // they are what find_operations answers over MCP. A request with several right answers lists them all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type Found,
   percent,
   RETRIEVAL_SETS,
   RETRIEVAL_TOP,
@@ -23,6 +27,8 @@ import { type Stack, startStack, textOf } from '../helpers/stack.js';
 const TUNING = retrievalSet('tuning');
 const HELD_OUT = retrievalSet('heldOutFirst');
 const CONSULTANTS = retrievalSet('heldOutConsultants');
+const OUTCOMES = retrievalSet('outcomes');
+const HELD_OUT_OUTCOMES = retrievalSet('heldOutOutcomes');
 
 const FRENCH = /[àâçéèêëîïôûùüÿœ’]|\b(les?|la|des|une?|du|de|au)\b/i;
 
@@ -34,14 +40,19 @@ afterAll(async () => {
   await stack.close();
 });
 
-async function top(query: string, limit: number): Promise<string[]> {
+async function found(query: string, limit: number): Promise<Found> {
   const r = await stack.call('find_operations', { query, limit });
-  return (r.structuredContent as { operations: { name: string }[] }).operations.map((o) => o.name);
+  const sc = r.structuredContent as { operations: { name: string }[]; weak?: boolean };
+  return { names: sc.operations.map((o) => o.name), weak: sc.weak === true };
+}
+
+async function top(query: string, limit: number): Promise<readonly string[]> {
+  return (await found(query, limit)).names;
 }
 
 /** One set through find_operations over MCP; misses printed only for the set tuned on. */
 async function measured(set: readonly RetrievalRequest[], label: string, heldOut: boolean, limit = RETRIEVAL_TOP): Promise<RetrievalScore> {
-  const s = await score(set, (q) => top(q, limit), !heldOut);
+  const s = await score(set, (q) => found(q, limit), !heldOut);
   const shown = s.misses.length ? `; misses:\n${s.misses.join('\n')}` : '';
   process.stderr.write(`retrieval, ${label}: ${s.hits}/${s.total} in the top ${limit} (${percent(s)})${shown}\n`);
   return s;
@@ -49,11 +60,11 @@ async function measured(set: readonly RetrievalRequest[], label: string, heldOut
 
 describe('find_operations retrieval', () => {
   it("tunes on at least 80 requests and holds out two sets, the consultants' one of 40 or more covering every area, in English and in French", () => {
-    const all = [...TUNING, ...HELD_OUT, ...CONSULTANTS];
+    const all = [...TUNING, ...HELD_OUT, ...CONSULTANTS, ...OUTCOMES, ...HELD_OUT_OUTCOMES];
     expect(TUNING.length).toBeGreaterThanOrEqual(80);
     expect(HELD_OUT.length).toBeGreaterThanOrEqual(30);
     expect(CONSULTANTS.length).toBeGreaterThanOrEqual(40);
-    for (const set of [TUNING, CONSULTANTS]) {
+    for (const set of [TUNING, CONSULTANTS, OUTCOMES, HELD_OUT_OUTCOMES]) {
       expect(set.filter((r) => FRENCH.test(r.query)).length).toBeGreaterThanOrEqual(set.length / 4);
       expect(set.filter((r) => !FRENCH.test(r.query)).length).toBeGreaterThanOrEqual(set.length / 4);
     }
@@ -70,26 +81,41 @@ describe('find_operations retrieval', () => {
     expect((await measured(TUNING, RETRIEVAL_SETS.tuning.label, false)).hits / TUNING.length).toBeGreaterThanOrEqual(0.98);
   });
 
-  it('finds it in the top 3 for at least 90% of each held-out set, and the figures docs/tools.md quotes are these', async () => {
+  it('finds the right operation, or says no match is strong, for at least 95% of the outcome-phrased requests it was tuned on', async () => {
+    expect((await measured(OUTCOMES, RETRIEVAL_SETS.outcomes.label, false)).hits / OUTCOMES.length).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('finds it in the top 3 for at least 90% of each held-out set (65% of the outcome-phrased one), and the figures docs/tools.md quotes are these', async () => {
     // Their misses are not printed: whoever tunes the ranking must not tune it on them.
     const first = await measured(HELD_OUT, RETRIEVAL_SETS.heldOutFirst.label, true);
     const consultants = await measured(CONSULTANTS, RETRIEVAL_SETS.heldOutConsultants.label, true);
-    const tuned = await score(TUNING, (q) => top(q, RETRIEVAL_TOP), false);
+    const outcomes = await measured(HELD_OUT_OUTCOMES, RETRIEVAL_SETS.heldOutOutcomes.label, true);
+    const tuned = await score(TUNING, (q) => found(q, RETRIEVAL_TOP), false);
+    const tunedOutcomes = await score(OUTCOMES, (q) => found(q, RETRIEVAL_TOP), false);
     expect(first.hits / first.total).toBeGreaterThanOrEqual(0.9);
     expect(consultants.hits / consultants.total).toBeGreaterThanOrEqual(0.9);
+    expect(outcomes.hits / outcomes.total).toBeGreaterThanOrEqual(0.65);
     // The top 8 that find_operations shows by default.
     expect((await measured(HELD_OUT, RETRIEVAL_SETS.heldOutFirst.label, true, 8)).hits / HELD_OUT.length).toBeGreaterThanOrEqual(0.9);
     const readme = retrievalFigures();
-    expect([readme.tuning.hits, readme.heldOutFirst.hits, readme.heldOutConsultants.hits]).toEqual([tuned.hits, first.hits, consultants.hits]);
+    expect([readme.tuning, readme.heldOutFirst, readme.heldOutConsultants, readme.outcomes, readme.heldOutOutcomes].map((f) => f.hits)).toEqual(
+      [tuned, first, consultants, tunedOutcomes, outcomes].map((f) => f.hits),
+    );
   });
 
-  it('shows each match with its one-line purpose and the arguments it needs, with their values when few', async () => {
+  it('shows each match with its one-line purpose and the arguments it requires, with the values each takes', async () => {
     const r = await stack.call('find_operations', { query: 'turn down this proposed finding', limit: 3 });
     const lines = textOf(r).split('\n');
     expect(lines[0]).toBe(
       "review_finding: Set a finding's review status: validated, rejected, or back to proposed. Needs engagement, finding, review_status (proposed|validated|rejected). [write]",
     );
     for (const line of lines) expect(line).toMatch(/^\w+: [^\n]+[.!?] Needs [^\n]+\. \[(read|write)[^\]]*\]$/);
+    // An enumeration of more than a few values is listed all the same: a model needs one of them to call.
+    const exports = textOf(await stack.call('find_operations', { query: 'export the roadmap as a Word file', limit: 1 }));
+    expect(exports).toMatch(/^create_export: .* Needs engagement, kind \(bpmn\|findings_csv\|[a-z_|]*deliverable_pdf\)\. \[write\]$/);
+    // What it does not show, the tool's description says describe_operation does.
+    const { tools } = await stack.client.listTools();
+    expect(tools.find((t) => t.name === 'find_operations')?.description).toMatch(/with the arguments they require \(describe_operation shows the rest\)/);
     const first = (r.structuredContent as { operations: { purpose: string; required: string[] }[] }).operations[0]!;
     expect(first).toMatchObject({
       purpose: "Set a finding's review status: validated, rejected, or back to proposed.",
@@ -108,21 +134,42 @@ describe('find_operations retrieval', () => {
     expect(['list_client_companies', 'get_client_company']).toContain(await first('our clients'));
   });
 
-  it('says when no match is strong and lists every operation of the likeliest areas, so the model chooses', async () => {
+  it('says when no match is strong, with the closest as unsure and the likeliest areas to search within', async () => {
     const query = 'something about the voice and the budget for the chapters';
     const r = await stack.call('find_operations', { query, limit: 3 });
-    const sc = r.structuredContent as { operations: { name: string }[]; weak?: boolean; areas?: { area: string; operations: string[] }[] };
+    const sc = r.structuredContent as { operations: { name: string }[]; weak?: boolean; areas?: string[] };
     expect(sc.weak).toBe(true);
-    expect(sc.operations.length).toBeGreaterThan(0);
-    const areas = sc.areas ?? [];
-    expect(areas.length).toBeGreaterThan(0);
-    for (const a of areas) expect(a.operations).toEqual(expect.arrayContaining(catalog.filter((o) => o.toolset === a.area).map((o) => o.name)));
-    const text = textOf(r);
-    expect(text.split('\n')[0]).toBe(`No strong match for "${query}". Closest:`);
-    for (const a of areas) expect(text).toContain(`${a.area}: ${a.operations.join(', ')}`);
+    expect(sc.operations).toHaveLength(3);
+    expect(sc.areas?.length).toBeGreaterThan(0);
+    const lines = textOf(r).split('\n');
+    expect(lines[0]).toBe(`No strong match for "${query}"; the closest, none sure:`);
+    expect(lines.slice(1, 4).map((l) => l.slice(0, l.indexOf(':')))).toEqual(sc.operations.map((o) => o.name));
+    expect(lines[4]).toMatch(new RegExp(`^Likeliest areas?: ${sc.areas?.join(', ')}\\.`));
+    expect(lines).toHaveLength(5);
     // A request one operation answers whole gets its matches alone.
     const sure = await stack.call('find_operations', { query: 'publish the final deliverable', limit: 3 });
     expect((sure.structuredContent as { weak?: boolean }).weak).toBeUndefined();
     expect(textOf(sure)).not.toContain('No strong match');
+  });
+
+  it('says no match is strong for a request that no operation answers, rather than a confident list', async () => {
+    // The trade's words for a finding and its review, beside a word that names another area (onboarding).
+    expect((await found('approve the onboarding conclusion', 3)).names[0]).toBe('review_finding');
+    for (const query of ['order lunch for the workshop', 'planifier un atelier avec la DAF jeudi', 'create a Jira ticket for this bug'])
+      expect((await found(query, 3)).weak, query).toBe(true);
+  });
+
+  it('answers at most limit entries, and 8 when the call says none', async () => {
+    const entries = (text: string) => text.split('\n').filter((l) => /^\w+: /.test(l) && !l.startsWith('No strong match'));
+    for (const [query, limit] of [
+      ['list the findings of the engagement', 4],
+      ['something about the voice and the budget for the chapters', 2],
+      ['findings', undefined],
+    ] as const) {
+      const r = await stack.call('find_operations', { query, ...(limit ? { limit } : {}) });
+      const sc = r.structuredContent as { operations: unknown[]; tools?: unknown[] };
+      expect(sc.operations.length + (sc.tools?.length ?? 0), query).toBe(limit ?? 8);
+      expect(entries(textOf(r)), query).toHaveLength(limit ?? 8);
+    }
   });
 });

@@ -42,7 +42,8 @@ function stem(w: string): string {
   // French feminine participles meet their masculine: publiée -> publie.
   let s = w.length > 4 && w.endsWith('ee') ? w.slice(0, -1) : w;
   if (s.length > 6 && s.endsWith('ation')) s = `${s.slice(0, -5)}at`;
-  else if (s.length > 5 && s.endsWith('ing')) s = s.slice(0, -3);
+  // "finding" is the API's noun, not the verb "find" ("find the engagement" asks for no finding).
+  else if (s.length > 5 && s.endsWith('ing') && s !== 'finding') s = s.slice(0, -3);
   else if (s.length > 5 && /[^aeou]er$/.test(s)) s = s.slice(0, -2);
   else if (s.length > 5 && s.endsWith('ez')) s = s.slice(0, -2);
   else if (s.length > 4 && s.endsWith('ed')) s = s.slice(0, -2);
@@ -93,6 +94,11 @@ const UNASKED_READ = 0.85;
  * weight, rare words counting more); below it find_operations says it is unsure.
  */
 const STRONG_SHARE = 0.5;
+/** Where a request starts saying what its object is about, and how much the words after count. */
+const ABOUT = /\b(?:about|regarding|concerning|au sujet d|a propos d|concernant)\b/;
+const SUBJECT_WEIGHT = 0.5;
+/** A request's word that neither the operations nor the vocabulary know weighs this share of the rarest word's weight. */
+const UNKNOWN_WORD = 0.5;
 type Field = keyof typeof FIELD_WEIGHTS;
 
 interface Doc {
@@ -127,6 +133,10 @@ interface Query {
   participles: Set<string>;
   /** The request's own words in order (after its expressions are rewritten), for pair matches. */
   sequence: string[];
+  /** Words written with a capital inside the request: names of people, companies, products. */
+  names: Set<string>;
+  /** The words that say what the object is about (after "about"). */
+  subject: Set<string>;
 }
 
 /** The folded text with its expressions of several words rewritten (requests and askedAs phrases alike). */
@@ -156,12 +166,24 @@ function expand(query: string, known: (t: string) => boolean): Query {
     const again = t.length > 5 && t.startsWith('re') ? t.slice(2) : '';
     if (again && !known(t) && (known(again) || vocab().words.has(again))) words.push(again);
   }
+  // The words after "about" say what the thing is about (the subject matter: "the conclusion about
+  // supplier onboarding"), not which thing: they weigh less.
+  const about = text.search(ABOUT);
+  const subject = new Set(about < 0 ? [] : terms(text.slice(about)));
   for (const t of words) {
     const mapped = vocab().words.get(t);
-    if (!vocab().stop.has(t)) add(t, 1);
-    if (mapped) for (const m of terms(mapped)) add(m, mapped.startsWith(t) ? 1 : 0.8);
+    const w = subject.has(t) ? SUBJECT_WEIGHT : 1;
+    if (!vocab().stop.has(t)) add(t, w);
+    if (mapped) for (const m of terms(mapped)) add(m, (mapped.startsWith(t) ? 1 : 0.8) * w);
   }
-  return { weights, participles, sequence };
+  const names = new Set(
+    query
+      .split(/\s+/)
+      .slice(1)
+      .filter((w) => /^\p{Lu}/u.test(w))
+      .flatMap((w) => terms(w)),
+  );
+  return { weights, participles, sequence, names, subject };
 }
 
 function enumValues(op: Operation): string[] {
@@ -279,12 +301,23 @@ export class OperationIndex {
   find(query: string, opts: { limit?: number; filter?: (op: Operation) => boolean } = {}): SearchResult {
     if (this.pending.length) this.build();
     const q = expand(query, (t) => this.df.has(t));
-    const said = [...q.weights.keys()];
+    // The words that say what is asked: the subject matter's words ("about supplier onboarding") ask for no change.
+    const said = [...q.weights].filter(([, w]) => w > SUBJECT_WEIGHT).map(([t]) => t);
     const asksChange = said.some((t) => this.changeVerbs.has(t) && !q.participles.has(t));
     const undecided = !asksChange && said.some((t) => this.eitherVerbs.has(t));
-    // What the request says, weighed: its own words only (not what they map to), rare ones counting more.
-    const own = q.sequence.filter((t) => this.df.has(t) || vocab().words.has(t));
-    const ownWeight = own.reduce((sum, t) => sum + this.idf(t), 0);
+    // What the request says, weighed: its own words only (not what they map to), rare ones counting
+    // more. A word only the vocabulary knows weighs what the words it means weigh; a word nothing knows
+    // (not a name) weighs as a rare word: a request made mostly of such words ("book a meeting room")
+    // asks for something no operation does, and must not get a confident list.
+    const own = q.sequence.filter((t) => !q.names.has(t) || this.df.has(t) || vocab().words.has(t));
+    const weightOf = (t: string) => {
+      if (this.df.has(t)) return this.idf(t) * (q.subject.has(t) ? SUBJECT_WEIGHT : 1);
+      const mapped = terms(vocab().words.get(t) ?? '').filter((m) => this.df.has(m));
+      return (
+        (mapped.length ? Math.max(...mapped.map((m) => this.idf(m))) : UNKNOWN_WORD * Math.log(1 + this.docs.length)) * (q.subject.has(t) ? SUBJECT_WEIGHT : 1)
+      );
+    };
+    const ownWeight = own.reduce((sum, t) => sum + weightOf(t), 0);
     const pairs = new Set<string>();
     for (let i = 1; i < q.sequence.length; i++) pairs.add(`${q.sequence[i - 1]} ${q.sequence[i]}`);
     const scored: Match[] = [];
@@ -321,7 +354,7 @@ export class OperationIndex {
       // A word of the request counts as accounted for when the operation has it or a word it maps to.
       const has = (t: string) =>
         Object.values(doc.fields).some((f) => f.has(t)) || terms(vocab().words.get(t) ?? '').some((m) => Object.values(doc.fields).some((f) => f.has(m)));
-      const covered = own.filter(has).reduce((sum, t) => sum + this.idf(t), 0);
+      const covered = own.filter(has).reduce((sum, t) => sum + weightOf(t), 0);
       strong = covered / ownWeight >= STRONG_SHARE;
     }
     // The likeliest areas: the areas of the best few matches, by their summed scores.

@@ -89,7 +89,11 @@ export function operationOutputSchema(op: Operation): OutputSchema {
   return RECORD_RESULT;
 }
 
-/** find_operations: the operations that match, best first, each with what it takes to call it. */
+/**
+ * find_operations: the operations that match, best first, each with what it takes to call it (its
+ * required arguments, its signature: compact in code mode); when no match is strong, `weak` and the
+ * likeliest areas to search within.
+ */
 export const FIND_RESULT: OutputSchema = {
   type: 'object',
   properties: {
@@ -104,13 +108,15 @@ export const FIND_RESULT: OutputSchema = {
           scope: { enum: ['read', 'write'] },
           area: STRING,
           purpose: STRING,
-          description: STRING,
           required: { type: 'array', items: STRING },
+          signature: STRING,
           generated: { type: 'boolean' },
         },
-        required: ['name', 'method', 'path', 'scope', 'area', 'purpose', 'description', 'required'],
+        required: ['name', 'method', 'path', 'scope', 'area', 'purpose', 'required', 'signature'],
       },
     },
+    weak: { type: 'boolean' },
+    areas: { type: 'array', items: STRING },
     // Code mode: the server's tools a script calls that match too.
     tools: {
       type: 'array',
@@ -155,6 +161,58 @@ const SECTION = {} as const;
 export function sectionsResult(sections: readonly string[]): OutputSchema {
   return { type: 'object', properties: Object.fromEntries(sections.map((s) => [s, SECTION])), required: [...sections] };
 }
+
+const NULLABLE_STRING = { type: ['string', 'null'] } as const;
+
+/**
+ * A block of a deliverable document as document_context answers it: the fields a script reads to
+ * choose its edits (the spec's; an outline's block has `words` instead of its text, and a key_figures
+ * block's items whole). The others the API sends (refs, options...) pass through undeclared.
+ */
+const DOCUMENT_BLOCK = {
+  type: 'object',
+  properties: {
+    id: NULLABLE_STRING,
+    type: STRING,
+    title: NULLABLE_STRING,
+    text: NULLABLE_STRING,
+    words: STRING,
+    items: { type: 'array', items: STRING },
+  },
+  // A block may come without an id (the API gives one when it is saved).
+  required: ['type'],
+} as const;
+
+/** A validated finding to cite: its id, and its statement (whole) or first words (outline). */
+const FINDING_TO_CITE = {
+  type: 'object',
+  properties: { id: STRING, type: STRING, statement: STRING, words: STRING },
+  required: ['id'],
+} as const;
+
+/**
+ * document_context: the document kind, the document (its blocks, with the ids edit_document_blocks
+ * takes, and the updated_at a whole update echoes), the validated findings to cite (and, without
+ * outline, how many are proposed), and, without outline, the open contradictions and the draft. Each
+ * section is what its operation answered, or `{error}` when it failed, so no field inside a section
+ * is required of it.
+ */
+export const DOCUMENT_CONTEXT_RESULT: OutputSchema = {
+  type: 'object',
+  properties: {
+    kind: STRING,
+    document: { type: 'object', properties: { updated_at: STRING, blocks: { type: 'array', items: DOCUMENT_BLOCK } } },
+    findings: {
+      type: 'object',
+      properties: {
+        validated: { type: 'array', items: FINDING_TO_CITE },
+      },
+    },
+    open_contradictions: {},
+    draft: {},
+  },
+  required: ['kind', 'document'],
+};
 
 /** review_findings: how many reviews were applied, and per finding whether it was. */
 export const REVIEWS_RESULT: OutputSchema = {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { DOCUMENT_KINDS, id } from '../../../catalog/shared.js';
 import { InvocationRefused } from '../pipeline/pipeline.js';
-import { sectionsResult } from '../pipeline/result-schemas.js';
+import { DOCUMENT_CONTEXT_RESULT } from '../pipeline/result-schemas.js';
 import { allPages, errorText, OPEN, section, type WorkflowDeps } from '../pipeline/sections.js';
 import { defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
 import { renderError, renderWorkflow, toolError } from '../render/index.js';
@@ -69,8 +69,8 @@ export function documentContextTool(deps: WorkflowDeps): ToolSpec {
     description:
       'What drafting one deliverable document needs, in one call: the document (its blocks, with the ids edit_document_blocks takes), the validated findings to cite (id, type, statement), open contradictions and the draft stage. With outline: true, a few words per block and per finding.',
     annotations: { readOnlyHint: true },
-    // The outline answers kind and document only.
-    outputSchema: { ...sectionsResult(['kind', 'document', 'findings', 'open_contradictions', 'draft']), required: ['kind', 'document'] },
+    // The outline answers kind, document and findings only.
+    outputSchema: DOCUMENT_CONTEXT_RESULT,
     async run(args, extra) {
       const { engagement, kind, outline } = args;
       const s = extra.signal;
@@ -101,7 +101,9 @@ export function documentContextTool(deps: WorkflowDeps): ToolSpec {
         const text =
           `${kind}, updated_at ${updated}, ${blocks.length} blocks (id type: first words):\n${lines.join('\n')}\n` +
           `Validated findings to cite (id: first words):\n${cite.join('\n')}`;
-        return { content: [{ type: 'text', text }], structuredContent: { kind, document: { updated_at: updated, blocks }, findings: { validated } } };
+        // A failed read of the findings is the section's {error}, as in every workflow section.
+        const findings = Array.isArray(validated) ? { validated } : validated;
+        return { content: [{ type: 'text', text }], structuredContent: { kind, document: { updated_at: updated, blocks }, findings } };
       }
       const [document, findings, contradictions, draft] = await Promise.all([
         section(() => pipeline.invoke('get_deliverable_document', { engagement, kind }, extra).then((r) => r.data)),

@@ -19,10 +19,13 @@ export interface GatewayDeps {
   codeMode?: boolean;
 }
 
+/** How many entries find_operations answers when the call does not say. */
+const DEFAULT_LIMIT = 8;
+
 const findInput = z.strictObject({
   query: z.string().min(1).max(500).describe('what you want to do, in plain words (English or French)'),
   area: z.enum(TOOLSETS).optional(),
-  limit: z.number().int().min(1).max(20).optional().describe('default 8'),
+  limit: z.number().int().min(1).max(20).optional().describe(`how many matches to answer, default ${DEFAULT_LIMIT}`),
 });
 
 /** The gateway's own tools: never a match of find_operations. */
@@ -35,9 +38,10 @@ function stopTerms(): Set<string> {
   return stopped;
 }
 
-/** When no match is strong: the closest matches shown in full, and how many likely areas are listed whole. */
-const WEAK_SHOWN = 3;
+/** When no match is strong: how many likely areas are named, to search within. */
 const WEAK_AREAS = 2;
+/** A required argument's values are listed when there are at most this many; describe_operation lists longer ones. */
+const LISTED_VALUES = 12;
 
 function requiredArgs(op: Operation): string[] {
   return Object.entries(op.input.shape)
@@ -45,29 +49,65 @@ function requiredArgs(op: Operation): string[] {
     .map(([k]) => k);
 }
 
-/** A required argument as find_operations shows it: its name, and its values when a few words say them all. */
+/** A required argument as find_operations shows it: its name, and the values it takes when it is an enumeration. */
 function argumentHint(op: Operation, name: string): string {
   let s: unknown = op.input.shape[name];
   for (let i = 0; i < 3 && s && typeof s === 'object' && 'unwrap' in s && typeof (s as { unwrap: unknown }).unwrap === 'function'; i++)
     s = (s as { unwrap: () => unknown }).unwrap();
   const options = (s as { options?: unknown } | undefined)?.options;
-  return Array.isArray(options) && options.length <= 6 && options.every((o) => typeof o === 'string') ? `${name} (${options.join('|')})` : name;
+  if (!Array.isArray(options) || !options.every((o) => typeof o === 'string')) return name;
+  return options.length <= LISTED_VALUES ? `${name} (${options.join('|')})` : `${name} (one of ${options.length} values)`;
 }
 
 /**
- * The line find_operations shows per operation: its name, what it is for, what it needs, and what
- * kind of call it is; enough to call it, or to ask describe_operation for the rest.
+ * The line find_operations shows per operation: its name, what it is for, the arguments it requires
+ * with their values, and what kind of call it is; describe_operation shows the optional ones. In
+ * code mode, what a script needs: the compact signature it calls (its name says what it is for;
+ * structuredContent keeps the purpose) and whether it reads or writes.
  */
 function summaryLine(op: Operation, codeMode = false): string {
-  if (codeMode) return `${signatureOf(op)} ${purposeOf(op)} [${flagsOf(op)}]`;
+  if (codeMode) return `${signatureOf(op, true)}${scriptFlags(flagsOf(op, false))}`;
   const req = requiredArgs(op).map((a) => argumentHint(op, a));
   return `${op.name}: ${purposeOf(op)} Needs ${req.length ? req.join(', ') : 'nothing'}. [${flagsOf(op)}]`;
 }
 
-/** What kind of call an operation is, in a few words. */
-function flagsOf(op: Operation): string {
+/** A field whose type is an enumeration of several values, in a signature: `kind: "a"|"b"|"c"`. */
+const ENUM_FIELD = /(\w+)\??: ("[^"]*"(?:\|"[^"]*"){3,})/g;
+
+/**
+ * Code mode's lines with each enumeration that more than one of them writes named once: `kind:
+ * DocumentKind` in each, and a line `type DocumentKind = "coverage"|...` after them, as TypeScript
+ * would declare it (the document kinds would otherwise be written out in every document tool).
+ */
+function namedEnumerations(lines: readonly string[]): string[] {
+  const seen = new Map<string, { field: string; count: number }>();
+  for (const l of lines)
+    for (const [, field, values] of l.matchAll(ENUM_FIELD)) {
+      const e = seen.get(values as string);
+      seen.set(values as string, { field: e?.field ?? (field as string), count: (e?.count ?? 0) + 1 });
+    }
+  const names = new Map<string, string>();
+  for (const [values, { field, count }] of seen) {
+    if (count < 2) continue;
+    const base = field.replace(/(^|_)(\w)/g, (_, __, c: string) => c.toUpperCase());
+    let name = base;
+    for (let i = 2; [...names.values()].includes(name); i++) name = `${base}${i}`;
+    names.set(values, name);
+  }
+  if (!names.size) return [...lines];
+  const out = lines.map((l) =>
+    l.replace(ENUM_FIELD, (all, _field: string, values: string) => (names.has(values) ? all.replace(values, names.get(values) as string) : all)),
+  );
+  return [...out, ...[...names].map(([values, name]) => `type ${name} = ${values}`)];
+}
+
+/** Code mode's flags after a signature: none for a plain read (run_read_script refuses what says write). */
+const scriptFlags = (flags: string) => (flags ? ` [${flags}]` : '');
+
+/** What kind of call an operation is, in a few words; `withReads` false leaves "read" unsaid. */
+function flagsOf(op: Operation, withReads = true): string {
   return [
-    op.scope,
+    withReads || op.scope === 'write' ? op.scope : '',
     op.paginated ? 'list' : '',
     op.response === 'file' ? 'file' : '',
     op.annotations.destructiveHint ? 'destructive' : '',
@@ -113,8 +153,8 @@ export function findOperationsTool(deps: GatewayDeps): ToolSpec {
       .map((s) => s.t);
   }
   const toolSig = (t: ToolSpec) =>
-    toolSignature(t.name, t.definition.inputSchema as Record<string, unknown>, t.definition.outputSchema as Record<string, unknown>);
-  const toolLine = (t: ToolSpec) => `${toolSig(t)} ${purposeOf({ description: t.definition.description ?? '' })} [tool, ${t.scope}]`;
+    toolSignature(t.name, t.definition.inputSchema as Record<string, unknown>, t.definition.outputSchema as Record<string, unknown>, true);
+  const toolLine = (t: ToolSpec) => `${toolSig(t)}${scriptFlags(t.scope === 'write' ? 'write' : '')}`;
   const toolEntry = (t: ToolSpec) => ({
     name: t.name,
     signature: toolSig(t),
@@ -128,25 +168,26 @@ export function findOperationsTool(deps: GatewayDeps): ToolSpec {
     input: findInput,
     quotesContent: false,
     description: codeMode
-      ? `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}) by what you want to do, in English or French. Returns the best matches as the api.<name>(args) signatures scripts call.`
-      : `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}, beyond the tools listed here) by what you want to do, in English or French. Returns the best matches with their arguments; then call one with call_operation.`,
+      ? `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}) by what you want to do, in English or French. Returns up to limit matches as the api.<name>(args) signatures scripts call (long optional arguments by name; describe_operation gives the whole), or says no match is strong.`
+      : `Search every Workspace Consulting operation (${operationCountWords(catalog.length)}, beyond the tools listed here) by what you want to do, in English or French. Returns up to limit matches with the arguments they require (describe_operation shows the rest), or says no match is strong; then call one with call_operation.`,
     annotations: { readOnlyHint: true },
     outputSchema: FIND_RESULT,
     async run(args) {
       await registry.operations.ready();
-      const { query, area, limit } = args;
+      const { query, area } = args;
+      const limit = args.limit ?? DEFAULT_LIMIT;
       const shown = (op: Operation) => registry.permitted(op) && registry.get(op.name) === op;
-      const { matches, strong, areas } = index.find(query, {
-        limit: limit ?? 8,
-        filter: (op) => shown(op) && (!area || op.toolset === area),
-      });
-      const tools = area ? [] : matchingTools(query);
+      // The limit counts every entry answered: the server's tools first (code mode), then operations.
+      const tools = area ? [] : matchingTools(query).slice(0, limit);
+      const found = index.find(query, { limit: Math.max(1, limit - tools.length), filter: (op) => shown(op) && (!area || op.toolset === area) });
+      const matches = found.matches.slice(0, limit - tools.length);
       const toolsFound = tools.length ? { tools: tools.map(toolEntry) } : {};
-      const toolLines = tools.map(toolLine);
-      if (!matches.length) {
+      const listed = [...tools.map(toolLine), ...matches.map((m) => line(m.op))];
+      const lines = codeMode ? namedEnumerations(listed) : listed;
+      if (!listed.length) {
         return {
-          content: [{ type: 'text', text: [...toolLines, `No operation matches "${query}". Try other words, or an area: ${TOOLSETS.join(', ')}.`].join('\n') }],
-          structuredContent: { operations: [], ...toolsFound },
+          content: [{ type: 'text', text: `No operation matches "${query}". Try other words, or an area: ${TOOLSETS.join(', ')}.` }],
+          structuredContent: { operations: [], weak: true, areas: [] },
         };
       }
       const operations = matches.map((m) => ({
@@ -156,32 +197,20 @@ export function findOperationsTool(deps: GatewayDeps): ToolSpec {
         scope: m.op.scope,
         area: m.op.toolset,
         purpose: purposeOf(m.op),
-        description: m.op.description,
         required: requiredArgs(m.op),
-        signature: signatureOf(m.op),
+        signature: signatureOf(m.op, codeMode),
         ...(isGenerated(m.op) ? { generated: true } : {}),
       }));
-      if (strong)
-        return {
-          content: [{ type: 'text', text: [...toolLines, ...matches.map((m) => line(m.op))].join('\n') }],
-          structuredContent: { operations, ...toolsFound },
-        };
-      // No match accounts for most of the request: rather than a confident-looking list of near
-      // misses, every operation of the likeliest areas by name, so the model chooses (names say
-      // verb and object; describe_operation shows one in full).
-      const likely = (area ? [area] : areas.slice(0, WEAK_AREAS)).map((a) => ({
-        area: a,
-        operations: registry.operations
-          .all()
-          .filter((op) => op.toolset === a && shown(op))
-          .map((op) => op.name),
-      }));
+      // A tool the request names in full is a strong match of its own. What describe_operation adds
+      // is said by this tool's description, not in every answer.
+      if (found.strong || tools.length) return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { operations, ...toolsFound } };
+      // No match accounts for most of the request: the closest are said to be unsure, rather than a
+      // confident-looking list of near misses, with the likeliest areas to search within.
+      const likely = area ? [area] : found.areas.slice(0, WEAK_AREAS);
       const text = [
-        ...toolLines,
-        `No strong match for "${query}". Closest:`,
-        ...matches.slice(0, WEAK_SHOWN).map((m) => line(m.op)),
-        `Every operation of the likeliest ${likely.length > 1 ? 'areas' : 'area'}; choose one, describe_operation shows it:`,
-        ...likely.map((l) => `${l.area}: ${l.operations.join(', ')}`),
+        `No strong match for "${query}"; the closest, none sure:`,
+        ...lines,
+        `Likeliest ${likely.length > 1 ? 'areas' : 'area'}: ${likely.join(', ')}. Other words, or an area, narrow the search.`,
       ].join('\n');
       return { content: [{ type: 'text', text }], structuredContent: { operations, weak: true, areas: likely, ...toolsFound } };
     },

@@ -56,13 +56,33 @@ describe('WORKSPACE_TOOLSETS=code', () => {
 
   it("find_operations finds the server's tools a script calls too, first, by their signature", async () => {
     const edits = await stack.call('find_operations', { query: 'edit the blocks of a deliverable document', limit: 3 });
-    expect(textOf(edits).split('\n')[1]).toMatch(/^api\.edit_document_blocks\(args: \{engagement: string; .*\[tool, write\]$/);
+    expect(textOf(edits).split('\n')[1]).toMatch(/^api\.edit_document_blocks\(args: \{engagement: string; .*\[write\]$/);
     expect((edits.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain('edit_document_blocks');
     const brief = await stack.call('find_operations', { query: 'brief me on an engagement', limit: 3 });
     expect(textOf(brief).split('\n')[0]).toMatch(/^api\.engagement_overview\(args: \{engagement: string\}\): Promise<\{engagement: unknown; /);
     // A request no tool says is answered with operations alone.
     const exports = await stack.call('find_operations', { query: 'export a deliverable document as a PDF file', limit: 3 });
     expect(exports.structuredContent).not.toHaveProperty('tools');
+  });
+
+  it("answers at most limit entries, the server's tools counted, and types what document_context and create_export answer", async () => {
+    for (const limit of [1, 2, 4]) {
+      const r = await stack.call('find_operations', { query: 'edit the blocks of a deliverable document', limit });
+      const sc = r.structuredContent as { operations: unknown[]; tools?: unknown[] };
+      expect(sc.operations.length + (sc.tools?.length ?? 0)).toBe(limit);
+      expect(
+        textOf(r)
+          .split('\n')
+          .filter((l) => l.startsWith('api.')),
+      ).toHaveLength(limit);
+    }
+    const context = textOf(await stack.call('find_operations', { query: 'what drafting a deliverable document needs', limit: 2 }));
+    // The document's blocks and the findings to cite, typed: a script need not guess document.blocks.
+    expect(context).toMatch(
+      /^api\.document_context\(args: \{engagement: string; kind: [^)]*\): Promise<\{kind: string; document: \{updated_at\?: string; blocks\?: \{id\?: string\|null; type: string;[^\n]*findings\?: \{validated\?: \{id: string;/m,
+    );
+    const exports = textOf(await stack.call('find_operations', { query: 'export a deliverable document as a PDF file', limit: 1 }));
+    expect(exports).toMatch(/^api\.create_export\(.*; file\?: \{path: string; name: string; size: number; content_type: string\}\}> \[write\]$/);
   });
 
   it('does the deliverable job: list, read, insert a paragraph, add a key figure, rewrite a paragraph, delete a block, save, export', async () => {
