@@ -106,6 +106,11 @@ const provedBy = (path: string, assertion: string) => () => expect(read(path), `
 
 const CLAIMS: Claim[] = [
   {
+    // How long a commit subject may be, as the commit-subject test holds it.
+    says: /a subject of at most (\d+) characters/g,
+    check: ([n]) => expect(sourceNumber('test/ci/commit-subjects.test.ts', /const MAX = (\d+);/)).toBe(num(n as string)),
+  },
+  {
     // Code mode's limits per script, as the script engine defaults them.
     says: /(\d+) s of wall time, (\d+) s of its own code's CPU time, (\d+) MiB of memory, a (\d+) KiB stack, (\d+) API calls, (\d[\d,]*) characters of output/g,
     check: ([wall, cpu, memory, stack, calls, output]) =>
