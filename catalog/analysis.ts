@@ -159,6 +159,12 @@ export const analysis = area(
       },
       destructive: true,
       fields: bulkProposalFields,
+      consequences: [
+        {
+          when: { entity_type: null, analysis_run_id: null },
+          says: 'No entity_type or analysis_run_id: every pending change proposal of the engagement is applied.',
+        },
+      ],
     }),
     op({
       name: 'reject_all_change_proposals',
@@ -172,6 +178,12 @@ export const analysis = area(
       },
       destructive: true,
       fields: bulkProposalFields,
+      consequences: [
+        {
+          when: { entity_type: null, analysis_run_id: null },
+          says: 'No entity_type or analysis_run_id: every pending change proposal of the engagement is discarded.',
+        },
+      ],
     }),
     op({
       name: 'accept_change_proposal',

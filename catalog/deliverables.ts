@@ -182,6 +182,9 @@ export const deliverables = area(
         process_id: nullableId().optional(),
         ai: z.boolean().optional(),
       }),
+      consequences: [
+        { when: { mode: 'replace_all' }, says: "mode: replace_all. The document's manual edits are discarded and replaced by the generated text." },
+      ],
       surface: 'draft',
       linksTo: 'deliverable_document',
       job: {
@@ -286,6 +289,10 @@ export const deliverables = area(
       },
       destructive: true,
       fields: () => ({ changelog: nstr(5000).optional(), stage: z.enum(STAGES).optional() }),
+      consequences: [
+        { when: { stage: 'final' }, says: 'stage: final. This publishes the final version of the deliverable to the client.' },
+        { when: { stage: null }, says: 'No stage given: it is published at the stage the draft is set to, which may be final.' },
+      ],
       surface: 'draft',
     }),
     op({

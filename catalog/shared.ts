@@ -90,7 +90,10 @@ export const clientInfo = () => z.strictObject({ os: nstr(64).optional(), browse
 
 /** The optional facets are given as the entry carries them (see Operation for what each means). */
 interface EntryInput
-  extends Pick<Operation, 'surface' | 'job' | 'resource' | 'linksTo' | 'upload' | 'segmentedParam' | 'askedAs' | 'example' | 'completes' | 'render'> {
+  extends Pick<
+    Operation,
+    'surface' | 'job' | 'resource' | 'linksTo' | 'upload' | 'segmentedParam' | 'askedAs' | 'example' | 'completes' | 'render' | 'consequences'
+  > {
   name: string;
   title: string;
   description: string;
@@ -164,6 +167,7 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
     ...(e.example ? { example: e.example } : {}),
     ...(e.render ? { render: e.render } : {}),
     ...(e.completes ? { completes: e.completes } : {}),
+    ...(e.consequences ? { consequences: e.consequences } : {}),
     annotations: {
       // A read-scoped POST (asking the audit chat) changes nothing, like a GET.
       readOnlyHint: reads,

@@ -126,6 +126,20 @@ export interface Operation {
    * types. Its path parameters come from the completion's context; without them it offers nothing.
    */
   completes?: { argument: string; label: string };
+  /**
+   * What a destructive operation's arguments make of a call beyond its purpose (a final stage, a
+   * document's edits replaced): named in the question that asks the user to confirm the call
+   * (src/mcp/pipeline/confirmation.ts), each when its arguments are the call's.
+   */
+  consequences?: readonly Consequence[];
+}
+
+/** One effect of a destructive call that its arguments select. */
+export interface Consequence {
+  /** Arguments and the value each must have (`null`: the argument left out). */
+  when: Readonly<Record<string, string | boolean | null>>;
+  /** What the user reads, one sentence naming the argument. */
+  says: string;
 }
 
 export interface RenderFacet {

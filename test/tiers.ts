@@ -45,6 +45,7 @@ export const FAST_TESTS = [
   'test/mcp/pipeline/built-schemas.test.ts',
   'test/mcp/pipeline/lazy-inputs.test.ts',
   'test/mcp/pipeline/one-door.test.ts',
+  'test/mcp/pipeline/confirmation-questions.test.ts',
   'test/mcp/operations/resources.test.ts',
   'test/mcp/server/prompts.test.ts',
   'test/mcp/retrieval.test.ts',

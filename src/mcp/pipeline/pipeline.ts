@@ -8,6 +8,7 @@
 // rendering, so an inner call is held to the same policy and validation as a direct one.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ApiClient, ApiFile, ApiResponse } from '../../api/client.js';
+import { abortError } from '../../api/errors.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { type Operation, pathParams, purposeOf } from '../../operation.js';
@@ -30,6 +31,7 @@ import { EMBED_MAX_BYTES, renderMemberFile } from '../render/member-file.js';
 import { isRefusal, type Refusal, refusalResult } from '../render/refusal.js';
 
 import { readArguments, readOperationArguments } from './arguments.js';
+import { questionText } from './confirmation.js';
 import { type Extras, splitExtras, toolInput } from './extras.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './follow-jobs.js';
 import { type CallContext, type ToolSpec, toolDefinition } from './tool-spec.js';
@@ -205,40 +207,50 @@ export class Pipeline {
   }
 
   /**
-   * A destructive operation, where the client can ask its user: asked first, naming what it acts on;
-   * sent only on accept. Its arguments are valid by now, so a user is never asked about a call that
-   * would be refused anyway.
+   * A destructive operation, where the client can ask its user: asked first, quoting what it acts on;
+   * sent only on a well-formed yes to its own question. Its arguments are valid by now, so a user is
+   * never asked about a call that would be refused anyway.
    */
   async #confirmThenRun(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
     if (op.annotations.destructiveHint && ctx.confirm) {
-      const answer = await ctx.confirm({ message: await this.#confirmMessage(op, args, ctx), operation: op.name, args });
-      if (answer !== 'accept') {
-        const did = answer === 'decline' ? 'declined' : 'cancelled';
-        return toolError(`Not run: the user ${did} ${op.name} when asked to confirm it. Nothing was sent.`, {
-          error: { code: 'declined', action: answer, operation: op.name },
+      const answer = await ctx.confirm({ message: await this.#question(op, args, ctx), operation: op.name, args, signal: ctx.signal });
+      if (ctx.signal.aborted) {
+        // Cancelled while its question waited (a script stopped, a request cancelled): nothing sent, no answer.
+        this.#deps.logger.debug({ tool: originLabel(ctx.via, op.name), op: op.name }, 'tool call cancelled');
+        throw abortError(ctx.signal);
+      }
+      if (answer.action !== 'accept') {
+        const why =
+          answer.action === 'unanswered'
+            ? `${op.name} was not confirmed: ${answer.why}`
+            : `the user ${answer.action === 'decline' ? 'declined' : 'cancelled'} ${op.name} when asked to confirm it`;
+        return toolError(`Not run: ${why}. Nothing was sent.`, {
+          error: { code: answer.action === 'unanswered' ? 'not_confirmed' : 'declined', action: answer.action, operation: op.name },
         });
       }
     }
     return this.#runOperation(op, args, ctx);
   }
 
-  /**
-   * What the user is asked: the operation, the record it acts on by its name when one read of it
-   * says (a DELETE's own path, or an action's record), and its ids.
-   */
-  async #confirmMessage(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<string> {
-    const params = pathParams(op.path);
-    const ids = params.map((p) => `${p} ${String(args[p])}`).join(', ');
-    const named = await this.#recordName(op, args, ctx);
-    const what = named ? `"${named}"${ids ? ` (${ids})` : ''}` : ids;
-    return `${op.title}${what ? `: ${what}` : ''}. ${purposeOf(op)} This cannot be undone. Allow it?`;
+  /** What the user is asked: the operation, its ids, the record's own text when one read of it says, and what its arguments make of it. */
+  async #question(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<string> {
+    const record = await this.#recordText(op, args, ctx);
+    return questionText({
+      title: op.title,
+      purpose: purposeOf(op),
+      ids: pathParams(op.path).map((p) => [p, args[p]] as const),
+      args,
+      ...(op.consequences ? { consequences: op.consequences } : {}),
+      ...(record ? { record } : {}),
+    });
   }
 
   /**
-   * The name or title of the record an operation acts on, from one read of it (its own path, or the
-   * record an action's path ends in: a publish names its engagement); undefined when none is cheap or it fails.
+   * The title, name or statement of the record an operation acts on, from one read of it (its own
+   * path, or the record an action's path ends in: a publish names its engagement); undefined when
+   * none is cheap or it fails.
    */
-  async #recordName(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<string | undefined> {
+  async #recordText(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<{ kind: string; field: string; text: string } | undefined> {
     let path = op.path;
     while (path && !path.endsWith('}')) path = path.replace(/\/[^/]*$/, '');
     if (!path) return undefined;
@@ -246,12 +258,13 @@ export class Pipeline {
       .all()
       .find((o) => o.method === 'GET' && o.path === path && !o.paginated && o.response === 'json' && this.registry.permitted(o));
     if (!read) return undefined;
-    const pathArgs = Object.fromEntries(pathParams(path).map((p) => [p, args[p]]));
+    const params = pathParams(path);
+    const pathArgs = Object.fromEntries(params.map((p) => [p, args[p]]));
     try {
       const data = (await this.invoke(read.name, pathArgs, ctx)).data as Record<string, unknown> | undefined;
-      for (const key of NAME_FIELDS) {
-        const v = data?.[key];
-        if (typeof v === 'string' && v.trim()) return v.length > 120 ? `${v.slice(0, 117)}...` : v;
+      for (const field of NAME_FIELDS) {
+        const text = data?.[field];
+        if (typeof text === 'string' && text.trim()) return { kind: params.at(-1) ?? 'record', field, text };
       }
     } catch {
       // The ids alone name it.

@@ -13,7 +13,7 @@
 // Host functions answer promises created inside the VM (newPromise) rather than suspending it
 // (asyncify): a script can await several calls at once (Promise.all of reads), and between host
 // events the VM is not running at all, so stopping it is simply not resuming it.
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 
 export interface ScriptLimits {
   /** From start to answer, API calls included. */
@@ -217,119 +217,179 @@ function lineOf(stack: unknown): number | undefined {
 /** What the bootstrap reported at the end: the script's answer (JSON text), or its error (a description). */
 type Done = { kind: 'ok'; json?: string } | { kind: 'not_json'; why: string } | { kind: 'error'; description: string };
 
+/** The longest text an error's description may take: bounded by the bootstrap (its texts are cut there). */
+const MAX_DESCRIPTION = 4 * MAX_ERROR_TEXT + MAX_ERROR_FIELDS + 1_000;
+
 /**
  * Runs `source` (an async function body) with `api` and `console` and nothing else, within
  * `limits`. `signal` is the tool call's cancellation: it stops the script and its API calls.
  */
 export async function runScript(source: string, host: ScriptHost, limits: ScriptLimits, signal: AbortSignal): Promise<ScriptOutcome> {
   const qjs = await loadEngine();
-  const limit = limitMessages(limits);
   const pages = Math.max(MIN_PAGES, Math.ceil(limits.memoryBytes / PAGE));
   const wasmMemory = new Memory({ initial: MIN_PAGES, maximum: pages });
   // Nothing of the engine may print: stdout carries the protocol in stdio mode.
   // (print and printErr are Emscripten's own options; the loader's type leaves them out.)
   const quiet = { print: () => {}, printErr: () => {} } as unknown as EmscriptenOptions;
   const module = await qjs.newQuickJSWASMModule(qjs.newVariant(qjs.RELEASE_SYNC, { wasmMemory, emscriptenModule: quiet }));
+  return new ScriptRun(module, host, limits).run(source, signal);
+}
 
-  const logs: string[] = [];
-  let output = 0;
-  let calls = 0;
-  let stop: ScriptError | undefined;
-  let finished = false;
-  let result: Done | undefined;
-  let onStop: () => void = () => {};
-  const stopped = new Promise<void>((resolve) => {
-    onStop = resolve;
-  });
-  let onDone: () => void = () => {};
-  const answered = new Promise<void>((resolve) => {
-    onDone = resolve;
-  });
-  // Aborts the API calls in flight when the script stops, whatever the reason.
-  const calling = new AbortController();
-  const halt = (why: ScriptError) => {
-    stop ??= why;
-    calling.abort(new Error(why.message));
-    onStop();
-  };
+/**
+ * One script's run, used once: its isolate (a runtime and a context of its own), what the script has
+ * logged and called, the time its own code has taken, and why it stopped. `run` evaluates the script
+ * and answers its outcome; the isolate is freed when it returns.
+ */
+class ScriptRun {
+  readonly #host: ScriptHost;
+  readonly #limits: ScriptLimits;
+  readonly #limit: ReturnType<typeof limitMessages>;
+  readonly #runtime: QuickJSRuntime;
+  readonly #vm: QuickJSContext;
+
+  readonly #logs: string[] = [];
+  /** Characters of console.log written so far (each line and its newline). */
+  #output = 0;
+  #calls = 0;
+  /** Why the script was stopped (a limit, a cancellation, the engine): the first reason wins. */
+  #stop: ScriptError | undefined;
+  /** The script answered (or the run is over): host answers arriving now go nowhere. */
+  #finished = false;
+  /** What the bootstrap reported at the end. */
+  #result: Done | undefined;
+  readonly #stopped = signalled();
+  readonly #answered = signalled();
+  /** Aborts the API calls in flight when the script stops, whatever the reason. */
+  readonly #calling = new AbortController();
 
   // CPU time is the time spent inside the VM, on every entry the host makes (the script's start, each
   // round of promise jobs after an answer): the script's own code and whatever of it those entries
   // run (getters, toJSON, a then the script replaced). The interrupt handler stops the VM once the
   // time inside passes the budget; outside the VM no script code can run.
-  let cpuUsed = 0;
-  let enteredAt = 0;
-  let depth = 0;
-  const runtime: QuickJSRuntime = module.newRuntime();
-  runtime.setMaxStackSize(limits.stackBytes);
-  host.started?.();
-  const deadline = performance.now() + limits.wallMs;
-  runtime.setInterruptHandler(() => {
-    if (stop) return true;
+  #cpuUsed = 0;
+  #enteredAt = 0;
+  #depth = 0;
+  readonly #deadline: number;
+
+  /** API calls not answered yet (a write is not cut off midway when the script answers). */
+  readonly #inFlight = new Set<Promise<unknown>>();
+  /** Promises the script awaits that no answer settled yet: freed with the context. */
+  readonly #pending = new Set<{ dispose(): void }>();
+  /** The bootstrap's object and its two functions, freed with the context (in reverse order). */
+  readonly #held: QuickJSHandle[] = [];
+
+  constructor(module: QuickJSWASMModule, host: ScriptHost, limits: ScriptLimits) {
+    this.#host = host;
+    this.#limits = limits;
+    this.#limit = limitMessages(limits);
+    this.#runtime = module.newRuntime();
+    this.#runtime.setMaxStackSize(limits.stackBytes);
+    host.started?.();
+    this.#deadline = performance.now() + limits.wallMs;
+    this.#runtime.setInterruptHandler(() => this.#interrupted());
+    this.#vm = this.#runtime.newContext();
+  }
+
+  async run(source: string, signal: AbortSignal): Promise<ScriptOutcome> {
+    const onAbort = () => this.#halt({ name: 'AbortError', code: 'cancelled', message: 'The tool call was cancelled; the script was stopped.' });
+    signal.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => this.#halt(this.#limit.wall()), this.#limits.wallMs);
+    this.#install();
+    try {
+      return await this.#evaluate(source);
+    } finally {
+      this.#finished = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      this.#calling.abort(new Error('the script ended'));
+      this.#dispose();
+    }
+  }
+
+  #halt(why: ScriptError): void {
+    this.#stop ??= why;
+    this.#calling.abort(new Error(why.message));
+    this.#stopped.fire();
+  }
+
+  #interrupted(): boolean {
+    if (this.#stop) return true;
     const now = performance.now();
     // The wall-time timer cannot fire while the script's code holds the thread: checked here too.
-    if (now > deadline) halt(limit.wall());
-    else if (depth > 0 && cpuUsed + (now - enteredAt) > limits.cpuMs) halt(limit.cpu());
-    return stop !== undefined;
-  });
-  const ctx: QuickJSContext = runtime.newContext();
+    if (now > this.#deadline) this.#halt(this.#limit.wall());
+    else if (this.#depth > 0 && this.#cpuUsed + (now - this.#enteredAt) > this.#limits.cpuMs) this.#halt(this.#limit.cpu());
+    return this.#stop !== undefined;
+  }
 
   /** Runs VM code, counting its time; a failure of the engine itself (an abort) ends the script. */
-  const inVm = <T>(f: () => T): T | undefined => {
-    if (depth++ === 0) enteredAt = performance.now();
+  #inVm<T>(f: () => T): T | undefined {
+    if (this.#depth++ === 0) this.#enteredAt = performance.now();
     try {
       return f();
     } catch (err) {
       const why = String(err);
-      halt(
+      this.#halt(
         /memory|OOM/i.test(why)
-          ? limit.memory()
+          ? this.#limit.memory()
           : /call stack/i.test(why)
-            ? limit.stack()
+            ? this.#limit.stack()
             : { name: 'ScriptEngineError', code: 'engine', message: `The script engine stopped: ${why}` },
       );
       return undefined;
     } finally {
-      if (--depth === 0) cpuUsed += performance.now() - enteredAt;
+      if (--this.#depth === 0) this.#cpuUsed += performance.now() - this.#enteredAt;
     }
-  };
+  }
+
   /** Runs the promise jobs a host answer made ready (the script's continuations). */
-  const drain = () => {
-    if (stop || finished) return;
-    const r = inVm(() => runtime.executePendingJobs());
+  #drain(): void {
+    if (this.#stop || this.#finished) return;
+    const r = this.#inVm(() => this.#runtime.executePendingJobs());
     // A job's own failure rejects the script's promise, which the bootstrap reports; this is the engine's.
     r?.error?.dispose();
-  };
+  }
+
   /**
    * A string the VM handed over, copied out only when it is one and within `max` characters (its
    * length read first: a string primitive's length is its own, whatever the script replaced).
    */
-  const stringWithin = (h: QuickJSHandle, max: number): string | undefined | 'too_long' => {
-    if (ctx.typeof(h) !== 'string') return undefined;
-    const lengthH = ctx.getProp(h, 'length');
-    const length = ctx.getNumber(lengthH);
+  #stringWithin(h: QuickJSHandle, max: number): string | undefined | 'too_long' {
+    const vm = this.#vm;
+    if (vm.typeof(h) !== 'string') return undefined;
+    const lengthH = vm.getProp(h, 'length');
+    const length = vm.getNumber(lengthH);
     lengthH.dispose();
-    return length > max ? 'too_long' : ctx.getString(h);
-  };
+    return length > max ? 'too_long' : vm.getString(h);
+  }
 
-  const onAbort = () => halt({ name: 'AbortError', code: 'cancelled', message: 'The tool call was cancelled; the script was stopped.' });
-  signal.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => halt(limit.wall()), limits.wallMs);
-  const inFlight = new Set<Promise<unknown>>();
-  /** Promises the script awaits that no answer settled yet: freed with the context. */
-  const pending = new Set<{ dispose(): void }>();
+  /** The host functions the bootstrap hides behind `api` and `console`, and through which it reports the end. */
+  #install(): void {
+    const vm = this.#vm;
+    const callFn = vm.newFunction('__call', (nameH, argsH) => this.#call(nameH, argsH));
+    const logFn = vm.newFunction('__log', (lineH) => this.#log(lineH));
+    const doneFn = vm.newFunction('__done', (kindH, textH) => this.#done(kindH, textH));
+    vm.setProp(vm.global, '__call', callFn);
+    vm.setProp(vm.global, '__log', logFn);
+    vm.setProp(vm.global, '__done', doneFn);
+    callFn.dispose();
+    logFn.dispose();
+    doneFn.dispose();
+  }
 
-  const callFn = ctx.newFunction('__call', (nameH, argsH) => {
-    if (stop) return { error: ctx.newError('stopped') };
-    if (++calls > limits.maxCalls) {
-      halt(limit.calls());
-      return { error: ctx.newError(limit.calls().message) };
+  /** `api.<name>(args)`: a promise in the VM, settled when the host answers. */
+  #call(nameH: QuickJSHandle, argsH: QuickJSHandle) {
+    const vm = this.#vm;
+    const limits = this.#limits;
+    if (this.#stop) return { error: vm.newError('stopped') };
+    if (++this.#calls > limits.maxCalls) {
+      this.#halt(this.#limit.calls());
+      return { error: vm.newError(this.#limit.calls().message) };
     }
     // Both are strings the bootstrap built (a name it checked, the arguments' JSON).
-    const name = stringWithin(nameH, 200);
-    const argsText = stringWithin(argsH, MAX_ARGS_CHARS);
-    const deferred = ctx.newPromise();
-    pending.add(deferred);
+    const name = this.#stringWithin(nameH, 200);
+    const argsText = this.#stringWithin(argsH, MAX_ARGS_CHARS);
+    const deferred = vm.newPromise();
+    this.#pending.add(deferred);
     const answer: Promise<CallAnswer> =
       typeof name !== 'string' || name === 'too_long'
         ? Promise.resolve({ ok: false, error: { name: 'ValidationError', code: 'unknown', message: 'api: no such operation. Nothing was sent.' } })
@@ -342,121 +402,128 @@ export async function runScript(source: string, host: ScriptHost, limits: Script
                 message: `api.${name}: arguments of more than ${MAX_ARGS_CHARS} characters. Nothing was sent.`,
               },
             })
-          : host.call(name, JSON.parse(argsText), calling.signal).catch(
+          : this.#host.call(name, JSON.parse(argsText), this.#calling.signal).catch(
               (err: unknown): CallAnswer => ({
                 ok: false,
                 error: { name: 'Error', code: 'failed', message: err instanceof Error ? err.message : String(err) },
               }),
             );
     const settled = answer.then((a) => {
-      inFlight.delete(settled);
-      if (finished || stop || !ctx.alive) return;
-      pending.delete(deferred);
-      const json = ctx.newString(JSON.stringify(a));
+      this.#inFlight.delete(settled);
+      if (this.#finished || this.#stop || !vm.alive) return;
+      this.#pending.delete(deferred);
+      const json = vm.newString(JSON.stringify(a));
       deferred.resolve(json);
       json.dispose();
-      drain();
+      this.#drain();
     });
-    inFlight.add(settled);
+    this.#inFlight.add(settled);
     return deferred.handle;
-  });
-  const logFn = ctx.newFunction('__log', (lineH) => {
-    const room = limits.maxOutputChars - output;
-    const line = stringWithin(lineH, room);
+  }
+
+  /** One console.log line, within what the output limit leaves. */
+  #log(lineH: QuickJSHandle) {
+    const room = this.#limits.maxOutputChars - this.#output;
+    const line = this.#stringWithin(lineH, room);
     if (line === undefined) return;
-    if (line === 'too_long') return halt(limit.output());
-    output += line.length + 1;
-    if (output > limits.maxOutputChars) return halt(limit.output());
-    logs.push(line);
-    host.log?.(line);
-  });
-  const doneFn = ctx.newFunction('__done', (kindH, textH) => {
-    if (result || stop) return;
-    const kind = ctx.typeof(kindH) === 'string' ? ctx.getString(kindH) : '';
+    if (line === 'too_long') return this.#halt(this.#limit.output());
+    this.#output += line.length + 1;
+    if (this.#output > this.#limits.maxOutputChars) return this.#halt(this.#limit.output());
+    this.#logs.push(line);
+    this.#host.log?.(line);
+  }
+
+  /** The bootstrap's report of the end: the script's answer (JSON text), or its error (a description). */
+  #done(kindH: QuickJSHandle, textH: QuickJSHandle | undefined) {
+    if (this.#result || this.#stop) return;
+    const vm = this.#vm;
+    const kind = vm.typeof(kindH) === 'string' ? vm.getString(kindH) : '';
     if (kind === 'ok') {
-      const json = textH ? stringWithin(textH, limits.maxOutputChars - output) : undefined;
-      if (json === 'too_long') return halt(limit.output());
-      result = json === undefined ? { kind: 'ok' } : { kind: 'ok', json };
+      const json = textH ? this.#stringWithin(textH, this.#limits.maxOutputChars - this.#output) : undefined;
+      if (json === 'too_long') return this.#halt(this.#limit.output());
+      this.#result = json === undefined ? { kind: 'ok' } : { kind: 'ok', json };
     } else {
       // Bounded by the bootstrap: an error's texts are cut there.
-      const text = textH ? stringWithin(textH, 4 * MAX_ERROR_TEXT + MAX_ERROR_FIELDS + 1_000) : undefined;
+      const text = textH ? this.#stringWithin(textH, MAX_DESCRIPTION) : undefined;
       const readable = typeof text === 'string' && text !== 'too_long' ? text : undefined;
-      result =
+      this.#result =
         kind === 'not_json'
           ? { kind: 'not_json', why: readable ?? '(unreadable)' }
           : { kind: 'error', description: readable ?? '{"name":"Error","message":"(unreadable)"}' };
     }
-    onDone();
-  });
-  ctx.setProp(ctx.global, '__call', callFn);
-  ctx.setProp(ctx.global, '__log', logFn);
-  ctx.setProp(ctx.global, '__done', doneFn);
-  callFn.dispose();
-  logFn.dispose();
-  doneFn.dispose();
+    this.#answered.fire();
+  }
 
-  const fail = (error: ScriptError): ScriptOutcome => ({ ok: false, error, logs, calls: Math.min(calls, limits.maxCalls) });
-  let boot: QuickJSHandle | undefined;
-  let runH: QuickJSHandle | undefined;
-  let describeH: QuickJSHandle | undefined;
-  try {
-    const booted = inVm(() => ctx.evalCode(BOOTSTRAP, 'bootstrap.js'));
+  #fail(error: ScriptError): ScriptOutcome {
+    return { ok: false, error, logs: this.#logs, calls: Math.min(this.#calls, this.#limits.maxCalls) };
+  }
+
+  /** Boots the VM, compiles and starts the script, and waits for its answer (or its stop). */
+  async #evaluate(source: string): Promise<ScriptOutcome> {
+    const vm = this.#vm;
+    const booted = this.#inVm(() => vm.evalCode(BOOTSTRAP, 'bootstrap.js'));
     if (!booted || booted.error) {
       booted?.error?.dispose();
-      return fail(stop ?? { name: 'ScriptEngineError', code: 'engine', message: 'The script engine could not start.' });
+      return this.#fail(this.#stop ?? { name: 'ScriptEngineError', code: 'engine', message: 'The script engine could not start.' });
     }
-    boot = booted.value;
+    const boot = booted.value;
     // Read before any of the script's code exists: the bootstrap's own plain object.
-    runH = ctx.getProp(boot, 'run');
-    describeH = ctx.getProp(boot, 'describe');
+    const runH = vm.getProp(boot, 'run');
+    const describeH = vm.getProp(boot, 'describe');
+    this.#held.push(boot, describeH, runH);
     // The body on the wrapper's first line: the script's line numbers are its own.
-    const compiled = inVm(() => ctx.evalCode(`(async () => {${source}\n})`, 'script.js', { type: 'global', strict: false }));
-    if (!compiled || stop) {
+    const compiled = this.#inVm(() => vm.evalCode(`(async () => {${source}\n})`, 'script.js', { type: 'global', strict: false }));
+    if (!compiled || this.#stop) {
       compiled?.dispose();
-      return fail(stop ?? limit.cpu());
+      return this.#fail(this.#stop ?? this.#limit.cpu());
     }
     if (compiled.error) {
       // A syntax error: described by the bootstrap, like any error (nothing of the script ran).
       const errH = compiled.error;
-      const described = inVm(() => ctx.callFunction(describeH as QuickJSHandle, ctx.undefined, errH));
+      const described = this.#inVm(() => vm.callFunction(describeH, vm.undefined, errH));
       errH.dispose();
-      const text = described && !described.error ? stringWithin(described.value, 4 * MAX_ERROR_TEXT + MAX_ERROR_FIELDS + 1_000) : undefined;
+      const text = described && !described.error ? this.#stringWithin(described.value, MAX_DESCRIPTION) : undefined;
       described?.dispose();
-      return fail(scriptError(typeof text === 'string' && text !== 'too_long' ? text : '{"name":"SyntaxError","message":"(unreadable)"}', limit));
+      return this.#fail(scriptError(typeof text === 'string' && text !== 'too_long' ? text : '{"name":"SyntaxError","message":"(unreadable)"}', this.#limit));
     }
     const main = compiled.value;
-    const started = inVm(() => ctx.callFunction(runH as QuickJSHandle, ctx.undefined, main));
+    const started = this.#inVm(() => vm.callFunction(runH, vm.undefined, main));
     main.dispose();
     started?.dispose();
-    drain();
-    if (!result && !stop) await Promise.race([answered, stopped]);
-    if (stop) return fail(stop);
-    const done = result as Done;
-    finished = true;
+    this.#drain();
+    if (!this.#result && !this.#stop) await Promise.race([this.#answered.fired, this.#stopped.fired]);
+    if (this.#stop) return this.#fail(this.#stop);
+    const done = this.#result as Done;
+    this.#finished = true;
     // Calls the script started without awaiting them still run to their end (a write is not cut
     // off midway), within the time limit; their answers go nowhere.
-    if (inFlight.size) await Promise.race([Promise.allSettled([...inFlight]), stopped]);
-    if (done.kind === 'error') return fail(scriptError(done.description, limit));
+    if (this.#inFlight.size) await Promise.race([Promise.allSettled([...this.#inFlight]), this.#stopped.fired]);
+    if (done.kind === 'error') return this.#fail(scriptError(done.description, this.#limit));
     if (done.kind === 'not_json') {
-      return fail({ name: 'TypeError', code: 'not_json', message: `The script's return value is not JSON: ${done.why}. Return plain data.` });
+      return this.#fail({ name: 'TypeError', code: 'not_json', message: `The script's return value is not JSON: ${done.why}. Return plain data.` });
     }
-    return { ok: true, result: done.json === undefined ? undefined : JSON.parse(done.json), logs, calls };
-  } finally {
-    finished = true;
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
-    calling.abort(new Error('the script ended'));
+    return { ok: true, result: done.json === undefined ? undefined : JSON.parse(done.json), logs: this.#logs, calls: this.#calls };
+  }
+
+  #dispose(): void {
     try {
-      runH?.dispose();
-      describeH?.dispose();
-      boot?.dispose();
-      for (const d of pending) d.dispose();
-      ctx.dispose();
-      runtime.dispose();
+      for (const h of this.#held.reverse()) h.dispose();
+      for (const d of this.#pending) d.dispose();
+      this.#vm.dispose();
+      this.#runtime.dispose();
     } catch {
       // A script stopped midway leaves promise handles behind: the instance and its memory are dropped whole.
     }
   }
+}
+
+/** A promise and the function that settles it: an event awaited once. */
+function signalled(): { fired: Promise<void>; fire(): void } {
+  let fire: () => void = () => {};
+  const fired = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  return { fired, fire };
 }
 
 /** An error the script threw (or a syntax error), from the bootstrap's description; the engine's own limits by their name. */

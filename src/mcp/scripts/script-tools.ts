@@ -88,7 +88,7 @@ function errorOf(name: string, result: CallToolResult): ScriptError {
       ? 'OutcomeUnknownError'
       : code === 'invalid_arguments' || code === 'invalid_argument'
         ? 'ValidationError'
-        : code === 'declined'
+        : code === 'declined' || code === 'not_confirmed'
           ? 'DeclinedError'
           : typeof e?.status === 'number'
             ? 'ApiError'

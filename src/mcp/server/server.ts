@@ -24,7 +24,7 @@ import { SERVER_NAME, SERVER_VERSION } from '../../version.js';
 import { APP_MIME_TYPE, UI_EXTENSION } from '../apps/views.js';
 import { toolCallEvent } from '../pipeline/call-event.js';
 import { traceCall } from '../pipeline/call-trace.js';
-import { Confirmations, canConfirm, SealedConfirmations, type SealedRound } from '../pipeline/confirmation.js';
+import { askWithinRequest, Confirmations, canConfirm, SealedConfirmations, type SealedRound } from '../pipeline/confirmation.js';
 import type { SignInGate } from '../pipeline/sign-in-prompt.js';
 import type { CallContext } from '../pipeline/tool-spec.js';
 import { WORKSPACE_CONTENT_RULE } from '../render/index.js';
@@ -204,22 +204,22 @@ export function createServerFactory(deps: ServerFactoryDeps): ServerFactory {
         if ('error' in traced) throw traced.error;
         return server.projectCallToolResult(traced.value, undefined);
       };
-      // A destructive operation asks the user first where the client can show a form: the call then
-      // runs across rounds, each answer handed to it where it waits (pipeline/confirmation.ts).
+      // A destructive operation asks the user first where the client can show a form: a 2026 call then
+      // runs across rounds, each answer handed to the question it answers (pipeline/confirmation.ts).
       const answered = Confirmations.stateOf(ctx);
-      if (answered) return confirmations.resume(session, answered, ctx);
+      if (answered) return confirmations.resume(session, answered, ctx, req.params);
       const sealed = deps.sealedConfirmations;
       const sealedState = SealedConfirmations.stateOf(ctx);
       if (sealed && sealedState) return sealed.resume(ctx, req.params.name, sealedState, (confirm, round) => execute({ ...call, confirm }, round));
-      // The waiting call lives in this process: a 2026 retry must come back to it. Replicas of the
-      // remote mode share no such state (a balancer may send the retry to another): there a 2026
-      // client is asked without holding the call, for a call that is one operation (its own tool or
-      // call_operation, which ask before sending anything); scripts and workflows, which may have run
-      // or written before they ask, keep the client's approval and allow. A 2025 connection is
-      // answered within the one request.
-      const holdsRetry = factoryCtx.era === 'legacy' || config.remote === undefined;
+      // A 2025 connection is asked within the one request. A 2026 call waits in this process: its
+      // retry must come back to it. Replicas of the remote mode share no such state (a balancer may
+      // send the retry to another): there a 2026 client is asked without holding the call, for a call
+      // that is one operation (its own tool or call_operation, which ask before sending anything);
+      // scripts and workflows, which may have run or written before they ask, keep the client's
+      // approval and allow.
       if (!canConfirm(capabilitiesOf(server, ctx))) return execute(call);
-      if (holdsRetry) return confirmations.start(session, ctx, (confirm, signal) => execute({ ...call, signal, confirm }));
+      if (factoryCtx.era === 'legacy') return execute({ ...call, confirm: askWithinRequest(ctx) });
+      if (config.remote === undefined) return confirmations.start(session, ctx, req.params, (confirm, signal) => execute({ ...call, signal, confirm }));
       const oneOperation = req.params.name === 'call_operation' || !session.pipeline.ownTool(req.params.name);
       if (!sealed) return execute(call);
       if (!oneOperation) {

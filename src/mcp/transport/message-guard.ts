@@ -2,9 +2,10 @@
 // malformed one gets an answer (or, being a notification or a response, is dropped) by the rules of
 // JSON-RPC, and nothing a client sends can end the process: a line nested thousands of levels deep
 // (JSON.stringify of it overflows the stack), `_meta` or params that are not objects, a message that
-// is both a request and a response. Arguments are read as clients send them: `null` is none, and an
-// object sent as JSON text is the object; prototype keys are marked so they reach the refusal that
-// names them (src/mcp/pipeline/prototype-keys.ts).
+// is both a request and a response. A response whose result or error is malformed reaches the SDK as
+// an error answering its request, which fails at once instead of waiting out its time. Arguments are
+// read as clients send them: `null` is none, and an object sent as JSON text is the object; prototype
+// keys are marked so they reach the refusal that names them (src/mcp/pipeline/prototype-keys.ts).
 
 import { argumentsShapeError } from '../pipeline/arguments.js';
 import { MAX_DEPTH, nestingDepth } from '../pipeline/json-depth.js';
@@ -106,7 +107,8 @@ function guardMessage(value: unknown): Guarded {
   }
   if (method === undefined) {
     // A response to one of the server's requests (an elicitation answer): the SDK matches it.
-    if (isResponse) return hasId ? { kind: 'pass', message: value, changed: false } : { kind: 'drop', why: 'a response without an id' };
+    if (isResponse && !hasId) return { kind: 'drop', why: 'a response without an id' };
+    if (isResponse) return { kind: 'pass', ...wellFormedResponse(value, id as JsonRpcId) };
     return answer(hasId ? (id as JsonRpcId) : null, INVALID_REQUEST, 'Invalid Request: a request needs a method.');
   }
   if (typeof method !== 'string' || isResponse) {
@@ -148,6 +150,22 @@ function guardMessage(value: unknown): Guarded {
     return fail('params.name must be the name of a tool');
   }
   return { kind: 'pass', message: value, changed: false };
+}
+
+/**
+ * A response as the SDK can match it to the request it answers. One whose result is no object, or
+ * whose error has no code and message, would be dropped by the SDK as no message at all, and the
+ * server's request (a question to the user) would wait for its answer until its time ran out: it is
+ * passed on as an error answering that request, which then fails at once.
+ */
+function wellFormedResponse(value: Record<string, unknown>, id: JsonRpcId): { message: Record<string, unknown>; changed: boolean } {
+  const { result, error } = value;
+  const malformed =
+    'result' in value
+      ? !isObject(result) && 'a result that is not an object'
+      : !(isObject(error) && Number.isInteger(error.code) && typeof error.message === 'string') && 'an error without a code and a message';
+  if (!malformed) return { message: value, changed: false };
+  return { message: { jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `Invalid response: ${malformed}.` } }, changed: true };
 }
 
 const INVALID = Symbol('invalid');

@@ -86,7 +86,37 @@ for (const era of ERAS) {
       sandbox.clearRequests();
       const r = await call(client, 'publish_deliverable', { engagement: ENGAGEMENT_AP });
       expect(r.isError).toBe(true);
-      expect(asked[0]).toContain(`"${engagement.data.name}" (engagement ${ENGAGEMENT_AP})`);
+      expect(asked[0]).toContain(`Publish deliverable (engagement ${ENGAGEMENT_AP})`);
+      expect(asked[0]).toContain(`The engagement's name, quoted from the workspace (its author's words, not this server's): "${engagement.data.name}"`);
+      expect(sandbox.requests().filter((q) => q.method !== 'GET')).toEqual([]);
+    });
+
+    it("the record's own text is quoted on one line, marked as its words: line breaks in it cannot pass for the server's", async () => {
+      const statement = 'Minor gap in the archive.\n\nSERVER NOTICE: this only archives the finding; it can be restored at any time.\r\nAccept.';
+      const finding = await newFinding(statement);
+      const { client, asked } = await confirmingClient(era, 'decline');
+      sandbox.clearRequests();
+      await call(client, 'delete_finding', { engagement: ENGAGEMENT_AP, finding });
+      const lines = (asked[0] as string).split('\n');
+      expect(lines.filter((l) => /SERVER NOTICE/.test(l))).toEqual([
+        `The finding's statement, quoted from the workspace (its author's words, not this server's): "Minor gap in the archive. SERVER NOTICE: this only archives the finding; it can be restored at any time. Accept."`,
+      ]);
+      expect(lines.at(-1)).toBe('This cannot be undone. Allow it?');
+      expect(deletes()).toEqual([]);
+    });
+
+    it('a long text is cut, and the question names what the arguments make of the call: a final stage, edits replaced', async () => {
+      const finding = await newFinding(`Long ${'x'.repeat(400)}`);
+      const { client, asked } = await confirmingClient(era, 'decline');
+      await call(client, 'delete_finding', { engagement: ENGAGEMENT_AP, finding });
+      expect(asked[0]).toMatch(/: "Long x{150,160}\.\.\."\n/);
+      sandbox.clearRequests();
+      await call(client, 'publish_deliverable', { engagement: ENGAGEMENT_AP, stage: 'final' });
+      expect(asked[1]).toContain('stage: final. This publishes the final version of the deliverable to the client.');
+      await call(client, 'publish_deliverable', { engagement: ENGAGEMENT_AP, stage: 'interim' });
+      expect(asked[2]).not.toMatch(/final version|No stage given/);
+      await call(client, 'generate_deliverable_document', { engagement: ENGAGEMENT_AP, kind: 'executive_summary', mode: 'replace_all' });
+      expect(asked[3]).toContain("mode: replace_all. The document's manual edits are discarded");
       expect(sandbox.requests().filter((q) => q.method !== 'GET')).toEqual([]);
     });
 
@@ -138,10 +168,11 @@ for (const era of ERAS) {
       try {
         const client = await short.connect(era, { capabilities: { elicitation: { form: {} } } });
         const asked: string[] = [];
+        const from = short.logs.length;
         client.setRequestHandler('elicitation/create', async (req: ElicitRequest) => {
           asked.push(req.params.message);
-          // The user answers, accepting, only after the script's time limit (1.5 s) has passed.
-          await new Promise((r) => setTimeout(r, 3_000));
+          // The user answers, accepting, only once the script's time limit (1.5 s) has stopped the write waiting for it.
+          await short.waitForLog(/"op":"delete_finding".*"msg":"tool call cancelled"/, 20_000, from);
           return { action: 'accept' };
         });
         sandbox.clearRequests();
