@@ -103,7 +103,9 @@ describe('api reaches the tools of the surface and every operation', () => {
     expect(r.isError, textOf(r)).toBeFalsy();
     const sig = (r.structuredContent as { signature: string }).signature;
     expect(sig).toMatch(/^api\.document_context\(args: \{engagement: string; kind: "[^}]*"executive_summary"[^}]*\}\)/);
-    expect(sig).toMatch(/\): Promise<\{kind: unknown; document: unknown; findings\??: unknown/);
+    // Typed as deep as the answer's schema says: a script reads document.blocks without guessing.
+    expect(sig).toMatch(/\): Promise<\{kind: string; document: \{[^}]*blocks\?: \{id\?: string\|null; type: string;/);
+    expect(sig).toMatch(/findings\?: \{validated\?: \{id: string;/);
     const edit = (await stack.call('describe_operation', { operation: 'edit_document_blocks' })).structuredContent as { signature: string; scope: string };
     expect(edit.signature).toMatch(/^api\.edit_document_blocks\(args: \{engagement: string; kind: .*; edits: \{op: "insert"\|"replace"\|"delete"\|"move"/);
     expect(edit.scope).toBe('write');
