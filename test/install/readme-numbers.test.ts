@@ -13,6 +13,7 @@ import { FACT } from '../../scripts/generate-docs.js';
 import { isTransientStatus } from '../../src/api/retry.js';
 import { loadConfig, SETTINGS } from '../../src/config.js';
 import { EMBED_MAX_BYTES } from '../../src/mcp/render/member-file.js';
+import { NODE_FLOOR, NODE_INSTALL_BIN, NODE_INSTALL_LINE } from '../../src/node-floor.js';
 import { DEFAULT_SCRIPT_LIMITS, MAX_ERROR_TEXT } from '../../src/mcp/scripts/script-engine.js';
 import { SESSION_BUYER } from '../../src/sandbox/data/ids.js';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -142,6 +143,23 @@ const CLAIMS: Claim[] = [
       expect(engines).toMatch(/^>=\d+(\.\d+)*$/);
       expect(v).toBe(engines.slice(2).replace(/(\.0)+$/, ''));
     },
+  },
+  {
+    // The line that brings a supported Node from npm (src/node-floor.ts), and where it puts it.
+    says: /npm install --prefix "\$HOME\/\.node(\d+)" node@(\d+) && export PATH="\$HOME\/\.node(\d+)\/node_modules\/\.bin:\$PATH"/g,
+    check: (majors) => {
+      for (const major of majors) expect(major).toBe(NODE_FLOOR.split('.')[0]);
+      expect(read('README.md')).toContain(NODE_INSTALL_LINE);
+    },
+  },
+  {
+    says: /`echo "\$HOME\/\.node(\d+)\/node_modules\/\.bin\/node"`/g,
+    check: ([major]) => expect(`$HOME/.node${major}/node_modules/.bin/node`).toBe(NODE_INSTALL_BIN),
+  },
+  {
+    // The client set-up's word for the floor.
+    says: /when that one is older than (\d+\.\d+), the server refuses to start/g,
+    check: ([v]) => expect(v).toBe(NODE_FLOOR.replace(/\.0$/, '')),
   },
   {
     says: /under (\d+) requests in any rolling minute/g,
