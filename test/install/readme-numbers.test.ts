@@ -299,10 +299,10 @@ const CLAIMS: Claim[] = [
     check: ([n]) => expect(sourceNumber('bench/remote.ts', /BENCH_REMOTE_SESSIONS \?\? (\d+)/)).toBe(num(n as string)),
   },
   {
-    // test/remote/caddy.test.ts runs the kill-mid-session case from this version on, and shows the 502 before it.
+    // test/remote/caddy.test.ts runs the kill-mid-session case from this version on (test/helpers/caddy.ts), and shows the 502 before it.
     says: /Caddy must be (\d+)\.(\d+)\.(\d+) or later \(the compose file's image is\)/g,
     check: ([major, minor, patch]) => {
-      expect(read('test/remote/caddy.test.ts')).toContain(`atLeast(version, [${major}, ${minor}, ${patch}])`);
+      expect(read('test/helpers/caddy.ts')).toContain(`atLeast(version, [${major}, ${minor}, ${patch}])`);
       expect(read('deploy/compose.yaml')).toContain(`image: caddy:${major}.${minor}-alpine`);
     },
   },
