@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Every skipped test named at the end of the run, with why (test/setup/skip-reasons.ts).
+    reporters: ['default', './test/setup/skip-reasons.ts'],
     // Both cores of a 2-core CI machine: vitest's default there is one worker (cores - 1), and most
     // files wait on sockets, child processes and rate windows rather than the CPU.
     maxWorkers: 2,
