@@ -9,7 +9,8 @@
 //    started. Missing ones are installed from the distribution's packages, with one `apt-get update`,
 //    when this run may install (as root, or through sudo without a password) and TEST_DEPS_INSTALL
 //    is not 0; otherwise it exits 1 with one line naming the command to run.
-// `--versions` prints where each program was found and its version (.ci/run's log).
+// `--versions` prints where each program was found and its version (.ci/run's log); `--node` checks
+// the Node.js alone (.ci/run, to know whether to bring one).
 // Plain JavaScript, with nothing newer than Node 16 needs: it runs before anything is built, on
 // whichever Node runs npm, and must reach its refusal on an old one.
 import { spawnSync } from 'node:child_process';
@@ -209,5 +210,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     process.stderr.write(`${refusal}\n`);
     process.exit(1);
   }
-  process.exit(process.argv[2] === '--versions' ? printVersions() : ensureTestPrograms());
+  const mode = process.argv[2];
+  process.exit(mode === '--node' ? 0 : mode === '--versions' ? printVersions() : ensureTestPrograms());
 }
