@@ -31,17 +31,16 @@ const present = (name: string) => executable(join(bin, name), 'exit 0');
  * (the packages are named after their programs); `fail` makes every call fail and install nothing.
  */
 function fakeAptGet(fail = false) {
-  executable(
-    join(bin, 'apt-get'),
-    [
-      `echo "apt-get $*" >> "${log}"`,
-      fail ? 'exit 100' : '',
-      'if [ "$1" = install ]; then',
-      '  for a in "$@"; do case "$a" in install|-*) ;; *) printf "#!/bin/sh\\nexit 0\\n" > "' + bin + '/$a"; /bin/chmod +x "' + bin + '/$a";; esac; done',
-      'fi',
-      'exit 0',
-    ].join('\n'),
-  );
+  // In JavaScript, on this Node: the PATH of the run holds no chmod to make a program executable with.
+  const installs = [
+    `const { appendFileSync, writeFileSync } = require('node:fs');`,
+    `const args = process.argv.slice(2);`,
+    `appendFileSync(${JSON.stringify(log)}, 'apt-get ' + args.join(' ') + '\\n');`,
+    fail ? 'process.exit(100);' : '',
+    `if (args[0] === 'install') for (const a of args.slice(1).filter((a) => !a.startsWith('-')))`,
+    `  writeFileSync(${JSON.stringify(bin)} + '/' + a, '#!/bin/sh\\nexit 0\\n', { mode: 0o755 });`,
+  ];
+  writeFileSync(join(bin, 'apt-get'), `#!${process.execPath}\n${installs.join('\n')}\n`, { mode: 0o755 });
   // A sudo that asks no password: it records, then runs the command as given.
   executable(join(bin, 'sudo'), [`echo "sudo $*" >> "${log}"`, 'if [ "$1" = -n ]; then shift; fi', '"$@"'].join('\n'));
 }
