@@ -1,16 +1,13 @@
 // The README's quick start from a fresh clone of the committed HEAD, followed as a newcomer whose `node`
 // is older than the floor (Node 22.12 first on PATH) and whose HOME is empty: its first line brings Node
 // 22 from the npm registry, then `npm install && npm start`, as written, installs and serves MCP to the
-// messages piped in (every call answered when the input ends). A client pointed at that Node's full
-// path, as the client set-up says, is served; pointed at the older `node`, it gets only a closed
-// connection and the refusal in its log. The README's test command is the one CI runs; one small test
-// file runs from the clone (the whole suite inside a test would be too slow).
+// messages piped in (every call answered when the input ends), and the client set-up's command prints
+// where that Node is. The README's test command is the one CI runs; one small test file runs from the
+// clone (the whole suite inside a test would be too slow).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meetsNodeFloor, NODE_INSTALL_BIN, NODE_INSTALL_LINE } from '../../src/node-floor.js';
 import { ROOT } from '../helpers/cli.js';
@@ -59,7 +56,7 @@ describe('the README quick start from a fresh clone, on an older Node', () => {
     expect(ci).toContain('npm test');
   });
 
-  it('brings Node 22, installs, and serves the messages piped into npm start; a client takes that Node by its full path', async () => {
+  it('brings Node 22, installs, and serves the messages piped into npm start; the client set-up prints where that Node is', async () => {
     const [nodeLine, installAndStart] = quickStartLines(await readme()) as [string, string];
     const before = spawnSync('node', ['--version'], { env: env(), encoding: 'utf8' }).stdout.trim();
     expect(before).toBe(`v${OLD_NODE_VERSION}`);
@@ -87,28 +84,13 @@ describe('the README quick start from a fresh clone, on an older Node', () => {
     expect(answers[0]?.result?.serverInfo?.name).toBe('workspace-consulting-mcp');
     expect(answers[1]?.result?.tools?.map((t) => t.name)).toContain('engagement_overview');
 
-    // The Node it brought, where the client set-up's command prints its path.
+    // The Node it brought, where the client set-up's command prints its path (test/install/readme.test.ts
+    // gives a client such a path).
     const echo = /`(echo "\$HOME\/[^`]+")`/.exec((await readme()).replace(/\s+/g, ' '))?.[1];
     expect(echo).toBe(`echo "${NODE_INSTALL_BIN}"`);
     const newer = (await runShell(echo as string, { cwd: home, env: env() })).stdout.trim();
     expect(newer).toBe(join(home, '.node22/node_modules/.bin/node'));
     expect(meetsNodeFloor(spawnSync(newer, ['--version'], { encoding: 'utf8' }).stdout.trim())).toBe(true);
-
-    // A client whose PATH finds the older node first: given that path as its command, it is served.
-    const entry = join(clone, 'dist/src/cli.js');
-    const client = new Client({ name: 'desktop-app', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: newer, args: [entry], cwd: home, env: { ...env(), LOG_LEVEL: 'warn' }, stderr: 'pipe' }));
-    try {
-      expect((await client.listTools()).tools.map((t) => t.name)).toContain('engagement_overview');
-    } finally {
-      await client.close();
-    }
-    // Given `node`, it sees the connection close, and its log holds the refusal naming the line.
-    const transport = new StdioClientTransport({ command: 'node', args: [entry], cwd: home, env: env(), stderr: 'pipe' });
-    let log = '';
-    transport.stderr?.on('data', (c: Buffer) => (log += c.toString()));
-    await expect(new Client({ name: 'desktop-app', version: '1.0.0' }).connect(transport)).rejects.toThrow(/closed/i);
-    expect(log).toContain(`this is Node.js v${OLD_NODE_VERSION}: run ${NODE_INSTALL_LINE}`);
   }, 700_000);
 
   it('runs a test file from the clone, on the Node the quick start brought', async () => {
