@@ -77,3 +77,17 @@ export async function claudeMcpList(home: string): Promise<{ status: Record<stri
   for (const m of output.matchAll(/^([\w.-]+): .* - (\S+ .+)$/gm)) status[m[1] as string] = (m[2] as string).trim();
   return { status, output };
 }
+
+/**
+ * What a one-shot script pipes into the server over stdio: initialize (id 1), the initialized
+ * notification, then `request` (id 2), each on its line; the script then closes its end.
+ */
+export function pipedSession(request: { method: string; params?: Record<string, unknown> }): string {
+  return [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'script', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, ...request },
+  ]
+    .map((m) => `${JSON.stringify(m)}\n`)
+    .join('');
+}

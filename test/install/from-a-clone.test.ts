@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtClone, CLONE_PLACEHOLDER } from '../helpers/clone.js';
-import { newcomerPath, runShell } from '../helpers/shell.js';
+import { newcomerPath, pipedSession, runShell } from '../helpers/shell.js';
 import { ROOT } from '../helpers/spawn.js';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -50,18 +50,7 @@ describe('running from a clone, as the README says', () => {
       "Piped, `node dist/src/cli.js` (what clients start) and `npm start --silent` print nothing but protocol on stdout; `npm start` alone prints npm's own two lines naming the script first. When its input ends (a script that pipes in a few messages and closes it), it answers the calls already sent",
     );
     // What a one-shot script pipes in: initialize and a call, its end closed at once after them.
-    const piped = [
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'script', version: '1' } },
-      },
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_engagements', arguments: {} } },
-    ]
-      .map((m) => `${JSON.stringify(m)}\n`)
-      .join('');
+    const piped = pipedSession({ method: 'tools/call', params: { name: 'list_engagements', arguments: {} } });
     const npmLines = [`> workspace-consulting-mcp@${version} start`, '> node dist/src/cli.js'];
     for (const [command, first] of [
       ['node dist/src/cli.js', []],

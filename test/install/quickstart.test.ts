@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meetsNodeFloor, NODE_INSTALL_BIN, NODE_INSTALL_LINE } from '../../src/node-floor.js';
 import { ROOT } from '../helpers/cli.js';
 import { OLD_NODE_VERSION, oldNode } from '../helpers/old-node.js';
-import { npmNetworkEnv, runShell } from '../helpers/shell.js';
+import { npmNetworkEnv, pipedSession, runShell } from '../helpers/shell.js';
 
 let work: string;
 let clone: string;
@@ -62,18 +62,7 @@ describe('the README quick start from a fresh clone, on an older Node', () => {
     expect(before).toBe(`v${OLD_NODE_VERSION}`);
 
     // The README's lines as written, in one shell; what a script pipes in: initialize, a call, the end.
-    const piped = [
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'script', version: '1' } },
-      },
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-    ]
-      .map((m) => `${JSON.stringify(m)}\n`)
-      .join('');
+    const piped = pipedSession({ method: 'tools/list' });
     const ran = await runShell(`${nodeLine}\n${installAndStart}`, { cwd: clone, env: { ...env(), LOG_LEVEL: 'warn' }, input: piped, timeoutMs: 600_000 });
     expect(ran.code, ran.stderr.slice(-3000)).toBe(0);
     const answers = ran.stdout
