@@ -1,15 +1,23 @@
 import { defineConfig } from 'vitest/config';
+import { prepareRunRoot } from './test/setup/temp-root.js';
 import { FAST_TESTS } from './test/tiers.js';
+
+// The run's temp root and home, in the environment before vitest writes anything of its own (its API
+// token goes under XDG_DATA_HOME as it starts) or forks a worker: test/setup/temp-root.ts.
+prepareRunRoot();
 
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Every skipped test named at the end of the run, with why (test/setup/skip-reasons.ts).
+    reporters: ['default', './test/setup/skip-reasons.ts'],
     // Both cores of a 2-core CI machine: vitest's default there is one worker (cores - 1), and most
     // files wait on sockets, child processes and rate windows rather than the CPU.
     maxWorkers: 2,
-    // The run's own temp root, removed at the end: `npm test` leaves nothing in the temp directory.
+    // The run's own temp root and home, removed at the end: `npm test` leaves nothing in the temp
+    // directory or the home folder.
     globalSetup: ['test/setup/temp-root.ts'],
     // Children started with an environment of their own still get the run's temp root; every file's
     // stderr and its child processes' stderr are scanned for token material.

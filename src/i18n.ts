@@ -20,11 +20,11 @@ const text = <P extends Params = Record<never, never>>(t: Text<P>): Text<P> => t
 
 const MESSAGES = {
   // The Node.js floor (src/node-floor.ts): one line, printed before any command runs.
-  'node.too_old': text<{ version: string; floor: string }>({
+  'node.too_old': text<{ version: string; floor: string; line: string }>({
     en: (p) =>
-      `workspace-consulting-mcp needs Node.js ${p.floor} or later, and this is Node.js ${p.version}: install a newer one (https://nodejs.org, or nvm install 22).`,
+      `workspace-consulting-mcp needs Node.js ${p.floor} or later, and this is Node.js ${p.version}: run ${p.line} (a client that starts it takes that node's full path as its command).`,
     fr: (p) =>
-      `workspace-consulting-mcp demande Node.js ${p.floor} ou plus récent, et celui-ci est Node.js ${p.version} : installez-en un plus récent (https://nodejs.org, ou nvm install 22).`,
+      `workspace-consulting-mcp demande Node.js ${p.floor} ou plus récent, et celui-ci est Node.js ${p.version} : lancez ${p.line} (un client qui le démarre prend le chemin complet de ce node comme commande).`,
   }),
 
   // Configuration (src/config.ts). The English text is what the configuration tests expect. No
@@ -305,9 +305,9 @@ const MESSAGES = {
     en: (p) => `${p.version} is too old (${p.floor} or later needed)`,
     fr: (p) => `${p.version} est trop ancienne (${p.floor} ou plus récent requis)`,
   }),
-  'doctor.node.fix': text<{ floor: string }>({
-    en: (p) => `install Node.js ${p.floor} or later (https://nodejs.org, or nvm install 22)`,
-    fr: (p) => `installez Node.js ${p.floor} ou plus récent (https://nodejs.org, ou nvm install 22)`,
+  'doctor.node.fix': text<{ floor: string; line: string }>({
+    en: (p) => `install Node.js ${p.floor} or later: ${p.line}`,
+    fr: (p) => `installez Node.js ${p.floor} ou plus récent : ${p.line}`,
   }),
   'doctor.skipped': text<{ what: string }>({ en: (p) => `skipped: ${p.what} failed`, fr: (p) => `non vérifié : échec de « ${p.what} »` }),
 

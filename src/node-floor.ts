@@ -15,6 +15,22 @@ export const NODE_FLOOR = '22.19.0';
 /** The engines range both package.json and manifest.json declare. */
 export const NODE_ENGINES_RANGE = `>=${NODE_FLOOR}`;
 
+const FLOOR_MAJOR = NODE_FLOOR.split('.')[0] as string;
+
+/**
+ * Where NODE_INSTALL_LINE puts the Node.js it brings, written for a shell: a client that starts the
+ * server from its own PATH (and finds an older node there) takes this node's full path as its command.
+ */
+export const NODE_INSTALL_BIN = `$HOME/.node${FLOOR_MAJOR}/node_modules/.bin/node`;
+
+/**
+ * The shell line that brings a supported Node.js from the npm registry (all npm needs to reach) and
+ * puts it first on this shell's PATH: what the README's quick start gives, and what the refusal below
+ * and `npm test`'s (scripts/test-deps.mjs, plain JavaScript that builds the same line from
+ * package.json's engines) say to run. .ci/run does the same.
+ */
+export const NODE_INSTALL_LINE = `npm install --prefix "$HOME/.node${FLOOR_MAJOR}" node@${FLOOR_MAJOR} && export PATH="$HOME/.node${FLOOR_MAJOR}/node_modules/.bin:$PATH"`;
+
 function parts(version: string): [number, number, number] {
   const [major = 0, minor = 0, patch = 0] = version
     .replace(/^v/, '')
@@ -39,5 +55,5 @@ export function meetsNodeFloor(version: string = process.versions.node): boolean
  */
 export function nodeFloorRefusal(version: string = process.versions.node, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (meetsNodeFloor(version)) return undefined;
-  return t(detectLocale(env), 'node.too_old', { version: `v${version.replace(/^v/, '')}`, floor: NODE_FLOOR.replace(/\.0$/, '') });
+  return t(detectLocale(env), 'node.too_old', { version: `v${version.replace(/^v/, '')}`, floor: NODE_FLOOR.replace(/\.0$/, ''), line: NODE_INSTALL_LINE });
 }

@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 import { makeDirectory } from '../fs/directories.js';
 import { type Locale, type MessageKey, t } from '../i18n.js';
 import { commandLine, launchCommand } from '../launcher.js';
-import { meetsNodeFloor, NODE_FLOOR } from '../node-floor.js';
+import { meetsNodeFloor, NODE_FLOOR, NODE_INSTALL_LINE } from '../node-floor.js';
 import { type Answer, type DoctorHttp, isHtml, isJson, parseJson, Unreachable } from './probe.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';
@@ -90,7 +90,7 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
   const version = input.nodeVersion ?? process.versions.node;
   const floor = NODE_FLOOR.replace(/\.0$/, '');
   if (meetsNodeFloor(version)) add('node', 'pass', m('doctor.node.ok', { version: `v${version}`, floor }));
-  else add('node', 'fail', m('doctor.node.old', { version: `v${version}`, floor }), m('doctor.node.fix', { floor }));
+  else add('node', 'fail', m('doctor.node.old', { version: `v${version}`, floor }), m('doctor.node.fix', { floor, line: NODE_INSTALL_LINE }));
 
   // 3. The host resolves and answers as the API: an unauthenticated GET /me must come back as an
   // API answer (JSON), not a web page, a redirect to one, or silence.

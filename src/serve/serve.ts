@@ -279,8 +279,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     await stdio.handle.close().catch(() => {});
     await backend.close();
   });
-  process.stdin.on('end', () => void shutdown('stdin closed', false));
-  process.stdin.on('close', () => void shutdown('stdin closed', false));
+  // The end of stdin: every call read before it is answered first (src/mcp/transport/stdio.ts).
+  void stdio.inputDone.then(() => shutdown('stdin closed', false));
   logger.info({ workspace: backend.workspace.url, toolsets: config.toolsets, readOnly: config.readOnly }, 'serving MCP on stdio');
   if (person) await showBanner(config, backend);
 }

@@ -1,10 +1,11 @@
-// `npm test` leaves nothing in the temp directory: the run has a root of its own (test/setup/temp-root.ts),
-// removed at the end, and every process a test starts writes its temporary files there, even one given
-// an environment of its own (test/setup/child-env.ts). .ci/run checks the machine's temp directory after
-// the whole suite.
+// `npm test` leaves nothing in the temp directory or the home folder: the run has a root of its own
+// (test/setup/temp-root.ts), removed at the end, with a home inside it, and every process a test starts
+// writes its temporary files there, and its home's files in that home unless given a HOME of its own,
+// even one given an environment of its own (test/setup/child-env.ts). .ci/run checks the machine's temp
+// directory, the home folder and the clone after the whole suite.
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { basename, dirname } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, it } from 'vitest';
@@ -53,5 +54,20 @@ describe('the run temp root', () => {
     await transport.start();
     await closed;
     expect(said).toBe(tmpdir());
+  });
+
+  it("holds this test file's home and XDG folders; npm keeps the person's configuration and cache", () => {
+    expect(homedir().startsWith(`${tmpdir()}/`)).toBe(true);
+    for (const name of ['XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME'])
+      expect(process.env[name], name).toMatch(new RegExp(`^${homedir()}/`));
+    for (const name of ['npm_config_userconfig', 'npm_config_cache']) expect(process.env[name]?.startsWith(tmpdir()), name).toBe(false);
+  });
+
+  it('is the home of a child given no HOME; a child given its own keeps it, and the folders that follow from it', () => {
+    const PRINT_HOME = 'process.stdout.write(JSON.stringify([require("node:os").homedir(), process.env.XDG_CONFIG_HOME ?? null]))';
+    const run = (env: Record<string, string>) => JSON.parse(execFileSync(process.execPath, ['-e', PRINT_HOME], { env, encoding: 'utf8' })) as unknown;
+    expect(run({ PATH: process.env.PATH ?? '' })).toEqual([homedir(), process.env.XDG_CONFIG_HOME]);
+    const own = join(tmpdir(), 'own-home');
+    expect(run({ PATH: process.env.PATH ?? '', HOME: own })).toEqual([own, null]);
   });
 });

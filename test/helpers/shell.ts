@@ -20,9 +20,31 @@ export function newcomerPath(): string {
   return [dirname(process.execPath), join(ROOT, 'node_modules', '.bin'), process.env.PATH ?? ''].join(':');
 }
 
-export function runShell(line: string, opts: { cwd: string; env: Record<string, string>; timeoutMs?: number }): Promise<ShellRun> {
+/**
+ * What a newcomer's npm reads to reach the registry on this network, passed to an npm run with a
+ * scratch HOME: its configuration and cache (named by npm itself when it runs the tests, as
+ * npm_config_*), its CA and proxies.
+ */
+export function npmNetworkEnv(): Record<string, string> {
+  const keys = [
+    'npm_config_userconfig',
+    'npm_config_cache',
+    'NODE_EXTRA_CA_CERTS',
+    'HTTPS_PROXY',
+    'HTTP_PROXY',
+    'NO_PROXY',
+    'https_proxy',
+    'http_proxy',
+    'no_proxy',
+  ];
+  return Object.fromEntries(keys.flatMap((k) => (process.env[k] ? [[k, process.env[k] as string]] : [])));
+}
+
+/** `line` in `sh -c`; `input`, when given, written to its stdin, which is then closed (else stdin is closed at once). */
+export function runShell(line: string, opts: { cwd: string; env: Record<string, string>; timeoutMs?: number; input?: string }): Promise<ShellRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', line], { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', line], { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end(opts.input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -54,4 +76,18 @@ export async function claudeMcpList(home: string): Promise<{ status: Record<stri
   const status: Record<string, string> = {};
   for (const m of output.matchAll(/^([\w.-]+): .* - (\S+ .+)$/gm)) status[m[1] as string] = (m[2] as string).trim();
   return { status, output };
+}
+
+/**
+ * What a one-shot script pipes into the server over stdio: initialize (id 1), the initialized
+ * notification, then `request` (id 2), each on its line; the script then closes its end.
+ */
+export function pipedSession(request: { method: string; params?: Record<string, unknown> }): string {
+  return [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'script', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, ...request },
+  ]
+    .map((m) => `${JSON.stringify(m)}\n`)
+    .join('');
 }

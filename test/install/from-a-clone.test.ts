@@ -1,12 +1,14 @@
 // The README's ways to run the commands until the package is published, run as written from a clone:
-// the quick start's `node dist/src/cli.js demo` and `... doctor` in the clone, the absolute-path form
-// from anywhere, and the bare name after `npm link` (into a scratch npm prefix, offline).
+// the quick start's `node dist/src/cli.js demo` and `... doctor` in the clone, what it says of the
+// server piped (protocol only, but for npm's own lines; every call answered when the input ends), the
+// absolute-path form from anywhere, and the bare name after `npm link` (into a scratch npm prefix,
+// offline).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtClone, CLONE_PLACEHOLDER } from '../helpers/clone.js';
-import { newcomerPath, runShell } from '../helpers/shell.js';
+import { newcomerPath, pipedSession, runShell } from '../helpers/shell.js';
 import { ROOT } from '../helpers/spawn.js';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -41,6 +43,34 @@ describe('running from a clone, as the README says', () => {
     // No WORKSPACE_URL: the doctor checks the embedded sandbox, and every check passes.
     const ranDoctor = await runShell(doctor[0] as string, { cwd: clone, env: env() });
     expect(ranDoctor.code, ranDoctor.stdout).toBe(0);
+  }, 240_000);
+
+  it("piped, node dist/src/cli.js and npm start --silent write protocol only, npm start npm's two lines first; each answers every call, then exits", async () => {
+    expect(quickStart.replace(/\s+/g, ' ')).toContain(
+      "Piped, `node dist/src/cli.js` (what clients start) and `npm start --silent` print nothing but protocol on stdout; `npm start` alone prints npm's own two lines naming the script first. When its input ends (a script that pipes in a few messages and closes it), it answers the calls already sent",
+    );
+    // What a one-shot script pipes in: initialize and a call, its end closed at once after them.
+    const piped = pipedSession({ method: 'tools/call', params: { name: 'list_engagements', arguments: {} } });
+    const npmLines = [`> workspace-consulting-mcp@${version} start`, '> node dist/src/cli.js'];
+    for (const [command, first] of [
+      ['node dist/src/cli.js', []],
+      ['npm start --silent', []],
+      ['npm start', npmLines],
+    ] as const) {
+      const r = await runShell(command, { cwd: clone, env: { ...env(), LOG_LEVEL: 'warn' }, input: piped, timeoutMs: 120_000 });
+      expect(r.code, `${command}: ${r.stderr}`).toBe(0);
+      const lines = r.stdout.split('\n').filter((l) => l.trim() !== '');
+      expect(lines.slice(0, first.length), command).toEqual(first);
+      const answers = lines.slice(first.length).map((l) => JSON.parse(l) as { jsonrpc: string; id: number; result?: { isError?: boolean } });
+      expect(
+        answers.map((a) => [a.jsonrpc, a.id]),
+        command,
+      ).toEqual([
+        ['2.0', 1],
+        ['2.0', 2],
+      ]);
+      expect(answers[1]?.result?.isError, command).toBeFalsy();
+    }
   }, 240_000);
 
   it("the absolute-path form runs from any folder, with the clone's path in place of the placeholder", async () => {

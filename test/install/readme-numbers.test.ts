@@ -15,6 +15,7 @@ import { isTransientStatus } from '../../src/api/retry.js';
 import { loadConfig, SETTINGS } from '../../src/config.js';
 import { EMBED_MAX_BYTES } from '../../src/mcp/render/member-file.js';
 import { DEFAULT_SCRIPT_LIMITS, MAX_ERROR_TEXT } from '../../src/mcp/scripts/script-engine.js';
+import { NODE_FLOOR, NODE_INSTALL_BIN, NODE_INSTALL_LINE } from '../../src/node-floor.js';
 import { SESSION_BUYER } from '../../src/sandbox/data/ids.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { wavSize } from '../../src/sandbox/media.js';
@@ -150,6 +151,23 @@ const CLAIMS: Claim[] = [
     },
   },
   {
+    // The line that brings a supported Node from npm (src/node-floor.ts), and where it puts it.
+    says: /npm install --prefix "\$HOME\/\.node(\d+)" node@(\d+) && export PATH="\$HOME\/\.node(\d+)\/node_modules\/\.bin:\$PATH"/g,
+    check: (majors) => {
+      for (const major of majors) expect(major).toBe(NODE_FLOOR.split('.')[0]);
+      expect(read('README.md')).toContain(NODE_INSTALL_LINE);
+    },
+  },
+  {
+    says: /`echo "\$HOME\/\.node(\d+)\/node_modules\/\.bin\/node"`/g,
+    check: ([major]) => expect(`$HOME/.node${major}/node_modules/.bin/node`).toBe(NODE_INSTALL_BIN),
+  },
+  {
+    // The client set-up's word for the floor.
+    says: /when that one is older than (\d+\.\d+), the server refuses to start/g,
+    check: ([v]) => expect(v).toBe(NODE_FLOOR.replace(/\.0$/, '')),
+  },
+  {
     says: /under (\d+) requests in any rolling minute/g,
     check: ([n]) => expect(loadConfig({}).rateLimit).toEqual({ limit: num(n as string), windowMs: 60_000 }),
   },
@@ -283,10 +301,10 @@ const CLAIMS: Claim[] = [
     check: ([n]) => expect(sourceNumber('bench/remote.ts', /BENCH_REMOTE_SESSIONS \?\? (\d+)/)).toBe(num(n as string)),
   },
   {
-    // test/remote/caddy.test.ts runs the kill-mid-session case from this version on, and shows the 502 before it.
+    // test/remote/caddy.test.ts runs the kill-mid-session case from this version on (test/helpers/caddy.ts), and shows the 502 before it.
     says: /Caddy must be (\d+)\.(\d+)\.(\d+) or later \(the compose file's image is\)/g,
     check: ([major, minor, patch]) => {
-      expect(read('test/remote/caddy.test.ts')).toContain(`atLeast(version, [${major}, ${minor}, ${patch}])`);
+      expect(read('test/helpers/caddy.ts')).toContain(`atLeast(version, [${major}, ${minor}, ${patch}])`);
       expect(read('deploy/compose.yaml')).toContain(`image: caddy:${major}.${minor}-alpine`);
     },
   },

@@ -1,16 +1,19 @@
 // The README's client set-up snippets, parsed from the README and run: each names a command and its
 // environment; the test puts a built clone where the snippet says /path/to/workspace-consulting-mcp and
 // the sandbox where it names the example workspace, starts the command as the client would, and lists
-// the tools. The Claude Code lines are run by the real CLI (claude-code.test.ts).
+// the tools; and what it says of a client whose `node` is older, run with Node 22.12 first on its PATH.
+// The Claude Code lines are run by the real CLI (claude-code.test.ts).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { NODE_INSTALL_LINE } from '../../src/node-floor.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { builtClone, CLONE_PLACEHOLDER } from '../helpers/clone.js';
+import { OLD_NODE_VERSION, oldNode } from '../helpers/old-node.js';
 import { ROOT } from '../helpers/spawn.js';
 import { spawnHttpServer } from '../helpers/spawn-http.js';
 
@@ -104,6 +107,36 @@ describe('README client set-up', () => {
       expect(await runLocally(entry.command, entry.args, entry.env)).toContain('find_operations');
     });
   }
+
+  it("says what a client whose node is older shows, and the fix: a newer Node's full path as the command", { timeout: 300_000 }, async () => {
+    expect(setup.replace(/\s+/g, ' ')).toContain(
+      'when that one is older than 22.19, the server refuses to start and the client shows only "connection closed" (the refusal is in its log). Then write the full path of a newer Node in place of `node`',
+    );
+    const json = blocks('Claude Desktop').find((b) => b.lang === 'json');
+    const entry = (JSON.parse(json?.body ?? '{}') as { mcpServers: Record<string, ServerEntry> }).mcpServers['workspace-consulting'] as ServerEntry;
+    const args = entry.args.map((a) => a.replace(CLONE_PLACEHOLDER, clone));
+    // A desktop app whose PATH finds a Node older than the floor first.
+    const env = {
+      PATH: `${dirname(oldNode())}:${process.env.PATH ?? ''}`,
+      HOME: process.env.HOME ?? '',
+      LOG_LEVEL: 'warn',
+      WORKSPACE_URL: sandbox.url,
+      WORKSPACE_TOKEN: sandbox.tokens.read,
+    };
+    const transport = new StdioClientTransport({ command: entry.command, args, cwd: work, env, stderr: 'pipe' });
+    let log = '';
+    transport.stderr?.on('data', (c: Buffer) => (log += c.toString()));
+    await expect(new Client({ name: 'desktop-app', version: '1' }).connect(transport)).rejects.toThrow(/closed/i);
+    expect(log).toContain(`this is Node.js v${OLD_NODE_VERSION}: run ${NODE_INSTALL_LINE}`);
+    // The same entry with the full path of a supported Node as its command.
+    const client = new Client({ name: 'desktop-app', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: work, env, stderr: 'pipe' }));
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('find_operations');
+    } finally {
+      await client.close();
+    }
+  });
 
   it('VS Code: servers with type stdio, the token from a masked input, and the server starts', async () => {
     const json = blocks('VS Code').find((b) => b.lang === 'json');

@@ -6,15 +6,23 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type LaunchFacts, launchCommand } from '../../src/launcher.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type BannerInfo, renderBanner } from '../../src/serve/banner.js';
 import { ROOT } from '../helpers/cli.js';
 import { builtClone } from '../helpers/clone.js';
+import { lookUpProgram } from '../helpers/programs.js';
 import { claudeEnv, claudeMcpList, newcomerPath, runShell } from '../helpers/shell.js';
 
-const hasScript = spawnSync('script', ['--version']).status === 0;
+/** util-linux's `script`, which gives `npm start` a terminal (BSD's takes other options), or undefined. */
+const script = (() => {
+  const found = lookUpProgram('script');
+  return found && spawnSync(found, ['--version']).status === 0 ? found : undefined;
+})();
+const NO_SCRIPT = "util-linux's script (a terminal for npm start) is not installed here";
+/** npm's layouts (an npx cache, a global prefix's bin linked to lib) as these tests build them are POSIX ones. */
+const NOT_POSIX = process.platform === 'win32' ? 'npm lays out its bin folders otherwise on Windows' : undefined;
 
 const INFO: BannerInfo = {
   workspace: 'https://acme.workspace-consulting.com',
@@ -85,12 +93,14 @@ describe('the command that starts this program again', () => {
     return { entry, bin };
   }
 
-  it.skipIf(process.platform === 'win32')('is npx for a copy npx runs from its cache', () => {
+  it('is npx for a copy npx runs from its cache', (ctx) => {
+    ctx.skip(NOT_POSIX !== undefined, NOT_POSIX);
     const { bin } = install(join(dir, '_npx/4f1c2b'), join(dir, '_npx/4f1c2b/node_modules/.bin'));
     expect(launchCommand(facts({ invokedAs: bin }))).toEqual(['npx', '-y', 'workspace-consulting-mcp']);
   });
 
-  it.skipIf(process.platform === 'win32')('is the bare name for an install whose bin is on PATH (global, npm link), else node on its entry', () => {
+  it('is the bare name for an install whose bin is on PATH (global, npm link), else node on its entry', (ctx) => {
+    ctx.skip(NOT_POSIX !== undefined, NOT_POSIX);
     const { entry, bin } = install(join(dir, 'global/lib'), join(dir, 'global/bin'));
     expect(launchCommand(facts({ invokedAs: bin, path: [join(dir, 'global/bin'), dirname(process.execPath)].join(':') }))).toEqual([
       'workspace-consulting-mcp',
@@ -121,7 +131,7 @@ describe('the command that starts this program again', () => {
 async function bannerAtTerminal(cwd: string, env: Record<string, string>): Promise<{ banner: string; terminal: string }> {
   const err = join(cwd, 'banner.err');
   writeFileSync(err, '');
-  const child = spawn('script', ['-qec', `npm start 2>${err}`, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(script as string, ['-qec', `npm start 2>${err}`, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let ended = false;
   let terminal = '';
   child.stdout.on('data', (d: Buffer) => (terminal += d.toString()));
@@ -141,19 +151,21 @@ async function bannerAtTerminal(cwd: string, env: Record<string, string>): Promi
   }
 }
 
-describe.skipIf(!hasScript)('the banner of `npm start` in a clone, at a terminal', () => {
+describe('the banner of `npm start` in a clone, at a terminal', () => {
   let work: string;
   let clone: string;
   let sb: SandboxHandle;
 
+  beforeEach((ctx) => ctx.skip(script === undefined, NO_SCRIPT));
   beforeAll(async () => {
+    if (script === undefined) return; // every test skips, saying why
     work = mkdtempSync(join(tmpdir(), 'wcm-banner-'));
     clone = await builtClone(work);
     sb = await startSandbox({ port: 0, logger: () => {} });
   }, 120_000);
   afterAll(async () => {
     await sb?.close();
-    rmSync(work, { recursive: true, force: true });
+    if (work) rmSync(work, { recursive: true, force: true });
   });
 
   it('is printed on stderr with the member, and every command it suggests runs as printed from there', async () => {

@@ -1,11 +1,14 @@
 // Run before every test file (vitest setupFiles): a child process started with an environment of its
 // own (`env: {PATH, HOME, ...}`, as the helpers start servers, and as the MCP SDK's stdio transport
 // does with its default environment) still gets the run's temp root (test/setup/temp-root.ts), so
-// what it writes to its temp directory goes where the run cleans up. One patch here rather than
-// TMPDIR repeated in every spawn of every test: a test written tomorrow is covered too.
+// what it writes to its temp directory goes where the run cleans up; and one given no HOME gets the
+// run's home and its XDG folders, where it would otherwise find the user's own. One patch here rather
+// than the variables repeated in every spawn of every test: a test written tomorrow is covered too.
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 
 const TEMP_VARS = ['TMPDIR', 'TMP', 'TEMP'] as const;
+/** Given with HOME, or not at all: a child given a HOME of its own keeps the folders that follow from it. */
+const HOME_VARS = ['HOME', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME'] as const;
 const PATCHED = Symbol.for('workspace-consulting-mcp.child-env');
 const g = globalThis as { [PATCHED]?: boolean };
 
@@ -17,7 +20,8 @@ function withTempRoot(args: unknown[]): unknown[] {
   if (at < 0) return args; // no options: the child inherits process.env, TMPDIR included
   const options = args[at] as Options;
   if (!options.env) return args;
-  const missing = TEMP_VARS.filter((k) => options.env?.[k] === undefined && process.env[k] !== undefined);
+  const unset = (k: string) => options.env?.[k] === undefined && process.env[k] !== undefined;
+  const missing = [...TEMP_VARS.filter(unset), ...(options.env.HOME === undefined ? HOME_VARS.filter(unset) : [])];
   if (missing.length === 0) return args;
   const env = { ...options.env, ...Object.fromEntries(missing.map((k) => [k, process.env[k]])) };
   const out = [...args];

@@ -29,6 +29,12 @@ export class InFlight {
     }
   }
 
+  /** Resolves once nothing is in flight (at once when nothing is), however long that takes. */
+  idle(): Promise<void> {
+    if (this.#size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.#waiters.push(resolve));
+  }
+
   /** Resolves true once nothing is in flight, or false when `timeoutMs` passes first. */
   drained(timeoutMs: number): Promise<boolean> {
     if (this.#size === 0) return Promise.resolve(true);

@@ -2,6 +2,11 @@
 // The guard reads stdin, drops a line longer than the cap as it streams in (a client that never sends
 // a newline cannot grow memory without bound), checks each message (src/mcp/transport/message-guard.ts) and
 // answers a malformed one itself; the messages it passes reach the SDK's transport unchanged.
+//
+// The end of stdin finishes what was asked: a one-shot pipe (`printf '...' | workspace-consulting-mcp`)
+// closes its end as soon as it has written, and wants every answer. The SDK's transport closes when the
+// stream it reads ends, cancelling whatever is in flight; so the guard ends that stream only once every
+// request it passed on has been answered (each call bounded by its own limits).
 import { PassThrough, Transform, type TransformCallback } from 'node:stream';
 import type { JSONRPCMessage, McpRequestContext, Server } from '@modelcontextprotocol/server';
 import { type ServeStdioOptions, type StdioServerHandle, StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -28,10 +33,23 @@ export class LineGuard extends Transform {
     private readonly reply: (answer: ErrorAnswer) => void,
     private readonly logger: Logger,
     private readonly maxLineBytes = MAX_LINE_BYTES,
-    /** Told of each request passed on (its id) and each cancellation (the id it cancels). */
-    private readonly watch?: { request(id: unknown): void; cancelled(id: unknown): void },
+    /**
+     * Told of each request passed on (its id and method) and each cancellation (the id it cancels);
+     * `answered` resolves once every request passed on has its answer, and the guard's output ends
+     * only then.
+     */
+    private readonly watch?: { request(id: unknown, method: string): void; cancelled(id: unknown): void; answered(): Promise<void> },
   ) {
     super();
+  }
+
+  /** stdin ended: its last line counts even without a newline; then the output ends once all is answered. */
+  override _flush(done: TransformCallback): void {
+    if (!this.#discarding && this.#size > 0) this.#line(Buffer.concat(this.#parts, this.#size));
+    this.#parts = [];
+    this.#size = 0;
+    if (!this.watch) done();
+    else void this.watch.answered().then(() => done());
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
@@ -84,7 +102,7 @@ export class LineGuard extends Transform {
       return;
     }
     const m = g.message;
-    if (m.method !== undefined && m.id !== undefined) this.watch?.request(m.id);
+    if (typeof m.method === 'string' && m.id !== undefined) this.watch?.request(m.id, m.method);
     if (m.method === 'notifications/cancelled') this.watch?.cancelled((m.params as { requestId?: unknown } | undefined)?.requestId);
     // The line as it came when the guard left it alone (no second serialisation of a large upload).
     this.push(`${g.changed ? JSON.stringify(g.message) : text}\n`);
@@ -97,6 +115,8 @@ interface StdioServing {
   server(): Server | undefined;
   /** Requests received and not yet answered on stdout. */
   inFlight: InFlight;
+  /** Resolves once stdin has ended and every request read from it is answered (the transport then closes). */
+  inputDone: Promise<void>;
 }
 
 interface ServeOnStdioOptions extends Pick<ServeStdioOptions, 'onerror'> {
@@ -116,19 +136,46 @@ export function serveOnStdio(factory: (ctx: McpRequestContext) => Promise<Server
   // a Buffer on its way to stdout (then written as bytes) paid a copy of every answer.
   const stdout = new PassThrough({ decodeStrings: false, encoding: 'utf8' });
   stdout.setMaxListeners(0);
-  stdout.pipe(opts.stdout ?? process.stdout);
+  const out = opts.stdout ?? process.stdout;
+  stdout.pipe(out);
+  // A client gone for good stops reading (EPIPE): nothing more can reach it, and an answer still being
+  // made must neither crash the process nor wait for a reader forever. From then on what is written
+  // flows to nowhere, so the calls in flight end and the end of the input ends the process.
+  out.on('error', (err: Error) => {
+    opts.logger.debug({ err: err.message }, 'stdout closed by the client: answers are dropped');
+    stdout.unpipe(out);
+    stdout.resume();
+  });
   const reply = (a: ErrorAnswer) => {
     stdout.write(`${JSON.stringify(a)}\n`);
   };
-  // A request counts from its line until its answer is written (a cancelled one gets none).
+  // A request counts from its line until its answer is written (a cancelled one gets none). A 2026
+  // listen stream is no call: it is answered when the connection closes, so it is never waited for.
+  // A client that reuses an id in flight gets two answers: each ends one count, the oldest first.
   const inFlight = new InFlight();
-  const pending = new Map<unknown, () => void>();
+  const pending = new Map<unknown, (() => void)[]>();
   const settle = (id: unknown) => {
-    pending.get(id)?.();
-    pending.delete(id);
+    const ends = pending.get(id);
+    ends?.shift()?.();
+    if (ends?.length === 0) pending.delete(id);
   };
-  const guard = new LineGuard(reply, opts.logger, opts.maxLineBytes, { request: (id) => pending.set(id, inFlight.begin()), cancelled: settle });
+  const begin = (id: unknown, method: string) => {
+    if (method === 'subscriptions/listen') return;
+    const ends = pending.get(id) ?? [];
+    ends.push(inFlight.begin());
+    pending.set(id, ends);
+  };
+  const guard = new LineGuard(reply, opts.logger, opts.maxLineBytes, {
+    request: begin,
+    cancelled: settle,
+    answered: () => inFlight.idle(),
+  });
   stdin.pipe(guard);
+  // A stdin destroyed without an end (the pipe does not end the guard then) ends the input all the same.
+  stdin.once('close', () => {
+    if (!guard.writableEnded) guard.end();
+  });
+  const inputDone = new Promise<void>((resolve) => guard.once('end', resolve));
   // The SDK's transport reads only guarded lines, from the guard itself (a stream more between them
   // cost each message a write and a read); its own cap sits above ours so it never trips.
   const transport = new StdioServerTransport(guard, stdout, {
@@ -151,5 +198,5 @@ export function serveOnStdio(factory: (ctx: McpRequestContext) => Promise<Server
     },
     { transport, ...(opts.onerror ? { onerror: opts.onerror } : {}) },
   );
-  return { handle, server: () => pinned, inFlight };
+  return { handle, server: () => pinned, inFlight, inputDone };
 }

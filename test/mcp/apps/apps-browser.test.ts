@@ -1,9 +1,11 @@
-// The three apps in a real browser: Debian's Chromium (no browser download) driven by playwright-core
-// loads a host page where ext-apps' AppBridge renders each view from the server's ui:// resource, and
-// relays the view's tool calls to the server over Streamable HTTP (the stack's MCP client), which
-// talks to the sandbox over HTTP. The test writes the README's screenshots (fr and en, light and dark)
-// to docs/screenshots.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+// The three apps in a real browser: the system's Chromium (no browser download; found by name, as npm
+// test finds and installs it) driven by playwright-core loads a host page where ext-apps' AppBridge
+// renders each view from the server's ui:// resource, and relays the view's tool calls to the server
+// over Streamable HTTP (the stack's MCP client), which talks to the sandbox over HTTP. The test takes
+// the README's screenshots (fr and en, light and dark) into its temp folder and checks each is a whole
+// image of the view: the copies in docs/screenshots are written by `npm run screenshots` only (another
+// machine's fonts would rewrite them on every run).
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +17,7 @@ import { ensureAppsBuilt } from '../../../scripts/build-apps.js';
 import { VIEWS, type ViewName } from '../../../src/mcp/apps/views.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { findProgram } from '../../helpers/programs.js';
 import { type Stack, startStack } from '../../helpers/stack.js';
 
 /**
@@ -40,8 +43,11 @@ interface PageGlobals {
 type Json = Record<string, unknown>;
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const SHOTS = join(ROOT, 'docs', 'screenshots');
-const CHROMIUM = '/usr/bin/chromium';
+/** Where `npm run screenshots` wants them (scripts/screenshots.ts); else the test's temp folder. */
+const SHOTS_FOR_DOCS = process.env.WCM_SCREENSHOTS_DIR;
+/** The viewport's width, and the most of its height a screenshot keeps. */
+const WIDTH = 920;
+const MAX_HEIGHT = 1100;
 
 let sandbox: SandboxHandle;
 let writer: Stack;
@@ -49,6 +55,7 @@ let reader: Stack;
 let context: BrowserContext;
 let page: Page;
 let temp: string;
+let shots: string;
 let hostJs: string;
 /** The stack the page's tool calls go to (the session the view was opened in). */
 let active: Stack;
@@ -73,16 +80,20 @@ beforeAll(async () => {
   // A member who consented to read only: the read-only surface, whatever the app asks.
   reader = await startStack({ sandboxHandle: sandbox, env, token: 'read', grantedScope: 'read' });
   context = await chromium.launchPersistentContext(join(temp, 'profile'), {
-    executablePath: CHROMIUM,
+    executablePath: findProgram(
+      'chromium',
+      'chromium is not installed, and these tests render the views in a real one: install it (Debian: apt-get install -y chromium; Ubuntu: chromium-browser; npm test does this when it is missing and it may).',
+    ),
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    viewport: { width: 920, height: 1100 },
+    viewport: { width: WIDTH, height: MAX_HEIGHT },
   });
   page = context.pages()[0] ?? (await context.newPage());
   await page.exposeFunction('mcpCallTool', async (params: { name: string; arguments?: Record<string, unknown> }) =>
     active.client.callTool({ name: params.name, arguments: params.arguments ?? {} }),
   );
-  await mkdir(SHOTS, { recursive: true });
+  shots = SHOTS_FOR_DOCS ?? join(temp, 'screenshots');
+  await mkdir(shots, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -140,11 +151,18 @@ async function screenshots(name: string, frame: Frame, ready: string): Promise<v
     );
     await frame.waitForSelector(ready);
     const box = await page.locator('iframe').boundingBox();
-    await page.screenshot({
-      path: join(SHOTS, `${name}-${locale}-${theme}.png`),
-      clip: { x: 0, y: 0, width: 920, height: Math.min(1100, Math.ceil(box?.height ?? 1100)) },
-    });
+    const height = Math.min(MAX_HEIGHT, Math.ceil(box?.height ?? MAX_HEIGHT));
+    const path = join(shots, `${name}-${locale}-${theme}.png`);
+    await page.screenshot({ path, clip: { x: 0, y: 0, width: WIDTH, height } });
+    // A whole image of the view as laid out: a PNG of the clip's size.
+    expect(pngSize(await readFile(path)), path).toEqual({ width: WIDTH, height });
   }
+}
+
+/** A PNG's width and height, from its header (signature, then the IHDR chunk). */
+function pngSize(png: Buffer): { width: number; height: number } | undefined {
+  if (png.subarray(0, 8).toString('hex') !== '89504e470d0a1a0a' || png.subarray(12, 16).toString('latin1') !== 'IHDR') return undefined;
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
 const reviewPosts = (from: number) =>

@@ -1,10 +1,11 @@
-// The stdio transport's half of graceful shutdown: a signal lets the call in flight finish and be
-// answered on stdout before the process exits 0.
+// The stdio transport's half of graceful shutdown: a signal, or the end of stdin, lets the calls in
+// flight finish and be answered on stdout before the process exits 0.
 import { once } from 'node:events';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 import { reached } from '../../helpers/reached.js';
-import { spawnServer } from '../../helpers/spawn.js';
+import { ROOT, spawnServer } from '../../helpers/spawn.js';
 
 let sandbox: SandboxHandle;
 
@@ -57,5 +58,42 @@ describe('serve over stdio, on SIGTERM', () => {
     const call = answers.get(3);
     expect(call?.result?.isError).toBeFalsy();
     expect(call?.result?.content[0]?.text).toMatch(/[0-9A-HJKMNP-TV-Z]{26}/);
+  });
+});
+
+describe('serve over stdio, at the end of its input', () => {
+  it('answers every call sent before it, the last line even without its newline, then exits 0', async () => {
+    // The built server, as a one-shot pipe runs it (`printf '...' | node dist/src/cli.js`): every
+    // message written at once, then stdin closed while the call is still at the workspace.
+    const child = spawnServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, LOG_LEVEL: 'warn' }, [], join(ROOT, 'dist/src/cli.js'));
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    sandbox.admin.fault({ count: 1, delay_ms: 1500, match: { method: 'GET', path: '/engagements' } });
+    const exited = once(child, 'exit');
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_engagements', arguments: {} } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+    ].map((m) => JSON.stringify(m));
+    child.stdin.end(lines.join('\n'));
+    const [code] = (await exited) as [number | null];
+
+    expect(code, err).toBe(0);
+    const answers = new Map(
+      out
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { id?: number; result?: { isError?: boolean; content?: { text: string }[]; tools?: unknown[] } })
+        .map((m) => [m.id, m]),
+    );
+    expect([...answers.keys()].sort()).toEqual([1, 2, 3]);
+    // The call was held at the workspace (1.5 s) well past the end of the input: answered all the same.
+    expect(answers.get(2)?.result?.isError).toBeFalsy();
+    expect(answers.get(2)?.result?.content?.[0]?.text).toMatch(/[0-9A-HJKMNP-TV-Z]{26}/);
+    expect(answers.get(3)?.result?.tools?.length).toBeGreaterThan(0);
   });
 });
