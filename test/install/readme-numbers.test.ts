@@ -107,6 +107,11 @@ const provedBy = (path: string, assertion: string) => () => expect(read(path), `
 
 const CLAIMS: Claim[] = [
   {
+    // How much of a record's own text a confirmation question quotes, as the question is written.
+    says: /cut to (\d+) characters\), says what the/g,
+    check: ([n]) => expect(sourceNumber('src/mcp/pipeline/confirmation.ts', /const MAX_QUOTED = (\d+);/)).toBe(num(n as string)),
+  },
+  {
     // How long a commit subject may be, as the commit-subject test holds it.
     says: /a subject of at most (\d+) characters/g,
     check: ([n]) => expect(sourceNumber('test/ci/commit-subjects.test.ts', /const MAX = (\d+);/)).toBe(num(n as string)),
