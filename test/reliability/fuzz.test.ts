@@ -9,6 +9,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../catalog/index.js';
+import { errorDetail } from '../../src/mcp/render/tool-result.js';
 import type { Operation } from '../../src/operation.js';
 import * as demo from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
@@ -85,7 +86,7 @@ describe('valid arguments reach exactly their endpoint, once', () => {
           figures.valid++;
           const seen = apiRequests();
           const key = sameCall(op, args);
-          const error = (r.structuredContent as { error?: { code?: string; status?: number } } | undefined)?.error;
+          const error = errorDetail(r);
           const own = seen.filter((q) => q.method === op.method && q.template === op.path);
           // Besides the call itself, only reference reads may go out (an upload's format, looked up once).
           const others = seen.filter((q) => !own.includes(q));
@@ -141,7 +142,7 @@ describe('broken arguments are refused, naming the field, and send nothing', () 
         // tool does not have, "- (arguments): unknown argument colour: remove it".
         const line = broken.kind === 'unknown_key' ? `^- \\(arguments\\): unknown arguments? (.*, )?${broken.field}(,|:)` : `^- ${broken.field}(\\.[^:]*)?: `;
         expect(text, what).toMatch(new RegExp(line, 'm'));
-        expect((r.structuredContent as { error?: { code?: string } }).error?.code).toMatch(/^invalid_argument/);
+        expect(errorDetail(r)?.code).toMatch(/^invalid_argument/);
       }),
       { numRuns: PER_TOOL, seed: SEED },
     );
@@ -150,11 +151,9 @@ describe('broken arguments are refused, naming the field, and send nothing', () 
 
 /** A refusal of the arguments as a tool result: isError, the field named, nothing sent. */
 function expectRefused(m: Rpc | undefined, field: string, what: string): void {
-  const r = m?.result as
-    | { isError?: boolean; content?: Array<{ text?: string }>; structuredContent?: { error?: { fields?: Record<string, string> } } }
-    | undefined;
+  const r = m?.result as { isError?: boolean; content?: Array<{ text?: string }>; _meta?: Record<string, unknown> } | undefined;
   expect(r?.isError, what).toBe(true);
-  expect(Object.keys(r?.structuredContent?.error?.fields ?? {}), what).toContain(field);
+  expect(Object.keys((r && errorDetail(r)?.fields) ?? {}), what).toContain(field);
   expect(r?.content?.[0]?.text, what).toMatch(/nothing was sent/);
 }
 

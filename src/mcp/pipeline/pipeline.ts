@@ -225,7 +225,9 @@ export class Pipeline {
             ? `${op.name} was not confirmed: ${answer.why}`
             : `the user ${answer.action === 'decline' ? 'declined' : 'cancelled'} ${op.name} when asked to confirm it`;
         return toolError(`Not run: ${why}. Nothing was sent.`, {
-          error: { code: answer.action === 'unanswered' ? 'not_confirmed' : 'declined', action: answer.action, operation: op.name },
+          code: answer.action === 'unanswered' ? 'not_confirmed' : 'declined',
+          action: answer.action,
+          operation: op.name,
         });
       }
     }
@@ -333,7 +335,7 @@ export class Pipeline {
         { tool: originLabel(ctx.via, op.name), op: op.name, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) },
         'tool call failed',
       );
-      return renderError(op, err);
+      return renderError(op, err, api);
     }
   }
 
@@ -399,10 +401,10 @@ export class Pipeline {
         const res = await client.callOperation(dlOp, dl.args(ref), { signal: ctx.signal });
         report.file = res.file
           ? await this.#fileResult(dlOp, dl.args(ref), res.file, ctx, undefined, ctx.budget ?? config.responseBudget)
-          : toolError(`${dlOp.name} answered without a file (HTTP ${res.status}).`, { error: { code: 'no_file', status: res.status } });
+          : toolError(`${dlOp.name} answered without a file (HTTP ${res.status}).`, { code: 'no_file', status: res.status });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        report.file = renderError(dlOp, err);
+        report.file = renderError(dlOp, err, dl.args(ref));
       }
     }
     logger.debug({ op: op.name, job: ref.id, state, polls: out.polls, ms: out.waitedMs }, 'job followed');

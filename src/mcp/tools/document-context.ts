@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { DOCUMENT_KINDS, id } from '../../../catalog/shared.js';
 import { InvocationRefused } from '../pipeline/pipeline.js';
 import { DOCUMENT_CONTEXT_RESULT } from '../pipeline/result-schemas.js';
-import { allPages, errorText, OPEN, section, type WorkflowDeps } from '../pipeline/sections.js';
+import { allPages, errorText, OPEN, section, sectionsFailed, type WorkflowDeps } from '../pipeline/sections.js';
 import { defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
 import { renderError, renderWorkflow, toolError } from '../render/index.js';
 
@@ -87,7 +87,7 @@ export function documentContextTool(deps: WorkflowDeps): ToolSpec {
           if (s.aborted) throw doc;
           if (doc instanceof InvocationRefused) return doc.result;
           const op = pipeline.registry.get('get_deliverable_document');
-          return op ? renderError(op, doc) : toolError(errorText(doc));
+          return op ? renderError(op, doc, { engagement, kind }) : toolError(errorText(doc), { code: 'read_failed' });
         }
         const d = doc as Json;
         const blocks = outlineOf(Array.isArray(d.blocks) ? (d.blocks as Json[]) : []);
@@ -120,6 +120,8 @@ export function documentContextTool(deps: WorkflowDeps): ToolSpec {
         }),
         section(() => pipeline.invoke('get_deliverable_draft', { engagement }, extra).then((r) => r.data)),
       ]);
+      const unknown = sectionsFailed(engagement, [document, findings, contradictions, draft]);
+      if (unknown) return unknown;
       const d = draft as Json;
       const value = {
         kind,

@@ -200,7 +200,7 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     return toolError(
       `Not saved: ${kind} was changed by someone else since it was read, and ${why}. Their change is kept; none of these edits was applied. ` +
         'Read the document again (document_context with outline: true) and send edits for its current version.',
-      { error: { code: 'conflict', changed, gone, updated_at: now.updated_at } },
+      { code: 'conflict', changed, gone, updated_at: now.updated_at },
     );
   }
 
@@ -223,11 +223,11 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     return { content: [{ type: 'text' as const, text }], structuredContent: value as unknown as Json };
   }
 
-  function failed(err: unknown) {
+  function failed(err: unknown, args: { engagement: string; kind: string }) {
     if (err instanceof InvocationRefused) return err.result;
     const op = pipeline.registry.get('update_deliverable_document');
-    if (op) return renderError(op, err);
-    return toolError(err instanceof Error ? err.message : String(err));
+    if (op) return renderError(op, err, args);
+    return toolError(err instanceof Error ? err.message : String(err), { code: 'failed' });
   }
 
   return defineTool({
@@ -299,9 +299,9 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
             return saved(kind, now, applied.changes, reapplied, reapplied ? changedBetween(first.blocks, base.blocks) : []);
           } catch (err) {
             // Refused without being applied (a 4xx): was the document changed since it was read?
-            if (!maybeStale(err)) return failed(err);
+            if (!maybeStale(err)) return failed(err, { engagement, kind });
             const now = await readDoc(engagement, kind, ctx);
-            if (now.updated_at === base.updated_at) return failed(err);
+            if (now.updated_at === base.updated_at) return failed(err, { engagement, kind });
             if (attempt > 0) return conflict(kind, now, [], changedBetween(first.blocks, now.blocks), true);
             const can = reapplicable(base.blocks, now.blocks, edits);
             if (!can.ok) return conflict(kind, now, can.gone, can.changed, false);
@@ -311,7 +311,7 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
         }
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        return failed(err);
+        return failed(err, { engagement, kind });
       }
     },
   });

@@ -4,6 +4,7 @@
 // reference is refused before anything is written.
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { errorDetail } from '../../../src/mcp/render/tool-result.js';
 import { editDocumentBlocksOutput } from '../../../src/mcp/tools/edit-document-blocks.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
@@ -181,7 +182,7 @@ describe('edit_document_blocks', () => {
       ],
     });
     expect(r.isError).toBe(true);
-    expect(r.structuredContent).toMatchObject({ error: { code: 'conflict', changed: [paragraph], gone: [] } });
+    expect(errorDetail(r)).toMatchObject({ code: 'conflict', changed: [paragraph], gone: [] });
     expect(textOf(r)).toContain(`${paragraph} (changed)`);
     expect(textOf(r)).toMatch(/Their change is kept; none of these edits was applied/);
     // The document is theirs, exactly: nothing of ours half-applied, nothing of theirs lost.
@@ -206,7 +207,7 @@ describe('edit_document_blocks', () => {
       edits: [{ op: 'insert', after: figures, block: { type: 'paragraph', text: 'Après les chiffres' } }],
     });
     expect(r.isError).toBe(true);
-    expect(r.structuredContent).toMatchObject({ error: { code: 'conflict', changed: [], gone: [figures] } });
+    expect(errorDetail(r)).toMatchObject({ code: 'conflict', changed: [], gone: [figures] });
     expect(byId((await read()).blocks, figures)).toBeUndefined();
   });
 
@@ -224,8 +225,8 @@ describe('edit_document_blocks', () => {
       ],
     });
     expect(r.isError).toBe(true);
-    expect(r.structuredContent).toMatchObject({ error: { code: 'unknown_reference' } });
-    const fields = Object.keys((r.structuredContent as { error: { fields: Record<string, string> } }).error.fields);
+    expect(errorDetail(r)).toMatchObject({ code: 'unknown_reference' });
+    const fields = Object.keys(errorDetail(r)?.fields as Record<string, string>);
     expect(fields).toEqual(['edits.0.block.refs.0.id', 'edits.1.block.evidence_id', 'edits.2.block.process_id']);
     expect(textOf(r)).toContain(`no finding of engagement ${ENGAGEMENT_AP} has this id`);
     // Reads to check against, and no write at all.
@@ -261,7 +262,7 @@ describe('edit_document_blocks', () => {
     sandbox.clearRequests();
     const r = await stack.call('edit_document_blocks', { engagement: ENGAGEMENT_AP, kind: KIND, edits: [{ op: 'delete', id: 'gen-nope' }] });
     expect(r.isError).toBe(true);
-    expect(r.structuredContent).toMatchObject({ error: { code: 'unknown_block', fields: { 'edits.0': 'id: no block has the id gen-nope' } } });
+    expect(errorDetail(r)).toMatchObject({ code: 'unknown_block', fields: { 'edits.0': 'id: no block has the id gen-nope' } });
     expect(textOf(r)).toContain(`Block ids of ${KIND}: ${before.blocks.map((b) => b.id).join(', ')}`);
     expect(writes()).toHaveLength(0);
   });
