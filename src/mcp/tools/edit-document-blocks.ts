@@ -6,6 +6,8 @@
 // write is read again and the edits applied once more when that loses nothing; otherwise nothing is
 // saved and the answer names the blocks in the way. Every request goes through the pipeline (`invoke`).
 // An inserted block without an id is given one, returned in the answer, so the next edit can name it.
+// A replace puts the block given in place, whole (the answer names the fields it left out, now gone);
+// an update changes only the fields it gives.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { block as blockSchema } from '../../../catalog/deliverables.js';
@@ -33,7 +35,7 @@ import { type Problem, refusal, refusalResult } from '../render/refusal.js';
 
 type Json = Record<string, unknown>;
 
-const EDIT_OPS = ['insert', 'replace', 'delete', 'move'] as const;
+const EDIT_OPS = ['insert', 'replace', 'update', 'delete', 'move'] as const;
 const blockId = () => str(64).min(1);
 
 const edit = z
@@ -47,12 +49,13 @@ const edit = z
   .superRefine((e, ctx) => {
     const say = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message, input: e });
     const placed = e.op === 'insert' || e.op === 'move';
-    const written = e.op === 'insert' || e.op === 'replace';
+    const written = e.op === 'insert' || e.op === 'replace' || e.op === 'update';
     if (e.op === 'insert' && e.id !== undefined) say('id', "insert takes no id: put the new block's id inside block");
     if (e.op !== 'insert' && e.id === undefined) say('id', `required for ${e.op}: the id of the block`);
     if (placed && e.after === undefined) say('after', `required for ${e.op}: the id of the block to place it after, or null for the start`);
     if (!placed && typeof e.after === 'string') say('after', `${e.op} takes no after: add a move edit to move the block`);
-    if (written && e.block === undefined) say('block', `required for ${e.op}: the whole new block`);
+    if (written && e.block === undefined)
+      say('block', `required for ${e.op}: ${e.op === 'update' ? 'its type and the fields to change' : 'the whole new block'}`);
     if (!written && e.block !== undefined) say('block', `${e.op} takes no block`);
   });
 
@@ -70,7 +73,7 @@ const input = z.strictObject({
 export const editDocumentBlocksOutput = z.object({
   updated_at: z.string(),
   blocks: z.number().int(),
-  changes: z.array(z.object({ op: z.string(), id: z.string().nullable(), at: z.number().int().nullable() })),
+  changes: z.array(z.object({ op: z.string(), id: z.string().nullable(), at: z.number().int().nullable(), dropped: z.array(z.string()).optional() })),
   reapplied: z.boolean(),
   changed_by_others: z.array(z.string()),
 });
@@ -112,7 +115,8 @@ function asEdits(raw: z.infer<typeof input>['edits']): BlockEdit[] {
         };
       }
       case 'replace':
-        return { op: 'replace', id: e.id as string, block: withoutNulls(e.block as Json) };
+      case 'update':
+        return { op: e.op, id: e.id as string, block: withoutNulls(e.block as Json) };
       case 'delete':
         return { op: 'delete', id: e.id as string };
       default:
@@ -214,7 +218,9 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     };
     const lines = changes.map((c) => {
       const what = c.id ?? 'a block without id';
-      return c.at === null ? `- ${c.op}: ${what}` : `- ${c.op}: ${what}, now at position ${c.at}`;
+      const line = c.at === null ? `- ${c.op}: ${what}` : `- ${c.op}: ${what}, now at position ${c.at}`;
+      // A replace is whole: what it left out is gone, said so (update changes only the fields given).
+      return c.dropped ? `${line}; the replace left out ${c.dropped.join(', ')}, now gone (update changes only the fields it gives)` : line;
     });
     const meanwhile = reapplied
       ? `\nSomeone else saved the document meanwhile (blocks ${others.join(', ') || 'none named'}): their change is kept and these edits were applied to their version.`
@@ -236,7 +242,7 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     quotesContent: false,
     description:
       'Edit a deliverable document by block (ids: document_context with outline: true), never re-sending it. Edits in order: insert {after, block}, ' +
-      'replace {id, block}, delete {id}, move {id, after}; after null = first. An inserted block keeps its id or gets one, answered. ' +
+      'replace {id, block} (the whole block: fields left out are dropped), update {id, block} (only the fields given change), delete {id}, move {id, after}; after null = first. An inserted block keeps its id or gets one, answered. ' +
       'Other blocks are kept exactly; cited ids must be of the engagement; a concurrent save is merged unless it changed a block named.',
     outputSchema: shownSchema(editDocumentBlocksOutput) as NonNullable<ToolSpec['definition']['outputSchema']>,
     // A write, not destructive: it changes the working draft of one document (regenerable from the
@@ -249,7 +255,7 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
       const cited: Citation[] = [];
       const shapeProblems: Problem[] = [];
       for (const [n, e] of edits.entries()) {
-        if (e.op !== 'insert' && e.op !== 'replace') continue;
+        if (e.op !== 'insert' && e.op !== 'replace' && e.op !== 'update') continue;
         const c = citations(e.block, `edits.${n}.block`);
         cited.push(...c.cited);
         for (const p of c.problems) shapeProblems.push({ path: [], rule: p });

@@ -107,7 +107,9 @@ describe('api reaches the tools of the surface and every operation', () => {
     expect(sig).toMatch(/\): Promise<\{kind: string; document: \{[^}]*blocks\?: \{id\?: string\|null; type: string;/);
     expect(sig).toMatch(/findings\?: \{validated\?: \{id: string;/);
     const edit = (await stack.call('describe_operation', { operation: 'edit_document_blocks' })).structuredContent as { signature: string; scope: string };
-    expect(edit.signature).toMatch(/^api\.edit_document_blocks\(args: \{engagement: string; kind: .*; edits: \{op: "insert"\|"replace"\|"delete"\|"move"/);
+    expect(edit.signature).toMatch(
+      /^api\.edit_document_blocks\(args: \{engagement: string; kind: .*; edits: \{op: "insert"\|"replace"\|"update"\|"delete"\|"move"/,
+    );
     expect(edit.scope).toBe('write');
   });
 });

@@ -115,6 +115,57 @@ describe('edit_document_blocks', () => {
     expect(byId(after.blocks, paragraph)).toEqual({ id: paragraph, type: 'paragraph', text: 'Paragraphe réécrit.' });
   });
 
+  it('a replace is whole: a key_figures block sent with its items and no title loses its title, and the answer names what it dropped', async () => {
+    const before = await read();
+    const figures = before.blocks.find((b) => b.type === 'key_figures') as Block;
+    expect(figures.title).toBeTruthy();
+    const items = [...(figures.items as string[]), '4 pistes validées'];
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [{ op: 'replace', id: figures.id, block: { type: 'key_figures', items } }],
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(byId((await read()).blocks, figures.id as string)).toEqual({ id: figures.id, type: 'key_figures', items });
+    expect(editDocumentBlocksOutput.parse(r.structuredContent).changes).toEqual([{ op: 'replace', id: figures.id, at: 2, dropped: ['title'] }]);
+    expect(textOf(r)).toContain('the replace left out title, now gone');
+    // The listing says so before the call.
+    const listed = (await stack.client.listTools()).tools.find((t) => t.name === 'edit_document_blocks');
+    expect(listed?.description).toMatch(/replace \{id, block\} \(the whole block: fields left out are dropped\)/);
+  });
+
+  it('an update changes only the fields it gives: a key_figures block updated with its items keeps its title and key order', async () => {
+    const before = await read();
+    const figures = before.blocks.find((b) => b.type === 'key_figures') as Block;
+    const items = [...(figures.items as string[]), '4 pistes validées'];
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      // As a strict-mode model writes it: every field of the block, null where it has nothing to say.
+      edits: [{ op: 'update', id: figures.id, block: { type: 'key_figures', items, title: null, text: null } }],
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(editDocumentBlocksOutput.parse(r.structuredContent).changes).toEqual([{ op: 'update', id: figures.id, at: 2 }]);
+    const after = byId((await read()).blocks, figures.id as string);
+    expect(json(after)).toBe(json({ ...figures, items }));
+    const listed = (await stack.client.listTools()).tools.find((t) => t.name === 'edit_document_blocks');
+    expect(listed?.description).toMatch(/update \{id, block\} \(only the fields given change\)/);
+  });
+
+  it("refuses an update that changes a block's type, naming the type it keeps, and writes nothing", async () => {
+    const before = await read();
+    const figures = before.blocks.find((b) => b.type === 'key_figures') as Block;
+    sandbox.clearRequests();
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [{ op: 'update', id: figures.id, block: { type: 'paragraph', text: 'Trois entretiens.' } }],
+    });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("an update keeps the block's type (key_figures)");
+    expect(writes()).toHaveLength(0);
+  });
+
   it("keeps another writer's change that lands between the read and the write, and applies the edits to it once", async () => {
     const before = await read();
     const [, paragraph, figures] = before.blocks.map((b) => b.id as string) as [string, string, string];
