@@ -391,7 +391,7 @@ export const deliverables = area(
       name: 'create_export',
       title: 'Create export',
       description:
-        'Produce an export file in the background; document_* kinds export the document named by document_kind. Waits for it and returns the file; download_export fetches it later.',
+        'Produce an export file in the background; document_* kinds export the document named by document_kind. Waits for it (wait), then fetches the file and says where it is (its text too when small); download_export fetches it later.',
       method: 'POST',
       path: '/engagements/{engagement}/exports',
       askedAs: {
