@@ -65,7 +65,8 @@ const OUTPUT_SCHEMA = {
 } as const;
 
 function readDescription(unlisted: readonly string[] | undefined): string {
-  const tools = unlisted?.length ? `the tools ${unlisted.join(', ')}` : 'any tool listed here';
+  // Scripts and call_operation are not in `api` (NOT_IN_API): a script calls an operation by its name.
+  const tools = unlisted?.length ? `the tools ${unlisted.join(', ')}` : 'any other tool listed here but call_operation';
   return (
     'Run JavaScript against the workspace and get back only what it returns: one call instead of many, to count, join or filter. ' +
     `The script is an async function body; \`await api.<name>(args)\` calls ${tools} or any operation (find_operations finds operations, describe_operation gives a signature), here to read only, and resolves to its structuredContent (lists: {items, next_cursor}). ` +

@@ -52,7 +52,7 @@ export function reviewBoardTool(pipeline: Pipeline, budget: number): ToolSpec {
     input,
     quotesContent: true,
     description:
-      'Findings of an engagement to review (default: proposed) with their evidences, as an interactive board where the user validates, rejects, reopens or edits them. Use when the user wants to review findings.',
+      'Findings of an engagement to review (default: proposed) with their evidences; in hosts that render apps, an interactive board where the user validates, rejects, reopens or edits them. Use when the user wants to review findings.',
     outputSchema: reviewBoardOutput,
     annotations: { readOnlyHint: true },
     _meta: viewMeta('review_board'),
