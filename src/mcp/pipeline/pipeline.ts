@@ -34,6 +34,7 @@ import { readArguments, readOperationArguments } from './arguments.js';
 import { questionText } from './confirmation.js';
 import { type Extras, splitExtras, toolInput } from './extras.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './follow-jobs.js';
+import { InvocationRefused } from './invocation-refused.js';
 import { type CallContext, type ToolSpec, toolDefinition } from './tool-spec.js';
 import { remoteUploadDefinition, remoteUploadSchema, remoteUploadWords, toMultipart, type UploadChecks } from './uploads.js';
 
@@ -44,14 +45,6 @@ interface PipelineDeps {
   registry: ToolRegistry;
   /** Remote mode: the member's file links, for files too large to embed (nothing is saved to disk there). */
   files?: MemberFileLinks;
-}
-
-/** Thrown by `invoke` when an inner operation of a workflow may not run or its arguments are wrong. */
-export class InvocationRefused extends Error {
-  constructor(readonly result: CallToolResult) {
-    const first = result.content[0];
-    super(first && first.type === 'text' ? first.text : 'refused');
-  }
 }
 
 /** The fields that name a record, in the order a confirmation looks for one. */

@@ -2,7 +2,7 @@
 // A workflow: its inner operations go through the pipeline (src/mcp/pipeline/sections.ts says how).
 import { z } from 'zod';
 import { DOCUMENT_KINDS, id } from '../../../catalog/shared.js';
-import { InvocationRefused } from '../pipeline/pipeline.js';
+import { InvocationRefused } from '../pipeline/invocation-refused.js';
 import { DOCUMENT_CONTEXT_RESULT } from '../pipeline/result-schemas.js';
 import { allPages, errorText, OPEN, section, sectionsFailed, type WorkflowDeps } from '../pipeline/sections.js';
 import { defineTool, type ToolSpec } from '../pipeline/tool-spec.js';

@@ -26,7 +26,8 @@ import {
   reapplicable,
 } from '../documents/block-edits.js';
 
-import { InvocationRefused, type Pipeline } from '../pipeline/pipeline.js';
+import { InvocationRefused } from '../pipeline/invocation-refused.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
 import { allPages } from '../pipeline/sections.js';
 import { shownSchema } from '../pipeline/shown-schema.js';
 import { type CallContext, defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
