@@ -144,7 +144,7 @@ export const deliverables = area(
       name: 'update_deliverable_document',
       title: 'Update deliverable document',
       description:
-        'Edit a document: include or exclude it, set its parameters, or replace its blocks. Echo updated_at from get_deliverable_document; a stale one is refused.',
+        'Edit a document: include or exclude it, set its parameters, or replace its blocks (cited ids must be of the engagement). Echo updated_at from get_deliverable_document; a stale one is refused.',
       method: 'PATCH',
       path: '/engagements/{engagement}/deliverable/documents/{kind}',
       askedAs: {
@@ -163,6 +163,7 @@ export const deliverables = area(
       // Not on the default surface: edit_document_blocks changes blocks without re-sending the document;
       // included and parameters go through call_operation.
       linksTo: 'deliverable_document',
+      citesIn: 'blocks',
     }),
     op({
       name: 'generate_deliverable_document',

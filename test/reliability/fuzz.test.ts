@@ -1,6 +1,8 @@
 // Property-based tests over every tool, with arguments generated from the tool's own schema: valid
 // arguments reach exactly the operation's endpoint once (a reference read may be served from the
-// cache instead), and broken arguments come back as an error naming the field, with nothing sent.
+// cache instead; a write of document blocks first reads what its blocks cite, and is refused, nothing
+// written, for an id not of its engagement), and broken arguments come back as an error naming the
+// field, with nothing sent.
 // Then whole messages a broken or hostile client may write (non-object arguments, malformed
 // `_meta` and progress tokens, nesting up to 100,000 levels, prototype keys, a request that is also a
 // response, non-objects, non-JSON), raw over stdio (a spawned server) and HTTP, in both protocol
@@ -31,7 +33,18 @@ const knownIds: string[] = Object.values(demo as Record<string, unknown>).filter
 let sandbox: SandboxHandle;
 let stack: Stack;
 const scan = new LogScan();
-const figures = { valid: 0, broken: 0, sentForBroken: 0, cacheHits: 0, contentRefused: 0, crashes: 0, messages: 0, sentForMessages: 0, deepest: 0 };
+const figures = {
+  valid: 0,
+  broken: 0,
+  sentForBroken: 0,
+  cacheHits: 0,
+  contentRefused: 0,
+  citationsRefused: 0,
+  crashes: 0,
+  messages: 0,
+  sentForMessages: 0,
+  deepest: 0,
+};
 const messageKinds: Record<string, number> = {};
 const peers = new Map<Era, StdioPeer>();
 const reference = new Set(catalog.filter((o) => o.reference).map((o) => o.path));
@@ -62,7 +75,7 @@ afterAll(async () => {
   await sandbox?.close();
   process.stderr.write(
     `fuzz figures: ${figures.valid + figures.broken} generated calls (${figures.valid} valid, ${figures.broken} broken), ` +
-      `${figures.sentForBroken} requests sent for broken input, ${figures.cacheHits} answered from the cache, ${figures.contentRefused} uploads refused on content before sending, ${figures.crashes} crashes; ` +
+      `${figures.sentForBroken} requests sent for broken input, ${figures.cacheHits} answered from the cache, ${figures.contentRefused} uploads refused on content before sending, ${figures.citationsRefused} writes of blocks refused for what they cite, ${figures.crashes} crashes; ` +
       `${figures.messages} abusive messages (${Object.entries(messageKinds)
         .map(([k, n]) => `${n} ${k}`)
         .join(', ')}), ${figures.sentForMessages} requests sent for them, the deepest nested ${figures.deepest} levels\n`,
@@ -88,10 +101,11 @@ describe('valid arguments reach exactly their endpoint, once', () => {
           const key = sameCall(op, args);
           const error = errorDetail(r);
           const own = seen.filter((q) => q.method === op.method && q.template === op.path);
-          // Besides the call itself, only reference reads may go out (an upload's format, looked up once).
+          // Besides the call itself, only reference reads may go out (an upload's format, looked up once),
+          // and the reads a write of document blocks makes to check what they cite (docs/architecture.md, Cited ids).
           const others = seen.filter((q) => !own.includes(q));
           expect(
-            others.every((q) => q.method === 'GET' && reference.has(q.template ?? '')),
+            others.every((q) => q.method === 'GET' && (reference.has(q.template ?? '') || op.citesIn !== undefined)),
             `${op.name}: ${others.map((q) => q.path)}`,
           ).toBe(true);
           if (error?.code === 'invalid_argument') {
@@ -101,6 +115,12 @@ describe('valid arguments reach exactly their endpoint, once', () => {
             expect(own).toHaveLength(0);
             expect(textOf(r)).toMatch(/nothing was sent/);
             figures.contentRefused++;
+          } else if (op.citesIn && own.length === 0) {
+            // Refused before the write: an id its blocks cite is not of the engagement, or the check's
+            // read failed as the write would (a 404 for a random engagement).
+            expect(error?.code === 'unknown_reference' || typeof error?.status === 'number', `${op.name}: ${textOf(r)}`).toBe(true);
+            expect(others.length).toBeGreaterThan(0);
+            figures.citationsRefused++;
           } else if (op.reference && own.length === 0) {
             // Served from the cache: only an identical earlier call can have filled it.
             expect(seenReference.has(key), `${op.name} sent nothing for a first call`).toBe(true);
@@ -111,7 +131,7 @@ describe('valid arguments reach exactly their endpoint, once', () => {
           if (op.reference) seenReference.add(key);
           // Whatever the workspace answered (a 404 for a random id is fine), a failure is an API error
           // the assistant can read, not a thrown bug.
-          if (r.isError && error?.code !== 'invalid_argument') {
+          if (r.isError && error?.code !== 'invalid_argument' && error?.code !== 'unknown_reference') {
             expect(error?.status, `${op.name}: ${textOf(r)}`).toBeTypeOf('number');
           }
         }),

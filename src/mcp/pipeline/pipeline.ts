@@ -31,6 +31,7 @@ import { EMBED_MAX_BYTES, renderMemberFile } from '../render/member-file.js';
 import { isRefusal, type Refusal, refusalResult } from '../render/refusal.js';
 
 import { readArguments, readOperationArguments } from './arguments.js';
+import { type BlocksBasis, citationRefusal } from './citations.js';
 import { questionText } from './confirmation.js';
 import { type Extras, splitExtras, toolInput } from './extras.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './follow-jobs.js';
@@ -107,7 +108,7 @@ export class Pipeline {
         },
         quotesContent: op.quotesContent,
         read: (raw) => readOperationArguments(op, raw),
-        run: (args, ctx) => this.#confirmThenRun(op, args, ctx),
+        run: (args, ctx) => this.#checkThenRun(op, args, ctx),
       };
       this.#opTools.set(op, t);
     }
@@ -180,13 +181,21 @@ export class Pipeline {
   /**
    * For workflows: one operation by name, resolved under the session's policy and validated like a
    * direct call, then run; answers the API response (not rendered). A refusal throws InvocationRefused.
+   * `basis`: for a write of blocks, the document the workflow read and changed (citations.ts).
    */
-  async invoke(name: string, args: Record<string, unknown>, ctx: Pick<CallContext, 'signal' | 'waiting' | 'budgetWaitMs'>): Promise<ApiResponse> {
+  async invoke(
+    name: string,
+    args: Record<string, unknown>,
+    ctx: Pick<CallContext, 'signal' | 'waiting' | 'budgetWaitMs'>,
+    basis?: BlocksBasis,
+  ): Promise<ApiResponse> {
     if (!this.registry.get(name)) await this.registry.operations.ready();
     const op = this.registry.resolve(name);
     if (isRefusal(op)) throw new InvocationRefused(refusalResult(op));
     const checked = readArguments(op.input, args, op.name);
     if (!checked.ok) throw new InvocationRefused(refusalResult(checked));
+    const cites = await citationRefusal(this, op, checked.args as Record<string, unknown>, ctx, basis);
+    if (cites) throw new InvocationRefused(refusalResult(cites));
     return this.#deps.client.callOperation(op, checked.args as Record<string, unknown>, {
       signal: ctx.signal,
       ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}),
@@ -197,6 +206,22 @@ export class Pipeline {
   /** How to make a call again: the operation's own tool when listed here, else call_operation. */
   #hint(op: Operation, args: Record<string, unknown>, via: CallOrigin | undefined) {
     return callHint(op.name, args, via?.kind !== 'gateway' && this.#listed(op.name));
+  }
+
+  /**
+   * An operation's own tool, whoever calls it (directly, call_operation, a script): what its blocks cite
+   * is checked first, as on every path (citations.ts); a failed check is the operation's failure.
+   */
+  async #checkThenRun(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    try {
+      const cites = await citationRefusal(this, op, args, ctx);
+      if (cites) return refusalResult(cites);
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      if (err instanceof InvocationRefused) return err.result;
+      return renderError(op, err, args);
+    }
+    return this.#confirmThenRun(op, args, ctx);
   }
 
   /**

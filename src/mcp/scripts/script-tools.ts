@@ -90,7 +90,7 @@ function errorOf(name: string, result: CallToolResult): ScriptError {
   const kind =
     code === 'outcome_unknown'
       ? 'OutcomeUnknownError'
-      : code === 'invalid_arguments' || code === 'invalid_argument'
+      : code === 'invalid_arguments' || code === 'invalid_argument' || e?.fields !== undefined
         ? 'ValidationError'
         : code === 'declined' || code === 'not_confirmed'
           ? 'DeclinedError'

@@ -2,33 +2,22 @@
 // reads the latest document, applies the edits, and writes it back in one request echoing the
 // document's updated_at (the spec's concurrency token). Every block not named comes back exactly as
 // read, fields the spec does not list included. What a new block cites is checked against the
-// engagement before anything is written. A document someone else changed between the read and the
-// write is read again and the edits applied once more when that loses nothing; otherwise nothing is
-// saved and the answer names the blocks in the way. Every request goes through the pipeline (`invoke`).
+// engagement before anything is written, by the rule every write of blocks meets (pipeline/citations.ts).
+// A document someone else changed between the read and the write is read again and the edits applied
+// once more when that loses nothing; otherwise nothing is saved and the answer names the blocks in the
+// way. Every request goes through the pipeline (`invoke`).
 // An inserted block without an id is given one, returned in the answer, so the next edit can name it.
 // A replace puts the block given in place, whole (the answer names the fields it left out, now gone);
 // an update changes only the fields it gives.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { block as blockSchema } from '../../../catalog/deliverables.js';
-import { DOCUMENT_KINDS, id, REF_TYPES, str } from '../../../catalog/shared.js';
+import { DOCUMENT_KINDS, id, str } from '../../../catalog/shared.js';
 import { WorkspaceApiError } from '../../api/errors.js';
-import {
-  type Applied,
-  applyEdits,
-  type Block,
-  type BlockEdit,
-  type Change,
-  type Citation,
-  changedBetween,
-  citations,
-  citedIds,
-  reapplicable,
-} from '../documents/block-edits.js';
+import { type Applied, applyEdits, type Block, type BlockEdit, type Change, changedBetween, citations, reapplicable } from '../documents/block-edits.js';
 
 import { InvocationRefused } from '../pipeline/invocation-refused.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
-import { allPages } from '../pipeline/sections.js';
 import { shownSchema } from '../pipeline/shown-schema.js';
 import { type CallContext, defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
 import { renderError, toolError } from '../render/index.js';
@@ -79,10 +68,6 @@ export const editDocumentBlocksOutput = z.object({
   changed_by_others: z.array(z.string()),
 });
 
-/** Reference types the API lists (checked exactly), and those it offers no read of. */
-const LISTED = new Set(['finding', 'evidence', 'contradiction']);
-const UNLISTED = new Set<string>(REF_TYPES.filter((t) => !LISTED.has(t)));
-
 interface Doc {
   updated_at: string;
   blocks: Block[];
@@ -126,6 +111,20 @@ function asEdits(raw: z.infer<typeof input>['edits']): BlockEdit[] {
   });
 }
 
+/**
+ * Where each block of the document written came from in the arguments: the edit that wrote it
+ * ("edits.2.block"), for a refusal of what it cites. The changes are the edits, in order, each at its
+ * block's position; a block no edit wrote cites nothing new.
+ */
+function originOf(changes: readonly Change[]): (index: number) => string | undefined {
+  const by = new Map<number, number>();
+  for (const [n, c] of changes.entries()) if (c.at !== null && (c.op === 'insert' || c.op === 'replace' || c.op === 'update')) by.set(c.at, n);
+  return (index) => {
+    const n = by.get(index);
+    return n === undefined ? undefined : `edits.${n}.block`;
+  };
+}
+
 /** A write refused in a way that may mean "changed since read" (the spec's 422, or a 409). */
 const maybeStale = (err: unknown) => err instanceof WorkspaceApiError && (err.status === 409 || err.status === 422);
 
@@ -137,64 +136,6 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     const res = await pipeline.invoke('get_deliverable_document', { engagement, kind }, ctx);
     const d = (res.data ?? {}) as Json;
     return { updated_at: String(d.updated_at ?? ''), blocks: Array.isArray(d.blocks) ? (d.blocks as Block[]) : [] };
-  }
-
-  /**
-   * The ids a new block cites that are not of this engagement. Findings, their evidences and
-   * contradictions are checked against the API's lists (an evidence not in a finding read is asked
-   * for by id). Processes, steps, opportunities, tools, topics and follow-ups have no read in the API:
-   * an id of those is known when a finding or a document of the engagement names it, as the
-   * documents generated from the analysis do.
-   */
-  async function unknownCitations(engagement: string, cited: Citation[], ctx: CallContext): Promise<Citation[]> {
-    const types = new Set(cited.map((c) => c.type));
-    const has = (...ts: string[]) => ts.some((t) => types.has(t));
-    const unlisted = [...types].some((t) => UNLISTED.has(t));
-    const [findings, contradictions, documents] = await Promise.all([
-      has('finding', 'evidence') || unlisted ? allPages(pipeline, 'list_findings', { engagement }, ctx.signal) : undefined,
-      has('contradiction') ? allPages(pipeline, 'list_contradictions', { engagement }, ctx.signal) : undefined,
-      unlisted ? allPages(pipeline, 'list_deliverable_documents', { engagement }, ctx.signal) : undefined,
-    ]);
-    const known = new Map<string, Set<string>>();
-    const add = (type: string, value: unknown) => {
-      if (typeof value !== 'string') return;
-      const set = known.get(type) ?? new Set<string>();
-      set.add(value);
-      known.set(type, set);
-    };
-    for (const f of findings?.items ?? []) {
-      add('finding', f.id);
-      add('process', f.process_id);
-      add('process_step', f.step_id);
-      for (const e of Array.isArray(f.evidences) ? (f.evidences as Json[]) : []) add('evidence', e.id);
-    }
-    for (const c of contradictions?.items ?? []) add('contradiction', c.id);
-    for (const d of documents?.items ?? []) {
-      for (const [type, ids] of citedIds(Array.isArray(d.blocks) ? (d.blocks as Block[]) : [])) if (UNLISTED.has(type)) for (const x of ids) add(type, x);
-    }
-    const missing = cited.filter((c) => !known.get(c.type)?.has(c.id));
-    // What a list could not settle is asked for by id: an evidence (findings may not carry theirs),
-    // a finding or contradiction beyond the pages read.
-    const askable: Record<string, [string, string]> = {
-      evidence: ['preview_evidence', 'evidence'],
-      ...(findings && !findings.complete ? { finding: ['get_finding', 'finding'] as [string, string] } : {}),
-    };
-    const asked = new Map<string, boolean>();
-    await Promise.all(
-      [...new Set(missing.filter((c) => askable[c.type]).map((c) => `${c.type}:${c.id}`))].map(async (key) => {
-        const [type, value] = key.split(/:(.*)/s) as [string, string];
-        const [op, param] = askable[type] as [string, string];
-        try {
-          await pipeline.invoke(op, { engagement, [param]: value }, ctx);
-          asked.set(key, true);
-        } catch (err) {
-          if (err instanceof WorkspaceApiError && err.status === 404) asked.set(key, false);
-          else if (err instanceof InvocationRefused) asked.set(key, false);
-          else throw err;
-        }
-      }),
-    );
-    return missing.filter((c) => !asked.get(`${c.type}:${c.id}`));
   }
 
   function conflict(kind: string, now: Doc, gone: string[], changed: string[], again: boolean) {
@@ -253,33 +194,14 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     async run(args, ctx) {
       const { engagement, kind, edits: raw } = args;
       const edits = asEdits(raw);
-      const cited: Citation[] = [];
       const shapeProblems: Problem[] = [];
       for (const [n, e] of edits.entries()) {
         if (e.op !== 'insert' && e.op !== 'replace' && e.op !== 'update') continue;
-        const c = citations(e.block, `edits.${n}.block`);
-        cited.push(...c.cited);
-        for (const p of c.problems) shapeProblems.push({ path: [], rule: p });
+        for (const p of citations(e.block, `edits.${n}.block`).problems) shapeProblems.push({ path: [], rule: p });
       }
       if (shapeProblems.length) return refusalResult(refusal(name, shapeProblems));
       try {
-        // Read the document and check the citations together; nothing is written before both pass.
-        const [first, unknown] = await Promise.all([readDoc(engagement, kind, ctx), cited.length ? unknownCitations(engagement, cited, ctx) : []]);
-        if (unknown.length) {
-          return refusalResult({
-            ...refusal(
-              name,
-              unknown.map((c) => ({
-                path: c.at.split('.'),
-                rule: LISTED.has(c.type)
-                  ? `no ${c.type} of engagement ${engagement} has this id`
-                  : `no finding or document of engagement ${engagement} names a ${c.type} with this id (the API has no list of them to check against)`,
-                given: JSON.stringify(c.id),
-              })),
-            ),
-            code: 'unknown_reference',
-          });
-        }
+        const first = await readDoc(engagement, kind, ctx);
         let base = first;
         let reapplied = false;
         for (let attempt = 0; ; attempt++) {
@@ -300,7 +222,13 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
             });
           }
           try {
-            const res = await pipeline.invoke('update_deliverable_document', { engagement, kind, updated_at: base.updated_at, blocks: applied.blocks }, ctx);
+            // What the edits' blocks cite is checked there, as on every write of blocks, against the
+            // engagement (the document read needs no second read); refused, nothing is written.
+            const res = await pipeline.invoke('update_deliverable_document', { engagement, kind, updated_at: base.updated_at, blocks: applied.blocks }, ctx, {
+              read: base,
+              tool: name,
+              origin: originOf(applied.changes),
+            });
             const d = (res.data ?? {}) as Json;
             const now: Doc = { updated_at: String(d.updated_at ?? ''), blocks: Array.isArray(d.blocks) ? (d.blocks as Block[]) : applied.blocks };
             return saved(kind, now, applied.changes, reapplied, reapplied ? changedBetween(first.blocks, base.blocks) : []);

@@ -8,14 +8,8 @@ import { errorDetail } from '../../../src/mcp/render/tool-result.js';
 import { editDocumentBlocksOutput } from '../../../src/mcp/tools/edit-document-blocks.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { type Block, DOC_PATH, DOC_TEMPLATE, type Doc, KIND, workspaceApi } from '../../helpers/documents.js';
 import { type Stack, startStack, textOf } from '../../helpers/stack.js';
-
-type Block = Record<string, unknown> & { id?: string };
-type Doc = { updated_at: string; blocks: Block[] };
-
-const KIND = 'executive_summary';
-const DOC_PATH = `/engagements/${ENGAGEMENT_AP}/deliverable/documents/${KIND}`;
-const DOC_TEMPLATE = '/engagements/{engagement}/deliverable/documents/{kind}';
 
 let sandbox: SandboxHandle;
 let stack: Stack;
@@ -34,20 +28,10 @@ beforeEach(() => {
   sandbox.admin.reset();
 });
 
-/** Another writer: the workspace API itself, over HTTP, with a token of its own. */
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${sandbox.api}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${sandbox.tokens.write}`, 'content-type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, json: res.status === 204 ? null : await res.json() };
-}
-
-const read = async (): Promise<Doc> => (await api('GET', DOC_PATH)).json.data;
+/** Another writer: the workspace API itself. */
+const { api, read, writes } = workspaceApi(() => sandbox);
 const json = (b: unknown) => JSON.stringify(b);
 const byId = (blocks: Block[], id: string) => blocks.find((b) => b.id === id);
-const writes = () => sandbox.requests().filter((r) => r.method === 'PATCH' && r.template === DOC_TEMPLATE);
 
 /** The document with a block the spec does not describe (fields of its own, its own key order). */
 async function withForeignBlock(): Promise<Doc> {
