@@ -66,7 +66,7 @@ const OUTPUT_SCHEMA = {
 
 function readDescription(unlisted: readonly string[] | undefined): string {
   // Scripts and call_operation are not in `api` (NOT_IN_API): a script calls an operation by its name.
-  const tools = unlisted?.length ? `the tools ${unlisted.join(', ')}` : 'any other tool listed here but call_operation';
+  const tools = unlisted?.length ? `the tools ${unlisted.join(', ')}` : 'any tool listed here (but call_operation and the scripts)';
   return (
     'Run JavaScript against the workspace and get back only what it returns: one call instead of many, to count, join or filter. ' +
     `The script is an async function body; \`await api.<name>(args)\` calls ${tools} or any operation (find_operations finds operations, describe_operation gives a signature), here to read only, and resolves to its structuredContent (lists: {items, next_cursor}). ` +

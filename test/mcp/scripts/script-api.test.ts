@@ -96,7 +96,7 @@ describe('api reaches the tools of the surface and every operation', () => {
   it("the script tools' descriptions say api reaches the tools too", async () => {
     const tools = (await stack.client.listTools()).tools;
     expect(tools.find((t) => t.name === 'run_read_script')?.description).toMatch(
-      /api\.<name>\(args\)` calls any other tool listed here but call_operation or any operation/,
+      /api\.<name>\(args\)` calls any tool listed here \(but call_operation and the scripts\) or any operation/,
     );
   });
 
