@@ -144,7 +144,7 @@ export const deliverables = area(
       name: 'update_deliverable_document',
       title: 'Update deliverable document',
       description:
-        'Edit a document: include or exclude it, set its parameters, or replace its blocks. Echo updated_at from get_deliverable_document; a stale one is refused.',
+        'Edit a document: include or exclude it, set its parameters, or replace its blocks (cited ids must be of the engagement). Echo updated_at from get_deliverable_document; a stale one is refused.',
       method: 'PATCH',
       path: '/engagements/{engagement}/deliverable/documents/{kind}',
       askedAs: {
@@ -163,6 +163,7 @@ export const deliverables = area(
       // Not on the default surface: edit_document_blocks changes blocks without re-sending the document;
       // included and parameters go through call_operation.
       linksTo: 'deliverable_document',
+      citesIn: 'blocks',
     }),
     op({
       name: 'generate_deliverable_document',
@@ -391,7 +392,7 @@ export const deliverables = area(
       name: 'create_export',
       title: 'Create export',
       description:
-        'Produce an export file in the background; document_* kinds export the document named by document_kind. Waits for it and returns the file; download_export fetches it later.',
+        'Produce an export file in the background; document_* kinds export the document named by document_kind. Waits for it (wait), then fetches the file and says where it is (its text too when small); download_export fetches it later.',
       method: 'POST',
       path: '/engagements/{engagement}/exports',
       askedAs: {

@@ -92,7 +92,7 @@ export const clientInfo = () => z.strictObject({ os: nstr(64).optional(), browse
 interface EntryInput
   extends Pick<
     Operation,
-    'surface' | 'job' | 'resource' | 'linksTo' | 'upload' | 'segmentedParam' | 'askedAs' | 'example' | 'completes' | 'render' | 'consequences'
+    'surface' | 'job' | 'resource' | 'linksTo' | 'upload' | 'segmentedParam' | 'askedAs' | 'example' | 'completes' | 'render' | 'consequences' | 'citesIn'
   > {
   name: string;
   title: string;
@@ -168,6 +168,7 @@ export function op(e: EntryInput & ({ method: 'GET' } | { method: Exclude<HttpMe
     ...(e.render ? { render: e.render } : {}),
     ...(e.completes ? { completes: e.completes } : {}),
     ...(e.consequences ? { consequences: e.consequences } : {}),
+    ...(e.citesIn ? { citesIn: e.citesIn } : {}),
     annotations: {
       // A read-scoped POST (asking the audit chat) changes nothing, like a GET.
       readOnlyHint: reads,

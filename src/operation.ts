@@ -132,6 +132,12 @@ export interface Operation {
    * (src/mcp/pipeline/confirmation.ts), each when its arguments are the call's.
    */
   consequences?: readonly Consequence[];
+  /**
+   * The body field holding document blocks (a whole-document update): what they cite that the document
+   * did not already (refs, an item list's ids, a quote's evidence, a process) must be of the path's
+   * engagement, checked before the request on every path (docs/architecture.md, Cited ids).
+   */
+  citesIn?: string;
 }
 
 /** One effect of a destructive call that its arguments select. */

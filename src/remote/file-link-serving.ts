@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { WorkspaceApiError } from '../api/errors.js';
 import type { FileLinks } from '../mcp/files/file-links.js';
-import { InvocationRefused } from '../mcp/pipeline/pipeline.js';
+import { InvocationRefused } from '../mcp/pipeline/invocation-refused.js';
 import { isRefusal } from '../mcp/render/refusal.js';
 import type { Session } from '../mcp/server/session.js';
 import { sendJson } from '../net/http-io.js';

@@ -8,7 +8,7 @@ import { type FunctionDeclaration, mcpToTool } from '@google/genai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { expectedToolNames, THREE_JOBS, useLibraryServers } from '../helpers/client-libraries.js';
+import { expectedToolNames, THREE_JOBS, useLibraryServers, WRONG_CALLS } from '../helpers/client-libraries.js';
 import { portabilityProblems } from '../helpers/portable-schema.js';
 
 const servers = useLibraryServers();
@@ -40,6 +40,16 @@ describe('Google Gen AI SDK (mcpToTool)', () => {
       const response = part?.functionResponse?.response as { error?: unknown; content?: Array<{ text?: string }> } | undefined;
       expect(response?.error, j.job).toBeUndefined();
       expect((response?.content ?? []).map((c) => c.text ?? '').join('\n'), j.job).toMatch(j.says);
+    }
+  });
+
+  it("hands an error answer's text to Gemini as the function response's error", async () => {
+    const tool = await callable('default');
+    for (const w of WRONG_CALLS) {
+      const [part] = await tool.callTool([{ name: w.tool, args: w.args }]);
+      const response = part?.functionResponse?.response as { error?: { isError?: boolean; content?: Array<{ text?: string }> } } | undefined;
+      expect(response?.error?.isError, w.job).toBe(true);
+      expect((response?.error?.content ?? []).map((c) => c.text ?? '').join('\n'), w.job).toMatch(w.says);
     }
   });
 });

@@ -8,7 +8,7 @@ import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { expectedToolNames, THREE_JOBS, useLibraryServers } from '../helpers/client-libraries.js';
+import { expectedToolNames, THREE_JOBS, useLibraryServers, WRONG_CALLS } from '../helpers/client-libraries.js';
 import { portabilityProblems } from '../helpers/portable-schema.js';
 import { apiRequests } from '../helpers/stdio-server.js';
 
@@ -49,6 +49,15 @@ describe('LangChain MCP adapters', () => {
       if (!t) throw new Error(`${j.tool} not loaded`);
       // An error result would throw a ToolException here.
       expect(textOf(await t.invoke(j.args)), j.job).toMatch(j.says);
+    }
+  });
+
+  it("hands an error answer's text to the model: the ToolException says what was wrong", async () => {
+    const loaded = await tools('default');
+    for (const w of WRONG_CALLS) {
+      const t = loaded.find((x) => x.name === w.tool);
+      if (!t) throw new Error(`${w.tool} not loaded`);
+      await expect(t.invoke(w.args), w.job).rejects.toThrow(w.says);
     }
   });
 

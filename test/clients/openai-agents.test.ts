@@ -6,7 +6,7 @@
 // converted tool says which way it went. No model is called.
 import { Agent, type FunctionTool, getAllMcpTools, invokeFunctionTool, MCPServerStdio, RunContext } from '@openai/agents';
 import { describe, expect, it } from 'vitest';
-import { expectedToolNames, THREE_JOBS, useLibraryServers } from '../helpers/client-libraries.js';
+import { expectedToolNames, THREE_JOBS, useLibraryServers, WRONG_CALLS } from '../helpers/client-libraries.js';
 
 const servers = useLibraryServers();
 
@@ -73,6 +73,18 @@ describe('OpenAI Agents (strict schema conversion)', () => {
       const text = items.map((c) => (typeof c === 'string' ? c : (c.text ?? ''))).join('\n');
       expect(text, j.job).toMatch(j.says);
       expect(text, j.job).not.toMatch(/Invalid arguments|An error occurred/);
+    }
+  });
+
+  it("hands an error answer's text to the model through invokeFunctionTool", async () => {
+    const tools = await strictTools('default');
+    const runContext = new RunContext({});
+    for (const w of WRONG_CALLS) {
+      const t = tools.find((x) => x.name === w.tool);
+      if (!t) throw new Error(`${w.tool} not converted`);
+      const out = await invokeFunctionTool({ tool: t, runContext, input: strictInput(t, w.args) });
+      const items = (Array.isArray(out) ? out : [out]) as Array<string | { text?: string }>;
+      expect(items.map((c) => (typeof c === 'string' ? c : (c.text ?? ''))).join('\n'), w.job).toMatch(w.says);
     }
   });
 });

@@ -6,7 +6,7 @@ import { createMCPClient, type MCPClient } from '@ai-sdk/mcp';
 import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { asSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { expectedToolNames, THREE_JOBS, useLibraryServers } from '../helpers/client-libraries.js';
+import { expectedToolNames, THREE_JOBS, useLibraryServers, WRONG_CALLS } from '../helpers/client-libraries.js';
 import { portabilityProblems } from '../helpers/portable-schema.js';
 
 const servers = useLibraryServers();
@@ -45,6 +45,18 @@ describe('Vercel AI SDK (@ai-sdk/mcp)', () => {
       const text = r.content.map((c) => c.text ?? '').join('\n');
       expect(r.isError, `${j.job}: ${text.slice(0, 300)}`).toBeFalsy();
       expect(text, j.job).toMatch(j.says);
+    }
+  });
+
+  it("hands an error answer's text to the model through the tools it converted", async () => {
+    const client = await connect('default');
+    const tools = await client.tools();
+    for (const w of WRONG_CALLS) {
+      const t = tools[w.tool];
+      if (!t?.execute) throw new Error(`${w.tool} is not an executable tool`);
+      const r = (await t.execute(w.args, { toolCallId: `call-${w.tool}`, messages: [], context: {} })) as ToolResult;
+      expect(r.isError, w.job).toBe(true);
+      expect(r.content.map((c) => c.text ?? '').join('\n'), w.job).toMatch(w.says);
     }
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { sandboxOperations, toolListFor } from '../../bench/tokens.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { UNKNOWN_ID } from './error-calls.js';
 import { type StdioServer, stdioServer } from './stdio-server.js';
 
 export interface LibraryServers {
@@ -66,4 +67,30 @@ export const THREE_JOBS: readonly JobCall[] = [
   { job: 'brief me on an engagement', tool: 'engagement_overview', args: { engagement: ENGAGEMENT_AP }, says: /by_review_status/ },
   { job: 'review findings', tool: 'list_findings', args: { engagement: ENGAGEMENT_AP, limit: 5 }, says: /\breview_status\b/ },
   { job: 'draft a document', tool: 'document_context', args: { engagement: ENGAGEMENT_AP, kind: 'executive_summary' }, says: /executive_summary/ },
+];
+
+/**
+ * Calls a model gets wrong in ways the listed schema cannot catch (the client validates what it can
+ * before sending): an engagement id that names nothing, and one decision per finding given twice. The
+ * answer is an error whose text must reach the model.
+ */
+export const WRONG_CALLS: readonly JobCall[] = [
+  {
+    job: 'an engagement that does not exist',
+    tool: 'list_findings',
+    args: { engagement: UNKNOWN_ID },
+    says: new RegExp(`not found[\\s\\S]*engagement "${UNKNOWN_ID}"`),
+  },
+  {
+    job: 'two decisions for one finding',
+    tool: 'review_findings',
+    args: {
+      engagement: ENGAGEMENT_AP,
+      reviews: [
+        { finding: UNKNOWN_ID, review_status: 'validated' },
+        { finding: UNKNOWN_ID, review_status: 'rejected' },
+      ],
+    },
+    says: /- reviews: give one decision per finding/,
+  },
 ];

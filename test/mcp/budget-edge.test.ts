@@ -6,6 +6,7 @@
 // that waits tells a client that gave a progress token; the calls served answer what the workspace holds.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorDetail } from '../../src/mcp/render/tool-result.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { connectStdio, type EraClient, serverHome } from '../helpers/eras.js';
 import { apiRequests } from '../helpers/stdio-server.js';
@@ -35,7 +36,7 @@ async function workspaceRecord(sandbox: SandboxHandle): Promise<Json> {
   return ((await res.json()) as { data: Json }).data;
 }
 
-const refusedAtTheEdge = (r: CallToolResult) => r.isError === true && (r.structuredContent as Json | undefined)?.error?.code === 'rate_budget_exhausted';
+const refusedAtTheEdge = (r: CallToolResult) => errorDetail(r)?.code === 'rate_budget_exhausted';
 
 describe('the rate budget edge over stdio', () => {
   it('200 calls at once on a fresh 120/60 budget: none waits past the bound, the refused ones send nothing, the served ones are right', async () => {
@@ -69,7 +70,7 @@ describe('the rate budget edge over stdio', () => {
     expect(sent.filter((r) => r.status === 429)).toHaveLength(0);
     expect(served.length).toBeLessThanOrEqual(120);
     for (const r of refused) {
-      const err = (r.structuredContent as Json).error;
+      const err = errorDetail(r) as Json;
       // Refused because its slot opens past the bound, and told when it opens.
       expect(err.retry_after_seconds).toBeGreaterThan(boundS);
       expect(err.sent).toBe(false);
@@ -143,7 +144,7 @@ describe('a burst that waits with progress', () => {
       ),
     );
     const sent = apiRequests(sandbox).slice(before);
-    expect(results.filter((r) => r.isError).map((r) => JSON.stringify(r.structuredContent))).toEqual([]);
+    expect(results.filter((r) => r.isError).map((r) => JSON.stringify(r.content))).toEqual([]);
     expect(sent).toHaveLength(150);
     expect(sent.filter((r) => r.status === 429)).toHaveLength(0);
     expect(

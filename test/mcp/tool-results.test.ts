@@ -9,6 +9,7 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_META_KEY } from '../../src/mcp/render/tool-result.js';
 import { ENGAGEMENT_AP, SESSION_AP_CLERK } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { expectResultSnapshot } from '../helpers/result-snapshot.js';
@@ -107,15 +108,16 @@ describe('the result contract', () => {
     }
   });
 
-  it('an error says what went wrong in structuredContent.error, code first', async () => {
+  it("an error says what went wrong in its text, and its code (first) in _meta, not in structuredContent that the tool's schema would refuse", async () => {
     const refused = await stack.call('get_finding', { engagement: E, finding: 'not-an-id' });
     expect(refused.isError).toBe(true);
-    expect(refused.structuredContent).toMatchObject({ error: { code: 'invalid_arguments' } });
+    expect(refused._meta).toMatchObject({ [ERROR_META_KEY]: { code: 'invalid_arguments', fields: { finding: expect.any(String) } } });
     const missing = await stack.call('get_finding', { engagement: E, finding: '01ZZZZZZZZZZZZZZZZZZZZZZZZ' });
     expect(missing.isError).toBe(true);
-    expect(missing.structuredContent).toMatchObject({ error: { status: 404, code: expect.any(String) } });
+    expect(missing._meta).toMatchObject({ [ERROR_META_KEY]: { status: 404, code: expect.any(String) } });
     const unknown = await stack.call('describe_operation', { operation: 'no_such_operation' });
-    expect(unknown.structuredContent).toMatchObject({ error: { code: 'unknown' } });
+    expect(unknown._meta).toMatchObject({ [ERROR_META_KEY]: { code: 'unknown' } });
+    for (const r of [refused, missing, unknown]) expect(r.structuredContent).toBeUndefined();
   });
 });
 

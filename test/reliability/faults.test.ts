@@ -2,6 +2,7 @@
 // must have. Counted on the sandbox: how many requests reached it and whether a write's handler ran.
 // Across the whole file: no unhandled rejection, no socket left open once the stacks are closed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorDetail } from '../../src/mcp/render/tool-result.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type FaultSpec, type RequestLogEntry, type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type Stack, startStack, textOf } from '../helpers/stack.js';
@@ -67,7 +68,7 @@ async function run(target: Target, fault: Omit<FaultSpec, 'match'>, on: Stack = 
   // An attempt abandoned on timeout is logged when the sandbox's delay ends.
   if (fault.delay_ms) await new Promise((res) => setTimeout(res, fault.delay_ms));
   const seen = sandbox.requests().filter((q) => q.template === target.path && q.method === target.method);
-  const code = (r.structuredContent as { error?: { code?: string } } | undefined)?.error?.code;
+  const code = errorDetail(r)?.code;
   return { statuses: seen.map((q) => q.status), isError: Boolean(r.isError), text: textOf(r), ...(code ? { code } : {}), seen };
 }
 

@@ -1,6 +1,8 @@
 // Property-based tests over every tool, with arguments generated from the tool's own schema: valid
 // arguments reach exactly the operation's endpoint once (a reference read may be served from the
-// cache instead), and broken arguments come back as an error naming the field, with nothing sent.
+// cache instead; a write of document blocks first reads what its blocks cite, and is refused, nothing
+// written, for an id not of its engagement), and broken arguments come back as an error naming the
+// field, with nothing sent.
 // Then whole messages a broken or hostile client may write (non-object arguments, malformed
 // `_meta` and progress tokens, nesting up to 100,000 levels, prototype keys, a request that is also a
 // response, non-objects, non-JSON), raw over stdio (a spawned server) and HTTP, in both protocol
@@ -9,6 +11,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../catalog/index.js';
+import { errorDetail } from '../../src/mcp/render/tool-result.js';
 import type { Operation } from '../../src/operation.js';
 import * as demo from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
@@ -30,7 +33,18 @@ const knownIds: string[] = Object.values(demo as Record<string, unknown>).filter
 let sandbox: SandboxHandle;
 let stack: Stack;
 const scan = new LogScan();
-const figures = { valid: 0, broken: 0, sentForBroken: 0, cacheHits: 0, contentRefused: 0, crashes: 0, messages: 0, sentForMessages: 0, deepest: 0 };
+const figures = {
+  valid: 0,
+  broken: 0,
+  sentForBroken: 0,
+  cacheHits: 0,
+  contentRefused: 0,
+  citationsRefused: 0,
+  crashes: 0,
+  messages: 0,
+  sentForMessages: 0,
+  deepest: 0,
+};
 const messageKinds: Record<string, number> = {};
 const peers = new Map<Era, StdioPeer>();
 const reference = new Set(catalog.filter((o) => o.reference).map((o) => o.path));
@@ -61,7 +75,7 @@ afterAll(async () => {
   await sandbox?.close();
   process.stderr.write(
     `fuzz figures: ${figures.valid + figures.broken} generated calls (${figures.valid} valid, ${figures.broken} broken), ` +
-      `${figures.sentForBroken} requests sent for broken input, ${figures.cacheHits} answered from the cache, ${figures.contentRefused} uploads refused on content before sending, ${figures.crashes} crashes; ` +
+      `${figures.sentForBroken} requests sent for broken input, ${figures.cacheHits} answered from the cache, ${figures.contentRefused} uploads refused on content before sending, ${figures.citationsRefused} writes of blocks refused for what they cite, ${figures.crashes} crashes; ` +
       `${figures.messages} abusive messages (${Object.entries(messageKinds)
         .map(([k, n]) => `${n} ${k}`)
         .join(', ')}), ${figures.sentForMessages} requests sent for them, the deepest nested ${figures.deepest} levels\n`,
@@ -85,12 +99,13 @@ describe('valid arguments reach exactly their endpoint, once', () => {
           figures.valid++;
           const seen = apiRequests();
           const key = sameCall(op, args);
-          const error = (r.structuredContent as { error?: { code?: string; status?: number } } | undefined)?.error;
+          const error = errorDetail(r);
           const own = seen.filter((q) => q.method === op.method && q.template === op.path);
-          // Besides the call itself, only reference reads may go out (an upload's format, looked up once).
+          // Besides the call itself, only reference reads may go out (an upload's format, looked up once),
+          // and the reads a write of document blocks makes to check what they cite (docs/architecture.md, Cited ids).
           const others = seen.filter((q) => !own.includes(q));
           expect(
-            others.every((q) => q.method === 'GET' && reference.has(q.template ?? '')),
+            others.every((q) => q.method === 'GET' && (reference.has(q.template ?? '') || op.citesIn !== undefined)),
             `${op.name}: ${others.map((q) => q.path)}`,
           ).toBe(true);
           if (error?.code === 'invalid_argument') {
@@ -100,6 +115,12 @@ describe('valid arguments reach exactly their endpoint, once', () => {
             expect(own).toHaveLength(0);
             expect(textOf(r)).toMatch(/nothing was sent/);
             figures.contentRefused++;
+          } else if (op.citesIn && own.length === 0) {
+            // Refused before the write: an id its blocks cite is not of the engagement, or the check's
+            // read failed as the write would (a 404 for a random engagement).
+            expect(error?.code === 'unknown_reference' || typeof error?.status === 'number', `${op.name}: ${textOf(r)}`).toBe(true);
+            expect(others.length).toBeGreaterThan(0);
+            figures.citationsRefused++;
           } else if (op.reference && own.length === 0) {
             // Served from the cache: only an identical earlier call can have filled it.
             expect(seenReference.has(key), `${op.name} sent nothing for a first call`).toBe(true);
@@ -110,7 +131,7 @@ describe('valid arguments reach exactly their endpoint, once', () => {
           if (op.reference) seenReference.add(key);
           // Whatever the workspace answered (a 404 for a random id is fine), a failure is an API error
           // the assistant can read, not a thrown bug.
-          if (r.isError && error?.code !== 'invalid_argument') {
+          if (r.isError && error?.code !== 'invalid_argument' && error?.code !== 'unknown_reference') {
             expect(error?.status, `${op.name}: ${textOf(r)}`).toBeTypeOf('number');
           }
         }),
@@ -141,7 +162,7 @@ describe('broken arguments are refused, naming the field, and send nothing', () 
         // tool does not have, "- (arguments): unknown argument colour: remove it".
         const line = broken.kind === 'unknown_key' ? `^- \\(arguments\\): unknown arguments? (.*, )?${broken.field}(,|:)` : `^- ${broken.field}(\\.[^:]*)?: `;
         expect(text, what).toMatch(new RegExp(line, 'm'));
-        expect((r.structuredContent as { error?: { code?: string } }).error?.code).toMatch(/^invalid_argument/);
+        expect(errorDetail(r)?.code).toMatch(/^invalid_argument/);
       }),
       { numRuns: PER_TOOL, seed: SEED },
     );
@@ -150,11 +171,9 @@ describe('broken arguments are refused, naming the field, and send nothing', () 
 
 /** A refusal of the arguments as a tool result: isError, the field named, nothing sent. */
 function expectRefused(m: Rpc | undefined, field: string, what: string): void {
-  const r = m?.result as
-    | { isError?: boolean; content?: Array<{ text?: string }>; structuredContent?: { error?: { fields?: Record<string, string> } } }
-    | undefined;
+  const r = m?.result as { isError?: boolean; content?: Array<{ text?: string }>; _meta?: Record<string, unknown> } | undefined;
   expect(r?.isError, what).toBe(true);
-  expect(Object.keys(r?.structuredContent?.error?.fields ?? {}), what).toContain(field);
+  expect(Object.keys((r && errorDetail(r)?.fields) ?? {}), what).toContain(field);
   expect(r?.content?.[0]?.text, what).toMatch(/nothing was sent/);
 }
 

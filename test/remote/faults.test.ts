@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
+import { errorDetail } from '../../src/mcp/render/tool-result.js';
 import { CLAIRE, type Deployment, legacyCall, raw, remoteFixture } from './deployment.js';
 import { authorizeUrl, pkce, REDIRECT, register } from './helpers.js';
 
@@ -109,7 +110,7 @@ describe("the workspace's token endpoint failing a refresh", () => {
       expect(failed.isError).toBe(true);
       expect(textOf(failed)).toMatch(/briefly unavailable/);
       expect(textOf(failed)).toMatch(/retry|call again/i);
-      expect(failed.structuredContent).toMatchObject({ error: { status: 503, code: 'workspace.briefly_unavailable' } });
+      expect(errorDetail(failed)).toMatchObject({ status: 503, code: 'workspace.briefly_unavailable' });
       // The workspace is back: the same call works, no new sign-in.
       d.sandbox.oauth.failRefreshes(undefined);
       const again = await claire.client.callTool({ name: 'get_workspace', arguments: {} });

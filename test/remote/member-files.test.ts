@@ -152,7 +152,10 @@ describe('serve --remote reads no file of the replica for a member', () => {
     const smallId = (small.structuredContent as Json).id as string;
     const got = await claire.call('download_artifact', { engagement: ENGAGEMENT_AP, artifact: smallId });
     expect(got.isError, textOf(got)).toBeFalsy();
-    expect(got.content).toEqual([{ type: 'resource', resource: expect.objectContaining({ mimeType: 'text/plain', text: note }) }]);
+    expect(got.content).toEqual([
+      { type: 'text', text: expect.stringMatching(/ \(\d+ bytes, text\/plain\) is in this result\.$/) },
+      { type: 'resource', resource: expect.objectContaining({ mimeType: 'text/plain', text: note }) },
+    ]);
     results.push(small, got);
 
     // Large: 3 MiB of bytes in base64, past the embedding limit: a link.

@@ -9,6 +9,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorDetail } from '../../src/mcp/render/tool-result.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SentinelGroup, startSentinelGroup } from '../helpers/redis.js';
 import { negotiation } from '../helpers/stack.js';
@@ -98,7 +99,7 @@ describe('serve --remote on Redis with Sentinel', () => {
                   arguments: { operation: 'create_finding', arguments: { engagement: ENGAGEMENT_AP, type: 'risk', statement } },
                 })
               : await client.callTool({ name: 'get_workspace', arguments: {} });
-            const code = (r.structuredContent as { error?: { code?: string } } | undefined)?.error?.code;
+            const code = errorDetail(r)?.code;
             const kind = !r.isError ? 'ok' : code === 'workspace.briefly_unavailable' ? 'retry' : 'other';
             outcome = { at: Date.now(), ...last, kind, detail: JSON.stringify(r.content).slice(0, 300) };
           } catch (err) {

@@ -8,17 +8,27 @@ type Json = Record<string, unknown>;
 /** A block as the document holds it (anything the API answered), and as an edit gives one. */
 export type Block = Json & { id?: string | null; type?: unknown };
 
+/**
+ * An edit. A replace puts the block given in place of the one named, whole: a field it leaves out is
+ * gone. An update changes only the fields it gives, the others kept as read.
+ */
 export type BlockEdit =
   | { op: 'insert'; after: string | null; block: Block }
   | { op: 'replace'; id: string; block: Block }
+  | { op: 'update'; id: string; block: Block }
   | { op: 'delete'; id: string }
   | { op: 'move'; id: string; after: string | null };
 
-/** One applied edit, as the answer reports it: the block and where it now is (null once deleted). */
+/**
+ * One applied edit, as the answer reports it: the block and where it now is (null once deleted); for a
+ * replace, the fields the block had that the new one left out (gone with it), so a model that meant
+ * to change one field reads what it lost.
+ */
 export interface Change {
   op: BlockEdit['op'];
   id: string | null;
   at: number | null;
+  dropped?: string[];
 }
 
 /** Why an edit cannot be applied to these blocks: which edit, and what to send instead. */
@@ -56,7 +66,7 @@ function slotAfter(blocks: readonly Block[], after: string | null): number | str
 export function applyEdits(read: readonly Block[], edits: readonly BlockEdit[]): Applied {
   const blocks = [...read];
   const problems: EditProblem[] = [];
-  const done: Array<{ op: BlockEdit['op']; block: Block | null; id: string | null }> = [];
+  const done: Array<{ op: BlockEdit['op']; block: Block | null; id: string | null; dropped?: string[] }> = [];
   const taken = (id: string | null, except?: Block) => id !== null && blocks.some((b) => b !== except && idOf(b) === id);
   for (const [n, e] of edits.entries()) {
     const fail = (rule: string) => problems.push({ edit: n, rule });
@@ -71,18 +81,26 @@ export function applyEdits(read: readonly Block[], edits: readonly BlockEdit[]):
         }
         break;
       }
-      case 'replace': {
+      case 'replace':
+      case 'update': {
         const at = find(blocks, e.id);
         if (typeof at === 'string') {
           fail(`id: ${at}`);
           break;
         }
-        // Without an id of its own, the new block keeps the old one's, so later edits can name it.
-        const next: Block = 'id' in e.block ? e.block : { id: e.id, ...e.block };
-        if (idOf(next) !== e.id && taken(idOf(next), blocks[at])) fail(`block.id: a block already has the id ${idOf(next)}`);
+        const old = blocks[at] as Block;
+        if (e.op === 'update' && e.block.type !== undefined && e.block.type !== old.type) {
+          fail(`block.type: an update keeps the block's type (${String(old.type)}); send that, or replace the block whole to change it`);
+          break;
+        }
+        // Without an id of its own, the new block keeps the old one's, so later edits can name it. An
+        // update lays the fields given over the block read, whose other fields (and key order) stay.
+        const next: Block = e.op === 'update' ? { ...old, ...e.block } : 'id' in e.block ? e.block : { id: e.id, ...e.block };
+        if (idOf(next) !== e.id && taken(idOf(next), old)) fail(`block.id: a block already has the id ${idOf(next)}`);
         else {
           blocks[at] = next;
-          done.push({ op: 'replace', block: next, id: idOf(next) });
+          const dropped = e.op === 'replace' ? Object.keys(old).filter((k) => k !== 'id' && !(k in next)) : [];
+          done.push({ op: e.op, block: next, id: idOf(next), ...(dropped.length ? { dropped } : {}) });
         }
         break;
       }
@@ -120,13 +138,13 @@ export function applyEdits(read: readonly Block[], edits: readonly BlockEdit[]):
   }
   if (problems.length) return { ok: false, problems };
   // Positions in the document as saved (a later edit may have shifted an earlier one's block).
-  const changes = done.map((d) => ({ op: d.op, id: d.id, at: d.block ? blocks.indexOf(d.block) : null }));
+  const changes = done.map((d) => ({ op: d.op, id: d.id, at: d.block ? blocks.indexOf(d.block) : null, ...(d.dropped ? { dropped: d.dropped } : {}) }));
   return { ok: true, blocks, changes };
 }
 
 /**
- * The blocks of the document read that the edits name (replaced, deleted, moved, or placed after),
- * and those among them whose content the edits overwrite or drop (replaced, deleted). Blocks an
+ * The blocks of the document read that the edits name (replaced, updated, deleted, moved, or placed
+ * after), and those among them whose content the edits overwrite or drop (replaced, updated, deleted). Blocks an
  * earlier edit of the same call inserted are not counted: they were not in the document.
  */
 function namedBlocks(read: readonly Block[], edits: readonly BlockEdit[]): { named: Set<string>; overwritten: Set<string> } {
@@ -137,7 +155,7 @@ function namedBlocks(read: readonly Block[], edits: readonly BlockEdit[]): { nam
     for (const id of [e.op === 'insert' ? null : e.id, e.op === 'insert' || e.op === 'move' ? e.after : null]) {
       if (id !== null && existing.has(id)) named.add(id);
     }
-    if ((e.op === 'replace' || e.op === 'delete') && existing.has(e.id)) overwritten.add(e.id);
+    if ((e.op === 'replace' || e.op === 'update' || e.op === 'delete') && existing.has(e.id)) overwritten.add(e.id);
   }
   return { named, overwritten };
 }

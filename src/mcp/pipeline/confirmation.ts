@@ -541,7 +541,7 @@ export class SealedConfirmations {
 }
 
 function refusedConfirmation(message: string, reason: string): CallToolResult {
-  return toolError(message, { error: { code: 'confirmation_refused', reason } });
+  return toolError(message, { code: 'confirmation_refused', reason });
 }
 
 /** Longest record text a question quotes, in characters. */

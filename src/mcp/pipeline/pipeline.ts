@@ -31,9 +31,11 @@ import { EMBED_MAX_BYTES, renderMemberFile } from '../render/member-file.js';
 import { isRefusal, type Refusal, refusalResult } from '../render/refusal.js';
 
 import { readArguments, readOperationArguments } from './arguments.js';
+import { type BlocksBasis, citationRefusal } from './citations.js';
 import { questionText } from './confirmation.js';
 import { type Extras, splitExtras, toolInput } from './extras.js';
 import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './follow-jobs.js';
+import { InvocationRefused } from './invocation-refused.js';
 import { type CallContext, type ToolSpec, toolDefinition } from './tool-spec.js';
 import { remoteUploadDefinition, remoteUploadSchema, remoteUploadWords, toMultipart, type UploadChecks } from './uploads.js';
 
@@ -44,14 +46,6 @@ interface PipelineDeps {
   registry: ToolRegistry;
   /** Remote mode: the member's file links, for files too large to embed (nothing is saved to disk there). */
   files?: MemberFileLinks;
-}
-
-/** Thrown by `invoke` when an inner operation of a workflow may not run or its arguments are wrong. */
-export class InvocationRefused extends Error {
-  constructor(readonly result: CallToolResult) {
-    const first = result.content[0];
-    super(first && first.type === 'text' ? first.text : 'refused');
-  }
 }
 
 /** The fields that name a record, in the order a confirmation looks for one. */
@@ -114,7 +108,7 @@ export class Pipeline {
         },
         quotesContent: op.quotesContent,
         read: (raw) => readOperationArguments(op, raw),
-        run: (args, ctx) => this.#confirmThenRun(op, args, ctx),
+        run: (args, ctx) => this.#checkThenRun(op, args, ctx),
       };
       this.#opTools.set(op, t);
     }
@@ -187,13 +181,21 @@ export class Pipeline {
   /**
    * For workflows: one operation by name, resolved under the session's policy and validated like a
    * direct call, then run; answers the API response (not rendered). A refusal throws InvocationRefused.
+   * `basis`: for a write of blocks, the document the workflow read and changed (citations.ts).
    */
-  async invoke(name: string, args: Record<string, unknown>, ctx: Pick<CallContext, 'signal' | 'waiting' | 'budgetWaitMs'>): Promise<ApiResponse> {
+  async invoke(
+    name: string,
+    args: Record<string, unknown>,
+    ctx: Pick<CallContext, 'signal' | 'waiting' | 'budgetWaitMs'>,
+    basis?: BlocksBasis,
+  ): Promise<ApiResponse> {
     if (!this.registry.get(name)) await this.registry.operations.ready();
     const op = this.registry.resolve(name);
     if (isRefusal(op)) throw new InvocationRefused(refusalResult(op));
     const checked = readArguments(op.input, args, op.name);
     if (!checked.ok) throw new InvocationRefused(refusalResult(checked));
+    const cites = await citationRefusal(this, op, checked.args as Record<string, unknown>, ctx, basis);
+    if (cites) throw new InvocationRefused(refusalResult(cites));
     return this.#deps.client.callOperation(op, checked.args as Record<string, unknown>, {
       signal: ctx.signal,
       ...(ctx.waiting ? { onRateWait: ctx.waiting } : {}),
@@ -204,6 +206,22 @@ export class Pipeline {
   /** How to make a call again: the operation's own tool when listed here, else call_operation. */
   #hint(op: Operation, args: Record<string, unknown>, via: CallOrigin | undefined) {
     return callHint(op.name, args, via?.kind !== 'gateway' && this.#listed(op.name));
+  }
+
+  /**
+   * An operation's own tool, whoever calls it (directly, call_operation, a script): what its blocks cite
+   * is checked first, as on every path (citations.ts); a failed check is the operation's failure.
+   */
+  async #checkThenRun(op: Operation, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    try {
+      const cites = await citationRefusal(this, op, args, ctx);
+      if (cites) return refusalResult(cites);
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      if (err instanceof InvocationRefused) return err.result;
+      return renderError(op, err, args);
+    }
+    return this.#confirmThenRun(op, args, ctx);
   }
 
   /**
@@ -225,7 +243,9 @@ export class Pipeline {
             ? `${op.name} was not confirmed: ${answer.why}`
             : `the user ${answer.action === 'decline' ? 'declined' : 'cancelled'} ${op.name} when asked to confirm it`;
         return toolError(`Not run: ${why}. Nothing was sent.`, {
-          error: { code: answer.action === 'unanswered' ? 'not_confirmed' : 'declined', action: answer.action, operation: op.name },
+          code: answer.action === 'unanswered' ? 'not_confirmed' : 'declined',
+          action: answer.action,
+          operation: op.name,
         });
       }
     }
@@ -333,7 +353,7 @@ export class Pipeline {
         { tool: originLabel(ctx.via, op.name), op: op.name, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) },
         'tool call failed',
       );
-      return renderError(op, err);
+      return renderError(op, err, api);
     }
   }
 
@@ -399,10 +419,10 @@ export class Pipeline {
         const res = await client.callOperation(dlOp, dl.args(ref), { signal: ctx.signal });
         report.file = res.file
           ? await this.#fileResult(dlOp, dl.args(ref), res.file, ctx, undefined, ctx.budget ?? config.responseBudget)
-          : toolError(`${dlOp.name} answered without a file (HTTP ${res.status}).`, { error: { code: 'no_file', status: res.status } });
+          : toolError(`${dlOp.name} answered without a file (HTTP ${res.status}).`, { code: 'no_file', status: res.status });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        report.file = renderError(dlOp, err);
+        report.file = renderError(dlOp, err, dl.args(ref));
       }
     }
     logger.debug({ op: op.name, job: ref.id, state, polls: out.polls, ms: out.waitedMs }, 'job followed');

@@ -4,6 +4,7 @@
 // and every part that failed is reported, never silently left out. The pipeline validates their own
 // arguments and marks their results as workspace content.
 import { WorkspaceApiError } from '../../api/errors.js';
+import { type ToolResult, toolError } from '../render/index.js';
 import type { Pipeline } from './pipeline.js';
 
 type Json = Record<string, unknown>;
@@ -43,7 +44,26 @@ export function countBy(items: Json[], key: string): Record<string, number> {
 }
 
 /** What the model is told when `engagement` is not in the workspace, with how to find the right id. */
-export const engagementNotFound = (engagement: string) => `Engagement ${engagement} was not found in this workspace. List engagements to find its id.`;
+const engagementNotFound = (engagement: string) =>
+  `Engagement ${engagement} was not found in this workspace (given as engagement). List engagements (list_engagements) to find its id.`;
+
+/** A failed section that is a 404: what an unknown engagement makes of every section. */
+const notFound = (x: unknown) => x !== null && typeof x === 'object' && 'error' in x && String(x.error).startsWith('HTTP 404');
+
+/**
+ * The tool's error when its sections could not be read: the engagement is unknown when each of
+ * `sections` failed with a 404 (a 404 on everything is an unknown engagement, not several failures);
+ * undefined when at least one was read.
+ */
+export function sectionsFailed(engagement: string, sections: readonly unknown[]): ToolResult | undefined {
+  if (sections.length && sections.every(notFound)) return toolError(engagementNotFound(engagement), { code: 'not_found' });
+  return undefined;
+}
+
+/** The tool's error when the one read it cannot do without failed (`what`: "list the findings"). */
+export function readFailed(engagement: string, what: string, failed: { error: string }): ToolResult {
+  return sectionsFailed(engagement, [failed]) ?? toolError(`Could not ${what}: ${failed.error}`, { code: 'read_failed' });
+}
 
 /** Settled sections: a failed part is reported in place, the others still answer. */
 export async function section<T>(f: () => Promise<T>): Promise<T | { error: string }> {

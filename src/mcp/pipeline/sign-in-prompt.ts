@@ -79,7 +79,7 @@ export class SignInGate {
 
   #notSignedIn(why: string): CallToolResult {
     return toolError(`Not signed in to ${this.#deps.workspaceUrl}: ${why} To sign in outside the assistant, run: ${this.#deps.loginCommand}`, {
-      error: { code: 'auth.not_signed_in' },
+      code: 'auth.not_signed_in',
     });
   }
 

@@ -1,5 +1,6 @@
-// A file answer (download, media, recording) as a tool result: a link to the saved file, and its
-// content inline when small: text within the response budget, images up to 1 MiB as image content.
+// A file answer (download, media, recording) as a tool result: a sentence saying which file and where
+// it was saved, a link to it, and its content inline when small: text within the response budget,
+// images up to 1 MiB as image content.
 import { pathToFileURL } from 'node:url';
 import type { ApiFile } from '../../api/client.js';
 import type { Operation } from '../../operation.js';
@@ -7,7 +8,42 @@ import { type ByteProgress, saveFile } from '../files/downloads.js';
 import { cutText } from './budget.js';
 import { DEFAULT_RESPONSE_BUDGET_TOKENS } from './success.js';
 import { estimateTokens } from './tokens.js';
-import type { ToolResult } from './tool-result.js';
+import type { ContentBlock, TextBlock, ToolResult } from './tool-result.js';
+
+/** A file answer's `structuredContent.file`, in either mode: saved here (path), or the member's (embedded, or a link). */
+interface FileFacts {
+  name: string;
+  content_type: string;
+  size?: number;
+  path?: string;
+  url?: string;
+  expires_at?: string;
+  embedded?: boolean;
+}
+
+/**
+ * A file answer's first words: which file, where it is, and whether its content follows. A client may
+ * show the model no resource link, and the model acts on what it reads.
+ */
+function fileSaid(f: FileFacts, follows: boolean): TextBlock {
+  const [type = ''] = f.content_type.split(';');
+  const what = `${f.name} (${f.size !== undefined ? `${f.size} bytes, ` : ''}${type.trim()})`;
+  const content = follows ? ' Its content follows.' : '';
+  if (f.path) return { type: 'text', text: `Saved ${what} to ${f.path}.${content}` };
+  if (f.url) {
+    return {
+      type: 'text',
+      text: `${what} is too large to embed: GET ${f.url} with your access token for this server (Authorization: Bearer) until ${f.expires_at}; it opens for you only.${follows ? ' Its beginning follows.' : ''}`,
+    };
+  }
+  return { type: 'text', text: `${what} is in this result.` };
+}
+
+/** A file answer: what it says of the file first, then its content (link, text, image), and the file in structuredContent. */
+export function fileAnswer(file: FileFacts, content: ContentBlock[]): ToolResult {
+  const follows = content.some((c) => c.type !== 'resource_link');
+  return { content: [fileSaid(file, follows), ...content], structuredContent: { file } };
+}
 
 /** Save `file` to `dir` and answer with its link (and content when small). `budget` in tokens. */
 export async function renderFile(
@@ -39,8 +75,5 @@ export async function renderFile(
     const shown = estimateTokens(t) > budget ? cutText(t, budget) : t;
     content.push({ type: 'text', text: shown.length < t.length ? `${shown}\n[... ${t.length - shown.length} more characters in the saved file]` : t });
   }
-  return {
-    content,
-    structuredContent: { file: { path: saved.path, name: saved.name, size: saved.size, content_type: saved.contentType } },
-  };
+  return fileAnswer({ path: saved.path, name: saved.name, size: saved.size, content_type: saved.contentType }, content);
 }

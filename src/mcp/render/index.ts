@@ -15,16 +15,16 @@
 //   file.ts         a file answer (saved, linked, shown when small)
 //   workflow.ts     a workflow tool's answer
 //   content-note.ts the note that marks quoted workspace content
-//   tool-result.ts  the result's shape (a CallToolResult of either SDK)
+//   tool-result.ts  the result's shape (a CallToolResult of either SDK), and an error result's
 export { boundList, boundObject, cutText } from './budget.js';
 export { concise } from './concise.js';
 export { markWorkspaceContent, WORKSPACE_CONTENT_NOTE, WORKSPACE_CONTENT_RULE } from './content-note.js';
-export { renderError, toolError } from './failures.js';
+export { renderError } from './failures.js';
 export { renderFile } from './file-result.js';
 export { callHint } from './hints.js';
 export { type JobReport, renderJob } from './job-result.js';
 export { compact, pickFields } from './omissions.js';
 export { DEFAULT_RESPONSE_BUDGET_TOKENS, listNameOf, type ResourceLink, renderSuccess } from './success.js';
 export { estimateTokens } from './tokens.js';
-export type { ToolResult } from './tool-result.js';
+export { ERROR_META_KEY, errorDetail, type ToolErrorDetail, type ToolResult, toolError } from './tool-result.js';
 export { renderWorkflow } from './workflow-result.js';

@@ -5,7 +5,7 @@ import { boundObject } from './budget.js';
 import { type CallHint, hintText, withArguments } from './hints.js';
 import { conciseNote, type ResourceLink } from './success.js';
 import { estimateTokens } from './tokens.js';
-import type { ToolResult } from './tool-result.js';
+import { ERROR_META_KEY, type ToolResult } from './tool-result.js';
 
 export interface JobReport {
   label: string;
@@ -88,5 +88,9 @@ export function renderJob(r: JobReport, budget: number): ToolResult {
     content.push({ type: 'text', text: note ? `${bounded.text}\n${note}` : bounded.text });
   }
   content.push(...(r.links ?? []));
-  return { ...(r.state === 'failed' || r.file?.isError ? { isError: true } : {}), content, structuredContent: structured };
+  // A job that failed, or an export whose file could not be fetched, is an error in the job's shape
+  // (the work ran): its structuredContent conforms to the tool's outputSchema, its code is in _meta.
+  if (r.state === 'failed') return { isError: true, content, structuredContent: structured, _meta: { [ERROR_META_KEY]: { code: 'job_failed' } } };
+  if (r.file?.isError) return { isError: true, content, structuredContent: structured, ...(r.file._meta ? { _meta: r.file._meta } : {}) };
+  return { content, structuredContent: structured };
 }

@@ -9,6 +9,7 @@ import { safeFileName } from '../files/downloads.js';
 import type { MemberFileLinks } from '../files/file-links.js';
 import { SCHEME } from '../operations/resources.js';
 import { cutText } from './budget.js';
+import { fileAnswer } from './file-result.js';
 import { DEFAULT_RESPONSE_BUDGET_TOKENS } from './success.js';
 import { estimateTokens } from './tokens.js';
 import type { ContentBlock, ToolResult } from './tool-result.js';
@@ -63,23 +64,14 @@ export async function renderMemberFile(
   if (whole) {
     const size = bytes.length;
     if (/^image\//i.test(mimeType)) {
-      return {
-        content: [{ type: 'image', data: bytes.toString('base64'), mimeType }],
-        structuredContent: { file: { ...described, size, embedded: true } },
-      };
+      return fileAnswer({ ...described, size, embedded: true }, [{ type: 'image', data: bytes.toString('base64'), mimeType }]);
     }
     if (!text) {
-      return {
-        content: [{ type: 'resource', resource: { uri, mimeType, blob: bytes.toString('base64') } }],
-        structuredContent: { file: { ...described, size, embedded: true } },
-      };
+      return fileAnswer({ ...described, size, embedded: true }, [{ type: 'resource', resource: { uri, mimeType, blob: bytes.toString('base64') } }]);
     }
     const t = bytes.toString('utf8').replace(/^\uFEFF/, '');
     if (estimateTokens(t) <= budget) {
-      return {
-        content: [{ type: 'resource', resource: { uri, mimeType, text: t } }],
-        structuredContent: { file: { ...described, size, embedded: true } },
-      };
+      return fileAnswer({ ...described, size, embedded: true }, [{ type: 'resource', resource: { uri, mimeType, text: t } }]);
     }
   }
 
@@ -101,8 +93,5 @@ export async function renderMemberFile(
     const shown = estimateTokens(t) > budget ? cutText(t, budget) : t;
     content.push({ type: 'text', text: whole && shown.length === t.length ? t : `${shown}\n[... the rest is in the file at the link]` });
   }
-  return {
-    content,
-    structuredContent: { file: { ...described, ...(size !== undefined ? { size } : {}), url: link.url, expires_at: expires } },
-  };
+  return fileAnswer({ ...described, ...(size !== undefined ? { size } : {}), url: link.url, expires_at: expires }, content);
 }

@@ -3,6 +3,8 @@
 // given). One type, one way to build the arguments' words, one way to render it as a tool result, so
 // an assistant reads the same shape whichever tool or step refused, and nothing was sent.
 
+import { toolError } from './tool-result.js';
+
 type Json = Record<string, unknown>;
 
 export type Path = ReadonlyArray<string | number>;
@@ -126,11 +128,10 @@ export function refusal(toolName: string, problems: readonly Problem[], accepted
   };
 }
 
-/** A refusal as the tool result an assistant reads: isError, its code (and fields) in structuredContent. */
-export function refusalResult(r: Refusal) {
-  return {
-    isError: true as const,
-    content: [{ type: 'text' as const, text: r.message }],
-    structuredContent: { error: { code: r.code, ...(r.fields ? { fields: r.fields } : {}) } },
-  };
+/**
+ * A refusal as the tool result an assistant reads: isError, the text, and its code (and fields) as
+ * the error's machine-readable part; `also`: what else the code carries (the field of a file refused).
+ */
+export function refusalResult(r: Refusal, also: Record<string, unknown> = {}) {
+  return toolError(r.message, { code: r.code, ...(r.fields ? { fields: r.fields } : {}), ...also });
 }

@@ -14,7 +14,7 @@ import { shownName } from '../operations/registry.js';
 import { readArguments } from '../pipeline/arguments.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import { type CallContext, defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
-import { cutText, estimateTokens, markWorkspaceContent, type ToolResult } from '../render/index.js';
+import { cutText, ERROR_META_KEY, errorDetail, estimateTokens, markWorkspaceContent, type ToolResult } from '../render/index.js';
 import { isRefusal, refusal, refusalResult } from '../render/refusal.js';
 import { type CallAnswer, DEFAULT_SCRIPT_LIMITS, limitMessages, type ScriptError, type ScriptHost, type ScriptLimits } from './script-engine.js';
 import { processScriptSlots, type ScriptSlots } from './script-slots.js';
@@ -65,7 +65,8 @@ const OUTPUT_SCHEMA = {
 } as const;
 
 function readDescription(unlisted: readonly string[] | undefined): string {
-  const tools = unlisted?.length ? `the tools ${unlisted.join(', ')}` : 'any tool listed here';
+  // Scripts and call_operation are not in `api` (NOT_IN_API): a script calls an operation by its name.
+  const tools = unlisted?.length ? `the tools ${unlisted.join(', ')}` : 'any tool listed here (but call_operation and the scripts)';
   return (
     'Run JavaScript against the workspace and get back only what it returns: one call instead of many, to count, join or filter. ' +
     `The script is an async function body; \`await api.<name>(args)\` calls ${tools} or any operation (find_operations finds operations, describe_operation gives a signature), here to read only, and resolves to its structuredContent (lists: {items, next_cursor}). ` +
@@ -78,15 +79,18 @@ const WRITE_DESCRIPTION =
   'Like run_read_script, but api may also change data. A destructive operation runs only if allow names it (confirm with the user first) or, where the client can ask, the user accepts when asked. ' +
   'A write whose answer was lost throws OutcomeUnknownError: not sent again; read before retrying.';
 
-/** What a failed call's tool result becomes in the script: an Error by name, with its code. */
+/**
+ * What a failed call's tool result becomes in the script: an Error by name, with its code and what the
+ * code carries (the result's error detail), and the work it reports when it ran (a failed job's shape).
+ */
 function errorOf(name: string, result: CallToolResult): ScriptError {
   const sc = result.structuredContent as Record<string, unknown> | undefined;
-  const e = sc?.error && typeof sc.error === 'object' ? (sc.error as Record<string, unknown>) : undefined;
-  const code = typeof e?.code === 'string' ? e.code : sc?.state === 'failed' ? 'job_failed' : 'failed';
+  const e = errorDetail(result);
+  const code = e?.code ?? 'failed';
   const kind =
     code === 'outcome_unknown'
       ? 'OutcomeUnknownError'
-      : code === 'invalid_arguments' || code === 'invalid_argument'
+      : code === 'invalid_arguments' || code === 'invalid_argument' || e?.fields !== undefined
         ? 'ValidationError'
         : code === 'declined' || code === 'not_confirmed'
           ? 'DeclinedError'
@@ -96,7 +100,7 @@ function errorOf(name: string, result: CallToolResult): ScriptError {
               ? 'RefusedError'
               : 'OperationError';
   const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
-  return { ...e, ...(e ? {} : sc ? { result: sc } : {}), name: kind, code, operation: name, message: text };
+  return { ...e, ...(sc ? { result: sc } : {}), name: kind, code, operation: name, message: text };
 }
 
 function refused(code: string, message: string, operation?: string): CallAnswer {
@@ -211,6 +215,14 @@ function apiHost(
   };
 }
 
+/**
+ * A stopped script's error detail: its code and name. Its answer keeps the whole error in
+ * structuredContent (the tool's shape: what ran, its logs and writes), which its outputSchema admits.
+ */
+function scriptErrorMeta(error: { name: string; code: string }): Record<string, unknown> {
+  return { [ERROR_META_KEY]: { code: error.code, name: error.name } };
+}
+
 /** The answer's text: what the script returned and logged, within the response budget. */
 function answerText(head: string, body: string, logs: readonly string[], budget: number): string {
   const text = [head, body, ...(logs.length ? ['console.log:', ...logs] : [])].filter(Boolean).join('\n');
@@ -237,6 +249,7 @@ function withinOutputLimit(result: ToolResult, limits: ScriptLimits, calls: numb
     isError: true,
     content: [{ type: 'text', text: `The script stopped: ${error.name} [${error.code}]: ${error.message}\n${tail}` }],
     structuredContent: { error, logs: [], api_calls: calls, ...writes },
+    _meta: scriptErrorMeta(error),
   };
 }
 
@@ -244,15 +257,8 @@ function withinOutputLimit(result: ToolResult, limits: ScriptLimits, calls: numb
 function busy(cap: 'member' | 'process', limit: number): ToolResult {
   const who = cap === 'member' ? `you already have ${limit} scripts running on this server` : `this server is already running ${limit} scripts`;
   const message = `Not run: ${who} (the limit at once). Nothing was sent. Call again once one of them has answered.`;
-  return {
-    isError: true,
-    content: [{ type: 'text', text: message }],
-    structuredContent: {
-      error: { name: 'ScriptLimitError', code: cap === 'member' ? 'member_busy' : 'server_busy', message, retryable: true },
-      logs: [],
-      api_calls: 0,
-    },
-  };
+  const error = { name: 'ScriptLimitError', code: cap === 'member' ? 'member_busy' : 'server_busy', message, retryable: true };
+  return { isError: true, content: [{ type: 'text', text: message }], structuredContent: { error, logs: [], api_calls: 0 }, _meta: scriptErrorMeta(error) };
 }
 
 export function scriptTools(deps: ScriptDeps): ToolSpec[] {
@@ -314,6 +320,7 @@ export function scriptTools(deps: ScriptDeps): ToolSpec[] {
             isError: true,
             content: [{ type: 'text', text: answerText(head, tail, out.logs, budget) }],
             structuredContent: { error: e, logs: out.logs, api_calls: out.calls, ...writes },
+            _meta: scriptErrorMeta(e),
           };
         }
         result = withinOutputLimit(result, limits, out.calls, writes);

@@ -40,7 +40,7 @@ export function callOperationTool(deps: Pick<GatewayDeps, 'pipeline'>): ToolSpec
       const resolved = registry.resolve(operation);
       if (isRefusal(resolved)) {
         if (resolved.code !== 'unknown') return refusalResult(resolved);
-        return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
+        return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { code: 'unknown' });
       }
       // Steps 2 to 4 for the operation's own tool: its validation, run and rendering.
       return pipeline.callTool(pipeline.operationTool(resolved), inner ?? {}, { ...ctx, via: { kind: 'gateway', operation: resolved.name } });

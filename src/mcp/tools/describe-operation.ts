@@ -53,8 +53,7 @@ export function describeOperationTool(deps: GatewayDeps): ToolSpec {
       const op = registry.get(operation);
       const tool = op ? undefined : pipeline.ownTool(operation);
       if (tool) return describeTool(tool);
-      if (!op)
-        return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { error: { code: 'unknown' } });
+      if (!op) return toolError(`Unknown operation "${shownName(operation)}". Use find_operations to search by what you want to do.`, { code: 'unknown' });
       // The full schema (id patterns included): this is where the assistant reads the exact rules.
       // A generated operation shows its description's own schema (with the extras).
       const schema = isGenerated(op)

@@ -2,9 +2,9 @@
 // A workflow: its inner operations go through the pipeline (src/mcp/pipeline/sections.ts says how).
 import { z } from 'zod';
 import { DOCUMENT_KINDS, id } from '../../../catalog/shared.js';
-import { InvocationRefused } from '../pipeline/pipeline.js';
+import { InvocationRefused } from '../pipeline/invocation-refused.js';
 import { DOCUMENT_CONTEXT_RESULT } from '../pipeline/result-schemas.js';
-import { allPages, errorText, OPEN, section, type WorkflowDeps } from '../pipeline/sections.js';
+import { allPages, errorText, OPEN, section, sectionsFailed, type WorkflowDeps } from '../pipeline/sections.js';
 import { defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
 import { renderError, renderWorkflow, toolError } from '../render/index.js';
 
@@ -13,7 +13,7 @@ type Json = Record<string, unknown>;
 const contextInput = z.strictObject({
   engagement: id(),
   kind: z.enum(DOCUMENT_KINDS),
-  outline: z.boolean().optional().describe('true: a line per block (id, type, first words) and per validated finding'),
+  outline: z.boolean().optional().describe('true: a line per block (id, type, title, first words; key figures whole) and per validated finding'),
 });
 
 /** How many words of a block the outline shows: enough to tell blocks apart and find one. */
@@ -37,16 +37,17 @@ export interface OutlineBlock {
 
 /**
  * One block of the outline: its id, its type, its title and what it says in a few words. A
- * key_figures block shows its items (each short), an item list how many ids of what it lists, a
- * chart its kind; a text the outline cuts ends with an ellipsis.
+ * key_figures block shows its items whole (each short), an item list how many ids of what it lists,
+ * a chart its kind; a text the outline cuts ends with an ellipsis.
  */
 export function outlineOf(blocks: readonly Json[]): OutlineBlock[] {
   return blocks.map((b) => {
     const out: OutlineBlock = { id: typeof b.id === 'string' ? b.id : null, type: String(b.type ?? ''), words: '' };
     if (typeof b.title === 'string' && b.title) out.title = b.title;
     if (Array.isArray(b.items)) {
+      // Whole: each item is short, and a replace (or an update of items) re-sends them all.
       out.items = (b.items as unknown[]).map(String);
-      out.words = firstWords(out.items.join('; '), 4 * OUTLINE_WORDS);
+      out.words = out.items.join('; ');
     } else if (Array.isArray(b.ids)) out.words = `${b.ids.length} ${String(b.item_type ?? 'item')} ids`;
     else if (typeof b.chart === 'string') out.words = b.chart;
     else if (typeof b.text === 'string') out.words = firstWords(b.text);
@@ -67,7 +68,7 @@ export function documentContextTool(deps: WorkflowDeps): ToolSpec {
     input: contextInput,
     quotesContent: true,
     description:
-      'What drafting one deliverable document needs, in one call: the document (its blocks, with the ids edit_document_blocks takes), the validated findings to cite (id, type, statement), open contradictions and the draft stage. With outline: true, a few words per block and per finding.',
+      "What drafting one deliverable document needs, in one call: the document (its blocks, with the ids edit_document_blocks takes), the validated findings to cite (id, type, statement), open contradictions and the draft stage. With outline: true, a line per block (its title and first words; a key_figures block's items whole, an item list's count) and per finding.",
     annotations: { readOnlyHint: true },
     // The outline answers kind, document and findings only.
     outputSchema: DOCUMENT_CONTEXT_RESULT,
@@ -87,7 +88,7 @@ export function documentContextTool(deps: WorkflowDeps): ToolSpec {
           if (s.aborted) throw doc;
           if (doc instanceof InvocationRefused) return doc.result;
           const op = pipeline.registry.get('get_deliverable_document');
-          return op ? renderError(op, doc) : toolError(errorText(doc));
+          return op ? renderError(op, doc, { engagement, kind }) : toolError(errorText(doc), { code: 'read_failed' });
         }
         const d = doc as Json;
         const blocks = outlineOf(Array.isArray(d.blocks) ? (d.blocks as Json[]) : []);
@@ -120,6 +121,8 @@ export function documentContextTool(deps: WorkflowDeps): ToolSpec {
         }),
         section(() => pipeline.invoke('get_deliverable_draft', { engagement }, extra).then((r) => r.data)),
       ]);
+      const unknown = sectionsFailed(engagement, [document, findings, contradictions, draft]);
+      if (unknown) return unknown;
       const d = draft as Json;
       const value = {
         kind,

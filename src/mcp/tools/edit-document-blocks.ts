@@ -2,30 +2,22 @@
 // reads the latest document, applies the edits, and writes it back in one request echoing the
 // document's updated_at (the spec's concurrency token). Every block not named comes back exactly as
 // read, fields the spec does not list included. What a new block cites is checked against the
-// engagement before anything is written. A document someone else changed between the read and the
-// write is read again and the edits applied once more when that loses nothing; otherwise nothing is
-// saved and the answer names the blocks in the way. Every request goes through the pipeline (`invoke`).
+// engagement before anything is written, by the rule every write of blocks meets (pipeline/citations.ts).
+// A document someone else changed between the read and the write is read again and the edits applied
+// once more when that loses nothing; otherwise nothing is saved and the answer names the blocks in the
+// way. Every request goes through the pipeline (`invoke`).
 // An inserted block without an id is given one, returned in the answer, so the next edit can name it.
+// A replace puts the block given in place, whole (the answer names the fields it left out, now gone);
+// an update changes only the fields it gives.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { block as blockSchema } from '../../../catalog/deliverables.js';
-import { DOCUMENT_KINDS, id, REF_TYPES, str } from '../../../catalog/shared.js';
+import { DOCUMENT_KINDS, id, str } from '../../../catalog/shared.js';
 import { WorkspaceApiError } from '../../api/errors.js';
-import {
-  type Applied,
-  applyEdits,
-  type Block,
-  type BlockEdit,
-  type Change,
-  type Citation,
-  changedBetween,
-  citations,
-  citedIds,
-  reapplicable,
-} from '../documents/block-edits.js';
+import { type Applied, applyEdits, type Block, type BlockEdit, type Change, changedBetween, citations, reapplicable } from '../documents/block-edits.js';
 
-import { InvocationRefused, type Pipeline } from '../pipeline/pipeline.js';
-import { allPages } from '../pipeline/sections.js';
+import { InvocationRefused } from '../pipeline/invocation-refused.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
 import { shownSchema } from '../pipeline/shown-schema.js';
 import { type CallContext, defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
 import { renderError, toolError } from '../render/index.js';
@@ -33,7 +25,7 @@ import { type Problem, refusal, refusalResult } from '../render/refusal.js';
 
 type Json = Record<string, unknown>;
 
-const EDIT_OPS = ['insert', 'replace', 'delete', 'move'] as const;
+const EDIT_OPS = ['insert', 'replace', 'update', 'delete', 'move'] as const;
 const blockId = () => str(64).min(1);
 
 const edit = z
@@ -47,12 +39,13 @@ const edit = z
   .superRefine((e, ctx) => {
     const say = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message, input: e });
     const placed = e.op === 'insert' || e.op === 'move';
-    const written = e.op === 'insert' || e.op === 'replace';
+    const written = e.op === 'insert' || e.op === 'replace' || e.op === 'update';
     if (e.op === 'insert' && e.id !== undefined) say('id', "insert takes no id: put the new block's id inside block");
     if (e.op !== 'insert' && e.id === undefined) say('id', `required for ${e.op}: the id of the block`);
     if (placed && e.after === undefined) say('after', `required for ${e.op}: the id of the block to place it after, or null for the start`);
     if (!placed && typeof e.after === 'string') say('after', `${e.op} takes no after: add a move edit to move the block`);
-    if (written && e.block === undefined) say('block', `required for ${e.op}: the whole new block`);
+    if (written && e.block === undefined)
+      say('block', `required for ${e.op}: ${e.op === 'update' ? 'its type and the fields to change' : 'the whole new block'}`);
     if (!written && e.block !== undefined) say('block', `${e.op} takes no block`);
   });
 
@@ -70,14 +63,10 @@ const input = z.strictObject({
 export const editDocumentBlocksOutput = z.object({
   updated_at: z.string(),
   blocks: z.number().int(),
-  changes: z.array(z.object({ op: z.string(), id: z.string().nullable(), at: z.number().int().nullable() })),
+  changes: z.array(z.object({ op: z.string(), id: z.string().nullable(), at: z.number().int().nullable(), dropped: z.array(z.string()).optional() })),
   reapplied: z.boolean(),
   changed_by_others: z.array(z.string()),
 });
-
-/** Reference types the API lists (checked exactly), and those it offers no read of. */
-const LISTED = new Set(['finding', 'evidence', 'contradiction']);
-const UNLISTED = new Set<string>(REF_TYPES.filter((t) => !LISTED.has(t)));
 
 interface Doc {
   updated_at: string;
@@ -112,13 +101,28 @@ function asEdits(raw: z.infer<typeof input>['edits']): BlockEdit[] {
         };
       }
       case 'replace':
-        return { op: 'replace', id: e.id as string, block: withoutNulls(e.block as Json) };
+      case 'update':
+        return { op: e.op, id: e.id as string, block: withoutNulls(e.block as Json) };
       case 'delete':
         return { op: 'delete', id: e.id as string };
       default:
         return { op: 'move', id: e.id as string, after: e.after ?? null };
     }
   });
+}
+
+/**
+ * Where each block of the document written came from in the arguments: the edit that wrote it
+ * ("edits.2.block"), for a refusal of what it cites. The changes are the edits, in order, each at its
+ * block's position; a block no edit wrote cites nothing new.
+ */
+function originOf(changes: readonly Change[]): (index: number) => string | undefined {
+  const by = new Map<number, number>();
+  for (const [n, c] of changes.entries()) if (c.at !== null && (c.op === 'insert' || c.op === 'replace' || c.op === 'update')) by.set(c.at, n);
+  return (index) => {
+    const n = by.get(index);
+    return n === undefined ? undefined : `edits.${n}.block`;
+  };
 }
 
 /** A write refused in a way that may mean "changed since read" (the spec's 422, or a 409). */
@@ -134,64 +138,6 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     return { updated_at: String(d.updated_at ?? ''), blocks: Array.isArray(d.blocks) ? (d.blocks as Block[]) : [] };
   }
 
-  /**
-   * The ids a new block cites that are not of this engagement. Findings, their evidences and
-   * contradictions are checked against the API's lists (an evidence not in a finding read is asked
-   * for by id). Processes, steps, opportunities, tools, topics and follow-ups have no read in the API:
-   * an id of those is known when a finding or a document of the engagement names it, as the
-   * documents generated from the analysis do.
-   */
-  async function unknownCitations(engagement: string, cited: Citation[], ctx: CallContext): Promise<Citation[]> {
-    const types = new Set(cited.map((c) => c.type));
-    const has = (...ts: string[]) => ts.some((t) => types.has(t));
-    const unlisted = [...types].some((t) => UNLISTED.has(t));
-    const [findings, contradictions, documents] = await Promise.all([
-      has('finding', 'evidence') || unlisted ? allPages(pipeline, 'list_findings', { engagement }, ctx.signal) : undefined,
-      has('contradiction') ? allPages(pipeline, 'list_contradictions', { engagement }, ctx.signal) : undefined,
-      unlisted ? allPages(pipeline, 'list_deliverable_documents', { engagement }, ctx.signal) : undefined,
-    ]);
-    const known = new Map<string, Set<string>>();
-    const add = (type: string, value: unknown) => {
-      if (typeof value !== 'string') return;
-      const set = known.get(type) ?? new Set<string>();
-      set.add(value);
-      known.set(type, set);
-    };
-    for (const f of findings?.items ?? []) {
-      add('finding', f.id);
-      add('process', f.process_id);
-      add('process_step', f.step_id);
-      for (const e of Array.isArray(f.evidences) ? (f.evidences as Json[]) : []) add('evidence', e.id);
-    }
-    for (const c of contradictions?.items ?? []) add('contradiction', c.id);
-    for (const d of documents?.items ?? []) {
-      for (const [type, ids] of citedIds(Array.isArray(d.blocks) ? (d.blocks as Block[]) : [])) if (UNLISTED.has(type)) for (const x of ids) add(type, x);
-    }
-    const missing = cited.filter((c) => !known.get(c.type)?.has(c.id));
-    // What a list could not settle is asked for by id: an evidence (findings may not carry theirs),
-    // a finding or contradiction beyond the pages read.
-    const askable: Record<string, [string, string]> = {
-      evidence: ['preview_evidence', 'evidence'],
-      ...(findings && !findings.complete ? { finding: ['get_finding', 'finding'] as [string, string] } : {}),
-    };
-    const asked = new Map<string, boolean>();
-    await Promise.all(
-      [...new Set(missing.filter((c) => askable[c.type]).map((c) => `${c.type}:${c.id}`))].map(async (key) => {
-        const [type, value] = key.split(/:(.*)/s) as [string, string];
-        const [op, param] = askable[type] as [string, string];
-        try {
-          await pipeline.invoke(op, { engagement, [param]: value }, ctx);
-          asked.set(key, true);
-        } catch (err) {
-          if (err instanceof WorkspaceApiError && err.status === 404) asked.set(key, false);
-          else if (err instanceof InvocationRefused) asked.set(key, false);
-          else throw err;
-        }
-      }),
-    );
-    return missing.filter((c) => !asked.get(`${c.type}:${c.id}`));
-  }
-
   function conflict(kind: string, now: Doc, gone: string[], changed: string[], again: boolean) {
     const parts = [...changed.map((b) => `${b} (changed)`), ...gone.map((b) => `${b} (gone)`)];
     const why = again
@@ -200,7 +146,7 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     return toolError(
       `Not saved: ${kind} was changed by someone else since it was read, and ${why}. Their change is kept; none of these edits was applied. ` +
         'Read the document again (document_context with outline: true) and send edits for its current version.',
-      { error: { code: 'conflict', changed, gone, updated_at: now.updated_at } },
+      { code: 'conflict', changed, gone, updated_at: now.updated_at },
     );
   }
 
@@ -214,7 +160,9 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     };
     const lines = changes.map((c) => {
       const what = c.id ?? 'a block without id';
-      return c.at === null ? `- ${c.op}: ${what}` : `- ${c.op}: ${what}, now at position ${c.at}`;
+      const line = c.at === null ? `- ${c.op}: ${what}` : `- ${c.op}: ${what}, now at position ${c.at}`;
+      // A replace is whole: what it left out is gone, said so (update changes only the fields given).
+      return c.dropped ? `${line}; the replace left out ${c.dropped.join(', ')}, now gone (update changes only the fields it gives)` : line;
     });
     const meanwhile = reapplied
       ? `\nSomeone else saved the document meanwhile (blocks ${others.join(', ') || 'none named'}): their change is kept and these edits were applied to their version.`
@@ -223,11 +171,11 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     return { content: [{ type: 'text' as const, text }], structuredContent: value as unknown as Json };
   }
 
-  function failed(err: unknown) {
+  function failed(err: unknown, args: { engagement: string; kind: string }) {
     if (err instanceof InvocationRefused) return err.result;
     const op = pipeline.registry.get('update_deliverable_document');
-    if (op) return renderError(op, err);
-    return toolError(err instanceof Error ? err.message : String(err));
+    if (op) return renderError(op, err, args);
+    return toolError(err instanceof Error ? err.message : String(err), { code: 'failed' });
   }
 
   return defineTool({
@@ -236,7 +184,7 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     quotesContent: false,
     description:
       'Edit a deliverable document by block (ids: document_context with outline: true), never re-sending it. Edits in order: insert {after, block}, ' +
-      'replace {id, block}, delete {id}, move {id, after}; after null = first. An inserted block keeps its id or gets one, answered. ' +
+      'replace {id, block} (the whole block: fields left out are dropped), update {id, block} (only the fields given change), delete {id}, move {id, after}; after null = first. An inserted block keeps its id or gets one, answered. ' +
       'Other blocks are kept exactly; cited ids must be of the engagement; a concurrent save is merged unless it changed a block named.',
     outputSchema: shownSchema(editDocumentBlocksOutput) as NonNullable<ToolSpec['definition']['outputSchema']>,
     // A write, not destructive: it changes the working draft of one document (regenerable from the
@@ -246,33 +194,14 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
     async run(args, ctx) {
       const { engagement, kind, edits: raw } = args;
       const edits = asEdits(raw);
-      const cited: Citation[] = [];
       const shapeProblems: Problem[] = [];
       for (const [n, e] of edits.entries()) {
-        if (e.op !== 'insert' && e.op !== 'replace') continue;
-        const c = citations(e.block, `edits.${n}.block`);
-        cited.push(...c.cited);
-        for (const p of c.problems) shapeProblems.push({ path: [], rule: p });
+        if (e.op !== 'insert' && e.op !== 'replace' && e.op !== 'update') continue;
+        for (const p of citations(e.block, `edits.${n}.block`).problems) shapeProblems.push({ path: [], rule: p });
       }
       if (shapeProblems.length) return refusalResult(refusal(name, shapeProblems));
       try {
-        // Read the document and check the citations together; nothing is written before both pass.
-        const [first, unknown] = await Promise.all([readDoc(engagement, kind, ctx), cited.length ? unknownCitations(engagement, cited, ctx) : []]);
-        if (unknown.length) {
-          return refusalResult({
-            ...refusal(
-              name,
-              unknown.map((c) => ({
-                path: c.at.split('.'),
-                rule: LISTED.has(c.type)
-                  ? `no ${c.type} of engagement ${engagement} has this id`
-                  : `no finding or document of engagement ${engagement} names a ${c.type} with this id (the API has no list of them to check against)`,
-                given: JSON.stringify(c.id),
-              })),
-            ),
-            code: 'unknown_reference',
-          });
-        }
+        const first = await readDoc(engagement, kind, ctx);
         let base = first;
         let reapplied = false;
         for (let attempt = 0; ; attempt++) {
@@ -293,15 +222,21 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
             });
           }
           try {
-            const res = await pipeline.invoke('update_deliverable_document', { engagement, kind, updated_at: base.updated_at, blocks: applied.blocks }, ctx);
+            // What the edits' blocks cite is checked there, as on every write of blocks, against the
+            // engagement (the document read needs no second read); refused, nothing is written.
+            const res = await pipeline.invoke('update_deliverable_document', { engagement, kind, updated_at: base.updated_at, blocks: applied.blocks }, ctx, {
+              read: base,
+              tool: name,
+              origin: originOf(applied.changes),
+            });
             const d = (res.data ?? {}) as Json;
             const now: Doc = { updated_at: String(d.updated_at ?? ''), blocks: Array.isArray(d.blocks) ? (d.blocks as Block[]) : applied.blocks };
             return saved(kind, now, applied.changes, reapplied, reapplied ? changedBetween(first.blocks, base.blocks) : []);
           } catch (err) {
             // Refused without being applied (a 4xx): was the document changed since it was read?
-            if (!maybeStale(err)) return failed(err);
+            if (!maybeStale(err)) return failed(err, { engagement, kind });
             const now = await readDoc(engagement, kind, ctx);
-            if (now.updated_at === base.updated_at) return failed(err);
+            if (now.updated_at === base.updated_at) return failed(err, { engagement, kind });
             if (attempt > 0) return conflict(kind, now, [], changedBetween(first.blocks, now.blocks), true);
             const can = reapplicable(base.blocks, now.blocks, edits);
             if (!can.ok) return conflict(kind, now, can.gone, can.changed, false);
@@ -311,7 +246,7 @@ export function editDocumentBlocks(deps: { pipeline: Pipeline }): ToolSpec {
         }
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        return failed(err);
+        return failed(err, { engagement, kind });
       }
     },
   });

@@ -5,9 +5,9 @@ import { id } from '../../../catalog/shared.js';
 import { viewMeta } from '../apps/views.js';
 import { resourceUri } from '../operations/resources.js';
 import { sectionsResult } from '../pipeline/result-schemas.js';
-import { allPages, countBy, engagementNotFound, OPEN, section, type WorkflowDeps } from '../pipeline/sections.js';
+import { allPages, countBy, OPEN, section, sectionsFailed, type WorkflowDeps } from '../pipeline/sections.js';
 import { type CallContext, defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
-import { renderWorkflow, toolError } from '../render/index.js';
+import { renderWorkflow } from '../render/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -66,11 +66,8 @@ export function engagementOverviewTool(deps: WorkflowDeps): ToolSpec {
           ? summaryData.last_run
           : section(() => get('list_analysis_runs', { limit: 1 })).then((runs) => (Array.isArray(runs) ? (runs[0] ?? null) : runs)),
       ]);
-      // A 404 on everything is an unknown engagement, not several failures.
-      const sections = [eng, summary, contradictions, draft];
-      if (sections.every((x) => x && typeof x === 'object' && 'error' in x && String(x.error).startsWith('HTTP 404'))) {
-        return toolError(engagementNotFound(engagement), { error: { code: 'not_found' } });
-      }
+      const unknown = sectionsFailed(engagement, [eng, summary, contradictions, draft]);
+      if (unknown) return unknown;
       const draftData = draft as Json;
       // The rest of the summary, without what the sections above already say.
       const {

@@ -9,7 +9,7 @@ import { linesWithin } from '../apps/bounded-lines.js';
 import { viewMeta } from '../apps/views.js';
 
 import type { Pipeline } from '../pipeline/pipeline.js';
-import { allPages, engagementNotFound, section } from '../pipeline/sections.js';
+import { allPages, readFailed, section } from '../pipeline/sections.js';
 import { defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
 import { toolError } from '../render/index.js';
 
@@ -63,12 +63,9 @@ export function documentPreviewTool(pipeline: Pipeline, budget: number): ToolSpe
         section(() => allPages(pipeline, 'list_findings', { engagement }, s)),
         section(() => allPages(pipeline, 'list_interviews', { engagement }, s, 1)),
       ]);
-      if ('error' in docs) {
-        if (docs.error.startsWith('HTTP 404')) return toolError(engagementNotFound(engagement));
-        return toolError(`Could not read the documents: ${docs.error}`);
-      }
+      if ('error' in docs) return readFailed(engagement, 'read the documents', docs);
       const doc = docs.items.find((d) => d.kind === kind);
-      if (!doc) return toolError(`The deliverable has no ${kind} document.`);
+      if (!doc) return toolError(`The deliverable has no ${kind} document (given as kind).`, { code: 'no_document' });
       const blocks = blocksOf(doc);
       const charts = new Set(blocks.filter((b) => b.type === 'chart').map((b) => String(b.chart)));
       const wants = cited(blocks);

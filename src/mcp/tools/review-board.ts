@@ -8,9 +8,8 @@ import { linesWithin } from '../apps/bounded-lines.js';
 import { viewMeta } from '../apps/views.js';
 
 import type { Pipeline } from '../pipeline/pipeline.js';
-import { allPages, countBy, engagementNotFound, section } from '../pipeline/sections.js';
+import { allPages, countBy, readFailed, section } from '../pipeline/sections.js';
 import { defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
-import { toolError } from '../render/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -53,7 +52,7 @@ export function reviewBoardTool(pipeline: Pipeline, budget: number): ToolSpec {
     input,
     quotesContent: true,
     description:
-      'Findings of an engagement to review (default: proposed) with their evidences, as an interactive board where the user validates, rejects, reopens or edits them. Use when the user wants to review findings.',
+      'Findings of an engagement to review (default: proposed) with their evidences; in hosts that render apps, an interactive board where the user validates, rejects, reopens or edits them. Use when the user wants to review findings.',
     outputSchema: reviewBoardOutput,
     annotations: { readOnlyHint: true },
     _meta: viewMeta('review_board'),
@@ -64,10 +63,7 @@ export function reviewBoardTool(pipeline: Pipeline, budget: number): ToolSpec {
         // Who said what: an evidence names its interview, the interview its participant and role.
         section(() => allPages(pipeline, 'list_interviews', { engagement }, ctx.signal, 1)),
       ]);
-      if ('error' in findings) {
-        if (findings.error.startsWith('HTTP 404')) return toolError(engagementNotFound(engagement));
-        return toolError(`Could not list the findings: ${findings.error}`);
-      }
+      if ('error' in findings) return readFailed(engagement, 'list the findings', findings);
       const byId = new Map('error' in interviews ? [] : interviews.items.map((i) => [String(i.id), i] as const));
       const shown = findings.items.filter((f) => f.review_status === review_status && (!type || f.type === type));
       const cards = shown.slice(0, MAX_CARDS).map((f) => ({

@@ -5,6 +5,7 @@ import { id, REVIEW_STATUSES } from '../../../catalog/shared.js';
 import { REVIEWS_RESULT } from '../pipeline/result-schemas.js';
 import { errorText, type WorkflowDeps } from '../pipeline/sections.js';
 import { defineTool, type ToolSpec } from '../pipeline/tool-spec.js';
+import { ERROR_META_KEY } from '../render/index.js';
 import { refusal, refusalResult } from '../render/refusal.js';
 
 type Json = Record<string, unknown>;
@@ -64,11 +65,9 @@ export function reviewFindingsTool(deps: WorkflowDeps): ToolSpec {
         ? `${applied} of ${results.length} reviews applied; ${failed} failed (listed with their error; the others are done).`
         : `All ${applied} reviews applied.`;
       const lines = results.map((r) => `- ${String(r.finding)}: ${r.ok ? `now ${String(r.review_status)}` : `NOT applied: ${String(r.error)}`}`);
-      return {
-        ...(failed === results.length ? { isError: true } : {}),
-        content: [{ type: 'text', text: `${head}\n${lines.join('\n')}` }],
-        structuredContent: { applied, failed, results },
-      };
+      const answer = { content: [{ type: 'text' as const, text: `${head}\n${lines.join('\n')}` }], structuredContent: { applied, failed, results } };
+      // Every review failed: an error, in the tool's own shape (each result says why).
+      return failed === results.length ? { ...answer, isError: true, _meta: { [ERROR_META_KEY]: { code: 'reviews_failed' } } } : answer;
     },
   });
 }

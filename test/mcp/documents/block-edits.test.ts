@@ -58,6 +58,21 @@ describe('applyEdits', () => {
     });
   });
 
+  it('a replace is whole and names what it dropped; an update lays the fields given over the block read, its key order kept', () => {
+    const read = doc();
+    const replaced = applyEdits(read, [{ op: 'replace', id: 'p1', block: { type: 'paragraph', text: 'Réécrit' } }]);
+    if (!replaced.ok) throw new Error(JSON.stringify(replaced.problems));
+    expect(replaced.blocks[1]).toEqual({ id: 'p1', type: 'paragraph', text: 'Réécrit' });
+    expect(replaced.changes).toEqual([{ op: 'replace', id: 'p1', at: 1, dropped: ['x_layout'] }]);
+    const updated = applyEdits(read, [{ op: 'update', id: 'p1', block: { type: 'paragraph', text: 'Réécrit' } }]);
+    if (!updated.ok) throw new Error(JSON.stringify(updated.problems));
+    expect(JSON.stringify(updated.blocks[1])).toBe(JSON.stringify({ text: 'Réécrit', type: 'paragraph', id: 'p1', x_layout: { column: 2 } }));
+    expect(updated.changes).toEqual([{ op: 'update', id: 'p1', at: 1 }]);
+    // An update keeps the type: another one is a replace.
+    const retyped = applyEdits(read, [{ op: 'update', id: 'p1', block: { type: 'heading' } }]);
+    expect(retyped.ok).toBe(false);
+  });
+
   it('refuses to guess between two blocks of the same id', () => {
     const r = applyEdits([...doc(), { id: 'p1', type: 'paragraph' }], [{ op: 'delete', id: 'p1' }]);
     expect(r.ok).toBe(false);
@@ -78,9 +93,14 @@ describe('concurrent changes', () => {
     // Moving a block someone edited, or inserting after it, keeps their edit.
     expect(reapplicable(before, changedP1, [{ op: 'move', id: 'p1', after: null }])).toEqual({ ok: true });
     expect(reapplicable(before, changedP1, [{ op: 'insert', after: 'p1', block: { type: 'paragraph' } }])).toEqual({ ok: true });
-    // Replacing or deleting it would throw their edit away.
+    // Replacing, updating or deleting it would throw their edit away.
     expect(reapplicable(before, changedP1, [{ op: 'replace', id: 'p1', block: { type: 'paragraph' } }])).toEqual({ ok: false, gone: [], changed: ['p1'] });
     expect(reapplicable(before, changedP1, [{ op: 'delete', id: 'p1' }])).toEqual({ ok: false, gone: [], changed: ['p1'] });
+    expect(reapplicable(before, changedP1, [{ op: 'update', id: 'p1', block: { type: 'paragraph', text: 'x' } }])).toEqual({
+      ok: false,
+      gone: [],
+      changed: ['p1'],
+    });
     // A block named that is gone.
     const withoutQ = before.filter((b) => b.id !== 'q');
     expect(reapplicable(before, withoutQ, [{ op: 'insert', after: 'q', block: { type: 'paragraph' } }])).toEqual({ ok: false, gone: ['q'], changed: [] });

@@ -102,12 +102,16 @@ describe('file answers on a shared server', () => {
     const pdf = Buffer.from('%PDF-1.7 small');
     const r = await renderMemberFile(download, args, { contentType: 'application/pdf', filename: 'a.pdf', size: pdf.length, body: body(pdf).stream }, links());
     expect(r.content).toEqual([
+      { type: 'text', text: `a.pdf (${pdf.length} bytes, application/pdf) is in this result.` },
       { type: 'resource', resource: { uri: expect.stringMatching(/^workspace:\/\//), mimeType: 'application/pdf', blob: pdf.toString('base64') } },
     ]);
     expect(r.structuredContent).toEqual({ file: { name: 'a.pdf', content_type: 'application/pdf', size: pdf.length, embedded: true } });
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
     const i = await renderMemberFile(download, args, { contentType: 'image/png', filename: 'p.png', body: body(png).stream }, links());
-    expect(i.content).toEqual([{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' }]);
+    expect(i.content).toEqual([
+      { type: 'text', text: `p.png (${png.length} bytes, image/png) is in this result.` },
+      { type: 'image', data: png.toString('base64'), mimeType: 'image/png' },
+    ]);
   });
 
   it(`a file over ${EMBED_MAX_BYTES} bytes whose size is known is linked without reading its body`, async () => {
@@ -117,6 +121,12 @@ describe('file answers on a shared server', () => {
     expect(seen.read).toBeLessThanOrEqual(64 * 1024);
     expect(seen.destroyed).toBe(true);
     expect(r.content).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /^big\.zip \(\d+ bytes, application\/zip\) is too large to embed: GET https:\/\/mcp\.acme\.example\/files\/\S+ with your access token/,
+        ),
+      },
       expect.objectContaining({ type: 'resource_link', uri: expect.stringMatching(/^https:\/\/mcp\.acme\.example\/files\//), name: 'big.zip' }),
     ]);
     expect(r.structuredContent?.file).toMatchObject({ size: big.length, url: expect.any(String), expires_at: expect.any(String) });
@@ -127,14 +137,15 @@ describe('file answers on a shared server', () => {
     const { stream, seen } = body(big);
     const r = await renderMemberFile(download, args, { contentType: 'application/octet-stream', filename: 'big.bin', body: stream }, links());
     expect(seen.read).toBeLessThan(big.length);
-    expect(r.content.map((c) => c.type)).toEqual(['resource_link']);
+    expect(r.content.map((c) => c.type)).toEqual(['text', 'resource_link']);
   });
 
   it('a text file over the response budget is linked with its beginning shown', async () => {
     const text = 'line of a long export\n'.repeat(3000);
     const r = await renderMemberFile(download, args, { contentType: 'text/csv', filename: 'e.csv', body: body(Buffer.from(text)).stream }, links(), 500);
-    expect(r.content.map((c) => c.type)).toEqual(['resource_link', 'text']);
-    const shown = (r.content[1] as { text: string }).text;
+    expect(r.content.map((c) => c.type)).toEqual(['text', 'resource_link', 'text']);
+    expect((r.content[0] as { text: string }).text).toMatch(/Its beginning follows\.$/);
+    const shown = (r.content[2] as { text: string }).text;
     expect(shown.startsWith('line of a long export')).toBe(true);
     expect(shown).toMatch(/the rest is in the file at the link/);
     expect(shown.length).toBeLessThan(text.length);

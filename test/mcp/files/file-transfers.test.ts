@@ -170,7 +170,8 @@ describe('downloads', () => {
     expect(seen.length).toBeGreaterThan(10);
     for (let i = 1; i < seen.length; i++) expect(seen[i]!.progress).toBeGreaterThan(seen[i - 1]!.progress);
     expect(seen.at(-1)).toMatchObject({ progress: file.size, total: file.size });
-    // Nothing but the link: a recording is never inlined.
-    expect(r.content.map((c) => c.type)).toEqual(['resource_link']);
+    // Where it is, and the link: a recording is never inlined.
+    expect(r.content.map((c) => c.type)).toEqual(['text', 'resource_link']);
+    expect(r.content[0]).toEqual({ type: 'text', text: `Saved ${file.name} (${file.size} bytes, audio/wav) to ${file.path}.` });
   });
 });

@@ -6,6 +6,7 @@
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorDetail } from '../../../src/mcp/render/tool-result.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 import type { RequestLogEntry } from '../../../src/sandbox/server.js';
@@ -274,6 +275,7 @@ async function call(tool: string, args: unknown) {
     isError?: boolean;
     content: Array<{ type: string; text?: string }>;
     structuredContent?: Record<string, unknown>;
+    _meta?: Record<string, unknown>;
   };
 }
 
@@ -298,8 +300,7 @@ describe('argument shapes, through every kind of tool, over stdio', () => {
     if ('refused' in o) {
       expect(r.isError, text).toBe(true);
       expect(text.split('\n')[0]).toMatch(/^Invalid arguments for \w+; nothing was sent\.$/);
-      expect(r.structuredContent, text).toBeDefined();
-      const { code, fields } = r.structuredContent!.error as { code: string; fields: Record<string, string> };
+      const { code, fields } = errorDetail(r) as { code: string; fields: Record<string, string> };
       expect(code).toBe('invalid_arguments');
       expect(Object.keys(fields).sort()).toEqual([...o.refused].sort());
       for (const f of o.refused) expect(text).toContain(`\n- ${f}: `);

@@ -1,6 +1,7 @@
 // Tool calls through the SDK client against the sandbox over real HTTP: what reaches the sandbox, and
 // what does not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorDetail } from '../../../src/mcp/render/tool-result.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
 import { type Stack, startStack, textOf } from '../../helpers/stack.js';
@@ -69,7 +70,10 @@ describe('tool calls', () => {
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/HTTP 404/);
     expect(textOf(r)).toMatch(/list the parent resource/);
-    expect((r.structuredContent as { error: { status: number } }).error.status).toBe(404);
+    // The given ids are named, so the model knows which to check.
+    expect(textOf(r)).toContain('finding "01ZZZZZZZZZZZZZZZZZZZZZZZZ"');
+    expect(errorDetail(r)).toMatchObject({ status: 404, code: 'resource.not_found' });
+    expect(r.structuredContent).toBeUndefined();
   });
 
   it('a 422 from the API lists the fields', async () => {

@@ -9,6 +9,7 @@
 // with nothing sent, and the question stays open for the right retry; an accepted retry sent again
 // sends nothing more.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorDetail } from '../../../src/mcp/render/tool-result.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { HttpPeer, messagesOf, type RawAnswer } from '../../helpers/spawn-http.js';
@@ -60,7 +61,12 @@ function expectScriptToldNothingSent(answer: Rpc | undefined, finding: string) {
 
 /** The tool result a tools/call answer carries (empty when it carries none). */
 const resultOf = (m: Rpc | undefined) =>
-  (m?.result ?? {}) as { isError?: boolean; content?: { type: string; text?: string }[]; structuredContent?: { error?: { code?: string } } };
+  (m?.result ?? {}) as {
+    isError?: boolean;
+    content?: { type: string; text?: string }[];
+    structuredContent?: Record<string, unknown>;
+    _meta?: Record<string, unknown>;
+  };
 
 /** The text of a tools/call answer (its first text block). */
 const textOfAnswer = (m: Rpc | undefined): string => resultOf(m).content?.find((c) => c.type === 'text')?.text ?? '';
@@ -74,7 +80,7 @@ function expectNothingSent(answer: Rpc | undefined, finding: string, why?: RegEx
   if (why) expect(text).toMatch(why);
   expect(text).not.toMatch(/cancelled/i);
   expect(text).not.toMatch(/zod|invalid_type|expected|Invalid input|schema/i);
-  expect(resultOf(answer).structuredContent?.error?.code).toBe('not_confirmed');
+  expect(errorDetail(resultOf(answer))?.code).toBe('not_confirmed');
   expect(deletesOf(finding)).toEqual([]);
 }
 

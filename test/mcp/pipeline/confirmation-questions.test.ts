@@ -17,6 +17,7 @@ import {
   quotedLine,
   readAnswer,
 } from '../../../src/mcp/pipeline/confirmation.js';
+import { errorDetail } from '../../../src/mcp/render/tool-result.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -171,17 +172,15 @@ describe('a 2026 call asking several questions at once', () => {
     ]) {
       const refused = (await c.resume(owner, q.state, request(yes).ctx, other)) as CallToolResult;
       expect(refused.isError).toBe(true);
-      expect(refused.structuredContent).toEqual({ error: { code: 'confirmation_refused', reason: 'other_call' } });
+      expect(errorDetail(refused)).toEqual({ code: 'confirmation_refused', reason: 'other_call' });
     }
     expect(call.answers).toEqual({});
     expect(c.waiting).toBe(1);
-    expect(((await c.resume({}, q.state, request(yes).ctx, NAMED)) as CallToolResult).structuredContent).toEqual({
-      error: { code: 'confirmation_refused', reason: 'expired' },
-    });
+    expect(errorDetail((await c.resume({}, q.state, request(yes).ctx, NAMED)) as CallToolResult)).toEqual({ code: 'confirmation_refused', reason: 'expired' });
     await c.resume(owner, q.state, request(yes).ctx, NAMED);
     expect(call.answers).toEqual({ A: 'accept' });
     const again = (await c.resume(owner, q.state, request(yes).ctx, NAMED)) as CallToolResult;
-    expect(again.structuredContent).toEqual({ error: { code: 'confirmation_refused', reason: 'expired' } });
+    expect(errorDetail(again)).toEqual({ code: 'confirmation_refused', reason: 'expired' });
     expect(call.answers).toEqual({ A: 'accept' });
   });
 
@@ -204,7 +203,7 @@ describe('a 2026 call asking several questions at once', () => {
     expect(stopped?.aborted).toBe(true);
     expect(c.waiting).toBe(0);
     const late = (await c.resume(owner, q.state, request({ [q.key]: { action: 'accept' } }).ctx, NAMED)) as CallToolResult;
-    expect(late.structuredContent).toEqual({ error: { code: 'confirmation_refused', reason: 'expired' } });
+    expect(errorDetail(late)).toEqual({ code: 'confirmation_refused', reason: 'expired' });
   });
 
   it("withdraws the questions of a call that ended: the retry gets the call's own answer, and no other question is asked", async () => {

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../../../catalog/index.js';
 import { renderError } from '../../../src/mcp/render/failures.js';
+import { ERROR_META_KEY } from '../../../src/mcp/render/tool-result.js';
 import type { Operation } from '../../../src/operation.js';
 import { StoreUnavailableError } from '../../../src/store/state-store.js';
 
@@ -12,7 +13,7 @@ describe('renderError', () => {
   it('answers a store briefly unavailable as a tool error: call again for a read, read first for a write', () => {
     const down = new Error('could not keep the link', { cause: new StoreUnavailableError('Redis is unreachable (ECONNRESET).') });
     const read = renderError(byMethod('GET'), down);
-    expect(read).toMatchObject({ isError: true, structuredContent: { error: { code: 'store_unavailable' } } });
+    expect(read).toMatchObject({ isError: true, _meta: { [ERROR_META_KEY]: { code: 'store_unavailable' } } });
     expect(read.content[0]).toMatchObject({ text: expect.stringMatching(/briefly unavailable\. Call again in a few seconds\.$/) });
     const write = renderError(byMethod('POST'), new StoreUnavailableError('Redis is unreachable (READONLY).'));
     expect(write.content[0]).toMatchObject({ text: expect.stringMatching(/may have been applied: read the resource before trying again/) });

@@ -95,7 +95,9 @@ describe('api reaches the tools of the surface and every operation', () => {
 
   it("the script tools' descriptions say api reaches the tools too", async () => {
     const tools = (await stack.client.listTools()).tools;
-    expect(tools.find((t) => t.name === 'run_read_script')?.description).toMatch(/api\.<name>\(args\)` calls any tool listed here or any operation/);
+    expect(tools.find((t) => t.name === 'run_read_script')?.description).toMatch(
+      /api\.<name>\(args\)` calls any tool listed here \(but call_operation and the scripts\) or any operation/,
+    );
   });
 
   it('describe_operation gives the signature of a tool of the surface, as a script calls it', async () => {
@@ -107,7 +109,9 @@ describe('api reaches the tools of the surface and every operation', () => {
     expect(sig).toMatch(/\): Promise<\{kind: string; document: \{[^}]*blocks\?: \{id\?: string\|null; type: string;/);
     expect(sig).toMatch(/findings\?: \{validated\?: \{id: string;/);
     const edit = (await stack.call('describe_operation', { operation: 'edit_document_blocks' })).structuredContent as { signature: string; scope: string };
-    expect(edit.signature).toMatch(/^api\.edit_document_blocks\(args: \{engagement: string; kind: .*; edits: \{op: "insert"\|"replace"\|"delete"\|"move"/);
+    expect(edit.signature).toMatch(
+      /^api\.edit_document_blocks\(args: \{engagement: string; kind: .*; edits: \{op: "insert"\|"replace"\|"update"\|"delete"\|"move"/,
+    );
     expect(edit.scope).toBe('write');
   });
 });

@@ -1,7 +1,8 @@
 // document_context's outline of a document, as a pure function: a line's worth per block, enough to
 // name it in edit_document_blocks and, for key figures, to re-send what a replace of it needs.
 import { describe, expect, it } from 'vitest';
-import { outlineOf } from '../../../src/mcp/tools/document-context.js';
+import type { Pipeline } from '../../../src/mcp/pipeline/pipeline.js';
+import { documentContextTool, outlineOf } from '../../../src/mcp/tools/document-context.js';
 
 describe('outlineOf', () => {
   it('gives each block its id, type and first words, cut with an ellipsis', () => {
@@ -26,5 +27,14 @@ describe('outlineOf', () => {
       { id: 'c', type: 'chart', title: 'Irritants', words: 'pain_heatmap' },
       { id: null, type: 'quote', words: '' },
     ]);
+  });
+
+  it("gives a key_figures block's items whole, however many words they take, as the tool's description says", () => {
+    const items = Array.from({ length: 12 }, (_, i) => `${i + 1} factures bloquées par semaine en moyenne`);
+    const [figures] = outlineOf([{ id: 'k', type: 'key_figures', title: 'Chiffres clés', items }]);
+    expect(figures?.words).toBe(items.join('; '));
+    const described = documentContextTool({ pipeline: {} as Pipeline, budget: 1000 }).definition;
+    expect(described.description).toMatch(/outline: true, a line per block \(its title and first words; a key_figures block's items whole/);
+    expect(JSON.stringify(described.inputSchema)).toMatch(/key figures whole/);
   });
 });

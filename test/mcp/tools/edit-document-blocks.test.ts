@@ -4,17 +4,12 @@
 // reference is refused before anything is written.
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { errorDetail } from '../../../src/mcp/render/tool-result.js';
 import { editDocumentBlocksOutput } from '../../../src/mcp/tools/edit-document-blocks.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { type Block, DOC_PATH, DOC_TEMPLATE, type Doc, KIND, workspaceApi } from '../../helpers/documents.js';
 import { type Stack, startStack, textOf } from '../../helpers/stack.js';
-
-type Block = Record<string, unknown> & { id?: string };
-type Doc = { updated_at: string; blocks: Block[] };
-
-const KIND = 'executive_summary';
-const DOC_PATH = `/engagements/${ENGAGEMENT_AP}/deliverable/documents/${KIND}`;
-const DOC_TEMPLATE = '/engagements/{engagement}/deliverable/documents/{kind}';
 
 let sandbox: SandboxHandle;
 let stack: Stack;
@@ -33,20 +28,10 @@ beforeEach(() => {
   sandbox.admin.reset();
 });
 
-/** Another writer: the workspace API itself, over HTTP, with a token of its own. */
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${sandbox.api}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${sandbox.tokens.write}`, 'content-type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, json: res.status === 204 ? null : await res.json() };
-}
-
-const read = async (): Promise<Doc> => (await api('GET', DOC_PATH)).json.data;
+/** Another writer: the workspace API itself. */
+const { api, read, writes } = workspaceApi(() => sandbox);
 const json = (b: unknown) => JSON.stringify(b);
 const byId = (blocks: Block[], id: string) => blocks.find((b) => b.id === id);
-const writes = () => sandbox.requests().filter((r) => r.method === 'PATCH' && r.template === DOC_TEMPLATE);
 
 /** The document with a block the spec does not describe (fields of its own, its own key order). */
 async function withForeignBlock(): Promise<Doc> {
@@ -112,6 +97,57 @@ describe('edit_document_blocks', () => {
     }
     expect(after.blocks.map((b) => b.id)).toEqual(['user-annexe', heading, 'user-chiffre', paragraph, ...ids.slice(3).filter((i) => i !== 'user-annexe')]);
     expect(byId(after.blocks, paragraph)).toEqual({ id: paragraph, type: 'paragraph', text: 'Paragraphe réécrit.' });
+  });
+
+  it('a replace is whole: a key_figures block sent with its items and no title loses its title, and the answer names what it dropped', async () => {
+    const before = await read();
+    const figures = before.blocks.find((b) => b.type === 'key_figures') as Block;
+    expect(figures.title).toBeTruthy();
+    const items = [...(figures.items as string[]), '4 pistes validées'];
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [{ op: 'replace', id: figures.id, block: { type: 'key_figures', items } }],
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(byId((await read()).blocks, figures.id as string)).toEqual({ id: figures.id, type: 'key_figures', items });
+    expect(editDocumentBlocksOutput.parse(r.structuredContent).changes).toEqual([{ op: 'replace', id: figures.id, at: 2, dropped: ['title'] }]);
+    expect(textOf(r)).toContain('the replace left out title, now gone');
+    // The listing says so before the call.
+    const listed = (await stack.client.listTools()).tools.find((t) => t.name === 'edit_document_blocks');
+    expect(listed?.description).toMatch(/replace \{id, block\} \(the whole block: fields left out are dropped\)/);
+  });
+
+  it('an update changes only the fields it gives: a key_figures block updated with its items keeps its title and key order', async () => {
+    const before = await read();
+    const figures = before.blocks.find((b) => b.type === 'key_figures') as Block;
+    const items = [...(figures.items as string[]), '4 pistes validées'];
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      // As a strict-mode model writes it: every field of the block, null where it has nothing to say.
+      edits: [{ op: 'update', id: figures.id, block: { type: 'key_figures', items, title: null, text: null } }],
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(editDocumentBlocksOutput.parse(r.structuredContent).changes).toEqual([{ op: 'update', id: figures.id, at: 2 }]);
+    const after = byId((await read()).blocks, figures.id as string);
+    expect(json(after)).toBe(json({ ...figures, items }));
+    const listed = (await stack.client.listTools()).tools.find((t) => t.name === 'edit_document_blocks');
+    expect(listed?.description).toMatch(/update \{id, block\} \(only the fields given change\)/);
+  });
+
+  it("refuses an update that changes a block's type, naming the type it keeps, and writes nothing", async () => {
+    const before = await read();
+    const figures = before.blocks.find((b) => b.type === 'key_figures') as Block;
+    sandbox.clearRequests();
+    const r = await stack.call('edit_document_blocks', {
+      engagement: ENGAGEMENT_AP,
+      kind: KIND,
+      edits: [{ op: 'update', id: figures.id, block: { type: 'paragraph', text: 'Trois entretiens.' } }],
+    });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("an update keeps the block's type (key_figures)");
+    expect(writes()).toHaveLength(0);
   });
 
   it("keeps another writer's change that lands between the read and the write, and applies the edits to it once", async () => {
@@ -181,7 +217,7 @@ describe('edit_document_blocks', () => {
       ],
     });
     expect(r.isError).toBe(true);
-    expect(r.structuredContent).toMatchObject({ error: { code: 'conflict', changed: [paragraph], gone: [] } });
+    expect(errorDetail(r)).toMatchObject({ code: 'conflict', changed: [paragraph], gone: [] });
     expect(textOf(r)).toContain(`${paragraph} (changed)`);
     expect(textOf(r)).toMatch(/Their change is kept; none of these edits was applied/);
     // The document is theirs, exactly: nothing of ours half-applied, nothing of theirs lost.
@@ -206,7 +242,7 @@ describe('edit_document_blocks', () => {
       edits: [{ op: 'insert', after: figures, block: { type: 'paragraph', text: 'Après les chiffres' } }],
     });
     expect(r.isError).toBe(true);
-    expect(r.structuredContent).toMatchObject({ error: { code: 'conflict', changed: [], gone: [figures] } });
+    expect(errorDetail(r)).toMatchObject({ code: 'conflict', changed: [], gone: [figures] });
     expect(byId((await read()).blocks, figures)).toBeUndefined();
   });
 
@@ -224,8 +260,8 @@ describe('edit_document_blocks', () => {
       ],
     });
     expect(r.isError).toBe(true);
-    expect(r.structuredContent).toMatchObject({ error: { code: 'unknown_reference' } });
-    const fields = Object.keys((r.structuredContent as { error: { fields: Record<string, string> } }).error.fields);
+    expect(errorDetail(r)).toMatchObject({ code: 'unknown_reference' });
+    const fields = Object.keys(errorDetail(r)?.fields as Record<string, string>);
     expect(fields).toEqual(['edits.0.block.refs.0.id', 'edits.1.block.evidence_id', 'edits.2.block.process_id']);
     expect(textOf(r)).toContain(`no finding of engagement ${ENGAGEMENT_AP} has this id`);
     // Reads to check against, and no write at all.
@@ -261,7 +297,7 @@ describe('edit_document_blocks', () => {
     sandbox.clearRequests();
     const r = await stack.call('edit_document_blocks', { engagement: ENGAGEMENT_AP, kind: KIND, edits: [{ op: 'delete', id: 'gen-nope' }] });
     expect(r.isError).toBe(true);
-    expect(r.structuredContent).toMatchObject({ error: { code: 'unknown_block', fields: { 'edits.0': 'id: no block has the id gen-nope' } } });
+    expect(errorDetail(r)).toMatchObject({ code: 'unknown_block', fields: { 'edits.0': 'id: no block has the id gen-nope' } });
     expect(textOf(r)).toContain(`Block ids of ${KIND}: ${before.blocks.map((b) => b.id).join(', ')}`);
     expect(writes()).toHaveLength(0);
   });

@@ -6,7 +6,7 @@ import { WorkspaceApiError } from '../../../api/errors.js';
 import { isViewUri, readView, ViewNotFoundError } from '../../apps/views.js';
 import { shownName } from '../../operations/registry.js';
 import { listResources, ResourceError, readResource, resourceTemplates } from '../../operations/resources.js';
-import { InvocationRefused } from '../../pipeline/pipeline.js';
+import { InvocationRefused } from '../../pipeline/invocation-refused.js';
 import type { HandlerContext } from './context.js';
 
 /** What resources and completions read with: the session's pipeline. */

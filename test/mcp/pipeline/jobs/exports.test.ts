@@ -28,8 +28,11 @@ async function exportFile(args: Json): Promise<{ result: CallToolResult; file: J
   expect(file.path.startsWith(stack.config.downloadDir)).toBe(true);
   const bytes = await readFile(file.path);
   expect(bytes.length).toBe(file.size);
-  // The answer links the saved file.
+  // The answer links the saved file, and its text says where it is: a client may show no link.
   expect(result.content.some((c) => c.type === 'resource_link' && c.uri.startsWith('file://'))).toBe(true);
+  const said = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+  expect(said).toMatch(/^The export \S+ succeeded/);
+  expect(said).toContain(`Saved ${file.name} (${file.size} bytes, ${String(file.content_type).split(';')[0]}) to ${file.path}.`);
   return { result, file, bytes };
 }
 
