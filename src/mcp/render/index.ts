@@ -26,5 +26,5 @@ export { type JobReport, renderJob } from './job-result.js';
 export { compact, pickFields } from './omissions.js';
 export { DEFAULT_RESPONSE_BUDGET_TOKENS, listNameOf, type ResourceLink, renderSuccess } from './success.js';
 export { estimateTokens } from './tokens.js';
-export { ERROR_META_KEY, errorDetail, type ToolErrorDetail, type ToolResult, toolError } from './tool-result.js';
+export { ERROR_META_KEY, errorDetail, type ToolResult, toolError } from './tool-result.js';
 export { renderWorkflow } from './workflow-result.js';

@@ -45,7 +45,7 @@ export type ToolResult = {
 export const ERROR_META_KEY = 'workspace-consulting/error';
 
 /** An error's machine-readable part: its code first, then what the code says it carries. */
-export type ToolErrorDetail = { code: string } & Record<string, unknown>;
+type ToolErrorDetail = { code: string } & Record<string, unknown>;
 
 /** An error result: the text the model reads (what happened, what to send instead) and its code. */
 export function toolError(message: string, error: ToolErrorDetail): ToolResult & { isError: true } {
