@@ -408,14 +408,10 @@ export class RateLimiter {
   }
 
   async #record(held: Held, refused: boolean, observed: RateLimitObservation | undefined): Promise<void> {
-    // Takes since this one: at least this process's own. The window's seq (everyone's) is read only when
-    // it could change what is learnt: when the answer leaves room for others' requests even counting
-    // this process's alone (docs/architecture.md, Rate budget).
-    const own = (this.#takesIn.get(held.store) ?? 0) - held.takes;
-    let seq = held.seq + own;
+    // Takes since this one: at least this process's own; the window's seq, read with the settle, says everyone's.
+    let seq = held.seq + (this.#takesIn.get(held.store) ?? 0) - held.takes;
     try {
-      const read = observed !== undefined && this.#othersSeen(observed, held.count + own) > 0;
-      seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS, seq: read })).seq ?? seq;
+      seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS })).seq;
     } catch (err) {
       this.#storeFailed(err); // its slot counts until the lease ends: safe, only slower
     }
@@ -444,15 +440,9 @@ export class RateLimiter {
     this.#serverTells = true;
     // Nor more than half what the server would still take: another participant may read the same.
     this.#ramp = Math.min(this.#limit, this.#ramp + 1, Math.max(SLOW_START, Math.floor(obs.remaining / 2)));
-    const others = this.#othersSeen(obs, participants);
-    if (others > 0) this.#others.push({ at: now, count: others });
-  }
-
-  /** Requests the server counted that none of `participants` sent: fewer the more participants took. */
-  #othersSeen(obs: RateLimitObservation, participants: number): number {
-    if (obs.remaining === undefined) return 0;
     const limit = obs.limit !== undefined && obs.limit > 0 ? obs.limit : this.#serverLimit;
-    return (Number.isFinite(limit) ? limit : this.#limit) - obs.remaining - participants;
+    const others = (Number.isFinite(limit) ? limit : this.#limit) - obs.remaining - participants;
+    if (others > 0) this.#others.push({ at: now, count: others });
   }
 
   #pause(now: number, retryAfterMs: number): void {

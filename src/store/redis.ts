@@ -213,7 +213,7 @@ export class RedisStore implements StateStore, SlidingWindowStore {
   }
 
   /** The one write retried after a failure (docs/architecture.md, Rate budget): idempotent, the slot is settled again from now (counted longer, never less). */
-  async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number | undefined }> {
+  async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
     for (let attempt = 0; ; attempt++) {
       try {
         return { seq: Number(await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs])) };
