@@ -3,10 +3,11 @@
 // is exact across them without running anything. node:sqlite (built into Node, no native build), in
 // WAL mode: readers never wait on the writer, and every change of a window is one short transaction
 // that takes the write lock up front (BEGIN IMMEDIATE, SELECT, UPDATE, COMMIT), so two processes never
-// both read a window and then both write it. On ':memory:' it is the memory store
-// (src/store/memory.ts). The folder is the owner's only (0700), the database 0600 (SQLite gives its
-// WAL files the database's mode). Values are written as given: callers seal what is secret
-// (src/store/state-store.ts).
+// both read a window and then both write it. node:sqlite blocks while it waits for a lock: SQLite
+// waits a few milliseconds itself, then the event loop turns before the next try (whileBusy). On
+// ':memory:' it is the memory store (src/store/memory.ts). The folder is the owner's only (0700), the
+// database 0600 (SQLite gives its WAL files the database's mode). Values are written as given:
+// callers seal what is secret (src/store/state-store.ts).
 import { chmod, open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
@@ -16,8 +17,10 @@ import type { SettleOptions, SlidingWindowStore, WindowLimits, WindowTake } from
 
 /** Expired values and spent windows are deleted after this many writes (and once at open). */
 const SWEEP_EVERY = 1000;
-/** How long a change waits for another process's transaction (each is tens of microseconds). */
-const BUSY_TIMEOUT_MS = 5_000;
+/** How long SQLite itself waits for another process's transaction (each takes tens of microseconds), blocking the event loop. */
+const BUSY_TIMEOUT_MS = 10;
+/** How long a change waits in all for a database another process keeps locked, the event loop turning between tries. */
+const BUSY_WAIT_MS = 5_000;
 /** The `budget` table's layout (PRAGMA user_version): raised with each change of it. */
 const WINDOWS_LAYOUT = 4;
 
@@ -37,6 +40,25 @@ function loadSqlite(): typeof import('node:sqlite') {
     return process.getBuiltinModule('node:sqlite');
   } finally {
     process.emitWarning = emit;
+  }
+}
+
+/** Another connection holds the lock (SQLITE_BUSY, with any extended code). */
+function isBusy(err: unknown): boolean {
+  const code = (err as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && (code & 0xff) === 5;
+}
+
+/** `fn`, tried again while another process holds the lock, the event loop turning between tries, for BUSY_WAIT_MS in all. */
+async function whileBusy<T>(fn: () => T): Promise<T> {
+  const until = performance.now() + BUSY_WAIT_MS;
+  for (;;) {
+    try {
+      return fn();
+    } catch (err) {
+      if (!isBusy(err) || performance.now() >= until) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, BUSY_TIMEOUT_MS));
   }
 }
 
@@ -90,7 +112,7 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
   #slotCount = 0;
   #writes = 0;
 
-  /** The database at `path` (':memory:': this process's alone, as MemoryStore). */
+  /** The database at `path` (':memory:': this process's alone, as MemoryStore). Throws SQLITE_BUSY while another process sets it up. */
   constructor(path: string, opts: { now?: () => number } = {}) {
     const db = new (loadSqlite().DatabaseSync)(path, { timeout: BUSY_TIMEOUT_MS });
     this.#db = db;
@@ -141,20 +163,27 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     const path = join(dir, 'state.db');
     // Created owner-only before SQLite opens it (it would use the umask's mode).
     await (await open(path, 'a', 0o600)).close();
-    return new SqliteStore(path, opts);
+    return whileBusy(() => new SqliteStore(path, opts));
+  }
+
+  /** `fn` on the database, tried again while another process holds the lock. */
+  #run<T>(fn: () => T): Promise<T> {
+    return whileBusy(fn);
   }
 
   /** `fn` in one transaction holding the write lock from its start. */
-  #tx<T>(fn: () => T): T {
-    this.#q.begin.run();
-    try {
-      const out = fn();
-      this.#q.commit.run();
-      return out;
-    } catch (err) {
-      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-      throw err;
-    }
+  #tx<T>(fn: () => T): Promise<T> {
+    return this.#run(() => {
+      this.#q.begin.run();
+      try {
+        const out = fn();
+        this.#q.commit.run();
+        return out;
+      } catch (err) {
+        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+        throw err;
+      }
+    });
   }
 
   #wrote(): void {
@@ -175,26 +204,30 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     this.#wrote();
   }
 
-  async get(key: string): Promise<string | undefined> {
-    return this.#get(key);
+  get(key: string): Promise<string | undefined> {
+    return this.#run(() => this.#get(key));
   }
 
-  async set(key: string, value: string, opts?: SetOptions): Promise<void> {
-    this.#put(key, value, opts);
+  set(key: string, value: string, opts?: SetOptions): Promise<void> {
+    return this.#run(() => this.#put(key, value, opts));
   }
 
-  async setIfAbsent(key: string, value: string, opts?: SetOptions): Promise<boolean> {
-    const set = this.#q.putIfAbsent.run({ key, value, expires: this.#expires(opts), now: this.#now() }).changes > 0;
-    if (set) this.#wrote();
-    return set;
+  setIfAbsent(key: string, value: string, opts?: SetOptions): Promise<boolean> {
+    return this.#run(() => {
+      const set = this.#q.putIfAbsent.run({ key, value, expires: this.#expires(opts), now: this.#now() }).changes > 0;
+      if (set) this.#wrote();
+      return set;
+    });
   }
 
-  async take(key: string): Promise<string | undefined> {
-    const row = this.#q.take.get({ key }) as { value: string; expires: number | null } | undefined;
-    return row !== undefined && (row.expires === null || row.expires > this.#now()) ? row.value : undefined;
+  take(key: string): Promise<string | undefined> {
+    return this.#run(() => {
+      const row = this.#q.take.get({ key }) as { value: string; expires: number | null } | undefined;
+      return row !== undefined && (row.expires === null || row.expires > this.#now()) ? row.value : undefined;
+    });
   }
 
-  async compareAndSet(key: string, expected: string | undefined, value: string | undefined, opts?: SetOptions): Promise<boolean> {
+  compareAndSet(key: string, expected: string | undefined, value: string | undefined, opts?: SetOptions): Promise<boolean> {
     return this.#tx(() => {
       if (this.#get(key) !== expected) return false;
       this.#put(key, value, opts);
@@ -202,12 +235,12 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     });
   }
 
-  async delete(key: string): Promise<void> {
-    this.#q.del.run({ key });
+  delete(key: string): Promise<void> {
+    return this.#run(() => void this.#q.del.run({ key }));
   }
 
   /** One round on the window `key`: read it, change it, write it back, in one transaction. */
-  #inWindow<T>(key: string, change: (w: WindowState, now: number) => T): T {
+  #inWindow<T>(key: string, change: (w: WindowState, now: number) => T): Promise<T> {
     return this.#tx(() => {
       const now = this.#now();
       const w = readWindow((this.#q.window.get(key) as { state: string } | undefined)?.state, now);
@@ -221,12 +254,12 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     });
   }
 
-  async takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
+  takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
     const id = this.#slotBase + (this.#slotCount++ % 2 ** 20) + 1;
     return this.#inWindow(key, (w, now) => takeFrom(w, now, limits, id));
   }
 
-  async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
+  settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
     return this.#inWindow(key, (w, now) => {
       w.open.delete(Number(slot));
       // Counted a hold from its answer, even when its lease ran out before (a very slow request).
@@ -235,8 +268,8 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     });
   }
 
-  async pauseWindow(key: string, forMs: number): Promise<void> {
-    this.#inWindow(key, (w, now) => {
+  pauseWindow(key: string, forMs: number): Promise<void> {
+    return this.#inWindow(key, (w, now) => {
       w.pausedUntil = Math.max(w.pausedUntil, now + forMs);
     });
   }
@@ -250,7 +283,11 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
 
   async close(): Promise<void> {
     if (!this.#db.isOpen) return;
-    this.sweep();
+    try {
+      this.sweep();
+    } catch {
+      // Another process is writing: a later sweep (its own, or this database's next open) deletes them.
+    }
     this.#db.close();
   }
 }
