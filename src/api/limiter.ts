@@ -19,6 +19,8 @@ const DEFAULT_WAIT_REPORT_MS = 5_000;
 const RETRY_AFTER_MARGIN_MS = 20;
 /** After the shared store failed, how long this process counts on its own before trying it again. */
 const STORE_RETRY_MS = 5_000;
+/** The first wait before a settle the store failed to write is written again; doubled each time, to STORE_RETRY_MS. */
+const SETTLE_RETRY_MS = 250;
 
 interface RateLimiterOptions {
   /** Requests allowed in any rolling window. Default 120. */
@@ -67,6 +69,7 @@ interface Held {
   seq: number;
   /** This process's takes in `store` so far, this one included. */
   takes: number;
+  takenAt: number;
   local: { end: number };
 }
 
@@ -383,7 +386,7 @@ export class RateLimiter {
     this.#local.push(local);
     const takes = (this.#takesIn.get(store) ?? 0) + 1;
     this.#takesIn.set(store, takes);
-    return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, takes, local } };
+    return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, takes, takenAt: now, local } };
   }
 
   /** A take that ended in no request: an admission asleep until an answer (a slow start counted it) looks again. */
@@ -413,11 +416,28 @@ export class RateLimiter {
     try {
       seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS })).seq;
     } catch (err) {
-      this.#storeFailed(err); // its slot counts until the lease ends: safe, only slower
+      this.#storeFailed(err);
+      void this.#settleAgain(held, refused);
     }
     // An answer without rate-limit headers still ends a slow start.
     if (observed !== undefined) this.#learn(this.#now(), observed, held.count + Math.max(0, seq - held.seq));
     if (refused || this.#headWaitsForAnswer) this.#wake();
+  }
+
+  /**
+   * A settle the store failed to write, written again until it is, or until its slot's lease ends
+   * anyway (docs/architecture.md, Rate budget): meanwhile the slot counts as unanswered, never less.
+   */
+  async #settleAgain(held: Held, refused: boolean): Promise<void> {
+    for (let wait = SETTLE_RETRY_MS; this.#now() + wait < held.takenAt + LEASE_MS; wait = Math.min(2 * wait, STORE_RETRY_MS)) {
+      await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      try {
+        await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS });
+        return;
+      } catch (err) {
+        this.#storeFailed(err);
+      }
+    }
   }
 
   /**

@@ -212,17 +212,8 @@ export class RedisStore implements StateStore, SlidingWindowStore {
     return ok === 1 ? { taken: true, slot: id, count: a, seq: b } : { taken: false, waitMs: a, paused: b === 1 };
   }
 
-  /** The one write retried after a failure (docs/architecture.md, Rate budget): idempotent, the slot is settled again from now (counted longer, never less). */
   async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return { seq: Number(await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs])) };
-      } catch (err) {
-        // Tried again after 250 ms, then twice as long each time, six times: about 16 s in all.
-        if (!(err instanceof StoreUnavailableError) || this.#closed || attempt >= 6) throw err;
-        await new Promise((r) => setTimeout(r, 250 * 2 ** attempt).unref());
-      }
-    }
+    return { seq: Number(await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs])) };
   }
 
   async pauseWindow(key: string, forMs: number): Promise<void> {

@@ -1,6 +1,7 @@
 // The SQLite store when another process holds the database's write lock (docs/architecture.md, Rate
-// budget): the server waiting for the lock keeps answering every other session. Apart from the store
-// contract because the waits are real.
+// budget): a settle the store could not write meanwhile is written again once it can, and the server
+// waiting for the lock keeps answering every other session. Apart from the store contract because the
+// waits are real.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,8 +10,10 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RateLimiter } from '../../src/api/limiter.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { spawnHttpServer } from '../helpers/spawn-http.js';
+import { ONE_SLOT, twoProcesses } from '../helpers/sqlite-store.js';
 
 let tmp: string;
 beforeAll(async () => {
@@ -38,6 +41,34 @@ async function lockHolder(file: string): Promise<{ release(): Promise<void> }> {
     },
   };
 }
+
+it('writes again a settle it could not write while the database was locked: another process then sees the slot answered', async () => {
+  const dir = join(tmp, 'settle');
+  const { a, b, close } = await twoProcesses(dir);
+  let holder: { release(): Promise<void> } | undefined;
+  let failed!: () => void;
+  const settleFailed = new Promise<void>((resolve) => (failed = resolve));
+  try {
+    // A window short enough that the answered slot frees within the test, a lease (five minutes) that would not.
+    const limiter = new RateLimiter({ limit: 1, windowMs: 50, store: a, key: 'budget:locked', onStoreError: () => failed() });
+    // The request goes; while it is out, another process takes the write lock, so its settle cannot be written.
+    await limiter.schedule(async () => {
+      holder = await lockHolder(join(dir, 'state.db'));
+    });
+    await settleFailed;
+    await holder?.release();
+    // Written again once the lock is gone: the slot stops counting a hold after its answer, not at its
+    // lease (five minutes); looked at on each turn of the event loop until then.
+    const until = Date.now() + 10_000;
+    while (!(await b.takeSlot('budget:locked', { ...ONE_SLOT, windowMs: 50, holdMs: 60 })).taken) {
+      if (Date.now() > until) throw new Error('the slot still counts: its settle was never written');
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    await holder?.release().catch(() => {});
+    await close();
+  }
+}, 30_000);
 
 let sandbox: SandboxHandle;
 afterAll(async () => {
