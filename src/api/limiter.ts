@@ -4,7 +4,6 @@
 // window in the state store (src/store/windows.ts), the others the server's answers reveal, the pause
 // on Retry-After, the bounded wait, and the waiter's look again at the store.
 import PQueue from 'p-queue';
-import { MemoryStore } from '../store/memory.js';
 import type { SlidingWindowStore, WindowTake } from '../store/windows.js';
 import { publishBudgetRefusal, publishBudgetWait } from './diagnostics.js';
 import { BRIEFLY_UNAVAILABLE, BudgetWaitTooLongError, WorkspaceApiError } from './errors.js';
@@ -30,7 +29,7 @@ interface RateLimiterOptions {
   /** Extra time a request stays counted, for timer and clock granularity. Default 1% of the window, at least 10 ms. */
   safetyMs?: number;
   now?: () => number;
-  /** Where the window is kept (a shared one makes the budget exact across processes), maybe still opening. Default: this limiter's own. */
+  /** Where the window is kept (a shared one makes the budget exact across processes), maybe still opening. Default: none, this process's own sends alone. */
   store?: SlidingWindowStore | Promise<SlidingWindowStore>;
   /** The window's key in the store. Default `budget:default`. */
   key?: string;
@@ -61,16 +60,22 @@ interface ScheduleOptions<T> {
   maxWaitMs?: number;
 }
 
-/** A slot this process holds. `count` and `seq` as the take answered (WindowTake); `local.end` for stats(). */
+/** One request of this process, from its take: when it stops counting (Infinity while unanswered). */
+interface Send {
+  end: number;
+}
+
+/** A slot this process holds. `count` and `seq` as the take answered (WindowTake). */
 interface Held {
-  store: SlidingWindowStore;
+  /** Where it was taken; undefined: counted alone, on this process's sends. */
+  store: SlidingWindowStore | undefined;
   slot: string;
   count: number;
   seq: number;
   /** This process's takes in `store` so far, this one included. */
   takes: number;
   takenAt: number;
-  local: { end: number };
+  local: Send;
 }
 
 interface Waiter {
@@ -99,9 +104,7 @@ export class RateLimiter {
   /** The longest a waiter sleeps between looks at the store: one slot's share of the window. */
   readonly #recheckMs: number;
   #shared: SlidingWindowStore | undefined;
-  #opening: Promise<SlidingWindowStore> | undefined;
-  /** Counts alone while the shared store is unavailable; made when first needed (it is a database). */
-  #alone: MemoryStore | undefined;
+  #opening: Promise<SlidingWindowStore | undefined> | undefined;
   readonly #onStoreError: (err: unknown) => void;
   readonly #refuseWithoutStore: boolean;
   readonly waitReportMs: number;
@@ -121,10 +124,10 @@ export class RateLimiter {
   #ramp = SLOW_START;
   /** What the server counted that no participant of the store sent, by when it was learnt. */
   #others: Array<{ at: number; count: number }> = [];
-  /** This process's sends still counting. */
-  #local: Array<{ end: number }> = [];
-  /** This process's takes, by store: its own share of a window's seq, known without reading it. */
-  readonly #takesIn = new Map<SlidingWindowStore, number>();
+  /** This process's sends still counting, wherever taken: what it counts alone on. */
+  #local: Send[] = [];
+  /** This process's takes, by store (undefined: alone): its own share of a window's seq, known without reading it. */
+  readonly #takesIn = new Map<SlidingWindowStore | undefined, number>();
   /** Callers waiting, in queue order: the first is being admitted. */
   readonly #waiters: Waiter[] = [];
   /** When the caller being admitted expects to go. */
@@ -144,22 +147,16 @@ export class RateLimiter {
     this.waitReportMs = opts.waitReportMs ?? DEFAULT_WAIT_REPORT_MS;
     this.#onStoreError = opts.onStoreError ?? defaultStoreError;
     this.#refuseWithoutStore = opts.refuseWithoutStore ?? false;
-    const store = opts.store ?? this.#fallback;
-    if (!('then' in store)) this.#shared = store;
+    const store = opts.store;
+    if (store === undefined || !('then' in store)) this.#shared = store;
     else
       this.#opening = store.then(
         (opened) => (this.#shared = opened),
         (err: unknown) => {
           this.#onStoreError(err);
-          this.#shared = this.#fallback;
-          return this.#fallback;
+          return undefined;
         },
       );
-  }
-
-  get #fallback(): MemoryStore {
-    this.#alone ??= new MemoryStore({ now: this.#now });
-    return this.#alone;
   }
 
   /** Run `fn` once a request is allowed; it counts until a hold after its answer, or not at all if refused. */
@@ -208,9 +205,13 @@ export class RateLimiter {
   }
 
   stats(): { sentInWindow: number; queued: number } {
-    const now = this.#now();
+    return { sentInWindow: this.#counting(this.#now()).length, queued: this.#queue.size + this.#queue.pending };
+  }
+
+  /** This process's sends still counting at `now` (the list pruned). */
+  #counting(now: number): Send[] {
     this.#local = this.#local.filter((s) => s.end > now);
-    return { sentInWindow: this.#local.length, queued: this.#queue.size + this.#queue.pending };
+    return this.#local;
   }
 
   /** A slot taken for a caller gone while the store answered goes back, as never sent. A waiter leaves the line now, before the next admission. */
@@ -358,35 +359,45 @@ export class RateLimiter {
     const limits = { limit: this.#cap(now), windowMs: this.#windowMs, holdMs: this.#holdMs, leaseMs: LEASE_MS };
     // Counted in flight before the take resolves, so concurrent fast paths see each other.
     this.#inFlight++;
-    const alone = now < this.#storeDownUntil && !this.#refuseWithoutStore;
-    let store: SlidingWindowStore = alone ? this.#fallback : (this.#shared ?? (await this.#opening) ?? this.#fallback);
-    let taken: WindowTake;
+    let store = now < this.#storeDownUntil && !this.#refuseWithoutStore ? undefined : (this.#shared ?? (await this.#opening));
+    let taken: WindowTake | undefined;
     try {
-      try {
-        taken = await store.takeSlot(this.#key, limits);
-      } catch (err) {
-        if (store === this.#alone) throw err;
-        this.#storeFailed(err);
-        if (this.#refuseWithoutStore) throw storeRefusal(err);
-        store = this.#fallback;
-        taken = await store.takeSlot(this.#key, limits);
-      }
+      taken = await store?.takeSlot(this.#key, limits);
     } catch (err) {
-      this.#takeUndone();
-      throw err;
+      this.#storeFailed(err);
+      if (this.#refuseWithoutStore) {
+        this.#takeUndone();
+        throw storeRefusal(err);
+      }
+      store = undefined;
     }
+    taken ??= this.#takeAlone(this.#now(), limits.limit);
     if (!taken.taken) {
       this.#takeUndone();
       if (taken.paused) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + taken.waitMs);
       return { waitMs: taken.waitMs };
     }
     const local = { end: Infinity };
-    // stats() prunes too, but nothing may call it.
-    if (this.#local.length >= 2 * this.#limit) this.#local = this.#local.filter((s) => s.end > now);
-    this.#local.push(local);
+    this.#counting(now).push(local);
     const takes = (this.#takesIn.get(store) ?? 0) + 1;
     this.#takesIn.set(store, takes);
     return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, takes, takenAt: now, local } };
+  }
+
+  /**
+   * A take counted on this process's sends alone (no store, or the store failing): those still
+   * counting, wherever they were taken, hold their place; others' are not seen.
+   */
+  #takeAlone(now: number, limit: number): WindowTake {
+    const sends = this.#counting(now);
+    const need = sends.length - Math.max(0, limit) + 1;
+    if (need <= 0) {
+      const recent = now + this.#holdMs - this.#windowMs;
+      return { taken: true, slot: '', count: 1 + sends.filter((s) => s.end > recent).length, seq: 0 };
+    }
+    // Until the need-th send stops counting; an unanswered one, no sooner than a hold.
+    const end = sends.map((s) => s.end).sort((a, b) => a - b)[need - 1] as number;
+    return { taken: false, waitMs: Math.max(1, Math.ceil(end === Infinity ? this.#holdMs : end - now)), paused: false };
   }
 
   /** A take that ended in no request: an admission asleep until an answer (a slow start counted it) looks again. */
@@ -414,7 +425,7 @@ export class RateLimiter {
     // Takes since this one: at least this process's own; the window's seq, read with the settle, says everyone's.
     let seq = held.seq + (this.#takesIn.get(held.store) ?? 0) - held.takes;
     try {
-      seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS })).seq;
+      if (held.store !== undefined) seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS })).seq;
     } catch (err) {
       this.#storeFailed(err);
       void this.#settleAgain(held, refused);
@@ -432,7 +443,7 @@ export class RateLimiter {
     for (let wait = SETTLE_RETRY_MS; this.#now() + wait < held.takenAt + LEASE_MS; wait = Math.min(2 * wait, STORE_RETRY_MS)) {
       await new Promise((resolve) => setTimeout(resolve, wait).unref());
       try {
-        await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS });
+        await held.store?.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS });
         return;
       } catch (err) {
         this.#storeFailed(err);
@@ -470,9 +481,8 @@ export class RateLimiter {
     this.#pausedUntil = Math.max(this.#pausedUntil, now + ms);
     this.#probing = true;
     // Every participant of the store would be refused too: they pause with us.
-    const shared = this.#shared;
-    if (shared !== undefined && shared !== this.#alone && now >= this.#storeDownUntil) {
-      shared.pauseWindow(this.#key, ms).catch((err: unknown) => this.#storeFailed(err));
+    if (this.#shared !== undefined && now >= this.#storeDownUntil) {
+      this.#shared.pauseWindow(this.#key, ms).catch((err: unknown) => this.#storeFailed(err));
     }
   }
 
