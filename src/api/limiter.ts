@@ -4,6 +4,7 @@
 // window in the state store (src/store/windows.ts), the others the server's answers reveal, the pause
 // on Retry-After, the bounded wait, and the waiter's look again at the store.
 import PQueue from 'p-queue';
+import { StoreClosedError } from '../store/state-store.js';
 import type { SlidingWindowStore, WindowTake } from '../store/windows.js';
 import { publishBudgetRefusal, publishBudgetWait } from './diagnostics.js';
 import { BRIEFLY_UNAVAILABLE, BudgetWaitTooLongError, WorkspaceApiError } from './errors.js';
@@ -428,7 +429,7 @@ export class RateLimiter {
       if (held.store !== undefined) seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS })).seq;
     } catch (err) {
       this.#storeFailed(err);
-      void this.#settleAgain(held, refused);
+      if (!(err instanceof StoreClosedError)) void this.#settleAgain(held, refused);
     }
     // An answer without rate-limit headers still ends a slow start.
     if (observed !== undefined) this.#learn(this.#now(), observed, held.count + Math.max(0, seq - held.seq));
@@ -447,6 +448,7 @@ export class RateLimiter {
         return;
       } catch (err) {
         this.#storeFailed(err);
+        if (err instanceof StoreClosedError) return;
       }
     }
   }
@@ -486,9 +488,10 @@ export class RateLimiter {
     }
   }
 
+  /** The store failed: this process counts alone (or refuses) for a while, saying so once. A store closed on purpose failed nothing. */
   #storeFailed(err: unknown): void {
     const now = this.#now();
-    if (now >= this.#storeDownUntil) this.#onStoreError(err);
+    if (now >= this.#storeDownUntil && !(err instanceof StoreClosedError)) this.#onStoreError(err);
     this.#storeDownUntil = now + STORE_RETRY_MS;
   }
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createClient, createSentinel, ErrorReply } from 'redis';
 import { parseRedisSentinelUrl } from './redis-sentinel-url.js';
-import { type SetOptions, type StateStore, StoreUnavailableError } from './state-store.js';
+import { type SetOptions, type StateStore, StoreClosedError, StoreUnavailableError } from './state-store.js';
 import { type SettleOptions, type SlidingWindowStore, slotNamer, type WindowLimits, type WindowTake } from './windows.js';
 
 export class RedisUnavailableError extends Error {
@@ -155,11 +155,12 @@ export class RedisStore implements StateStore, SlidingWindowStore {
     return store;
   }
 
-  /** Redis's own error replies pass as they are, but NOT_SERVING; any other failure (offline, no master yet) is StoreUnavailableError. */
+  /** Redis's own error replies pass as they are, but NOT_SERVING; any other failure (offline, no master yet) is StoreUnavailableError, or StoreClosedError once closed. */
   async #send(args: string[]): Promise<unknown> {
     try {
       return await this.#sendCommand(args);
     } catch (err) {
+      if (this.#closed) throw new StoreClosedError('the Redis store is closed', { cause: err });
       if (err instanceof ErrorReply && !NOT_SERVING.test(err.message)) throw err;
       throw new StoreUnavailableError(`Redis is unreachable (${errorCode(err)}).`, { cause: err });
     }

@@ -12,7 +12,7 @@ import { chmod, open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { makeDirectory } from '../fs/directories.js';
-import type { SetOptions, StateStore } from './state-store.js';
+import { type SetOptions, type StateStore, StoreClosedError } from './state-store.js';
 import type { SettleOptions, SlidingWindowStore, WindowLimits, WindowTake } from './windows.js';
 
 /** Expired values and spent windows are deleted after this many writes (and once at open). */
@@ -166,9 +166,12 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
     return whileBusy(() => new SqliteStore(path, opts));
   }
 
-  /** `fn` on the database, tried again while another process holds the lock. */
+  /** `fn` on the open database, tried again while another process holds the lock. */
   #run<T>(fn: () => T): Promise<T> {
-    return whileBusy(fn);
+    return whileBusy(() => {
+      if (!this.#db.isOpen) throw new StoreClosedError('the SQLite store is closed');
+      return fn();
+    });
   }
 
   /** `fn` in one transaction holding the write lock from its start. */

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { BRIEFLY_UNAVAILABLE, WorkspaceApiError } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/limiter.js';
+import { MemoryStore } from '../../src/store/memory.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
 import { fakeWorkspace, sendJson } from './fake-workspace.js';
@@ -84,5 +85,18 @@ describe('RateLimiter on a shared store', () => {
     const write = await client.request({ method: 'POST', path: '/me', json: { name: 'x' } }).catch((e: unknown) => e);
     expect(write).toMatchObject({ status: 503, code: BRIEFLY_UNAVAILABLE });
     expect(ws.hits).toEqual([]);
+  });
+
+  it('says nothing of a store closed while a call is out (the process is shutting down), and lets a late call go', async () => {
+    const store = new MemoryStore();
+    const errors: unknown[] = [];
+    const limiter = new RateLimiter({ limit: 10, windowMs: 60_000, store, key: 'budget:closing', onStoreError: (e) => errors.push(e) });
+    // Answered once the store is closed, with headers showing two requests of others: the settle, and
+    // the window's seq it reads, meet a closed store.
+    await limiter.schedule(() => store.close(), { observation: () => ({ limit: 10, remaining: 7 }) });
+    const sent: number[] = [];
+    await limiter.schedule(async () => void sent.push(1));
+    expect(sent).toEqual([1]);
+    expect(errors).toEqual([]);
   });
 });
