@@ -3,7 +3,6 @@
 // Its invariants and mechanisms are written once, in docs/architecture.md, "Rate budget": the exact
 // window in the state store (src/store/windows.ts), the others the server's answers reveal, the pause
 // on Retry-After, the bounded wait, and the waiter's look again at the store.
-import PQueue from 'p-queue';
 import { StoreClosedError } from '../store/state-store.js';
 import type { SlidingWindowStore, WindowTake } from '../store/windows.js';
 import { publishBudgetRefusal, publishBudgetWait } from './diagnostics.js';
@@ -87,15 +86,17 @@ interface Waiter {
   refuse: AbortController;
   queuedAt: number;
   maxWaitMs: number;
+  /** Starts its admission, once it is first in line. */
+  first?: () => void;
 }
 
 /**
  * Admits requests so that no rolling window holds more than `limit` of them, from every participant
- * of the store, and fewer when the server shows others spending the same budget. The p-queue
- * (concurrency 1) admits first come first served; the requests themselves run concurrently.
+ * of the store, and fewer when the server shows others spending the same budget. Callers that must
+ * wait stand in one line (#waiters), admitted first come first served; the requests themselves run
+ * concurrently.
  */
 export class RateLimiter {
-  readonly #queue = new PQueue({ concurrency: 1 });
   readonly #now: () => number;
   readonly #windowMs: number;
   /** How long an answered request keeps counting: the window and the safety margin. */
@@ -129,7 +130,7 @@ export class RateLimiter {
   #local: Send[] = [];
   /** This process's takes, by store (undefined: alone): its own share of a window's seq, known without reading it. */
   readonly #takesIn = new Map<SlidingWindowStore | undefined, number>();
-  /** Callers waiting, in queue order: the first is being admitted. */
+  /** Callers waiting, in line: the first is being admitted. */
   readonly #waiters: Waiter[] = [];
   /** When the caller being admitted expects to go. */
   #headReadyAt = 0;
@@ -166,8 +167,8 @@ export class RateLimiter {
     const maxWaitMs = opts.maxWaitMs ?? Infinity;
     if (signal?.aborted) throw signal.reason;
     let held: Held | undefined;
-    // Fast path: nobody waiting and nothing local in the way: one take, no queue.
-    if (this.#queue.size === 0 && this.#queue.pending === 0 && this.#localDelay(this.#now()) <= 0) {
+    // Fast path: nobody waiting and nothing local in the way: one take, no line.
+    if (this.#waiters.length === 0 && this.#localDelay(this.#now()) <= 0) {
       const taken = await this.#take();
       if ('held' in taken) held = this.#keep(taken.held, signal);
       else {
@@ -206,7 +207,7 @@ export class RateLimiter {
   }
 
   stats(): { sentInWindow: number; queued: number } {
-    return { sentInWindow: this.#counting(this.#now()).length, queued: this.#queue.size + this.#queue.pending };
+    return { sentInWindow: this.#counting(this.#now()).length, queued: this.#waiters.length };
   }
 
   /** This process's sends still counting at `now` (the list pruned). */
@@ -217,7 +218,7 @@ export class RateLimiter {
 
   /** A slot taken for a caller gone while the store answered goes back, as never sent. A waiter leaves the line now, before the next admission. */
   #keep(held: Held, signal: AbortSignal | undefined, waiter?: Waiter): Held {
-    if (waiter) this.#waiters.splice(this.#waiters.indexOf(waiter) >>> 0, 1);
+    if (waiter) this.#leave(waiter);
     if (!signal?.aborted) return held;
     this.#settle(held, false, true, undefined);
     throw signal.reason;
@@ -227,7 +228,7 @@ export class RateLimiter {
     const now = this.#now();
     const waiter: Waiter = { onWait, deadline: now + maxWaitMs, refuse: new AbortController(), queuedAt: now, maxWaitMs };
     this.#waiters.push(waiter);
-    // Still queued when the bound runs out: refused then, whatever was expected when it queued.
+    // Still waiting when the bound runs out: refused then, whatever was expected when it came.
     const bound = Number.isFinite(maxWaitMs) ? setTimeout(() => this.#refuse(waiter), maxWaitMs).unref() : undefined;
     // A report that fails (its client went away) must not cost the request its turn.
     const report = () => {
@@ -239,20 +240,43 @@ export class RateLimiter {
     const timer = onWait ? setInterval(report, this.waitReportMs).unref() : undefined;
     const ended = signal ? AbortSignal.any([signal, waiter.refuse.signal]) : waiter.refuse.signal;
     try {
-      return await this.#queue.add(({ signal: taskSignal }) => this.#admit(waiter, taskSignal), { signal: ended });
+      await this.#turn(waiter, ended);
+      return await this.#admit(waiter, ended);
     } catch (err) {
       // The caller's own cancellation wins over a refusal that came with it.
       throw waiter.refuse.signal.aborted && !signal?.aborted ? waiter.refuse.signal.reason : err;
     } finally {
       clearInterval(timer);
       clearTimeout(bound);
-      this.#waiters.splice(this.#waiters.indexOf(waiter) >>> 0, 1);
+      this.#leave(waiter);
     }
   }
 
-  async #admit(waiter: Waiter, signal: AbortSignal | undefined): Promise<Held> {
+  /** Resolves once `waiter` is first in line; rejects when `signal` ends its wait before. */
+  #turn(waiter: Waiter, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.#waiters[0] === waiter) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      waiter.first = () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+    });
+  }
+
+  /** `waiter` leaves the line (admitted, refused or gone); if it was first, the next one's admission starts. */
+  #leave(waiter: Waiter): void {
+    const i = this.#waiters.indexOf(waiter);
+    if (i < 0) return;
+    this.#waiters.splice(i, 1);
+    if (i === 0) this.#waiters[0]?.first?.();
+  }
+
+  async #admit(waiter: Waiter, signal: AbortSignal): Promise<Held> {
     for (;;) {
-      if (signal?.aborted) throw signal.reason;
+      if (signal.aborted) throw signal.reason;
       const now = this.#now();
       const local = this.#localDelay(now);
       if (local > 0) {
@@ -302,7 +326,7 @@ export class RateLimiter {
     const now = this.#now();
     const paused = Math.max(0, this.#pausedUntil - now);
     const headWait = Math.max(0, this.#headReadyAt - now);
-    const head = (ahead: number) => (ahead > 0 || this.#queue.pending > 0 ? headWait : 0);
+    const head = (ahead: number) => (ahead > 0 || this.#waiters.length > 0 ? headWait : 0);
     if (this.#cap(now) <= 0) return (ahead) => Math.max(paused, head(ahead), this.#othersAgeOutIn(now));
     const cap = this.#cap(now, Math.min);
     const ends: number[] = [];
@@ -498,7 +522,7 @@ export class RateLimiter {
   /** How long a caller with `ahead` callers before it may wait: the head's wait and a window per full budget ahead, or #waitsFor's if later. */
   #estimate(ahead: number, waits: (ahead: number) => number = this.#waitsFor()): number {
     const now = this.#now();
-    const head = ahead > 0 || this.#queue.pending > 0 ? Math.max(0, Math.ceil(this.#headReadyAt - now)) : 0;
+    const head = ahead > 0 || this.#waiters.length > 0 ? Math.max(0, Math.ceil(this.#headReadyAt - now)) : 0;
     return Math.max(head + Math.floor(ahead / Math.max(1, this.#cap(now, Math.min))) * this.#windowMs, Math.ceil(waits(ahead)));
   }
 
@@ -507,23 +531,23 @@ export class RateLimiter {
   }
 
   /** Sleep `ms` (Infinity: until woken), or less when woken. */
-  #sleepOrKick(ms: number, signal: AbortSignal | undefined): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
+  #sleepOrKick(ms: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(signal.reason);
     this.#headWaitsForAnswer = ms === Infinity;
     return new Promise((resolve, reject) => {
       const finish = (aborted: boolean) => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        signal.removeEventListener('abort', onAbort);
         if (this.#kick === wake) this.#kick = undefined;
         this.#headWaitsForAnswer = false;
-        if (aborted) reject(signal?.reason);
+        if (aborted) reject(signal.reason);
         else resolve();
       };
       const wake = () => finish(false);
       const onAbort = () => finish(true);
       this.#kick = wake;
       const timer = ms === Infinity ? undefined : setTimeout(wake, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 }
