@@ -1,4 +1,4 @@
-// The HTTP client of one workspace: one keep-alive node:http Agent, the token's rate limiter, retries
+// The HTTP client of one workspace: one keep-alive node:http Agent, the member's rate limiter, retries
 // that never duplicate a write, per-attempt timeouts, the caller's cancellation, and a cache for
 // reference reads. It knows nothing of MCP: the MCP layer hands it calls and reads typed errors.
 import { createHash } from 'node:crypto';
@@ -11,7 +11,7 @@ import { ResponseCache } from './cache.js';
 import { decodeError, decodeSuccess, dispositionFilename, rateLimitHeaders } from './decode.js';
 import { publishAnswer } from './diagnostics.js';
 import { abortError, NetworkError, OutcomeUnknownError, RateLimitWaitTooLongError, RequestTimeoutError, WorkspaceApiError } from './errors.js';
-import { limiterFor, type RateLimiter } from './limiter.js';
+import type { RateLimiter } from './limiter.js';
 import { loopbackLookup, parseApiRoot } from './lookup.js';
 import { buildPath } from './path.js';
 import { appendQuery } from './query.js';
@@ -49,8 +49,8 @@ export interface ApiClientOptions {
   locale?: 'en' | 'fr';
   /** Per attempt (time to the answer's headers, then between body chunks), to about 1 s. Default 30 s. */
   timeoutMs?: number;
-  /** Default: the process-wide limiter of the first token used (see limiterFor). */
-  limiter?: RateLimiter;
+  /** The member's rate budget: every client of one member's token draws on the member's limiter. */
+  limiter: RateLimiter;
   cache?: ResponseCache;
   logger?: Logger;
   userAgent?: string;
@@ -164,7 +164,7 @@ export class ApiClient {
   readonly #maxBudgetWaitWithProgressMs: number;
   /** Where requests go, as node:http takes it (read once: a URL's getters and a regex per request add up). */
   readonly #target: { protocol: string; hostname: string; port?: string };
-  #limiter: RateLimiter | undefined;
+  readonly #limiter: RateLimiter;
   // The token's fingerprint, recomputed only when the provider hands out a new token.
   #lastToken = '';
   #lastFingerprint = '';
@@ -222,8 +222,6 @@ export class ApiClient {
         const hit = this.#cache.get(cacheKey);
         if (hit !== undefined) return { ...hit, fromCache: true, rateLimitRetries, attempts };
       }
-      // The budget is the member's: an OAuth refresh changes the token, not the limiter.
-      this.#limiter ??= limiterFor(fingerprint);
       const limiter = this.#limiter;
       // The server asked this token to stay away longer than a tool call may block: say so at once
       // rather than queue behind the pause.
@@ -396,6 +394,11 @@ export class ApiClient {
         break;
     }
     return this.request(call);
+  }
+
+  /** The member's rate budget this client draws on. */
+  get limiter(): RateLimiter {
+    return this.#limiter;
   }
 
   /** Close the keep-alive connections. */

@@ -569,18 +569,7 @@ function defaultStoreError(err: unknown): void {
   );
 }
 
-const byToken = new Map<string, RateLimiter>();
-
-/**
- * The limiter of one token in this process, shared by every client using it. With a shared store its
- * window (`budget:<fingerprint>:<limit>/<window ms>`) is shared with every process using that store
- * at the same rate (processes told different rates count apart).
- */
-export function limiterFor(tokenFingerprint: string, opts?: RateLimiterOptions): RateLimiter {
-  let limiter = byToken.get(tokenFingerprint);
-  if (limiter === undefined) {
-    limiter = new RateLimiter({ key: `budget:${tokenFingerprint}:${opts?.limit ?? 120}/${opts?.windowMs ?? 60_000}`, ...opts });
-    byToken.set(tokenFingerprint, limiter);
-  }
-  return limiter;
+/** The window key of a budget named `name` at `rate`: processes told different rates count apart. */
+export function budgetKey(name: string, rate: { limit?: number; windowMs?: number } = {}): string {
+  return `budget:${name}:${rate.limit ?? 120}/${rate.windowMs ?? 60_000}`;
 }
