@@ -87,6 +87,8 @@ interface ApiCall {
   onRateWait?: (waitMs: number) => void;
   /** The longest this call may wait for the budget, when the caller's own limit is shorter (a script's time). */
   maxBudgetWaitMs?: number;
+  /** A job's poll: it draws on the polls' share of the budget (RateLimiter's POLL_SHARE). */
+  poll?: boolean;
 }
 
 export interface ApiFile {
@@ -240,6 +242,7 @@ export class ApiClient {
           {
             ...(signal ? { signal } : {}),
             ...(call.onRateWait ? { onWait: call.onRateWait } : {}),
+            ...(call.poll ? { poll: true } : {}),
             maxWaitMs: Math.max(0, boundMs - budgetWaitedMs),
             refused: (a) => a.status === 429,
             // Learnt before the next request is admitted: how much of the budget is left, or how long
@@ -355,7 +358,7 @@ export class ApiClient {
   callOperation(
     op: Operation,
     args: Record<string, unknown>,
-    opts?: { signal?: AbortSignal; multipart?: MultipartBody; onRateWait?: (waitMs: number) => void; maxBudgetWaitMs?: number },
+    opts?: { signal?: AbortSignal; multipart?: MultipartBody; onRateWait?: (waitMs: number) => void; maxBudgetWaitMs?: number; poll?: boolean },
   ): Promise<ApiResponse> {
     const names = pathParams(op.path);
     const params: Record<string, string> = {};
@@ -380,6 +383,7 @@ export class ApiClient {
     if (opts?.signal !== undefined) call.signal = opts.signal;
     if (opts?.onRateWait !== undefined) call.onRateWait = opts.onRateWait;
     if (opts?.maxBudgetWaitMs !== undefined) call.maxBudgetWaitMs = opts.maxBudgetWaitMs;
+    if (opts?.poll) call.poll = true;
     switch (op.body) {
       case 'query':
         if (rest !== undefined) call.query = rest;

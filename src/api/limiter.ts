@@ -2,11 +2,12 @@
 // minute per token without being refused (a refused request still counts in the member's usage).
 // Its invariants and mechanisms are written once, in docs/architecture.md, "Rate budget": the exact
 // window in the state store (src/store/windows.ts), the others the server's answers reveal, the pause
-// on Retry-After, the bounded wait, and the waiter's look again at the store.
+// on Retry-After, the bounded wait, the waiter's look again at the store, and the job polls' share.
 import { StoreClosedError } from '../store/state-store.js';
 import type { SlidingWindowStore, WindowTake } from '../store/windows.js';
 import { publishBudgetRefusal, publishBudgetWait } from './diagnostics.js';
 import { BRIEFLY_UNAVAILABLE, BudgetWaitTooLongError, WorkspaceApiError } from './errors.js';
+import { sleep } from './retry.js';
 
 /** Requests sent before the first answer of a window tells how much of the budget is left. */
 const SLOW_START = 4;
@@ -20,6 +21,8 @@ const RETRY_AFTER_MARGIN_MS = 20;
 const STORE_RETRY_MS = 5_000;
 /** The first wait before a settle the store failed to write is written again; doubled each time, to STORE_RETRY_MS. */
 const SETTLE_RETRY_MS = 250;
+/** The share of the budget job polls may hold, all of a limiter's together. */
+export const POLL_SHARE = 0.25;
 
 interface RateLimiterOptions {
   /** Requests allowed in any rolling window. Default 120. */
@@ -58,6 +61,8 @@ interface ScheduleOptions<T> {
   onWait?: (waitMs: number) => void;
   /** The longest this request may wait for its slot (BudgetWaitTooLongError; docs/architecture.md, Rate budget). Unset: no bound. */
   maxWaitMs?: number;
+  /** A job's poll: it waits, outside the line, for room in the polls' share first. */
+  poll?: boolean;
 }
 
 /** One request of this process, from its take: when it stops counting (Infinity while unanswered). */
@@ -105,6 +110,10 @@ export class RateLimiter {
   readonly #key: string;
   /** The longest a waiter sleeps between looks at the store: one slot's share of the window. */
   readonly #recheckMs: number;
+  /** Polls that may count at once: the polls' share of the limit. */
+  readonly #pollCap: number;
+  /** The shortest gap between two polls of one job: one job alone may use the polls' whole share. */
+  readonly pollIntervalMs: number;
   #shared: SlidingWindowStore | undefined;
   #opening: Promise<SlidingWindowStore | undefined> | undefined;
   readonly #onStoreError: (err: unknown) => void;
@@ -128,6 +137,8 @@ export class RateLimiter {
   #others: Array<{ at: number; count: number }> = [];
   /** This process's sends still counting, wherever taken: what it counts alone on. */
   #local: Send[] = [];
+  /** The job polls' sends still counting, and places taken by polls on their way to a slot. */
+  #polls: Send[] = [];
   /** This process's takes, by store (undefined: alone): its own share of a window's seq, known without reading it. */
   readonly #takesIn = new Map<SlidingWindowStore | undefined, number>();
   /** Callers waiting, in line: the first is being admitted. */
@@ -144,6 +155,8 @@ export class RateLimiter {
     this.#windowMs = opts.windowMs ?? 60_000;
     this.#holdMs = this.#windowMs + (opts.safetyMs ?? Math.max(10, this.#windowMs / 100));
     this.#recheckMs = Math.max(1, this.#windowMs / this.#limit);
+    this.#pollCap = Math.max(1, Math.floor(this.#limit * POLL_SHARE));
+    this.pollIntervalMs = this.#windowMs / this.#pollCap;
     this.#now = opts.now ?? Date.now;
     this.#key = opts.key ?? 'budget:default';
     this.waitReportMs = opts.waitReportMs ?? DEFAULT_WAIT_REPORT_MS;
@@ -164,24 +177,31 @@ export class RateLimiter {
   /** Run `fn` once a request is allowed; it counts until a hold after its answer, or not at all if refused. */
   async schedule<T>(fn: () => Promise<T>, opts: ScheduleOptions<T> = {}): Promise<T> {
     const { signal, onWait } = opts;
-    const maxWaitMs = opts.maxWaitMs ?? Infinity;
     if (signal?.aborted) throw signal.reason;
+    const askedAt = this.#now();
+    const poll = opts.poll ? await this.#pollPlace(signal, opts.maxWaitMs ?? Infinity) : undefined;
+    const maxWaitMs = (opts.maxWaitMs ?? Infinity) - (this.#now() - askedAt);
     let held: Held | undefined;
-    // Fast path: nobody waiting and nothing local in the way: one take, no line.
-    if (this.#waiters.length === 0 && this.#localDelay(this.#now()) <= 0) {
-      const taken = await this.#take();
-      if ('held' in taken) held = this.#keep(taken.held, signal);
-      else {
-        this.#headReadyAt = this.#now() + taken.waitMs;
-        if (taken.waitMs > maxWaitMs) throw refusal(taken.waitMs, maxWaitMs, 0);
+    try {
+      // Fast path: nobody waiting and nothing local in the way: one take, no line.
+      if (this.#waiters.length === 0 && this.#localDelay(this.#now()) <= 0) {
+        const taken = await this.#take(poll);
+        if ('held' in taken) held = this.#keep(taken.held, signal);
+        else {
+          this.#headReadyAt = this.#now() + taken.waitMs;
+          if (taken.waitMs > maxWaitMs) throw refusal(taken.waitMs, maxWaitMs, 0);
+        }
       }
-    }
-    if (held === undefined) {
-      // A wait past the bound would only end in the same answer, later.
-      const expected = this.#estimate(this.#waiters.length);
-      if (expected > maxWaitMs) throw refusal(expected, maxWaitMs, 0);
-      publishBudgetWait({ expectedMs: expected });
-      held = await this.#waitForSlot(signal, onWait, maxWaitMs);
+      if (held === undefined) {
+        // A wait past the bound would only end in the same answer, later.
+        const expected = this.#estimate(this.#waiters.length);
+        if (expected > maxWaitMs) throw refusal(expected, maxWaitMs, 0);
+        publishBudgetWait({ expectedMs: expected });
+        held = await this.#waitForSlot(signal, onWait, maxWaitMs, poll);
+      }
+    } finally {
+      // A poll that never went counts for nothing.
+      if (poll !== undefined && held === undefined) poll.end = -Infinity;
     }
     let value: T | undefined;
     let answered = false;
@@ -193,6 +213,11 @@ export class RateLimiter {
       const refused = answered && (opts.refused?.(value as T) ?? false);
       this.#settle(held, answered, refused, answered ? opts.observation?.(value as T) : undefined);
     }
+  }
+
+  /** The rolling window the budget counts in. */
+  get windowMs(): number {
+    return this.#windowMs;
   }
 
   /** Learn from an answer outside schedule(): a refusal's Retry-After, or the server's limit. */
@@ -216,6 +241,28 @@ export class RateLimiter {
     return this.#local;
   }
 
+  /**
+   * A place among the job polls: the polls' sends still counting (from their take until a hold after
+   * their answer, as every slot) stay under the polls' share. Waits outside the line, so a poll
+   * waiting for its share holds no other call up; refused when none frees within `maxWaitMs`.
+   */
+  async #pollPlace(signal: AbortSignal | undefined, maxWaitMs: number): Promise<Send> {
+    const askedAt = this.#now();
+    for (;;) {
+      const now = this.#now();
+      this.#polls = this.#polls.filter((p) => p.end > now);
+      if (this.#polls.length < this.#pollCap) {
+        const place = { end: Infinity };
+        this.#polls.push(place);
+        return place;
+      }
+      // The first to free; one unanswered frees a hold after its answer at the soonest.
+      const free = Math.min(now + this.#holdMs, ...this.#polls.map((p) => p.end));
+      if (free - askedAt > maxWaitMs) throw refusal(free - now, maxWaitMs, now - askedAt);
+      await sleep(Math.min(free - now, this.pollIntervalMs), signal);
+    }
+  }
+
   /** A slot taken for a caller gone while the store answered goes back, as never sent. A waiter leaves the line now, before the next admission. */
   #keep(held: Held, signal: AbortSignal | undefined, waiter?: Waiter): Held {
     if (waiter) this.#leave(waiter);
@@ -224,7 +271,7 @@ export class RateLimiter {
     throw signal.reason;
   }
 
-  async #waitForSlot(signal: AbortSignal | undefined, onWait: Waiter['onWait'], maxWaitMs: number): Promise<Held> {
+  async #waitForSlot(signal: AbortSignal | undefined, onWait: Waiter['onWait'], maxWaitMs: number, poll: Send | undefined): Promise<Held> {
     const now = this.#now();
     const waiter: Waiter = { onWait, deadline: now + maxWaitMs, refuse: new AbortController(), queuedAt: now, maxWaitMs };
     this.#waiters.push(waiter);
@@ -241,7 +288,7 @@ export class RateLimiter {
     const ended = signal ? AbortSignal.any([signal, waiter.refuse.signal]) : waiter.refuse.signal;
     try {
       await this.#turn(waiter, ended);
-      return await this.#admit(waiter, ended);
+      return await this.#admit(waiter, ended, poll);
     } catch (err) {
       // The caller's own cancellation wins over a refusal that came with it.
       throw waiter.refuse.signal.aborted && !signal?.aborted ? waiter.refuse.signal.reason : err;
@@ -274,7 +321,7 @@ export class RateLimiter {
     if (i === 0) this.#waiters[0]?.first?.();
   }
 
-  async #admit(waiter: Waiter, signal: AbortSignal): Promise<Held> {
+  async #admit(waiter: Waiter, signal: AbortSignal, poll: Send | undefined): Promise<Held> {
     for (;;) {
       if (signal.aborted) throw signal.reason;
       const now = this.#now();
@@ -287,7 +334,7 @@ export class RateLimiter {
         await this.#sleepOrKick(local, signal);
         continue;
       }
-      const taken = await this.#take();
+      const taken = await this.#take(poll);
       if ('held' in taken) return this.#keep(taken.held, signal, waiter);
       // Full, under a cap others may narrow: look again when that sighting ages out, and at least
       // every #recheckMs, for a slot another participant gives back early (nothing tells us of it).
@@ -379,7 +426,7 @@ export class RateLimiter {
     return Math.min(this.#limit, this.#serverLimit - (others > 0 ? others + 1 : 0));
   }
 
-  async #take(): Promise<{ held: Held } | { waitMs: number }> {
+  async #take(poll: Send | undefined): Promise<{ held: Held } | { waitMs: number }> {
     const now = this.#now();
     const limits = { limit: this.#cap(now), windowMs: this.#windowMs, holdMs: this.#holdMs, leaseMs: LEASE_MS };
     // Counted in flight before the take resolves, so concurrent fast paths see each other.
@@ -402,7 +449,7 @@ export class RateLimiter {
       if (taken.paused) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + taken.waitMs);
       return { waitMs: taken.waitMs };
     }
-    const local = { end: Infinity };
+    const local = poll ?? { end: Infinity };
     this.#counting(now).push(local);
     const takes = (this.#takesIn.get(store) ?? 0) + 1;
     this.#takesIn.set(store, takes);

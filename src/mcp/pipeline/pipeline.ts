@@ -26,7 +26,7 @@ import {
 import { EMBED_MAX_BYTES, renderMemberFile } from '../render/member-file.js';
 import { linksFor } from '../resources.js';
 import type { MemberFileLinks } from '../tools/file-links.js';
-import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from '../tools/follow-jobs.js';
+import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf } from '../tools/follow-jobs.js';
 import { purposeOf } from '../tools/gateway.js';
 import { type CallContext, operationInput, type ToolSpec, toolDefinition } from '../tools/tool-spec.js';
 import { type ReadResult, readArguments } from './arguments.js';
@@ -353,7 +353,7 @@ export class Pipeline {
     const waitMs = job.wait !== undefined ? job.wait * 1000 : config.jobWaitSeconds * 1000;
     const out: FollowOutcome = await followJob(
       ref,
-      { client, operationNamed, budget: pollBudgetFor(client, config.rateLimit) },
+      { client, operationNamed },
       {
         waitMs,
         signal: ctx.signal,
