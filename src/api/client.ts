@@ -127,6 +127,12 @@ type Envelope = ReturnType<typeof decodeSuccess>;
 type Answer = { status: number; headers: Headers; text: string; file?: undefined } | { status: number; headers: Headers; text?: undefined; file: ApiFile };
 
 const DEFAULT_USER_AGENT = `workspace-consulting-mcp (node ${process.version})`;
+/**
+ * How long a kept-alive connection may sit idle here before this side closes it: below the keep-alive
+ * timeout of common servers (Node's, the sandbox's: 5 s), so a connection is not reused just as the
+ * server closes it. (A server's Keep-Alive hint, when sent, shortens it further: node:http's Agent.)
+ */
+const IDLE_CONNECTION_MS = 4_000;
 
 // node:http and node:https rather than the undici package: importing undici loads about 110 modules
 // (1.3 MB of source) and holds 25-30 MB more resident before the first request; node:http is part of
@@ -191,7 +197,7 @@ export class ApiClient {
     this.#maxBudgetWaitMs = opts.retry?.maxBudgetWaitMs ?? 30_000;
     this.#maxBudgetWaitWithProgressMs = opts.retry?.maxBudgetWaitWithProgressMs ?? 300_000;
     this.#transport = root.origin.startsWith('https:') ? httpsModule() : http;
-    this.#agent = new this.#transport.Agent({ keepAlive: true });
+    this.#agent = new this.#transport.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
     const host = new URL(root.origin);
     this.#target = { protocol: host.protocol, hostname: host.hostname.replace(/^\[|\]$/g, ''), ...(host.port ? { port: host.port } : {}) };
   }
@@ -203,7 +209,7 @@ export class ApiClient {
     const body = await encodeBody(call);
     const cacheable = call.cacheable === true && method === 'GET';
     const limiter = this.#limiter;
-    const retries = { network: 0, rateLimit: 0 };
+    const retries = { network: 0, rateLimit: 0, stale: 0 };
     let attempts = 0;
     let refreshed = false;
     // An attempt may have reached the workspace and been applied, but its answer did not reach us
@@ -292,7 +298,7 @@ export class ApiClient {
     if ('failed' in tried) {
       const timedOut = isTimeout(tried.failed);
       const error = timedOut ? new RequestTimeoutError(call.method, path, this.#timeoutMs) : tried.failed;
-      return { outcome: { kind: 'no-answer', notSent: wasNotSent(tried.failed), timedOut }, error };
+      return { outcome: { kind: 'no-answer', notSent: wasNotSent(tried.failed), stale: !timedOut && isStale(tried.failed), timedOut }, error };
     }
     const { status, headers, text } = tried.answer;
     publishAnswer({ method: call.method, path: call.path, ids: call.pathParams ?? {}, status });
@@ -462,7 +468,8 @@ export class ApiClient {
         answered?.destroy(err);
         req.destroy(err);
       });
-      req.on('error', reject);
+      // A reused connection that fails before any byte of the answer: the server closed it as it was reused.
+      req.on('error', (err) => reject(req.reusedSocket && answered === undefined ? Object.assign(err, { staleConnection: true }) : err));
       req.on('response', (res) => {
         answered = res;
         const status = res.statusCode ?? 0;
@@ -609,10 +616,18 @@ function describe(err: unknown): string {
   return String(err);
 }
 
+/** A failure of a reused kept-alive connection before any byte of the answer (#exchange). */
+function isStale(err: unknown): boolean {
+  return (err as { staleConnection?: unknown } | null)?.staleConnection === true;
+}
+
 /** What the log says of a retry: why, and the figure that tells it. */
 function describeRetry(outcome: Outcome, error: unknown): { message: string; fields: Record<string, unknown> } {
   if (outcome.kind === 'no-answer') {
-    return { message: 'workspace unreachable, retrying', fields: { error: describe(error) } };
+    return {
+      message: outcome.stale ? 'a kept-alive connection closed as it was reused, sending again' : 'workspace unreachable, retrying',
+      fields: { error: describe(error) },
+    };
   }
   if (outcome.status === 429) return { message: 'rate limited by the workspace, waiting', fields: { retryAfterSeconds: outcome.retryAfterSeconds ?? 1 } };
   return { message: outcome.unreadable ? 'unreadable answer, retrying' : 'workspace unavailable, retrying', fields: { status: outcome.status } };

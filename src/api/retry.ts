@@ -86,8 +86,11 @@ export function isNetworkFailure(err: unknown): boolean {
 
 /** What one attempt came to. */
 export type Outcome =
-  /** No answer. `notSent`: no connection was made; `timedOut`: no answer in time. */
-  | { kind: 'no-answer'; notSent: boolean; timedOut: boolean }
+  /**
+   * No answer. `notSent`: no connection was made; `stale`: a kept-alive connection, reused, failed
+   * before any byte of the answer (the server closing it as it was reused); `timedOut`: no answer in time.
+   */
+  | { kind: 'no-answer'; notSent: boolean; stale: boolean; timedOut: boolean }
   /** An answer; a success whose body came cut or garbled is `unreadable`. */
   | { kind: 'answer'; status: number; retryAfterSeconds?: number; unreadable?: boolean };
 
@@ -95,8 +98,8 @@ export type Outcome =
 export interface Attempt {
   method: HttpMethod;
   outcome: Outcome;
-  /** Retries made so far: after network failures and gateway errors, after 429s. */
-  retries: { network: number; rateLimit: number };
+  /** Retries made so far: after network failures and gateway errors, after 429s, on stale connections. */
+  retries: { network: number; rateLimit: number; stale: number };
   /** The token was refreshed once already. */
   refreshed: boolean;
   /** An earlier attempt may have been applied: its answer was lost, or a gateway answered 502-504. */
@@ -120,7 +123,7 @@ export type Decision =
   /** A success: return it. */
   | { action: 'return' }
   /** Send again after `waitMs`, counting it as a retry of `kind`. */
-  | { action: 'retry'; kind: 'network' | 'rateLimit'; waitMs: number; mayHaveApplied: boolean }
+  | { action: 'retry'; kind: 'network' | 'rateLimit' | 'stale'; waitMs: number; mayHaveApplied: boolean }
   /** Refresh the token; send again if it was refreshed, else fail with the 401. */
   | { action: 'refresh' }
   /** A DELETE sent again found nothing to delete: the earlier attempt most likely did it. */
@@ -139,7 +142,7 @@ export type Decision =
  */
 export function decideRetry(a: Attempt, limits: RetryLimits): Decision {
   const idempotent = isIdempotent(a.method);
-  const again = (kind: 'network' | 'rateLimit', waitMs: number, mayHaveApplied = a.mayHaveApplied): Decision => ({
+  const again = (kind: 'network' | 'rateLimit' | 'stale', waitMs: number, mayHaveApplied = a.mayHaveApplied): Decision => ({
     action: 'retry',
     kind,
     waitMs,
@@ -150,6 +153,9 @@ export function decideRetry(a: Attempt, limits: RetryLimits): Decision {
   const networkRetryLeft = a.retries.network < limits.maxNetworkRetries;
   const o = a.outcome;
   if (o.kind === 'no-answer') {
+    // Most likely the server closed a kept-alive connection as it was reused, and never read the
+    // request; it may also have failed after applying it. A read is sent again at once, once.
+    if (o.stale && idempotent && a.retries.stale === 0) return again('stale', 0, true);
     if (!o.notSent && !idempotent) return { action: 'outcome-unknown' };
     return networkRetryLeft ? again('network', backoff(), a.mayHaveApplied || !o.notSent) : { action: 'fail' };
   }

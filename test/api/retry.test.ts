@@ -7,9 +7,10 @@ import type { HttpMethod } from '../../src/operation.js';
 
 const LIMITS: RetryLimits = { maxNetworkRetries: 2, max429Retries: 5, maxRetryAfterSeconds: 120, backoffBaseMs: 100, canRefresh: true };
 
-const reset: Outcome = { kind: 'no-answer', notSent: false, timedOut: false };
-const refused: Outcome = { kind: 'no-answer', notSent: true, timedOut: false };
-const timedOut: Outcome = { kind: 'no-answer', notSent: false, timedOut: true };
+const reset: Outcome = { kind: 'no-answer', notSent: false, stale: false, timedOut: false };
+const refused: Outcome = { kind: 'no-answer', notSent: true, stale: false, timedOut: false };
+const stale: Outcome = { kind: 'no-answer', notSent: false, stale: true, timedOut: false };
+const timedOut: Outcome = { kind: 'no-answer', notSent: false, stale: false, timedOut: true };
 const status = (s: number, retryAfterSeconds?: number): Outcome => ({
   kind: 'answer',
   status: s,
@@ -40,11 +41,14 @@ const TABLE: Array<[string, Row]> = [
     {
       method: 'GET',
       outcome: reset,
-      before: { retries: { network: 1, rateLimit: 0 } },
+      before: { retries: { network: 1, rateLimit: 0, stale: 0 } },
       decision: { action: 'retry', kind: 'network', waitMs: 100, mayHaveApplied: true },
     },
   ],
-  ['a read out of network retries fails', { method: 'GET', outcome: reset, before: { retries: { network: 2, rateLimit: 0 } }, decision: { action: 'fail' } }],
+  [
+    'a read out of network retries fails',
+    { method: 'GET', outcome: reset, before: { retries: { network: 2, rateLimit: 0, stale: 0 } }, decision: { action: 'fail' } },
+  ],
   ['a POST whose connection was reset is not sent again', { method: 'POST', outcome: reset, decision: { action: 'outcome-unknown' } }],
   ['a PATCH that timed out is not sent again', { method: 'PATCH', outcome: timedOut, decision: { action: 'outcome-unknown' } }],
   ['a read that timed out goes again', { method: 'GET', outcome: timedOut, decision: { action: 'retry', kind: 'network', waitMs: 50, mayHaveApplied: true } }],
@@ -52,6 +56,20 @@ const TABLE: Array<[string, Row]> = [
     'a POST refused before any connection goes again: nothing was sent',
     { method: 'POST', outcome: refused, decision: { action: 'retry', kind: 'network', waitMs: 50, mayHaveApplied: false } },
   ],
+  [
+    'a read on a reused connection that failed before any byte of the answer goes again at once',
+    { method: 'GET', outcome: stale, limits: { maxNetworkRetries: 0 }, decision: { action: 'retry', kind: 'stale', waitMs: 0, mayHaveApplied: true } },
+  ],
+  [
+    'a second stale connection in one call is a network failure like any',
+    {
+      method: 'GET',
+      outcome: stale,
+      before: { retries: { network: 0, rateLimit: 0, stale: 1 } },
+      decision: { action: 'retry', kind: 'network', waitMs: 50, mayHaveApplied: true },
+    },
+  ],
+  ['a POST on a reused connection that failed before any byte is not sent again', { method: 'POST', outcome: stale, decision: { action: 'outcome-unknown' } }],
   // Gateways.
   ['a read answered 502 goes again', { method: 'GET', outcome: status(502), decision: { action: 'retry', kind: 'network', waitMs: 50, mayHaveApplied: true } }],
   [
@@ -65,7 +83,7 @@ const TABLE: Array<[string, Row]> = [
   ['a POST answered 504 is not sent again', { method: 'POST', outcome: status(504), decision: { action: 'outcome-unknown' } }],
   [
     'a DELETE out of retries fails with the 503',
-    { method: 'DELETE', outcome: status(503), before: { retries: { network: 2, rateLimit: 0 } }, decision: { action: 'fail' } },
+    { method: 'DELETE', outcome: status(503), before: { retries: { network: 2, rateLimit: 0, stale: 0 } }, decision: { action: 'fail' } },
   ],
   // Answers cut short.
   [
@@ -92,7 +110,7 @@ const TABLE: Array<[string, Row]> = [
   ],
   [
     'a 429 after the last allowed wait fails with it',
-    { method: 'GET', outcome: status(429, 1), before: { retries: { network: 0, rateLimit: 5 } }, decision: { action: 'fail' } },
+    { method: 'GET', outcome: status(429, 1), before: { retries: { network: 0, rateLimit: 5, stale: 0 } }, decision: { action: 'fail' } },
   ],
   // 401 and the rest.
   ['a 401 asks for a refreshed token', { method: 'GET', outcome: status(401), decision: { action: 'refresh' } }],
@@ -116,7 +134,7 @@ describe('the retry decision', () => {
     const attempt: Attempt = {
       method: row.method,
       outcome: row.outcome,
-      retries: { network: 0, rateLimit: 0 },
+      retries: { network: 0, rateLimit: 0, stale: 0 },
       refreshed: false,
       mayHaveApplied: false,
       budgetLeftMs: 30_000,
@@ -130,7 +148,7 @@ describe('the retry decision', () => {
     const attempt = (jitter: number): Attempt => ({
       method: 'GET',
       outcome: reset,
-      retries: { network: 1, rateLimit: 0 },
+      retries: { network: 1, rateLimit: 0, stale: 0 },
       refreshed: false,
       mayHaveApplied: false,
       budgetLeftMs: 30_000,
