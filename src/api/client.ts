@@ -1,6 +1,7 @@
-// The HTTP client of one workspace: one keep-alive node:http Agent, the token's rate limiter, retries
-// that never duplicate a write, per-attempt timeouts, the caller's cancellation, and a cache for
-// reference reads. It knows nothing of MCP: the MCP layer hands it calls and reads typed errors.
+// The HTTP client of one workspace: one keep-alive node:http Agent, the member's rate limiter, retries
+// that never duplicate a write (decided in src/api/retry.ts), per-attempt timeouts, the caller's
+// cancellation, and a cache for reference reads. It knows nothing of MCP: the MCP layer hands it
+// calls and reads typed errors.
 import { createHash } from 'node:crypto';
 import type * as Http from 'node:http';
 import { createRequire } from 'node:module';
@@ -11,11 +12,11 @@ import { ResponseCache } from './cache.js';
 import { decodeError, decodeSuccess, dispositionFilename, rateLimitHeaders } from './decode.js';
 import { publishAnswer } from './diagnostics.js';
 import { abortError, NetworkError, OutcomeUnknownError, RateLimitWaitTooLongError, RequestTimeoutError, WorkspaceApiError } from './errors.js';
-import { limiterFor, type RateLimiter } from './limiter.js';
+import type { RateLimiter } from './limiter.js';
 import { loopbackLookup, parseApiRoot } from './lookup.js';
 import { buildPath } from './path.js';
 import { appendQuery } from './query.js';
-import { backoffMs, isIdempotent, isNetworkFailure, isTimeout, isTransientStatus, parseRetryAfter, sleep, wasNotSent } from './retry.js';
+import { decideRetry, isNetworkFailure, isTimeout, type Outcome, parseRetryAfter, sleep, wasNotSent } from './retry.js';
 
 interface RetryOptions {
   /** 429 answers waited out before giving up. Default 5: processes sharing a token can draw several in a row. */
@@ -49,8 +50,8 @@ export interface ApiClientOptions {
   locale?: 'en' | 'fr';
   /** Per attempt (time to the answer's headers, then between body chunks), to about 1 s. Default 30 s. */
   timeoutMs?: number;
-  /** Default: the process-wide limiter of the first token used (see limiterFor). */
-  limiter?: RateLimiter;
+  /** The member's rate budget: every client of one member's token draws on the member's limiter. */
+  limiter: RateLimiter;
   cache?: ResponseCache;
   logger?: Logger;
   userAgent?: string;
@@ -87,6 +88,8 @@ interface ApiCall {
   onRateWait?: (waitMs: number) => void;
   /** The longest this call may wait for the budget, when the caller's own limit is shorter (a script's time). */
   maxBudgetWaitMs?: number;
+  /** A job's poll: it draws on the polls' share of the budget (RateLimiter's POLL_SHARE). */
+  poll?: boolean;
 }
 
 export interface ApiFile {
@@ -118,11 +121,18 @@ export interface ApiResponse {
 }
 
 type Headers = Record<string, string | string[] | undefined>;
+type Envelope = ReturnType<typeof decodeSuccess>;
 
 /** One attempt's answer: a read body (envelopes, errors) or a file stream left to the caller. */
 type Answer = { status: number; headers: Headers; text: string; file?: undefined } | { status: number; headers: Headers; text?: undefined; file: ApiFile };
 
 const DEFAULT_USER_AGENT = `workspace-consulting-mcp (node ${process.version})`;
+/**
+ * How long a kept-alive connection may sit idle here before this side closes it: below the keep-alive
+ * timeout of common servers (Node's, the sandbox's: 5 s), so a connection is not reused just as the
+ * server closes it. (A server's Keep-Alive hint, when sent, shortens it further: node:http's Agent.)
+ */
+const IDLE_CONNECTION_MS = 4_000;
 
 // node:http and node:https rather than the undici package: importing undici loads about 110 modules
 // (1.3 MB of source) and holds 25-30 MB more resident before the first request; node:http is part of
@@ -156,15 +166,12 @@ export class ApiClient {
   readonly #timeoutMs: number;
   readonly #cache: ResponseCache;
   readonly #log: Logger | undefined;
-  readonly #max429: number;
-  readonly #maxRetryAfter: number;
-  readonly #maxNetwork: number;
-  readonly #backoffBase: number;
+  readonly #retry: { max429Retries: number; maxRetryAfterSeconds: number; maxNetworkRetries: number; backoffBaseMs: number };
   readonly #maxBudgetWaitMs: number;
   readonly #maxBudgetWaitWithProgressMs: number;
   /** Where requests go, as node:http takes it (read once: a URL's getters and a regex per request add up). */
   readonly #target: { protocol: string; hostname: string; port?: string };
-  #limiter: RateLimiter | undefined;
+  readonly #limiter: RateLimiter;
   // The token's fingerprint, recomputed only when the provider hands out a new token.
   #lastToken = '';
   #lastFingerprint = '';
@@ -181,14 +188,16 @@ export class ApiClient {
     this.#limiter = opts.limiter;
     this.#cache = opts.cache ?? new ResponseCache();
     this.#log = opts.logger;
-    this.#max429 = opts.retry?.max429Retries ?? 5;
-    this.#maxRetryAfter = opts.retry?.maxRetryAfterSeconds ?? 120;
-    this.#maxNetwork = opts.retry?.maxNetworkRetries ?? 2;
-    this.#backoffBase = opts.retry?.backoffBaseMs ?? 250;
+    this.#retry = {
+      max429Retries: opts.retry?.max429Retries ?? 5,
+      maxRetryAfterSeconds: opts.retry?.maxRetryAfterSeconds ?? 120,
+      maxNetworkRetries: opts.retry?.maxNetworkRetries ?? 2,
+      backoffBaseMs: opts.retry?.backoffBaseMs ?? 250,
+    };
     this.#maxBudgetWaitMs = opts.retry?.maxBudgetWaitMs ?? 30_000;
     this.#maxBudgetWaitWithProgressMs = opts.retry?.maxBudgetWaitWithProgressMs ?? 300_000;
     this.#transport = root.origin.startsWith('https:') ? httpsModule() : http;
-    this.#agent = new this.#transport.Agent({ keepAlive: true });
+    this.#agent = new this.#transport.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
     const host = new URL(root.origin);
     this.#target = { protocol: host.protocol, hostname: host.hostname.replace(/^\[|\]$/g, ''), ...(host.port ? { port: host.port } : {}) };
   }
@@ -199,11 +208,9 @@ export class ApiClient {
     const path = this.#basePath + appendQuery(buildPath(call.path, call.pathParams ?? {}, call.segmentedParam), call.query);
     const body = await encodeBody(call);
     const cacheable = call.cacheable === true && method === 'GET';
-    const idempotent = isIdempotent(method);
-
+    const limiter = this.#limiter;
+    const retries = { network: 0, rateLimit: 0, stale: 0 };
     let attempts = 0;
-    let rateLimitRetries = 0;
-    let networkRetries = 0;
     let refreshed = false;
     // An attempt may have reached the workspace and been applied, but its answer did not reach us
     // whole: a retry of an idempotent call then meets the state that attempt left.
@@ -220,136 +227,133 @@ export class ApiClient {
       const cacheKey = cacheable ? ResponseCache.key(fingerprint, method, this.#origin + path) : '';
       if (cacheable) {
         const hit = this.#cache.get(cacheKey);
-        if (hit !== undefined) return { ...hit, fromCache: true, rateLimitRetries, attempts };
+        if (hit !== undefined) return { ...hit, fromCache: true, rateLimitRetries: retries.rateLimit, attempts };
       }
-      // The budget is the member's: an OAuth refresh changes the token, not the limiter.
-      this.#limiter ??= limiterFor(fingerprint);
-      const limiter = this.#limiter;
       // The server asked this token to stay away longer than a tool call may block: say so at once
       // rather than queue behind the pause.
       const pausedMs = limiter.pausedForMs();
-      if (pausedMs > this.#maxRetryAfter * 1000) throw new RateLimitWaitTooLongError(Math.ceil(pausedMs / 1000), this.#maxRetryAfter);
+      if (pausedMs > this.#retry.maxRetryAfterSeconds * 1000) throw new RateLimitWaitTooLongError(Math.ceil(pausedMs / 1000), this.#retry.maxRetryAfterSeconds);
 
-      let answer: Answer;
       const queuedAt = Date.now();
-      try {
-        answer = await limiter.schedule(
-          () => {
-            attempts++;
-            budgetWaitedMs += Date.now() - queuedAt;
-            return this.#send(method, path, token, body, call.response ?? 'json', signal);
-          },
-          {
-            ...(signal ? { signal } : {}),
-            ...(call.onRateWait ? { onWait: call.onRateWait } : {}),
-            maxWaitMs: Math.max(0, boundMs - budgetWaitedMs),
-            refused: (a) => a.status === 429,
-            // Learnt before the next request is admitted: how much of the budget is left, or how long
-            // the server asks every participant to stay away.
-            observation: (a) =>
-              a.status === 429
-                ? { ...rateLimitHeaders(a.headers), retryAfterSeconds: parseRetryAfter(a.headers['retry-after']) ?? 1 }
-                : (rateLimitHeaders(a.headers) ?? {}),
-          },
-        );
-      } catch (err) {
-        if (signal?.aborted) throw abortError(signal);
-        // An answer of ours before sending (the limiter's "briefly unavailable") carries a code too,
-        // but is no network condition: a write refused so was never sent.
-        if (err instanceof WorkspaceApiError || !isNetworkFailure(err)) throw err;
-        const timedOut = isTimeout(err);
-        const failure = timedOut ? new RequestTimeoutError(method, path, this.#timeoutMs) : err;
-        // A refused connection carried nothing: any method may try again. Otherwise the request
-        // may have been received and applied, and only an idempotent one may be repeated.
-        if (!wasNotSent(err) && !idempotent) throw new OutcomeUnknownError(method, path, failure);
-        if (!wasNotSent(err)) mayHaveApplied = true;
-        if (networkRetries < this.#maxNetwork) {
-          const wait = backoffMs(networkRetries++, this.#backoffBase);
-          this.#log?.warn({ method, path, error: describe(err), retry: networkRetries, waitMs: wait }, 'workspace unreachable, retrying');
-          await this.#wait(wait, signal);
+      const tried = await this.#attempt(call, path, token, body, Math.max(0, boundMs - budgetWaitedMs), () => {
+        attempts++;
+        budgetWaitedMs += Date.now() - queuedAt;
+      });
+      const { outcome, error, envelope } = this.#read(call, path, tried);
+      const decision = decideRetry(
+        { method, outcome, retries, refreshed, mayHaveApplied, budgetLeftMs: boundMs - budgetWaitedMs, jitter: Math.random() },
+        { ...this.#retry, canRefresh: this.#onUnauthorized !== undefined },
+      );
+      if (error instanceof WorkspaceApiError) error.rateLimitRetries = retries.rateLimit;
+      switch (decision.action) {
+        case 'return': {
+          const { status, headers, file } = (tried as { answer: Answer }).answer;
+          if (file !== undefined) return { status, headers, file, fromCache: false, rateLimitRetries: retries.rateLimit, attempts };
+          if (cacheable && status === 200) this.#cache.set(cacheKey, { status, headers, ...envelope });
+          else if (method !== 'GET') this.#cache.invalidate(fingerprint, this.#origin + areaPrefix(path, this.#basePath));
+          return { status, headers, ...envelope, fromCache: false, rateLimitRetries: retries.rateLimit, attempts };
+        }
+        case 'retry': {
+          retries[decision.kind]++;
+          mayHaveApplied = decision.mayHaveApplied;
+          const why = describeRetry(outcome, error);
+          this.#log?.warn({ method, path, ...why.fields, retry: retries[decision.kind], waitMs: decision.waitMs }, why.message);
+          if (decision.kind === 'rateLimit') {
+            budgetWaitedMs += decision.waitMs;
+            await this.#wait(decision.waitMs, signal, call.onRateWait, limiter.waitReportMs);
+          } else await this.#wait(decision.waitMs, signal);
           continue;
         }
-        if (timedOut) throw failure;
-        throw new NetworkError(`Could not reach the workspace at ${this.#origin} (${describe(err)}).`, { cause: err });
-      }
-
-      const { status, headers } = answer;
-      publishAnswer({ method, path: call.path, ids: call.pathParams ?? {}, status });
-
-      if (status >= 200 && status < 300) {
-        if (answer.file !== undefined) {
-          return { status, headers, file: answer.file, fromCache: false, rateLimitRetries, attempts };
-        }
-        let envelope: ReturnType<typeof decodeSuccess>;
-        try {
-          envelope = decodeSuccess(status, headers, answer.text);
-        } catch (err) {
-          // A success whose body arrived cut or garbled: a write was applied but its answer is lost,
-          // which must not read as a failure (the assistant would send it again); a read is retried.
-          if (!idempotent) throw new OutcomeUnknownError(method, path, err);
-          mayHaveApplied = true;
-          if (networkRetries < this.#maxNetwork) {
-            const wait = backoffMs(networkRetries++, this.#backoffBase);
-            this.#log?.warn({ method, path, status, retry: networkRetries, waitMs: wait }, 'unreadable answer, retrying');
-            await this.#wait(wait, signal);
+        case 'refresh':
+          refreshed = true;
+          if (await this.#onUnauthorized?.()) {
+            this.#log?.info({ method, path }, 'token refreshed after 401, retrying once');
             continue;
           }
-          throw err;
-        }
-        if (cacheable && status === 200) {
-          this.#cache.set(cacheKey, { status, headers, ...envelope });
-        } else if (method !== 'GET') {
+          throw error;
+        case 'already-gone': {
+          const { status, headers } = (tried as { answer: Answer }).answer;
           this.#cache.invalidate(fingerprint, this.#origin + areaPrefix(path, this.#basePath));
+          this.#log?.info({ method, path, status, attempts }, 'DELETE retried after a lost answer found the resource gone');
+          return { status, headers, fromCache: false, rateLimitRetries: retries.rateLimit, attempts, alreadyGone: true };
         }
-        return { status, headers, ...envelope, fromCache: false, rateLimitRetries, attempts };
+        case 'outcome-unknown':
+          throw new OutcomeUnknownError(method, path, error);
+        case 'wait-too-long':
+          throw new RateLimitWaitTooLongError(decision.retryAfterSeconds, decision.capSeconds);
+        case 'fail':
+          if (outcome.kind === 'no-answer' && !outcome.timedOut) {
+            throw new NetworkError(`Could not reach the workspace at ${this.#origin} (${describe(error)}).`, { cause: error });
+          }
+          throw error;
       }
+    }
+  }
 
-      // The DELETE sent again finds nothing to delete: an earlier attempt whose answer was lost most
-      // likely did it. "Not found, check the id" would send the assistant after a deletion that happened.
-      if (method === 'DELETE' && mayHaveApplied && (status === 404 || status === 410)) {
-        this.#cache.invalidate(fingerprint, this.#origin + areaPrefix(path, this.#basePath));
-        this.#log?.info({ method, path, status, attempts }, 'DELETE retried after a lost answer found the resource gone');
-        return { status, headers, fromCache: false, rateLimitRetries, attempts, alreadyGone: true };
-      }
-      const text = answer.text ?? '';
-      if (status === 429) {
-        const retryAfter = parseRetryAfter(headers['retry-after']) ?? 1;
-        if (retryAfter > this.#maxRetryAfter) throw new RateLimitWaitTooLongError(retryAfter, this.#maxRetryAfter);
-        // The bound of a call's waits for the budget holds for Retry-After too: said at once, not after it.
-        // (In whole seconds, Retry-After's own grain: a few milliseconds spent taking a slot do not count.)
-        const allowedS = Math.max(0, Math.ceil((boundMs - budgetWaitedMs) / 1000));
-        if (retryAfter > allowedS) throw new RateLimitWaitTooLongError(retryAfter, allowedS);
-        if (rateLimitRetries < this.#max429) {
-          rateLimitRetries++;
-          this.#log?.warn({ method, path, retryAfterSeconds: retryAfter, retry: rateLimitRetries }, 'rate limited by the workspace, waiting');
-          budgetWaitedMs += retryAfter * 1000;
-          await this.#wait(retryAfter * 1000, signal, call.onRateWait, limiter.waitReportMs);
-          continue;
-        }
-      } else if (status === 401 && this.#onUnauthorized !== undefined && !refreshed) {
-        refreshed = true;
-        if (await this.#onUnauthorized()) {
-          this.#log?.info({ method, path }, 'token refreshed after 401, retrying once');
-          continue;
-        }
-      } else if (isTransientStatus(status)) {
-        if (!idempotent) {
-          throw new OutcomeUnknownError(method, path, decodeError(status, headers, text));
-        }
-        // A gateway's 502-504 may come after the workspace applied the request.
-        mayHaveApplied = true;
-        if (networkRetries < this.#maxNetwork) {
-          const retryAfter = parseRetryAfter(headers['retry-after']);
-          const wait = retryAfter !== undefined && retryAfter <= this.#maxRetryAfter ? retryAfter * 1000 : backoffMs(networkRetries, this.#backoffBase);
-          networkRetries++;
-          this.#log?.warn({ method, path, status, retry: networkRetries, waitMs: wait }, 'workspace unavailable, retrying');
-          await this.#wait(wait, signal);
-          continue;
-        }
-      }
-      const error = decodeError(status, headers, text);
-      error.rateLimitRetries = rateLimitRetries;
-      throw error;
+  /**
+   * What an attempt came to, for the retry decision: its outcome, the error the call fails with if
+   * it is not tried again, and a success's decoded body.
+   */
+  #read(call: ApiCall, path: string, tried: { answer: Answer } | { failed: unknown }): { outcome: Outcome; error?: unknown; envelope?: Envelope } {
+    if ('failed' in tried) {
+      const timedOut = isTimeout(tried.failed);
+      const error = timedOut ? new RequestTimeoutError(call.method, path, this.#timeoutMs) : tried.failed;
+      return { outcome: { kind: 'no-answer', notSent: wasNotSent(tried.failed), stale: !timedOut && isStale(tried.failed), timedOut }, error };
+    }
+    const { status, headers, text } = tried.answer;
+    publishAnswer({ method: call.method, path: call.path, ids: call.pathParams ?? {}, status });
+    const retryAfterSeconds = parseRetryAfter(headers['retry-after']);
+    const outcome: Outcome = { kind: 'answer', status, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+    if (status < 200 || status >= 300) return { outcome, error: decodeError(status, headers, text ?? '') };
+    if (text === undefined) return { outcome };
+    try {
+      return { outcome, envelope: decodeSuccess(status, headers, text) };
+    } catch (err) {
+      // A success whose body arrived cut or garbled.
+      return { outcome: { ...outcome, unreadable: true }, error: err };
+    }
+  }
+
+  /**
+   * One attempt through the rate budget: the answer, or the network failure it met. Rejects with the
+   * limiter's own refusals (nothing sent) and the caller's cancellation.
+   */
+  async #attempt(
+    call: ApiCall,
+    path: string,
+    token: string,
+    body: EncodedBody,
+    maxWaitMs: number,
+    onSend: () => void,
+  ): Promise<{ answer: Answer } | { failed: unknown }> {
+    const { signal } = call;
+    try {
+      const answer = await this.#limiter.schedule(
+        () => {
+          onSend();
+          return this.#send(call.method, path, token, body, call.response ?? 'json', signal);
+        },
+        {
+          ...(signal ? { signal } : {}),
+          ...(call.onRateWait ? { onWait: call.onRateWait } : {}),
+          ...(call.poll ? { poll: true } : {}),
+          maxWaitMs,
+          refused: (a) => a.status === 429,
+          // Learnt before the next request is admitted: how much of the budget is left, or how long
+          // the server asks every participant to stay away.
+          observation: (a) =>
+            a.status === 429
+              ? { ...rateLimitHeaders(a.headers), retryAfterSeconds: parseRetryAfter(a.headers['retry-after']) ?? 1 }
+              : (rateLimitHeaders(a.headers) ?? {}),
+        },
+      );
+      return { answer };
+    } catch (err) {
+      if (signal?.aborted) throw abortError(signal);
+      // An answer of ours before sending (the limiter's "briefly unavailable") carries a code too,
+      // but is no network condition: a write refused so was never sent.
+      if (err instanceof WorkspaceApiError || !isNetworkFailure(err)) throw err;
+      return { failed: err };
     }
   }
 
@@ -357,7 +361,7 @@ export class ApiClient {
   callOperation(
     op: Operation,
     args: Record<string, unknown>,
-    opts?: { signal?: AbortSignal; multipart?: MultipartBody; onRateWait?: (waitMs: number) => void; maxBudgetWaitMs?: number },
+    opts?: { signal?: AbortSignal; multipart?: MultipartBody; onRateWait?: (waitMs: number) => void; maxBudgetWaitMs?: number; poll?: boolean },
   ): Promise<ApiResponse> {
     const names = pathParams(op.path);
     const params: Record<string, string> = {};
@@ -382,6 +386,7 @@ export class ApiClient {
     if (opts?.signal !== undefined) call.signal = opts.signal;
     if (opts?.onRateWait !== undefined) call.onRateWait = opts.onRateWait;
     if (opts?.maxBudgetWaitMs !== undefined) call.maxBudgetWaitMs = opts.maxBudgetWaitMs;
+    if (opts?.poll) call.poll = true;
     switch (op.body) {
       case 'query':
         if (rest !== undefined) call.query = rest;
@@ -396,6 +401,11 @@ export class ApiClient {
         break;
     }
     return this.request(call);
+  }
+
+  /** The member's rate budget this client draws on. */
+  get limiter(): RateLimiter {
+    return this.#limiter;
   }
 
   /** Close the keep-alive connections. */
@@ -458,7 +468,8 @@ export class ApiClient {
         answered?.destroy(err);
         req.destroy(err);
       });
-      req.on('error', reject);
+      // A reused connection that fails before any byte of the answer: the server closed it as it was reused.
+      req.on('error', (err) => reject(req.reusedSocket && answered === undefined ? Object.assign(err, { staleConnection: true }) : err));
       req.on('response', (res) => {
         answered = res;
         const status = res.statusCode ?? 0;
@@ -603,4 +614,21 @@ function describe(err: unknown): string {
     return `${typeof code === 'string' ? `${code} ` : ''}${err.message}${cause}`;
   }
   return String(err);
+}
+
+/** A failure of a reused kept-alive connection before any byte of the answer (#exchange). */
+function isStale(err: unknown): boolean {
+  return (err as { staleConnection?: unknown } | null)?.staleConnection === true;
+}
+
+/** What the log says of a retry: why, and the figure that tells it. */
+function describeRetry(outcome: Outcome, error: unknown): { message: string; fields: Record<string, unknown> } {
+  if (outcome.kind === 'no-answer') {
+    return {
+      message: outcome.stale ? 'a kept-alive connection closed as it was reused, sending again' : 'workspace unreachable, retrying',
+      fields: { error: describe(error) },
+    };
+  }
+  if (outcome.status === 429) return { message: 'rate limited by the workspace, waiting', fields: { retryAfterSeconds: outcome.retryAfterSeconds ?? 1 } };
+  return { message: outcome.unreadable ? 'unreadable answer, retrying' : 'workspace unavailable, retrying', fields: { status: outcome.status } };
 }

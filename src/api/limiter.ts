@@ -2,12 +2,12 @@
 // minute per token without being refused (a refused request still counts in the member's usage).
 // Its invariants and mechanisms are written once, in docs/architecture.md, "Rate budget": the exact
 // window in the state store (src/store/windows.ts), the others the server's answers reveal, the pause
-// on Retry-After, the bounded wait, and the waiter's look again at the store.
-import PQueue from 'p-queue';
-import { MemoryStore } from '../store/memory.js';
+// on Retry-After, the bounded wait, the waiter's look again at the store, and the job polls' share.
+import { StoreClosedError } from '../store/state-store.js';
 import type { SlidingWindowStore, WindowTake } from '../store/windows.js';
 import { publishBudgetRefusal, publishBudgetWait } from './diagnostics.js';
 import { BRIEFLY_UNAVAILABLE, BudgetWaitTooLongError, WorkspaceApiError } from './errors.js';
+import { sleep } from './retry.js';
 
 /** Requests sent before the first answer of a window tells how much of the budget is left. */
 const SLOW_START = 4;
@@ -19,6 +19,10 @@ const DEFAULT_WAIT_REPORT_MS = 5_000;
 const RETRY_AFTER_MARGIN_MS = 20;
 /** After the shared store failed, how long this process counts on its own before trying it again. */
 const STORE_RETRY_MS = 5_000;
+/** The first wait before a settle the store failed to write is written again; doubled each time, to STORE_RETRY_MS. */
+const SETTLE_RETRY_MS = 250;
+/** The share of the budget job polls may hold, all of a limiter's together. */
+export const POLL_SHARE = 0.25;
 
 interface RateLimiterOptions {
   /** Requests allowed in any rolling window. Default 120. */
@@ -28,7 +32,7 @@ interface RateLimiterOptions {
   /** Extra time a request stays counted, for timer and clock granularity. Default 1% of the window, at least 10 ms. */
   safetyMs?: number;
   now?: () => number;
-  /** Where the window is kept (a shared one makes the budget exact across processes), maybe still opening. Default: this limiter's own. */
+  /** Where the window is kept (a shared one makes the budget exact across processes), maybe still opening. Default: none, this process's own sends alone. */
   store?: SlidingWindowStore | Promise<SlidingWindowStore>;
   /** The window's key in the store. Default `budget:default`. */
   key?: string;
@@ -57,17 +61,26 @@ interface ScheduleOptions<T> {
   onWait?: (waitMs: number) => void;
   /** The longest this request may wait for its slot (BudgetWaitTooLongError; docs/architecture.md, Rate budget). Unset: no bound. */
   maxWaitMs?: number;
+  /** A job's poll: it waits, outside the line, for room in the polls' share first. */
+  poll?: boolean;
 }
 
-/** A slot this process holds. `count` and `seq` as the take answered (WindowTake); `local.end` for stats(). */
+/** One request of this process, from its take: when it stops counting (Infinity while unanswered). */
+interface Send {
+  end: number;
+}
+
+/** A slot this process holds. `count` and `seq` as the take answered (WindowTake). */
 interface Held {
-  store: SlidingWindowStore;
+  /** Where it was taken; undefined: counted alone, on this process's sends. */
+  store: SlidingWindowStore | undefined;
   slot: string;
   count: number;
   seq: number;
   /** This process's takes in `store` so far, this one included. */
   takes: number;
-  local: { end: number };
+  takenAt: number;
+  local: Send;
 }
 
 interface Waiter {
@@ -78,15 +91,17 @@ interface Waiter {
   refuse: AbortController;
   queuedAt: number;
   maxWaitMs: number;
+  /** Starts its admission, once it is first in line. */
+  first?: () => void;
 }
 
 /**
  * Admits requests so that no rolling window holds more than `limit` of them, from every participant
- * of the store, and fewer when the server shows others spending the same budget. The p-queue
- * (concurrency 1) admits first come first served; the requests themselves run concurrently.
+ * of the store, and fewer when the server shows others spending the same budget. Callers that must
+ * wait stand in one line (#waiters), admitted first come first served; the requests themselves run
+ * concurrently.
  */
 export class RateLimiter {
-  readonly #queue = new PQueue({ concurrency: 1 });
   readonly #now: () => number;
   readonly #windowMs: number;
   /** How long an answered request keeps counting: the window and the safety margin. */
@@ -95,10 +110,12 @@ export class RateLimiter {
   readonly #key: string;
   /** The longest a waiter sleeps between looks at the store: one slot's share of the window. */
   readonly #recheckMs: number;
+  /** Polls that may count at once: the polls' share of the limit. */
+  readonly #pollCap: number;
+  /** The shortest gap between two polls of one job: one job alone may use the polls' whole share. */
+  readonly pollIntervalMs: number;
   #shared: SlidingWindowStore | undefined;
-  #opening: Promise<SlidingWindowStore> | undefined;
-  /** Counts alone while the shared store is unavailable; made when first needed (it is a database). */
-  #alone: MemoryStore | undefined;
+  #opening: Promise<SlidingWindowStore | undefined> | undefined;
   readonly #onStoreError: (err: unknown) => void;
   readonly #refuseWithoutStore: boolean;
   readonly waitReportMs: number;
@@ -118,11 +135,13 @@ export class RateLimiter {
   #ramp = SLOW_START;
   /** What the server counted that no participant of the store sent, by when it was learnt. */
   #others: Array<{ at: number; count: number }> = [];
-  /** This process's sends still counting. */
-  #local: Array<{ end: number }> = [];
-  /** This process's takes, by store: its own share of a window's seq, known without reading it. */
-  readonly #takesIn = new Map<SlidingWindowStore, number>();
-  /** Callers waiting, in queue order: the first is being admitted. */
+  /** This process's sends still counting, wherever taken: what it counts alone on. */
+  #local: Send[] = [];
+  /** The job polls' sends still counting, and places taken by polls on their way to a slot. */
+  #polls: Send[] = [];
+  /** This process's takes, by store (undefined: alone): its own share of a window's seq, known without reading it. */
+  readonly #takesIn = new Map<SlidingWindowStore | undefined, number>();
+  /** Callers waiting, in line: the first is being admitted. */
   readonly #waiters: Waiter[] = [];
   /** When the caller being admitted expects to go. */
   #headReadyAt = 0;
@@ -136,50 +155,53 @@ export class RateLimiter {
     this.#windowMs = opts.windowMs ?? 60_000;
     this.#holdMs = this.#windowMs + (opts.safetyMs ?? Math.max(10, this.#windowMs / 100));
     this.#recheckMs = Math.max(1, this.#windowMs / this.#limit);
+    this.#pollCap = Math.max(1, Math.floor(this.#limit * POLL_SHARE));
+    this.pollIntervalMs = this.#windowMs / this.#pollCap;
     this.#now = opts.now ?? Date.now;
     this.#key = opts.key ?? 'budget:default';
     this.waitReportMs = opts.waitReportMs ?? DEFAULT_WAIT_REPORT_MS;
     this.#onStoreError = opts.onStoreError ?? defaultStoreError;
     this.#refuseWithoutStore = opts.refuseWithoutStore ?? false;
-    const store = opts.store ?? this.#fallback;
-    if (!('then' in store)) this.#shared = store;
+    const store = opts.store;
+    if (store === undefined || !('then' in store)) this.#shared = store;
     else
       this.#opening = store.then(
         (opened) => (this.#shared = opened),
         (err: unknown) => {
           this.#onStoreError(err);
-          this.#shared = this.#fallback;
-          return this.#fallback;
+          return undefined;
         },
       );
-  }
-
-  get #fallback(): MemoryStore {
-    this.#alone ??= new MemoryStore({ now: this.#now });
-    return this.#alone;
   }
 
   /** Run `fn` once a request is allowed; it counts until a hold after its answer, or not at all if refused. */
   async schedule<T>(fn: () => Promise<T>, opts: ScheduleOptions<T> = {}): Promise<T> {
     const { signal, onWait } = opts;
-    const maxWaitMs = opts.maxWaitMs ?? Infinity;
     if (signal?.aborted) throw signal.reason;
+    const askedAt = this.#now();
+    const poll = opts.poll ? await this.#pollPlace(signal, opts.maxWaitMs ?? Infinity) : undefined;
+    const maxWaitMs = (opts.maxWaitMs ?? Infinity) - (this.#now() - askedAt);
     let held: Held | undefined;
-    // Fast path: nobody waiting and nothing local in the way: one take, no queue.
-    if (this.#queue.size === 0 && this.#queue.pending === 0 && this.#localDelay(this.#now()) <= 0) {
-      const taken = await this.#take();
-      if ('held' in taken) held = this.#keep(taken.held, signal);
-      else {
-        this.#headReadyAt = this.#now() + taken.waitMs;
-        if (taken.waitMs > maxWaitMs) throw refusal(taken.waitMs, maxWaitMs, 0);
+    try {
+      // Fast path: nobody waiting and nothing local in the way: one take, no line.
+      if (this.#waiters.length === 0 && this.#localDelay(this.#now()) <= 0) {
+        const taken = await this.#take(poll);
+        if ('held' in taken) held = this.#keep(taken.held, signal);
+        else {
+          this.#headReadyAt = this.#now() + taken.waitMs;
+          if (taken.waitMs > maxWaitMs) throw refusal(taken.waitMs, maxWaitMs, 0);
+        }
       }
-    }
-    if (held === undefined) {
-      // A wait past the bound would only end in the same answer, later.
-      const expected = this.#estimate(this.#waiters.length);
-      if (expected > maxWaitMs) throw refusal(expected, maxWaitMs, 0);
-      publishBudgetWait({ expectedMs: expected });
-      held = await this.#waitForSlot(signal, onWait, maxWaitMs);
+      if (held === undefined) {
+        // A wait past the bound would only end in the same answer, later.
+        const expected = this.#estimate(this.#waiters.length);
+        if (expected > maxWaitMs) throw refusal(expected, maxWaitMs, 0);
+        publishBudgetWait({ expectedMs: expected });
+        held = await this.#waitForSlot(signal, onWait, maxWaitMs, poll);
+      }
+    } finally {
+      // A poll that never went counts for nothing.
+      if (poll !== undefined && held === undefined) poll.end = -Infinity;
     }
     let value: T | undefined;
     let answered = false;
@@ -191,6 +213,11 @@ export class RateLimiter {
       const refused = answered && (opts.refused?.(value as T) ?? false);
       this.#settle(held, answered, refused, answered ? opts.observation?.(value as T) : undefined);
     }
+  }
+
+  /** The rolling window the budget counts in. */
+  get windowMs(): number {
+    return this.#windowMs;
   }
 
   /** Learn from an answer outside schedule(): a refusal's Retry-After, or the server's limit. */
@@ -205,24 +232,50 @@ export class RateLimiter {
   }
 
   stats(): { sentInWindow: number; queued: number } {
-    const now = this.#now();
+    return { sentInWindow: this.#counting(this.#now()).length, queued: this.#waiters.length };
+  }
+
+  /** This process's sends still counting at `now` (the list pruned). */
+  #counting(now: number): Send[] {
     this.#local = this.#local.filter((s) => s.end > now);
-    return { sentInWindow: this.#local.length, queued: this.#queue.size + this.#queue.pending };
+    return this.#local;
+  }
+
+  /**
+   * A place among the job polls: the polls' sends still counting (from their take until a hold after
+   * their answer, as every slot) stay under the polls' share. Waits outside the line, so a poll
+   * waiting for its share holds no other call up; refused when none frees within `maxWaitMs`.
+   */
+  async #pollPlace(signal: AbortSignal | undefined, maxWaitMs: number): Promise<Send> {
+    const askedAt = this.#now();
+    for (;;) {
+      const now = this.#now();
+      this.#polls = this.#polls.filter((p) => p.end > now);
+      if (this.#polls.length < this.#pollCap) {
+        const place = { end: Infinity };
+        this.#polls.push(place);
+        return place;
+      }
+      // The first to free; one unanswered frees a hold after its answer at the soonest.
+      const free = Math.min(now + this.#holdMs, ...this.#polls.map((p) => p.end));
+      if (free - askedAt > maxWaitMs) throw refusal(free - now, maxWaitMs, now - askedAt);
+      await sleep(Math.min(free - now, this.pollIntervalMs), signal);
+    }
   }
 
   /** A slot taken for a caller gone while the store answered goes back, as never sent. A waiter leaves the line now, before the next admission. */
   #keep(held: Held, signal: AbortSignal | undefined, waiter?: Waiter): Held {
-    if (waiter) this.#waiters.splice(this.#waiters.indexOf(waiter) >>> 0, 1);
+    if (waiter) this.#leave(waiter);
     if (!signal?.aborted) return held;
     this.#settle(held, false, true, undefined);
     throw signal.reason;
   }
 
-  async #waitForSlot(signal: AbortSignal | undefined, onWait: Waiter['onWait'], maxWaitMs: number): Promise<Held> {
+  async #waitForSlot(signal: AbortSignal | undefined, onWait: Waiter['onWait'], maxWaitMs: number, poll: Send | undefined): Promise<Held> {
     const now = this.#now();
     const waiter: Waiter = { onWait, deadline: now + maxWaitMs, refuse: new AbortController(), queuedAt: now, maxWaitMs };
     this.#waiters.push(waiter);
-    // Still queued when the bound runs out: refused then, whatever was expected when it queued.
+    // Still waiting when the bound runs out: refused then, whatever was expected when it came.
     const bound = Number.isFinite(maxWaitMs) ? setTimeout(() => this.#refuse(waiter), maxWaitMs).unref() : undefined;
     // A report that fails (its client went away) must not cost the request its turn.
     const report = () => {
@@ -234,20 +287,43 @@ export class RateLimiter {
     const timer = onWait ? setInterval(report, this.waitReportMs).unref() : undefined;
     const ended = signal ? AbortSignal.any([signal, waiter.refuse.signal]) : waiter.refuse.signal;
     try {
-      return await this.#queue.add(({ signal: taskSignal }) => this.#admit(waiter, taskSignal), { signal: ended });
+      await this.#turn(waiter, ended);
+      return await this.#admit(waiter, ended, poll);
     } catch (err) {
       // The caller's own cancellation wins over a refusal that came with it.
       throw waiter.refuse.signal.aborted && !signal?.aborted ? waiter.refuse.signal.reason : err;
     } finally {
       clearInterval(timer);
       clearTimeout(bound);
-      this.#waiters.splice(this.#waiters.indexOf(waiter) >>> 0, 1);
+      this.#leave(waiter);
     }
   }
 
-  async #admit(waiter: Waiter, signal: AbortSignal | undefined): Promise<Held> {
+  /** Resolves once `waiter` is first in line; rejects when `signal` ends its wait before. */
+  #turn(waiter: Waiter, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.#waiters[0] === waiter) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      waiter.first = () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+    });
+  }
+
+  /** `waiter` leaves the line (admitted, refused or gone); if it was first, the next one's admission starts. */
+  #leave(waiter: Waiter): void {
+    const i = this.#waiters.indexOf(waiter);
+    if (i < 0) return;
+    this.#waiters.splice(i, 1);
+    if (i === 0) this.#waiters[0]?.first?.();
+  }
+
+  async #admit(waiter: Waiter, signal: AbortSignal, poll: Send | undefined): Promise<Held> {
     for (;;) {
-      if (signal?.aborted) throw signal.reason;
+      if (signal.aborted) throw signal.reason;
       const now = this.#now();
       const local = this.#localDelay(now);
       if (local > 0) {
@@ -258,7 +334,7 @@ export class RateLimiter {
         await this.#sleepOrKick(local, signal);
         continue;
       }
-      const taken = await this.#take();
+      const taken = await this.#take(poll);
       if ('held' in taken) return this.#keep(taken.held, signal, waiter);
       // Full, under a cap others may narrow: look again when that sighting ages out, and at least
       // every #recheckMs, for a slot another participant gives back early (nothing tells us of it).
@@ -297,7 +373,7 @@ export class RateLimiter {
     const now = this.#now();
     const paused = Math.max(0, this.#pausedUntil - now);
     const headWait = Math.max(0, this.#headReadyAt - now);
-    const head = (ahead: number) => (ahead > 0 || this.#queue.pending > 0 ? headWait : 0);
+    const head = (ahead: number) => (ahead > 0 || this.#waiters.length > 0 ? headWait : 0);
     if (this.#cap(now) <= 0) return (ahead) => Math.max(paused, head(ahead), this.#othersAgeOutIn(now));
     const cap = this.#cap(now, Math.min);
     const ends: number[] = [];
@@ -350,40 +426,50 @@ export class RateLimiter {
     return Math.min(this.#limit, this.#serverLimit - (others > 0 ? others + 1 : 0));
   }
 
-  async #take(): Promise<{ held: Held } | { waitMs: number }> {
+  async #take(poll: Send | undefined): Promise<{ held: Held } | { waitMs: number }> {
     const now = this.#now();
     const limits = { limit: this.#cap(now), windowMs: this.#windowMs, holdMs: this.#holdMs, leaseMs: LEASE_MS };
     // Counted in flight before the take resolves, so concurrent fast paths see each other.
     this.#inFlight++;
-    const alone = now < this.#storeDownUntil && !this.#refuseWithoutStore;
-    let store: SlidingWindowStore = alone ? this.#fallback : (this.#shared ?? (await this.#opening) ?? this.#fallback);
-    let taken: WindowTake;
+    let store = now < this.#storeDownUntil && !this.#refuseWithoutStore ? undefined : (this.#shared ?? (await this.#opening));
+    let taken: WindowTake | undefined;
     try {
-      try {
-        taken = await store.takeSlot(this.#key, limits);
-      } catch (err) {
-        if (store === this.#alone) throw err;
-        this.#storeFailed(err);
-        if (this.#refuseWithoutStore) throw storeRefusal(err);
-        store = this.#fallback;
-        taken = await store.takeSlot(this.#key, limits);
-      }
+      taken = await store?.takeSlot(this.#key, limits);
     } catch (err) {
-      this.#takeUndone();
-      throw err;
+      this.#storeFailed(err);
+      if (this.#refuseWithoutStore) {
+        this.#takeUndone();
+        throw storeRefusal(err);
+      }
+      store = undefined;
     }
+    taken ??= this.#takeAlone(this.#now(), limits.limit);
     if (!taken.taken) {
       this.#takeUndone();
       if (taken.paused) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + taken.waitMs);
       return { waitMs: taken.waitMs };
     }
-    const local = { end: Infinity };
-    // stats() prunes too, but nothing may call it.
-    if (this.#local.length >= 2 * this.#limit) this.#local = this.#local.filter((s) => s.end > now);
-    this.#local.push(local);
+    const local = poll ?? { end: Infinity };
+    this.#counting(now).push(local);
     const takes = (this.#takesIn.get(store) ?? 0) + 1;
     this.#takesIn.set(store, takes);
-    return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, takes, local } };
+    return { held: { store, slot: taken.slot, count: taken.count, seq: taken.seq, takes, takenAt: now, local } };
+  }
+
+  /**
+   * A take counted on this process's sends alone (no store, or the store failing): those still
+   * counting, wherever they were taken, hold their place; others' are not seen.
+   */
+  #takeAlone(now: number, limit: number): WindowTake {
+    const sends = this.#counting(now);
+    const need = sends.length - Math.max(0, limit) + 1;
+    if (need <= 0) {
+      const recent = now + this.#holdMs - this.#windowMs;
+      return { taken: true, slot: '', count: 1 + sends.filter((s) => s.end > recent).length, seq: 0 };
+    }
+    // Until the need-th send stops counting; an unanswered one, no sooner than a hold.
+    const end = sends.map((s) => s.end).sort((a, b) => a - b)[need - 1] as number;
+    return { taken: false, waitMs: Math.max(1, Math.ceil(end === Infinity ? this.#holdMs : end - now)), paused: false };
   }
 
   /** A take that ended in no request: an admission asleep until an answer (a slow start counted it) looks again. */
@@ -408,20 +494,34 @@ export class RateLimiter {
   }
 
   async #record(held: Held, refused: boolean, observed: RateLimitObservation | undefined): Promise<void> {
-    // Takes since this one: at least this process's own. The window's seq (everyone's) is read only when
-    // it could change what is learnt: when the answer leaves room for others' requests even counting
-    // this process's alone (docs/architecture.md, Rate budget).
-    const own = (this.#takesIn.get(held.store) ?? 0) - held.takes;
-    let seq = held.seq + own;
+    // Takes since this one: at least this process's own; the window's seq, read with the settle, says everyone's.
+    let seq = held.seq + (this.#takesIn.get(held.store) ?? 0) - held.takes;
     try {
-      const read = observed !== undefined && this.#othersSeen(observed, held.count + own) > 0;
-      seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS, seq: read })).seq ?? seq;
+      if (held.store !== undefined) seq = (await held.store.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS })).seq;
     } catch (err) {
-      this.#storeFailed(err); // its slot counts until the lease ends: safe, only slower
+      this.#storeFailed(err);
+      if (!(err instanceof StoreClosedError)) void this.#settleAgain(held, refused);
     }
     // An answer without rate-limit headers still ends a slow start.
     if (observed !== undefined) this.#learn(this.#now(), observed, held.count + Math.max(0, seq - held.seq));
     if (refused || this.#headWaitsForAnswer) this.#wake();
+  }
+
+  /**
+   * A settle the store failed to write, written again until it is, or until its slot's lease ends
+   * anyway (docs/architecture.md, Rate budget): meanwhile the slot counts as unanswered, never less.
+   */
+  async #settleAgain(held: Held, refused: boolean): Promise<void> {
+    for (let wait = SETTLE_RETRY_MS; this.#now() + wait < held.takenAt + LEASE_MS; wait = Math.min(2 * wait, STORE_RETRY_MS)) {
+      await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      try {
+        await held.store?.settleSlot(this.#key, held.slot, { refused, holdMs: this.#holdMs, leaseMs: LEASE_MS });
+        return;
+      } catch (err) {
+        this.#storeFailed(err);
+        if (err instanceof StoreClosedError) return;
+      }
+    }
   }
 
   /**
@@ -444,15 +544,9 @@ export class RateLimiter {
     this.#serverTells = true;
     // Nor more than half what the server would still take: another participant may read the same.
     this.#ramp = Math.min(this.#limit, this.#ramp + 1, Math.max(SLOW_START, Math.floor(obs.remaining / 2)));
-    const others = this.#othersSeen(obs, participants);
-    if (others > 0) this.#others.push({ at: now, count: others });
-  }
-
-  /** Requests the server counted that none of `participants` sent: fewer the more participants took. */
-  #othersSeen(obs: RateLimitObservation, participants: number): number {
-    if (obs.remaining === undefined) return 0;
     const limit = obs.limit !== undefined && obs.limit > 0 ? obs.limit : this.#serverLimit;
-    return (Number.isFinite(limit) ? limit : this.#limit) - obs.remaining - participants;
+    const others = (Number.isFinite(limit) ? limit : this.#limit) - obs.remaining - participants;
+    if (others > 0) this.#others.push({ at: now, count: others });
   }
 
   #pause(now: number, retryAfterMs: number): void {
@@ -460,22 +554,22 @@ export class RateLimiter {
     this.#pausedUntil = Math.max(this.#pausedUntil, now + ms);
     this.#probing = true;
     // Every participant of the store would be refused too: they pause with us.
-    const shared = this.#shared;
-    if (shared !== undefined && shared !== this.#alone && now >= this.#storeDownUntil) {
-      shared.pauseWindow(this.#key, ms).catch((err: unknown) => this.#storeFailed(err));
+    if (this.#shared !== undefined && now >= this.#storeDownUntil) {
+      this.#shared.pauseWindow(this.#key, ms).catch((err: unknown) => this.#storeFailed(err));
     }
   }
 
+  /** The store failed: this process counts alone (or refuses) for a while, saying so once. A store closed on purpose failed nothing. */
   #storeFailed(err: unknown): void {
     const now = this.#now();
-    if (now >= this.#storeDownUntil) this.#onStoreError(err);
+    if (now >= this.#storeDownUntil && !(err instanceof StoreClosedError)) this.#onStoreError(err);
     this.#storeDownUntil = now + STORE_RETRY_MS;
   }
 
   /** How long a caller with `ahead` callers before it may wait: the head's wait and a window per full budget ahead, or #waitsFor's if later. */
   #estimate(ahead: number, waits: (ahead: number) => number = this.#waitsFor()): number {
     const now = this.#now();
-    const head = ahead > 0 || this.#queue.pending > 0 ? Math.max(0, Math.ceil(this.#headReadyAt - now)) : 0;
+    const head = ahead > 0 || this.#waiters.length > 0 ? Math.max(0, Math.ceil(this.#headReadyAt - now)) : 0;
     return Math.max(head + Math.floor(ahead / Math.max(1, this.#cap(now, Math.min))) * this.#windowMs, Math.ceil(waits(ahead)));
   }
 
@@ -484,23 +578,23 @@ export class RateLimiter {
   }
 
   /** Sleep `ms` (Infinity: until woken), or less when woken. */
-  #sleepOrKick(ms: number, signal: AbortSignal | undefined): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
+  #sleepOrKick(ms: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(signal.reason);
     this.#headWaitsForAnswer = ms === Infinity;
     return new Promise((resolve, reject) => {
       const finish = (aborted: boolean) => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        signal.removeEventListener('abort', onAbort);
         if (this.#kick === wake) this.#kick = undefined;
         this.#headWaitsForAnswer = false;
-        if (aborted) reject(signal?.reason);
+        if (aborted) reject(signal.reason);
         else resolve();
       };
       const wake = () => finish(false);
       const onAbort = () => finish(true);
       this.#kick = wake;
       const timer = ms === Infinity ? undefined : setTimeout(wake, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 }
@@ -522,18 +616,7 @@ function defaultStoreError(err: unknown): void {
   );
 }
 
-const byToken = new Map<string, RateLimiter>();
-
-/**
- * The limiter of one token in this process, shared by every client using it. With a shared store its
- * window (`budget:<fingerprint>:<limit>/<window ms>`) is shared with every process using that store
- * at the same rate (processes told different rates count apart).
- */
-export function limiterFor(tokenFingerprint: string, opts?: RateLimiterOptions): RateLimiter {
-  let limiter = byToken.get(tokenFingerprint);
-  if (limiter === undefined) {
-    limiter = new RateLimiter({ key: `budget:${tokenFingerprint}:${opts?.limit ?? 120}/${opts?.windowMs ?? 60_000}`, ...opts });
-    byToken.set(tokenFingerprint, limiter);
-  }
-  return limiter;
+/** The window key of a budget named `name` at `rate`: processes told different rates count apart. */
+export function budgetKey(name: string, rate: { limit?: number; windowMs?: number } = {}): string {
+  return `budget:${name}:${rate.limit ?? 120}/${rate.windowMs ?? 60_000}`;
 }

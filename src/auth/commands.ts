@@ -2,6 +2,7 @@
 // protocol when the same binary serves. No line ever holds a token.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { RateLimiter } from '../api/limiter.js';
 import type { LogLevel } from '../config.js';
 import { detectLocale, type Locale, t } from '../i18n.js';
 import { createLogger } from '../log.js';
@@ -96,6 +97,8 @@ export function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       scope: args.scope,
       store,
       timeoutMs: args.timeoutMs,
+      // Its one request (GET /me) counted on its own: a command that shares no window with the member's servers.
+      limiter: new RateLimiter(),
       logger,
       async present(url) {
         if (args.browser && (await openBrowser(url))) {

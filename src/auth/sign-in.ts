@@ -2,6 +2,7 @@
 // URL-mode elicitation): discover, register once, listen on loopback, send the member to the
 // authorize page, check the answer, exchange the code, store the tokens.
 import type { Logger } from 'pino';
+import type { RateLimiter } from '../api/limiter.js';
 import { authorizationRequest } from './authorization-request.js';
 import { discover } from './discovery.js';
 import { fetchMember } from './member.js';
@@ -19,6 +20,8 @@ interface SignInOptions {
   present(url: string): Promise<void>;
   /** How long to wait for the browser's answer. Default 5 minutes. */
   timeoutMs?: number;
+  /** The member's rate budget, for the GET /me that says who signed in. */
+  limiter: RateLimiter;
   logger?: Logger;
 }
 
@@ -64,7 +67,7 @@ export async function signIn(opts: SignInOptions): Promise<SignInResult> {
       }
       throw err;
     }
-    const member = await fetchMember(workspaceUrl, tokens.access_token);
+    const member = await fetchMember(workspaceUrl, tokens.access_token, opts.limiter);
     let replaced: string | undefined;
     await store.update((rec): StoredSignIn => {
       replaced = rec?.client?.client_id === clientId ? rec.tokens?.refresh_token : undefined;

@@ -5,6 +5,7 @@
 // `mcp(req, res, principal)` serves an authenticated request.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { budgetKey, RateLimiter } from '../api/limiter.js';
 import type { EventSink } from '../audit/events.js';
 import { requireSecureUrl } from '../auth/secure.js';
 import { MAX_BODY_BYTES } from '../mcp/transport/http-bounds.js';
@@ -73,6 +74,11 @@ export interface RemoteFrontOptions {
   trustedProxies?: readonly string[];
   /** Largest /mcp body, refused 413 from its Content-Length (default: the HTTP server's, MAX_BODY_BYTES). */
   maxBodyBytes?: number;
+  /**
+   * The rate budget of a name (RemotePrincipal.budgetKey), as member sessions draw on it: what a
+   * personal token's check draws on. Default: that budget at the default rate, in the store's windows.
+   */
+  budget?: (name: string) => RateLimiter;
 }
 
 export interface RemoteFront {
@@ -206,7 +212,8 @@ export function createRemoteFront(opts: RemoteFrontOptions): RemoteFront {
   const clients = new Clients(records, documents, logger, windows, { ...REGISTRATION_LIMITS, ...opts.registrationLimits });
   const ctx: RemoteContext = { ep, records, clients, upstream, grants, logger, now, lifetimes, ...(events ? { events } : {}) };
   const trusted = opts.trustedProxies?.length ? trustedProxyList(opts.trustedProxies) : undefined;
-  const personal = opts.allowPersonalTokens ? new PersonalTokens(workspaceUrl) : undefined;
+  const budget = opts.budget ?? ((name: string) => new RateLimiter({ key: budgetKey(name), store: windows }));
+  const personal = opts.allowPersonalTokens ? new PersonalTokens(workspaceUrl, budget) : undefined;
 
   async function ready(): Promise<boolean> {
     try {

@@ -74,7 +74,7 @@ async function personalPrincipal(ctx: RemoteContext, personal: PersonalTokens, t
     memberKey: `member:${checked.memberId}`,
     scope: checked.scope,
     clientId: 'personal-token',
-    budgetKey: `pat:${PersonalTokens.hash(token).slice(0, 32)}`,
+    budgetKey: PersonalTokens.budgetName(PersonalTokens.hash(token)),
     credential: `pat:${PersonalTokens.hash(token)}`,
     resource: ctx.ep.resource,
     workspaceToken: async () => token,

@@ -7,9 +7,8 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { WorkspaceApiError } from '../api/errors.js';
-import { RateLimiter } from '../api/limiter.js';
+import type { RateLimiter } from '../api/limiter.js';
 import { type CurrentMember, memberOfToken } from '../api/me.js';
-import { MemoryStore } from '../store/memory.js';
 import type { RemoteScope } from './metadata.js';
 
 export const PERSONAL_TOKEN_HEADER = 'x-workspace-token';
@@ -26,20 +25,24 @@ type PersonalCheck = PersonalIdentity | 'malformed' | 'refused' | 'unavailable';
 
 export class PersonalTokens {
   readonly #known = new LRUCache<string, PersonalIdentity>({ max: 1000, ttl: REMEMBER_MS });
-  /**
-   * Each token's checks draw from a budget of its own (the workspace counts per token), kept for the
-   * most recent tokens only: the process-wide table of limiters (limiterFor) would grow with every
-   * token anyone sends, and one budget for all checks would let a flood of made-up tokens hold up
-   * the real ones.
-   */
-  readonly #budgets = new LRUCache<string, RateLimiter>({ max: 1000 });
-  /** Their windows, in one store (each budget has its own key). */
-  readonly #windows = new MemoryStore();
 
-  constructor(private readonly workspaceUrl: string) {}
+  /**
+   * `budget(name)`: the rate budget of that name (RemotePrincipal.budgetKey), as the token's sessions
+   * draw on it. A check draws on its token's own (the workspace counts per token): one budget for
+   * all checks would let a flood of made-up tokens hold up the real ones.
+   */
+  constructor(
+    private readonly workspaceUrl: string,
+    private readonly budget: (name: string) => RateLimiter,
+  ) {}
 
   static hash(token: string): string {
     return createHash('sha256').update(token).digest('hex');
+  }
+
+  /** The name of the rate budget a personal token draws on, from its hash. */
+  static budgetName(hash: string): string {
+    return `pat:${hash.slice(0, 32)}`;
   }
 
   async check(token: string): Promise<PersonalCheck> {
@@ -49,12 +52,7 @@ export class PersonalTokens {
     if (hit) return hit;
     let me: CurrentMember;
     try {
-      let limiter = this.#budgets.get(key);
-      if (!limiter) {
-        limiter = new RateLimiter({ key: `budget:personal-check:${key.slice(0, 32)}`, store: this.#windows });
-        this.#budgets.set(key, limiter);
-      }
-      me = await memberOfToken(`${new URL(this.workspaceUrl).origin}/api/v1`, token, { limiter });
+      me = await memberOfToken(`${new URL(this.workspaceUrl).origin}/api/v1`, token, { limiter: this.budget(PersonalTokens.budgetName(key)) });
     } catch (err) {
       return err instanceof WorkspaceApiError && (err.status === 401 || err.status === 403) ? 'refused' : 'unavailable';
     }

@@ -10,7 +10,7 @@ import { LRUCache } from 'lru-cache';
 import { catalog } from '../../catalog/index.js';
 import { ApiClient } from '../api/client.js';
 import { BRIEFLY_UNAVAILABLE, WorkspaceApiError } from '../api/errors.js';
-import { limiterFor } from '../api/limiter.js';
+import { budgetKey, RateLimiter } from '../api/limiter.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { FileLinks } from '../mcp/files/file-links.js';
@@ -131,6 +131,24 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
   // Links to members' files too large to embed: set once the public URL is known (before any request).
   let links: FileLinks | undefined;
 
+  /**
+   * The rate budget `name` (RemotePrincipal.budgetKey): the workspace counts per application and
+   * member (or per personal token), so does the budget, one window in the store that every replica
+   * takes from. A limiter is made for each member session and kept with it, no longer.
+   */
+  const budget = (name: string) =>
+    new RateLimiter({
+      ...config.rateLimit,
+      key: budgetKey(name, config.rateLimit),
+      store,
+      // Counting alone, each replica could send the whole budget again: calls wait for the store.
+      refuseWithoutStore: true,
+      onStoreError: (err: unknown) => {
+        operator?.redisError();
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: calls are refused until it is back');
+      },
+    });
+
   /** The member's session, with their consent as its ceiling; built on their first request. */
   const sessionFor = (ctx: McpRequestContext): Session => {
     const principal = principalOf(ctx.authInfo);
@@ -168,18 +186,7 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
       },
       locale: config.locale,
       timeoutMs: config.timeoutMs,
-      // The workspace counts per application and member (or per personal token): so does the budget,
-      // one window in the store that every replica takes from.
-      limiter: limiterFor(principal.budgetKey, {
-        ...config.rateLimit,
-        store,
-        // Counting alone, each replica could send the whole budget again: calls wait for the store.
-        refuseWithoutStore: true,
-        onStoreError: (err: unknown) => {
-          operator?.redisError();
-          logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the shared rate budget is unavailable: calls are refused until it is back');
-        },
-      }),
+      limiter: budget(principal.budgetKey),
       logger,
       userAgent: `${SERVER_NAME}/${SERVER_VERSION} remote (node ${process.version})`,
       retry: {
@@ -293,6 +300,7 @@ export async function startRemoteServer(opts: RemoteServeOptions): Promise<Remot
     ...(config.previousStateKeys ? { previousStateKeys: config.previousStateKeys.map((k) => Buffer.from(k)) } : {}),
     logger,
     allowPersonalTokens: remote.allowPersonalTokens,
+    budget,
     ...(remote.trustedProxies ? { trustedProxies: remote.trustedProxies } : {}),
     // The same bound the body is read with: a request declaring more is refused 413 before it is read.
     maxBodyBytes: bodyMax,

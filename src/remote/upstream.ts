@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import type { Logger } from 'pino';
+import { RateLimiter } from '../api/limiter.js';
 import { authorizationRequest } from '../auth/authorization-request.js';
 import { type AuthorizationServer, discover } from '../auth/discovery.js';
 import { fetchMember } from '../auth/member.js';
@@ -166,7 +167,11 @@ export class Upstream {
     return revokeToken(as, { client_id: clientId, token_endpoint_auth_method: 'none' }, refreshToken, 'refresh_token');
   }
 
+  /**
+   * Who just signed in. Whose budget the request draws on is what it asks: it counts on a limiter of
+   * its own, kept for this one request (docs/architecture.md, Rate budget).
+   */
   member(accessToken: string): Promise<StoredMember | undefined> {
-    return fetchMember(this.o.workspaceUrl, accessToken);
+    return fetchMember(this.o.workspaceUrl, accessToken, new RateLimiter());
   }
 }

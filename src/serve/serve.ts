@@ -6,6 +6,7 @@
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
 import { catalog } from '../../catalog/index.js';
 import type { ApiClient } from '../api/client.js';
+import type { RateLimiter } from '../api/limiter.js';
 import type { OAuthSession } from '../auth/oauth-session.js';
 import { loginCommand } from '../auth/sign-in-errors.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
@@ -95,8 +96,8 @@ async function startOperator(config: Config, logger: Logger, store?: unknown): P
   return operator;
 }
 
-/** One interactive sign-in for the MCP layer's gate: the loopback listener runs in this process. */
-function startSignIn(oauth: OAuthSession, config: Config, logger: Logger): SignInFlow {
+/** One interactive sign-in for the MCP layer's gate: the loopback listener runs in this process; its GET /me draws on `limiter`. */
+function startSignIn(oauth: OAuthSession, config: Config, logger: Logger, limiter: RateLimiter): SignInFlow {
   let showUrl!: (url: string) => void;
   const url = new Promise<string>((resolve) => (showUrl = resolve));
   let cancel!: (why: string) => void;
@@ -107,6 +108,7 @@ function startSignIn(oauth: OAuthSession, config: Config, logger: Logger): SignI
       workspaceUrl: oauth.workspaceUrl,
       scope: config.readOnly ? 'read' : 'write',
       store: oauth.store,
+      limiter,
       logger,
       present: async (u) => showUrl(u),
     });
@@ -145,7 +147,7 @@ async function openBackend(config: Config, logger: Logger, logs: RequestLogRoute
   if (workspace.embedded) {
     logger.info({ workspace: workspace.url }, 'No WORKSPACE_URL set: serving the embedded sandbox workspace (demo data, in memory).');
   }
-  const [{ ApiClient, tokenFingerprint }, { limiterFor }, { openLocalStore }] = await Promise.all([
+  const [{ ApiClient, tokenFingerprint }, { budgetKey, RateLimiter }, { openLocalStore }] = await Promise.all([
     import('../api/client.js'),
     import('../api/limiter.js'),
     import('../store/open.js'),
@@ -169,8 +171,9 @@ async function openBackend(config: Config, logger: Logger, logs: RequestLogRoute
     timeoutMs: config.timeoutMs,
     // The budget is the member's: keyed by the sign-in, not by an access token that rotates, and by
     // the workspace (the shared store may hold several workspaces' budgets).
-    limiter: limiterFor(tokenFingerprint(`${workspace.url}\n${token ?? 'oauth'}`), {
+    limiter: new RateLimiter({
       ...config.rateLimit,
+      key: budgetKey(tokenFingerprint(`${workspace.url}\n${token ?? 'oauth'}`), config.rateLimit),
       store,
       onStoreError: (err: unknown) => {
         if (config.redisUrl) operator.redisError();
@@ -219,7 +222,7 @@ async function openBackend(config: Config, logger: Logger, logs: RequestLogRoute
           refreshConsent();
           return oauth.signedIn;
         },
-        start: () => startSignIn(oauth, config, logger),
+        start: () => startSignIn(oauth, config, logger, client.limiter),
         loginCommand: loginCommand(workspace.url),
       })
     : undefined;

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createClient, createSentinel, ErrorReply } from 'redis';
 import { parseRedisSentinelUrl } from './redis-sentinel-url.js';
-import { type SetOptions, type StateStore, StoreUnavailableError } from './state-store.js';
+import { type SetOptions, type StateStore, StoreClosedError, StoreUnavailableError } from './state-store.js';
 import { type SettleOptions, type SlidingWindowStore, slotNamer, type WindowLimits, type WindowTake } from './windows.js';
 
 export class RedisUnavailableError extends Error {
@@ -155,11 +155,12 @@ export class RedisStore implements StateStore, SlidingWindowStore {
     return store;
   }
 
-  /** Redis's own error replies pass as they are, but NOT_SERVING; any other failure (offline, no master yet) is StoreUnavailableError. */
+  /** Redis's own error replies pass as they are, but NOT_SERVING; any other failure (offline, no master yet) is StoreUnavailableError, or StoreClosedError once closed. */
   async #send(args: string[]): Promise<unknown> {
     try {
       return await this.#sendCommand(args);
     } catch (err) {
+      if (this.#closed) throw new StoreClosedError('the Redis store is closed', { cause: err });
       if (err instanceof ErrorReply && !NOT_SERVING.test(err.message)) throw err;
       throw new StoreUnavailableError(`Redis is unreachable (${errorCode(err)}).`, { cause: err });
     }
@@ -212,17 +213,8 @@ export class RedisStore implements StateStore, SlidingWindowStore {
     return ok === 1 ? { taken: true, slot: id, count: a, seq: b } : { taken: false, waitMs: a, paused: b === 1 };
   }
 
-  /** The one write retried after a failure (docs/architecture.md, Rate budget): idempotent, the slot is settled again from now (counted longer, never less). */
-  async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number | undefined }> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return { seq: Number(await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs])) };
-      } catch (err) {
-        // Tried again after 250 ms, then twice as long each time, six times: about 16 s in all.
-        if (!(err instanceof StoreUnavailableError) || this.#closed || attempt >= 6) throw err;
-        await new Promise((r) => setTimeout(r, 250 * 2 ** attempt).unref());
-      }
-    }
+  async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
+    return { seq: Number(await this.#eval(SETTLE, this.#windowKeys(key), [slot, opts.refused ? 1 : 0, opts.holdMs, opts.leaseMs])) };
   }
 
   async pauseWindow(key: string, forMs: number): Promise<void> {

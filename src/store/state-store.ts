@@ -14,6 +14,11 @@ export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
 }
 
+/** The store was closed (the process is shutting down): nothing failed, there is nothing more to write. */
+export class StoreClosedError extends Error {
+  override name = 'StoreClosedError';
+}
+
 /** Is `err`, or an error it was caused by, the store being unreachable? */
 export function isStoreUnavailable(err: unknown): boolean {
   for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof StoreUnavailableError) return true;

@@ -38,8 +38,6 @@ export type WindowTake =
 export interface SettleOptions {
   /** The request was refused (429): the server did not count it, so neither does the window. */
   refused: boolean;
-  /** The caller needs the window's seq now (what it learns from the answer depends on it); a backend may skip reading it otherwise. */
-  seq?: boolean;
   holdMs: number;
   leaseMs: number;
 }
@@ -50,11 +48,10 @@ export interface SlidingWindowStore {
   takeSlot(key: string, limits: WindowLimits): Promise<WindowTake>;
   /**
    * The slot's request was answered (or failed): it counts `holdMs` from now, or not at all if refused.
-   * The seq is the window's now, when `opts.seq` asks for it (undefined when not read). A backend may
-   * write an answered slot's settle later, within half its hold (SQLite folds it into the next round),
-   * the slot counting as unanswered until then: never less.
+   * Idempotent: written again after a failure, it counts from then (longer, never less). The seq is the
+   * window's now.
    */
-  settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number | undefined }>;
+  settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }>;
   /** No take in `key` succeeds for `forMs` from now (a Retry-After, shared with every participant). */
   pauseWindow(key: string, forMs: number): Promise<void>;
 }

@@ -356,8 +356,8 @@ describe('ApiClient: origins', () => {
   });
 
   it('refuses plain http off loopback, naming the reason', () => {
-    expect(() => new ApiClient({ baseUrl: 'http://example.com/api/v1', token: () => 't' })).toThrow(/must use https/);
-    expect(() => new ApiClient({ baseUrl: 'ftp://example.com/api/v1', token: () => 't' })).toThrow(InvalidArgumentError);
+    expect(() => new ApiClient({ baseUrl: 'http://example.com/api/v1', token: () => 't', limiter: new RateLimiter() })).toThrow(/must use https/);
+    expect(() => new ApiClient({ baseUrl: 'ftp://example.com/api/v1', token: () => 't', limiter: new RateLimiter() })).toThrow(InvalidArgumentError);
   });
 
   it('allows https anywhere and http on loopback hosts', async () => {
@@ -368,7 +368,7 @@ describe('ApiClient: origins', () => {
       'http://globex.localhost:8080/api/v1',
       'http://[::1]:8080/api/v1',
     ]) {
-      const client = new ApiClient({ baseUrl, token: () => 't' });
+      const client = new ApiClient({ baseUrl, token: () => 't', limiter: new RateLimiter() });
       await client.close();
     }
   });

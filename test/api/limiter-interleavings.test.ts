@@ -74,7 +74,7 @@ class LaggyStore implements SlidingWindowStore {
     await this.#lag();
     return taken;
   }
-  async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number | undefined }> {
+  async settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
     await this.#lag();
     const held = this.slots.get(slot);
     if (held) held.ends = opts.refused ? Date.now() : Date.now() + opts.holdMs;

@@ -41,7 +41,7 @@ class GatedStore implements SlidingWindowStore {
     return taken;
   }
 
-  settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number | undefined }> {
+  settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
     return this.inner.settleSlot(key, slot, opts);
   }
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import type { WorkspaceApiError } from '../../src/api/errors.js';
-import { limiterFor, RateLimiter } from '../../src/api/limiter.js';
+import { budgetKey, RateLimiter } from '../../src/api/limiter.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { type FakeWorkspace, fakeWorkspace, sendJson } from './fake-workspace.js';
 
@@ -345,8 +345,9 @@ describe('RateLimiter', () => {
     }
   });
 
-  it('is shared by every client of one token in the process', () => {
-    expect(limiterFor('fp-a')).toBe(limiterFor('fp-a'));
-    expect(limiterFor('fp-a')).not.toBe(limiterFor('fp-b'));
+  it('keeps the windows of two budgets, and of one budget at two rates, apart in the store', () => {
+    expect(budgetKey('fp-a')).toBe(budgetKey('fp-a', { limit: 120, windowMs: 60_000 }));
+    expect(budgetKey('fp-a')).not.toBe(budgetKey('fp-b'));
+    expect(budgetKey('fp-a')).not.toBe(budgetKey('fp-a', { limit: 60 }));
   });
 });

@@ -4,6 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../src/api/limiter.js';
 import { authorizationRequest } from '../../src/auth/authorization-request.js';
 import { discover } from '../../src/auth/discovery.js';
 import { OAuthSession } from '../../src/auth/oauth-session.js';
@@ -29,6 +30,7 @@ async function signInWith(tamper: (location: URL) => void, store?: TokenStore) {
     scope: 'write',
     store: store ?? new TokenStore(sb.url, await tempConfigDir()),
     timeoutMs: 10_000,
+    limiter: new RateLimiter(),
     async present(url) {
       // Like a browser: in the background, while the sign-in waits for its answer.
       page = (async () => {

@@ -14,7 +14,6 @@ import { fastTestFiles, testFiles } from '../tiers.js';
  */
 const NOT_YET: Record<string, number> = {
   'test/api/limiter-bound.test.ts': 4,
-  'test/api/limiter-store.test.ts': 1,
   'test/api/limiter.test.ts': 4,
   'test/store/contract.test.ts': 2,
 };

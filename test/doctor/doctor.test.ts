@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../src/api/limiter.js';
 import { signIn } from '../../src/auth/sign-in.js';
 import { TokenStore } from '../../src/auth/token-store.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
@@ -154,6 +155,7 @@ describe('doctor', () => {
         workspaceUrl: own.url,
         scope: 'write',
         store: new TokenStore(own.url, config),
+        limiter: new RateLimiter(),
         // Played like a browser, without holding up the sign-in that waits for the redirect.
         present: async (url) => void fetch(url).then((res) => res.text()),
       });

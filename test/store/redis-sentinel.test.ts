@@ -1,10 +1,12 @@
 // The Redis store on Sentinel (REDIS_URL=redis-sentinel://...), on real processes: a master, a replica
 // and three Sentinels. It opens the master the Sentinels name and follows the new one after a kill,
-// failing at once (StoreUnavailableError) while there is none; a Redis that is not the master, or a
-// master short of replicas, refuses as unavailable, not as an error of the request; and a Sentinel
-// URL that reaches nothing is refused without repeating its password.
+// failing at once (StoreUnavailableError) while there is none, and a rate limiter on it writes the
+// settle of a call answered meanwhile once there is one; a Redis that is not the master, or a master
+// short of replicas, refuses as unavailable, not as an error of the request; and a Sentinel URL that
+// reaches nothing is refused without repeating its password.
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../src/api/limiter.js';
 import { openStore } from '../../src/store/open.js';
 import { RedisStore, RedisUnavailableError } from '../../src/store/redis.js';
 import { isStoreUnavailable, StoreUnavailableError } from '../../src/store/state-store.js';
@@ -44,9 +46,31 @@ describe('the Redis store on Sentinel', () => {
     try {
       const limits = { limit: 5, windowMs: 60_000, holdMs: 60_000, leaseMs: 60_000 };
       await store.takeSlot('budget', limits);
-      // A call in flight across the switch, answered while there is no master.
-      const inFlight = await store.takeSlot('in-flight', limits);
-      if (!inFlight.taken) throw new Error('no slot');
+      // A call in flight across the switch, answered while there is no master; its settle, once written, is heard.
+      let settleWritten!: () => void;
+      const written = new Promise<void>((resolve) => (settleWritten = resolve));
+      const windows = {
+        takeSlot: store.takeSlot.bind(store),
+        pauseWindow: store.pauseWindow.bind(store),
+        settleSlot: async (...args: Parameters<typeof store.settleSlot>) => {
+          const settled = await store.settleSlot(...args);
+          settleWritten();
+          return settled;
+        },
+      };
+      const limiter = new RateLimiter({ limit: 5, windowMs: 60_000, store: windows, key: 'in-flight', onStoreError: () => {} });
+      let answer!: () => void;
+      let sent!: () => void;
+      const going = new Promise<void>((resolve) => (sent = resolve));
+      // Refused by the workspace (a 429): its slot goes back at once, so the next take shows whether it went.
+      const inFlight = limiter.schedule(
+        () => {
+          sent();
+          return new Promise<void>((resolve) => (answer = resolve));
+        },
+        { refused: () => true },
+      );
+      await going;
       await store.set('grant', 'kept');
       // On the replica before the kill (what it has is what survives; it applies writes in order).
       const replica = await RedisStore.connect(group.replica.url, { prefix: 'follow:' });
@@ -56,8 +80,8 @@ describe('the Redis store on Sentinel', () => {
       }
       await replica.close();
       await group.master.kill();
-      // Refused by the workspace (a 429): its slot goes back at once, so the next take shows whether it went.
-      const settled = store.settleSlot('in-flight', inFlight.slot, { refused: true, holdMs: 60_000, leaseMs: 60_000 });
+      answer();
+      await inFlight;
       const failures: unknown[] = [];
       let value: string | undefined;
       const deadline = Date.now() + 20_000;
@@ -77,9 +101,9 @@ describe('the Redis store on Sentinel', () => {
       expect(failures.every(isStoreUnavailable)).toBe(true);
       // The window came across too: the slot taken before the kill still counts.
       expect(await store.takeSlot('budget', limits)).toMatchObject({ taken: true, count: 2 });
-      // The answer of the call in flight was settled on the new master (tried again until there was
+      // The answer of the call in flight was settled on the new master (written again until there was
       // one): its slot does not count as unanswered until its lease ends, minutes on.
-      await settled;
+      await written;
       expect(await store.takeSlot('in-flight', limits)).toMatchObject({ taken: true, count: 1 });
 
       // A master told to write only with a replica in reach (min-replicas-to-write), and now without

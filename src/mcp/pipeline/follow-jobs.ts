@@ -1,19 +1,16 @@
 // Following a long-running job (analysis run, export, document generation, recommendation
-// suggestion, session end) from the tool call that started it: polling with backoff inside a fixed
-// share of the token's rate budget, reporting progress, stopping at the caller's patience, and
-// cancelling the job on the server when the caller asked for that and then gave up.
-//
-// The poll share, stated once: every job together polls at most POLL_SHARE (25%) of the token's
-// requests per rolling window (30 a minute at 120/min), and one job at most once per
-// window / (limit x POLL_SHARE) (2 s at 120/min), backing off x1.5 to window / 6 (10 s).
+// suggestion, session end) from the tool call that started it: polling with backoff inside the polls'
+// share of the member's rate budget (the limiter's, docs/architecture.md, Rate budget), reporting
+// progress, stopping at the caller's patience, and cancelling the job on the server when the caller
+// asked for that and then gave up. One job polls at most once per the limiter's pollIntervalMs (its
+// share alone), backing off x1.5 to a sixth of the window.
 import type { ApiClient } from '../../api/client.js';
-import { WorkspaceApiError } from '../../api/errors.js';
+import { BudgetWaitTooLongError, RateLimitWaitTooLongError, WorkspaceApiError } from '../../api/errors.js';
 import { sleep } from '../../api/retry.js';
 import type { JobFacet, JobValue, Operation } from '../../operation.js';
 
 type Json = Record<string, unknown>;
 
-export const POLL_SHARE = 0.25;
 const BACKOFF = 1.5;
 /** Consecutive failed polls (after the client's own retries) before the follower stops asking. */
 const MAX_POLL_FAILURES = 3;
@@ -159,73 +156,10 @@ export function jobFromStart(kind: JobKind, data: unknown, args: Json): JobRef |
   return { kind, id: job.id, job, args };
 }
 
-/**
- * The token's poll allowance: at most `limit x POLL_SHARE` polls in any rolling window, all jobs of
- * all sessions using the same client together. As in the rate limiter, a poll counts from when it
- * is taken until a window after its answer: the workspace stamps it somewhere in between, and only
- * the answer's time is a bound we know.
- */
-class PollBudget {
-  readonly perWindow: number;
-  readonly #windowMs: number;
-  readonly #holdMs: number;
-  #slots: Array<{ end: number }> = [];
-
-  constructor(rate: { limit: number; windowMs: number }) {
-    this.perWindow = Math.max(1, Math.floor(rate.limit * POLL_SHARE));
-    this.#windowMs = rate.windowMs;
-    this.#holdMs = rate.windowMs + Math.max(10, rate.windowMs / 100);
-  }
-
-  /** Shortest gap between two polls of one job: one job alone may use the whole share, no more. */
-  get minIntervalMs(): number {
-    return this.#windowMs / this.perWindow;
-  }
-
-  get maxIntervalMs(): number {
-    return Math.max(this.minIntervalMs, this.#windowMs / 6);
-  }
-
-  /**
-   * Take a poll slot, waiting for one; undefined when none frees before `notAfter` (epoch ms).
-   * Call the returned function once the poll is answered (or failed).
-   */
-  async take(signal: AbortSignal, notAfter: number): Promise<(() => void) | undefined> {
-    for (;;) {
-      const now = Date.now();
-      this.#slots = this.#slots.filter((s) => s.end > now);
-      if (this.#slots.length < this.perWindow) {
-        const slot = { end: Infinity };
-        this.#slots.push(slot);
-        return () => {
-          slot.end = Date.now() + this.#holdMs;
-        };
-      }
-      // The earliest slot to free; one still in flight frees a window after its answer at the soonest.
-      const free = Math.min(...this.#slots.map((s) => s.end), now + this.#holdMs);
-      if (free > notAfter) return undefined;
-      await sleep(Math.max(1, Math.min(free - now + 1, this.minIntervalMs)), signal);
-    }
-  }
-}
-
-const budgets = new WeakMap<ApiClient, PollBudget>();
-
-/** The poll allowance of the token behind `client` (one client per token and process). */
-export function pollBudgetFor(client: ApiClient, rate: { limit: number; windowMs: number }): PollBudget {
-  let b = budgets.get(client);
-  if (!b) {
-    b = new PollBudget(rate);
-    budgets.set(client, b);
-  }
-  return b;
-}
-
 interface FollowDeps {
   client: ApiClient;
   /** The operation of this name this session may call (catalog or live description), if any. */
   operationNamed(name: string): Operation | undefined;
-  budget: PollBudget;
 }
 
 interface FollowOptions {
@@ -275,7 +209,8 @@ export async function followJob(ref: JobRef, deps: FollowDeps, opts: FollowOptio
   report(last);
   let skip = 0;
   let current = readFor(ref, deps, skip);
-  let interval = deps.budget.minIntervalMs;
+  const { pollIntervalMs, windowMs } = deps.client.limiter;
+  let interval = pollIntervalMs;
   let polls = 0;
   let failures = 0;
   let pollError: string | undefined;
@@ -293,11 +228,13 @@ export async function followJob(ref: JobRef, deps: FollowDeps, opts: FollowOptio
       const now = Date.now();
       if (now >= deadline) return outcome('waiting');
       await sleep(Math.min(interval, deadline - now), opts.signal);
-      const release = await deps.budget.take(opts.signal, deadline);
-      if (!release) return outcome('waiting');
-      polls++;
       try {
-        const res = await deps.client.callOperation(current.op, current.read.args(ref), { signal: opts.signal });
+        const res = await deps.client.callOperation(current.op, current.read.args(ref), {
+          signal: opts.signal,
+          poll: true,
+          maxBudgetWaitMs: deadline - Date.now(),
+        });
+        polls++;
         const s = current.read.pick(res.data, ref);
         failures = 0;
         pollError = undefined;
@@ -308,6 +245,9 @@ export async function followJob(ref: JobRef, deps: FollowDeps, opts: FollowOptio
         }
       } catch (err) {
         if (opts.signal.aborted) throw err;
+        // No slot for the poll, or a Retry-After, before the caller's patience runs out.
+        if (err instanceof BudgetWaitTooLongError || err instanceof RateLimitWaitTooLongError) return outcome('waiting');
+        polls++;
         pollError = err instanceof WorkspaceApiError ? `HTTP ${err.status} ${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
         // An endpoint the workspace does not have after all: the next way of reading the job.
         if (err instanceof WorkspaceApiError && (err.status === 404 || err.status === 405) && readFor(ref, deps, skip + 1)) {
@@ -315,10 +255,8 @@ export async function followJob(ref: JobRef, deps: FollowDeps, opts: FollowOptio
           continue;
         }
         if (++failures >= MAX_POLL_FAILURES) return outcome('unreadable');
-      } finally {
-        release();
       }
-      interval = Math.min(interval * BACKOFF, deps.budget.maxIntervalMs);
+      interval = Math.min(interval * BACKOFF, Math.max(pollIntervalMs, windowMs / 6));
     }
     return outcome('waiting');
   } catch (err) {

@@ -29,12 +29,11 @@ import {
 } from '../render/index.js';
 import { EMBED_MAX_BYTES, renderMemberFile } from '../render/member-file.js';
 import { isRefusal, type Refusal, refusalResult } from '../render/refusal.js';
-
 import { readArguments, readOperationArguments } from './arguments.js';
 import { type BlocksBasis, citationRefusal } from './citations.js';
 import { questionText } from './confirmation.js';
 import { type Extras, splitExtras, toolInput } from './extras.js';
-import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf, pollBudgetFor } from './follow-jobs.js';
+import { type FollowOutcome, followJob, type JobKind, type JobRef, jobFromStart, jobKindOf } from './follow-jobs.js';
 import { InvocationRefused } from './invocation-refused.js';
 import { type CallContext, type ToolSpec, toolDefinition } from './tool-spec.js';
 import { remoteUploadDefinition, remoteUploadSchema, remoteUploadWords, toMultipart, type UploadChecks } from './uploads.js';
@@ -383,7 +382,7 @@ export class Pipeline {
     const waitMs = job.wait !== undefined ? job.wait * 1000 : config.jobWaitSeconds * 1000;
     const out: FollowOutcome = await followJob(
       ref,
-      { client, operationNamed, budget: pollBudgetFor(client, config.rateLimit) },
+      { client, operationNamed },
       {
         waitMs,
         signal: ctx.signal,

@@ -1,9 +1,9 @@
 // The poll share of the rate budget, counted where it matters: on the sandbox's request log.
-// Stated rule (src/mcp/pipeline/follow-jobs.ts): all polls together at most 25% of the token's requests in any
+// Stated rule (docs/architecture.md, Rate budget): all polls together at most 25% of the token's requests in any
 // rolling window, one job at most once per window / (limit x 25%). With WORKSPACE_RATE_LIMIT
 // 120/0.6 (the API's budget on the sandbox's scaled clock): 30 polls per 0.6 s, one job every 20 ms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POLL_SHARE } from '../../../../src/mcp/pipeline/follow-jobs.js';
+import { POLL_SHARE } from '../../../../src/api/limiter.js';
 import { ENGAGEMENT_AP } from '../../../../src/sandbox/data/ids.js';
 import { type Stack, startStack } from '../../../helpers/stack.js';
 
