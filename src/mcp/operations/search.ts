@@ -12,6 +12,8 @@
 //   one that only shares a verb; a request that asks nothing to change prefers reads, one that asks for
 //   a change prefers writes.
 // When nothing matches strongly, the caller says so and shows every operation of the likeliest areas.
+import { stemmer as english } from '@orama/stemmers/english';
+import { stemmer as french } from '@orama/stemmers/french';
 import { vocabulary } from '../../../catalog/vocabulary.js';
 import { type Operation, pathParams, type SearchVocabulary, type Toolset } from '../../operation.js';
 
@@ -25,49 +27,68 @@ function fold(text: string): string {
     .replace(/-/g, ' ');
 }
 
-/** Lower case, no accents, split on anything not a letter or digit, light singular and endings. */
-export function terms(text: string): string[] {
+export type Lang = 'en' | 'fr';
+const STEMMERS: Record<Lang, (word: string) => string> = { en: english, fr: french };
+/** The API's nouns a stemmer would fold into a verb that means something else ("find the engagement" asks for no finding). */
+const WHOLE: Readonly<Record<string, string>> = { finding: 'finding', findings: 'finding' };
+
+/**
+ * Lower case, no accents, split on anything not a letter or digit, each word reduced to its stem by
+ * the Snowball stemmer of the text's language (@orama/stemmers): generate, generated, generation meet,
+ * and so do proposer, proposé, proposée. Applied to operations and requests alike, so a stem only has
+ * to be the same on both sides. The text is folded before it is stemmed (expressions are matched on
+ * folded text), so a French participle's lost accent is put back first (proposee, publiee: proposée, publiée).
+ */
+export function terms(text: string, lang: Lang = 'en'): string[] {
   return fold(text)
     .split(/[^a-z0-9]+/)
     .filter(Boolean)
-    .map((w) => stem(singular(w)));
+    .map((w) => stemOf(w, lang));
 }
 
-/**
- * Endings folded so the forms of one word meet, in English and French alike: generate, generated,
- * generation -> generat; propose, proposed, proposé, proposer, proposez -> propos; running -> run.
- * Applied to operations and requests alike, so a stem only has to be the same on both sides.
- */
-function stem(w: string): string {
-  // French feminine participles meet their masculine: publiée -> publie.
-  let s = w.length > 4 && w.endsWith('ee') ? w.slice(0, -1) : w;
-  if (s.length > 6 && s.endsWith('ation')) s = `${s.slice(0, -5)}at`;
-  // "finding" is the API's noun, not the verb "find" ("find the engagement" asks for no finding).
-  else if (s.length > 5 && s.endsWith('ing') && s !== 'finding') s = s.slice(0, -3);
-  else if (s.length > 5 && /[^aeou]er$/.test(s)) s = s.slice(0, -2);
-  else if (s.length > 5 && s.endsWith('ez')) s = s.slice(0, -2);
-  else if (s.length > 4 && s.endsWith('ed')) s = s.slice(0, -2);
-  else if (s.length > 4 && s.endsWith('e')) s = s.slice(0, -1);
-  // cancelled -> cancel, running -> run
-  if (s !== w && s.length > 3 && s.at(-1) === s.at(-2) && !/[aeious]$/.test(s)) s = s.slice(0, -1);
-  return s;
+function stemOf(w: string, lang: Lang): string {
+  const whole = WHOLE[w];
+  if (whole) return whole;
+  if (w.length < 3 || /\d/.test(w)) return w;
+  return fold(STEMMERS[lang](lang === 'fr' ? w.replace(/ee(s?)$/, 'ée$1').replace(/ie(s?)$/, 'ié$1') : w));
 }
 
-function singular(w: string): string {
-  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
-  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
-  if (w.length > 3 && w.endsWith('x') && /(eau|eu)x$/.test(w)) return w.slice(0, -1);
-  return w;
+/** A request's language: French when it says more of the French stop words (or accented words) than of the English ones. */
+export function languageOf(text: string): Lang {
+  const v = vocab();
+  const accented = (text.match(/[àâçéèêëîïôûùüÿœ]/giu) ?? []).length;
+  let fr = accented;
+  let en = 0;
+  for (const w of fold(text).split(/[^a-z0-9]+/)) {
+    if (v.stopRaw.fr.has(w)) fr++;
+    if (v.stopRaw.en.has(w)) en++;
+  }
+  return fr > en ? 'fr' : 'en';
 }
+
+/** The other language: its stem of a request's word is heard too, a little less (validation, analyse, export say the same in both). */
+const other = (lang: Lang): Lang => (lang === 'en' ? 'fr' : 'en');
+const OTHER_LANGUAGE = 0.8;
 
 /** The vocabulary folded once, the way requests are. */
 function compile(v: SearchVocabulary) {
-  const stop = new Set(terms(`${v.stopWords.en} ${v.stopWords.fr}`));
-  // Keys folded like request words, so "processus" or "entretiens" find their entry.
+  const stopRaw = { en: new Set(fold(v.stopWords.en).split(/\s+/)), fr: new Set(fold(v.stopWords.fr).split(/\s+/)) };
+  // A stop word and a vocabulary key are stemmed both ways: a request in either language finds them.
+  const both = (w: string) => [...terms(w, 'en'), ...terms(w, 'fr')];
+  const stop = new Set([...stopRaw.en, ...stopRaw.fr].flatMap(both));
+  // Keys of one stem (change, changer, changement) mean what the shortest says: the base word.
   const words = new Map<string, string>();
-  for (const [k, to] of Object.entries(v.words)) words.set(terms(k)[0] ?? k, to);
+  const by = new Map<string, string>();
+  for (const [k, to] of Object.entries(v.words)) {
+    for (const t of both(k)) {
+      const held = by.get(t);
+      if (held !== undefined && held.length <= k.length) continue;
+      by.set(t, k);
+      words.set(t, to);
+    }
+  }
   const phrases = v.phrases.map(([re, to]) => [new RegExp(re, 'g'), to] as const);
-  return { stop, words, phrases };
+  return { stop, stopRaw, words, phrases };
 }
 let compiled: ReturnType<typeof compile> | undefined;
 
@@ -156,12 +177,13 @@ function expand(query: string, known: (t: string) => boolean): Query {
     if (vocab().stop.has(t) && w < 1) return;
     weights.set(t, Math.max(weights.get(t) ?? 0, w));
   };
+  const lang = languageOf(query);
   const text = rewrite(query);
-  const words = terms(text);
+  const words = terms(text, lang);
   const sequence = words.filter((t) => !vocab().stop.has(t));
   const raw = text.split(/[^a-z0-9]+/).filter(Boolean);
-  const participles = new Set(raw.filter((w) => w.length > 4 && w.endsWith('ed')).map((w) => stem(singular(w))));
-  for (const w of raw) if (!(w.length > 4 && w.endsWith('ed'))) participles.delete(stem(singular(w)));
+  const participles = new Set(raw.filter((w) => w.length > 4 && w.endsWith('ed')).map((w) => stemOf(w, 'en')));
+  for (const w of raw) if (!(w.length > 4 && w.endsWith('ed'))) participles.delete(stemOf(w, 'en'));
   for (const t of [...words]) {
     const again = t.length > 5 && t.startsWith('re') ? t.slice(2) : '';
     if (again && !known(t) && (known(again) || vocab().words.has(again))) words.push(again);
@@ -169,19 +191,23 @@ function expand(query: string, known: (t: string) => boolean): Query {
   // The words after "about" say what the thing is about (the subject matter: "the conclusion about
   // supplier onboarding"), not which thing: they weigh less.
   const about = text.search(ABOUT);
-  const subject = new Set(about < 0 ? [] : terms(text.slice(about)));
+  const subject = new Set(about < 0 ? [] : terms(text.slice(about), lang));
   for (const t of words) {
     const mapped = vocab().words.get(t);
     const w = subject.has(t) ? SUBJECT_WEIGHT : 1;
     if (!vocab().stop.has(t)) add(t, w);
     if (mapped) for (const m of terms(mapped)) add(m, (mapped.startsWith(t) ? 1 : 0.8) * w);
   }
+  for (const [i, t] of terms(text, other(lang)).entries()) {
+    const own = words[i] as string;
+    if (t !== own && !vocab().stop.has(own)) add(t, OTHER_LANGUAGE * (subject.has(own) ? SUBJECT_WEIGHT : 1));
+  }
   const names = new Set(
     query
       .split(/\s+/)
       .slice(1)
       .filter((w) => /^\p{Lu}/u.test(w))
-      .flatMap((w) => terms(w)),
+      .flatMap((w) => terms(w, lang)),
   );
   return { weights, participles, sequence, names, subject };
 }
@@ -221,17 +247,22 @@ export class OperationIndex {
     for (const op of ops) {
       const params = Object.keys(op.input.shape);
       const [verb = '', ...object] = terms(op.name);
-      const asked = [...(op.askedAs?.en ?? []), ...(op.askedAs?.fr ?? [])];
+      const asked: [string, Lang][] = [
+        ...(op.askedAs?.en ?? []).map((p): [string, Lang] => [p, 'en']),
+        ...(op.askedAs?.fr ?? []).map((p): [string, Lang] => [p, 'fr']),
+      ];
       const doc: Doc = {
         op,
         verb,
         object,
         writes: op.method !== 'GET',
-        phrases: [op.title, ...asked].map((p) => terms(rewrite(p)).filter((t) => !vocab().stop.has(t))).filter((p) => p.length),
+        phrases: [[op.title, 'en'] as [string, Lang], ...asked]
+          .map(([p, l]) => terms(rewrite(p), l).filter((t) => !vocab().stop.has(t)))
+          .filter((p) => p.length),
         fields: {
           name: new Set(terms(op.name)),
           title: new Set(terms(op.title)),
-          asked: new Set(terms(asked.map(rewrite).join(' ')).filter((t) => !vocab().stop.has(t))),
+          asked: new Set(asked.flatMap(([p, l]) => terms(rewrite(p), l)).filter((t) => !vocab().stop.has(t))),
           path: new Set(terms(op.path.replace(/\{[^}]+\}/g, ' '))),
           area: new Set(terms(op.toolset)),
           params: new Set(terms(params.filter((p) => !pathParams(op.path).includes(p)).join(' '))),
