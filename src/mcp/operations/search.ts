@@ -1,21 +1,25 @@
 // Ranked search over every operation, for find_operations. Consultants ask in English or French and
 // in their own words ("les remarques du client", "make Julie an admin"), not in API nouns. The words
-// live as data: each catalog entry says what people call it (its askedAs facet, both languages), and
-// catalog/vocabulary.ts holds what no entry owns (stop words, a word map to the API's words, expressions
-// of several words, the readings of "client"). This module only folds and weighs:
-// - words are folded (case, accents, plurals, English and French endings: proposed, proposé and
-//   proposer meet) the same way on both sides;
-// - a field-weighted BM25-like sum (name, title and askedAs count more than the description, the path
-//   and parameters less), plus the best phrase an entry is asked as: the share of its words the request
-//   says and the pairs of words it says in the same order ("the client sent" is not "sent the client");
+// live as data: each catalog entry says what people call it (its askedAs facet, both languages: the
+// situations people are in when they need it), the API's specification says what each operation and
+// area is (catalog/spec-prose.ts, generated from it), and catalog/vocabulary.ts holds what no entry
+// owns (stop words, a word map to the API's words, expressions of several words, the readings of
+// "client"). This module only folds and weighs:
+// - words are stemmed by the Snowball stemmer of their language (@orama/stemmers), the same way on
+//   both sides: proposed and proposing meet, and so do proposer, proposé and proposée;
+// - a field-weighted BM25-like sum (name, title and askedAs count more than the description, the path,
+//   parameters and the spec's prose less), plus the best phrase an entry is asked as: the share of its
+//   words the request says and the pairs of words it says in the same order ("the client sent" is not
+//   "sent the client");
 // - then shaped by what the request is about: an operation whose name's nouns the request names beats
 //   one that only shares a verb; a request that asks nothing to change prefers reads, one that asks for
 //   a change prefers writes.
 // When nothing matches strongly, the caller says so and shows every operation of the likeliest areas.
 import { stemmer as english } from '@orama/stemmers/english';
 import { stemmer as french } from '@orama/stemmers/french';
+import { specProse } from '../../../catalog/spec-prose.js';
 import { vocabulary } from '../../../catalog/vocabulary.js';
-import { type Operation, pathParams, type SearchVocabulary, type Toolset } from '../../operation.js';
+import { type Operation, pathParams, type SearchVocabulary, type SpecProse, type Toolset } from '../../operation.js';
 
 function fold(text: string): string {
   return text
@@ -98,7 +102,15 @@ function vocab(): ReturnType<typeof compile> {
   return compiled;
 }
 
-const FIELD_WEIGHTS = { name: 3, title: 2, asked: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8 } as const;
+/**
+ * spec: what the API's specification says of the operation and its area (catalog/spec-prose.ts). It
+ * weighs least, and counts neither in how rare a word is nor in what a strong match accounts for: the
+ * spec's sentences are about areas and bodies (the same words for every operation of an area), and
+ * counting them there made every area's common words commoner and unrelated requests look answered.
+ */
+const FIELD_WEIGHTS = { name: 3, title: 2, asked: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8, spec: 0.3 } as const;
+/** The fields that say what an operation is (all but the spec's prose). */
+const OWN_FIELDS = (Object.keys(FIELD_WEIGHTS) as (keyof typeof FIELD_WEIGHTS)[]).filter((f) => f !== 'spec');
 /** Weight of the best phrase the operation is asked as (title and askedAs), beside the word sum. */
 const PHRASE_WEIGHT = 1.2;
 /** For each pair of words the request says in the order one of the operation's phrases says them. */
@@ -232,7 +244,11 @@ export class OperationIndex {
   // Indexed on the first search: a session that never searches never pays for it.
   private pending: Operation[] = [];
 
-  constructor(ops: readonly Operation[] = []) {
+  private readonly prose: SpecProse;
+
+  /** prose: what the spec says of each operation (the generated catalog/spec-prose.ts unless given). */
+  constructor(ops: readonly Operation[] = [], opts: { prose?: SpecProse } = {}) {
+    this.prose = opts.prose ?? specProse;
     this.add(ops);
   }
 
@@ -269,10 +285,12 @@ export class OperationIndex {
           description: new Set(terms(op.description)),
           // Enumerated argument values ("executive_summary", "validated") are words people use.
           values: new Set(terms(enumValues(op).join(' '))),
+          // What the API's specification says of it and of its area, in its own words.
+          spec: new Set(terms(`${this.prose.operations[op.name] ?? ''} ${this.prose.areas[op.toolset] ?? ''}`).filter((t) => !vocab().stop.has(t))),
         },
       };
       const seen = new Set<string>();
-      for (const f of Object.values(doc.fields)) for (const t of f) seen.add(t);
+      for (const f of OWN_FIELDS) for (const t of doc.fields[f]) seen.add(t);
       for (const t of seen) this.df.set(t, (this.df.get(t) ?? 0) + 1);
       this.docs.push(doc);
     }
@@ -361,7 +379,7 @@ export class OperationIndex {
         for (const f of Object.keys(FIELD_WEIGHTS) as Field[]) {
           if (doc.fields[f].has(t)) {
             best = Math.max(best, FIELD_WEIGHTS[f]);
-            spread += 0.15;
+            if (f !== 'spec') spread += 0.15;
           }
         }
         if (best > 0) score += w * this.idf(t) * (best + spread);
@@ -384,7 +402,7 @@ export class OperationIndex {
       const doc = this.docs.find((d) => d.op === top.op) as Doc;
       // A word of the request counts as accounted for when the operation has it or a word it maps to.
       const has = (t: string) =>
-        Object.values(doc.fields).some((f) => f.has(t)) || terms(vocab().words.get(t) ?? '').some((m) => Object.values(doc.fields).some((f) => f.has(m)));
+        OWN_FIELDS.some((f) => doc.fields[f].has(t)) || terms(vocab().words.get(t) ?? '').some((m) => OWN_FIELDS.some((f) => doc.fields[f].has(m)));
       const covered = own.filter(has).reduce((sum, t) => sum + weightOf(t), 0);
       strong = covered / ownWeight >= STRONG_SHARE;
     }
