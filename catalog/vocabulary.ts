@@ -15,7 +15,7 @@ export const vocabulary: SearchVocabulary = {
       'quoi comment quand je j moi mon ma mes nous notre nos vous votre vos il elle ils elles on pour par avec sur ' +
       'dans en se sa son leurs leur ne pas plus tout tous toutes faire fais peux peut veux voudrais merci stp svp y ' +
       'qu n c s t m ai as ont etre etait sera aussi tres bien ca cela ceci celui celle ceux dont lui eux toi te me ' +
-      'ni mais donc or car si comme chez ici alors estce associe associes',
+      'ni mais donc or car si comme chez ici alors estce associe associes ete',
   },
   /** A request's word (English or French) mapped to the catalog's words it means. A value may name several. */
   words: {
