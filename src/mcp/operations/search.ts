@@ -124,14 +124,22 @@ const UNASKED_CHANGE = 0.7;
 const UNASKED_READ = 0.85;
 /**
  * A match is strong when it accounts for at least this share of what the request says (its words'
- * weight, rare words counting more); below it find_operations says it is unsure.
+ * weight, rare words counting more), and scores at least STRONG_SCORE per unit of that weight (a
+ * match made only of words its description or parameters share is not); below either,
+ * find_operations says it is unsure. Set on the tuned sets against both errors: a request no operation
+ * answers left strong, and a request one does answer called weak.
  */
-const STRONG_SHARE = 0.5;
+const STRONG_SHARE = 0.4;
+const STRONG_SCORE = 1;
 /** Where a request starts saying what its object is about, and how much the words after count. */
 const ABOUT = /\b(?:about|regarding|concerning|au sujet d|a propos d|concernant)\b/;
 const SUBJECT_WEIGHT = 0.5;
-/** A request's word that neither the operations nor the vocabulary know weighs this share of the rarest word's weight. */
-const UNKNOWN_WORD = 0.5;
+/**
+ * A request's word that neither the operations nor the vocabulary know weighs what the rarest word
+ * weighs: unseen, it is as rare as a word can be, and a request made mostly of such words ("book a
+ * meeting room") asks for something no operation does.
+ */
+const UNKNOWN_WORD = 1;
 type Field = keyof typeof FIELD_WEIGHTS;
 
 interface Doc {
@@ -404,7 +412,7 @@ export class OperationIndex {
       const has = (t: string) =>
         OWN_FIELDS.some((f) => doc.fields[f].has(t)) || terms(vocab().words.get(t) ?? '').some((m) => OWN_FIELDS.some((f) => doc.fields[f].has(m)));
       const covered = own.filter(has).reduce((sum, t) => sum + weightOf(t), 0);
-      strong = covered / ownWeight >= STRONG_SHARE;
+      strong = covered / ownWeight >= STRONG_SHARE && top.score / ownWeight >= STRONG_SCORE;
     }
     // The likeliest areas: the areas of the best few matches, by their summed scores.
     const byArea = new Map<Toolset, number>();
