@@ -212,12 +212,21 @@ function expand(query: string, known: (t: string) => boolean): Query {
   // supplier onboarding"), not which thing: they weigh less.
   const about = text.search(ABOUT);
   const subject = new Set(about < 0 ? [] : terms(text.slice(about), lang));
+  // What a participle means is said as a state too ("the data imported": import means upload, not asked for).
+  const changeSaid = new Set<string>();
+  const stateSaid = new Set<string>();
   for (const t of words) {
     const mapped = vocab().words.get(t);
     const w = subject.has(t) ? SUBJECT_WEIGHT : 1;
     if (!vocab().stop.has(t)) add(t, w);
-    if (mapped) for (const m of terms(mapped)) add(m, (mapped.startsWith(t) ? 1 : 0.8) * w);
+    if (mapped) {
+      for (const m of terms(mapped)) {
+        add(m, (mapped.startsWith(t) ? 1 : 0.8) * w);
+        (participles.has(t) ? stateSaid : changeSaid).add(m);
+      }
+    }
   }
+  for (const m of stateSaid) if (!changeSaid.has(m) && !words.includes(m)) participles.add(m);
   for (const [i, t] of terms(text, other(lang)).entries()) {
     const own = words[i] as string;
     if (t !== own && !vocab().stop.has(own)) add(t, OTHER_LANGUAGE * (subject.has(own) ? SUBJECT_WEIGHT : 1));
