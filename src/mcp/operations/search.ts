@@ -50,11 +50,25 @@ export function terms(text: string, lang: Lang = 'en'): string[] {
     .map((w) => stemOf(w, lang));
 }
 
+/**
+ * Stems already computed, per language: the catalog's few thousand words repeat across operations and
+ * the stemmers build their expressions at every call. Bounded, since requests bring words of their own.
+ */
+const STEMS = { en: new Map<string, string>(), fr: new Map<string, string>() };
+const STEMS_KEPT = 20_000;
+
 function stemOf(w: string, lang: Lang): string {
   const whole = WHOLE[w];
   if (whole) return whole;
   if (w.length < 3 || /\d/.test(w)) return w;
-  return fold(STEMMERS[lang](lang === 'fr' ? w.replace(/ee(s?)$/, 'ée$1').replace(/ie(s?)$/, 'ié$1') : w));
+  const seen = STEMS[lang];
+  let stem = seen.get(w);
+  if (stem === undefined) {
+    stem = fold(STEMMERS[lang](lang === 'fr' ? w.replace(/ee(s?)$/, 'ée$1').replace(/ie(s?)$/, 'ié$1') : w));
+    if (seen.size >= STEMS_KEPT) seen.clear();
+    seen.set(w, stem);
+  }
+  return stem;
 }
 
 /** A request's language: French when it says more of the French stop words (or accented words) than of the English ones. */
