@@ -3,7 +3,7 @@
 // text (test/fixtures/workspace-consulting-api.md, the copy of the API's public specification kept
 // beside its list of documented operations):
 // - each area's purpose, from the table of functional areas;
-// - each endpoint's section heading and payload cell, from the endpoint tables;
+// - each endpoint's payload cell, from the endpoint tables (where it says more than "list");
 // - for a write, the fields and values of the resource its body takes (Resources and their fields),
 //   named by its payload ("body AI profile", "guide topic", "multipart artifact upload"), or below
 //   where the payload names none.
@@ -132,14 +132,15 @@ export function specProse(md: string, ops: readonly Operation[]): SpecProse {
     for (const [method = '', path = '', , payload = ''] of rows(s.lines)) {
       const op = byRoute.get(key(method, path));
       if (!op) continue;
-      const said = [s.title, payload.replace(/\b(?:list|none|\d{3})\b/g, ' ')];
+      const said = [payload.replace(/\b(?:list|none|\d{3})\b/g, ' ')];
       if (method !== 'GET') {
         // The resource the payload names, outside its parentheses (which list values: "workspace, method").
         const named = BODY_OF[key(method, path)]?.toLowerCase();
         const lower = payload.toLowerCase().replace(/\(.*?\)/g, ' ');
         for (const [r, text] of bodies) if (named === r || new RegExp(`\\b${r}\\b`).test(lower)) said.push(text);
       }
-      operations[op.name] = clean(said.join('. '));
+      const text = clean(said.join('. ')).replace(/^[.\s]+/, '');
+      if (text) operations[op.name] = text;
     }
   }
   return { areas, operations };

@@ -117,14 +117,16 @@ function vocab(): ReturnType<typeof compile> {
 }
 
 /**
- * spec: what the API's specification says of the operation and its area (catalog/spec-prose.ts). It
- * weighs least, and counts neither in how rare a word is nor in what a strong match accounts for: the
- * spec's sentences are about areas and bodies (the same words for every operation of an area), and
- * counting them there made every area's common words commoner and unrelated requests look answered.
+ * spec: what the API's specification says of the operation (its payload, the fields and values of
+ * the body it takes: catalog/spec-prose.ts), weighed least, counted like the entry's own words but
+ * adding nothing for being said in more fields (the spec repeats the entry's parameter names).
+ * areaSpec: the spec's sentence about the operation's area, the same for every operation of the area:
+ * it counts neither in how rare a word is nor in what a strong match accounts for, since counting it
+ * there made every area's common words commoner and unrelated requests look answered.
  */
-const FIELD_WEIGHTS = { name: 3, title: 2, asked: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8, spec: 0.3 } as const;
-/** The fields that say what an operation is (all but the spec's prose). */
-const OWN_FIELDS = (Object.keys(FIELD_WEIGHTS) as (keyof typeof FIELD_WEIGHTS)[]).filter((f) => f !== 'spec');
+const FIELD_WEIGHTS = { name: 3, title: 2, asked: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8, spec: 0.5, areaSpec: 0.3 } as const;
+/** The fields that say what an operation is (all but its area's sentence). */
+const OWN_FIELDS = (Object.keys(FIELD_WEIGHTS) as (keyof typeof FIELD_WEIGHTS)[]).filter((f) => f !== 'areaSpec');
 /** Weight of the best phrase the operation is asked as (title and askedAs), beside the word sum. */
 const PHRASE_WEIGHT = 1.2;
 /** For each pair of words the request says in the order one of the operation's phrases says them. */
@@ -317,7 +319,8 @@ export class OperationIndex {
           // Enumerated argument values ("executive_summary", "validated") are words people use.
           values: new Set(terms(enumValues(op).join(' '))),
           // What the API's specification says of it and of its area, in its own words.
-          spec: new Set(terms(`${this.prose.operations[op.name] ?? ''} ${this.prose.areas[op.toolset] ?? ''}`).filter((t) => !vocab().stop.has(t))),
+          spec: new Set(terms(this.prose.operations[op.name] ?? '').filter((t) => !vocab().stop.has(t))),
+          areaSpec: new Set(terms(this.prose.areas[op.toolset] ?? '').filter((t) => !vocab().stop.has(t))),
         },
       };
       const seen = new Set<string>();
@@ -410,7 +413,7 @@ export class OperationIndex {
         for (const f of Object.keys(FIELD_WEIGHTS) as Field[]) {
           if (doc.fields[f].has(t)) {
             best = Math.max(best, FIELD_WEIGHTS[f]);
-            if (f !== 'spec') spread += 0.15;
+            if (f !== 'spec' && f !== 'areaSpec') spread += 0.15;
           }
         }
         if (best > 0) score += w * this.idf(t) * (best + spread);
