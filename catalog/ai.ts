@@ -186,6 +186,8 @@ export const ai = area('ai', [
         'model behind the chat',
         'which engine runs each AI task',
         'current model choices',
+        'which engine does OCR or vision',
+        'is text recognition set up',
       ],
       fr: [
         'quel modèle est utilisé pour quoi',
@@ -194,6 +196,8 @@ export const ai = area('ai', [
         'modèle derrière le chat',
         'quel moteur fait chaque tâche IA',
         'choix de modèles actuels',
+        'quel moteur fait l’OCR',
+        'la reconnaissance de texte est-elle configurée',
       ],
     },
     paginated: true,

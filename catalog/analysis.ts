@@ -443,8 +443,21 @@ export const analysis = area(
       method: 'PATCH',
       path: '/engagements/{engagement}/findings/{finding}',
       askedAs: {
-        en: ['edit a finding', 'rephrase a finding', 'change the wording of a finding', 'fix the severity of a finding', 'correct the statement of a finding'],
-        fr: ['modifier un constat', 'reformuler un constat', 'corriger la gravité d’un constat', 'corriger l’énoncé d’un constat'],
+        en: [
+          'edit a finding',
+          'rephrase a finding',
+          'change the wording of a finding',
+          'fix the severity of a finding',
+          'correct the statement of a finding',
+          'link a finding to a process step',
+        ],
+        fr: [
+          'modifier un constat',
+          'reformuler un constat',
+          'corriger la gravité d’un constat',
+          'corriger l’énoncé d’un constat',
+          'rattacher un constat à une étape du processus',
+        ],
       },
       destructive: false,
       fields: findingFields,

@@ -51,8 +51,22 @@ export const interviews = area(
       method: 'POST',
       path: '/engagements/{engagement}/interviews/preview-session',
       askedAs: {
-        en: ['try the interview as a participant', 'rehearse the interview', 'preview the interviewer', 'go through the interview myself'],
-        fr: ['essayer l’entretien comme un participant', 'répéter l’entretien', 'aperçu de l’entretien', 'passer l’entretien moi-même'],
+        en: [
+          'try the interview as a participant',
+          'rehearse the interview',
+          'preview the interviewer',
+          'go through the interview myself',
+          'voice only or with screen sharing',
+          'as seen on a given device or browser',
+        ],
+        fr: [
+          'essayer l’entretien comme un participant',
+          'répéter l’entretien',
+          'aperçu de l’entretien',
+          'passer l’entretien moi-même',
+          'voix seule ou avec partage d’écran',
+          'tel que vu sur un appareil donné',
+        ],
       },
       // Creates a throwaway session; nothing existing changes.
       destructive: false,
@@ -65,8 +79,20 @@ export const interviews = area(
       method: 'POST',
       path: '/engagements/{engagement}/interviews/test',
       askedAs: {
-        en: ['run a test interview', 'dry run with a simulated participant', 'simulate a participant in text', 'check the guide end to end'],
-        fr: ['lancer un entretien test', 'simulation d’entretien', 'simuler un participant par écrit', 'vérifier le guide de bout en bout'],
+        en: [
+          'run a test interview',
+          'dry run with a simulated participant',
+          'simulate a participant in text',
+          'check the guide end to end',
+          'simulate the participant in text',
+        ],
+        fr: [
+          'lancer un entretien test',
+          'simulation d’entretien',
+          'simuler un participant par écrit',
+          'vérifier le guide de bout en bout',
+          'simuler le participant par écrit',
+        ],
       },
       destructive: false,
       fields: sessionRequest,

@@ -48,13 +48,25 @@ export const workspace = area('workspace', [
     path: '/workspace',
     example: { display_name: 'Atelier Conseil' },
     askedAs: {
-      en: ['change workspace settings', 'set the retention period', 'keep data for less time', 'tighten login security', 'shorten how long data is stored'],
+      en: [
+        'change workspace settings',
+        'set the retention period',
+        'keep data for less time',
+        'tighten login security',
+        'shorten how long data is stored',
+        'how many days raw data and deliverables are kept',
+        'let consultants use the platform’s AI keys',
+        'e-mail code for participants by default',
+      ],
       fr: [
         'modifier les paramètres de l’espace',
         'changer la durée de conservation',
         'garder les données moins longtemps',
         'exiger la double authentification',
         'garder les données brutes moins longtemps',
+        'conservation des livrables en jours',
+        'autoriser les clés IA de la plateforme',
+        'langues proposées dans l’espace',
       ],
     },
     // Settings can be set back; data past a shortened retention is purged later by retention, not by this call.
@@ -83,8 +95,8 @@ export const workspace = area('workspace', [
     path: '/workspace/branding',
     example: { email_sender_name: 'Atelier Conseil', primary_color: '#1F3A5F' },
     askedAs: {
-      en: ['brand colours', 'our look and feel', 'sender name of e-mails', 'customise the look of messages'],
-      fr: ['couleurs de la marque', 'charte graphique', 'nom d’expéditeur des e-mails', 'nos couleurs dans les e-mails'],
+      en: ['brand colours', 'our look and feel', 'sender name of e-mails', 'customise the look of messages', 'primary and accent colours'],
+      fr: ['couleurs de la marque', 'charte graphique', 'nom d’expéditeur des e-mails', 'nos couleurs dans les e-mails', 'couleur principale et d’accent'],
     },
     destructive: false,
     fields: () => ({
@@ -158,8 +170,8 @@ export const workspace = area('workspace', [
     method: 'GET',
     path: '/workspace/members',
     askedAs: {
-      en: ['our team', 'who has access', 'users of the workspace', 'who is in the firm and their role'],
-      fr: ['notre équipe', 'qui a accès', 'utilisateurs de l’espace', 'membres de l’espace et leurs droits'],
+      en: ['our team', 'who has access', 'users of the workspace', 'who is in the firm and their role', 'each member’s role'],
+      fr: ['notre équipe', 'qui a accès', 'utilisateurs de l’espace', 'membres de l’espace et leurs droits', 'le rôle de chaque membre'],
     },
     paginated: true,
   }),
