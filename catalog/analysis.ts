@@ -57,8 +57,8 @@ export const analysis = area(
       path: '/analysis/enums/{name}',
       example: { name: 'finding-types' },
       askedAs: {
-        en: ['allowed values of analysis fields', 'finding types', 'what values an analysis field can take'],
-        fr: ['valeurs possibles de l’analyse', 'types de constats', 'quelles valeurs peut prendre un champ de l’analyse'],
+        en: ['allowed values of analysis fields', 'finding types', 'what values an analysis field can take', 'allowed categories of a finding'],
+        fr: ['valeurs possibles de l’analyse', 'types de constats', 'quelles valeurs peut prendre un champ de l’analyse', 'catégories de constats possibles'],
       },
       pathSchemas: () => ({ name: slug() }),
       paginated: true,
@@ -72,8 +72,8 @@ export const analysis = area(
       path: '/engagements/{engagement}/analysis/runs',
       example: { engagement: '$demo.engagement' },
       askedAs: {
-        en: ['analysis history', 'is the analysis still going', 'past analysis jobs'],
-        fr: ['historique des analyses', 'l’analyse est-elle terminée', 'analyses lancées'],
+        en: ['analysis history', 'is the analysis still going', 'past analysis jobs', 'earlier runs and their outcome'],
+        fr: ['historique des analyses', 'l’analyse est-elle terminée', 'analyses lancées', 'analyses déjà faites sur la mission'],
       },
       paginated: true,
     }),
@@ -84,7 +84,10 @@ export const analysis = area(
       method: 'GET',
       path: '/engagements/{engagement}/analysis/runs/{run}',
       example: { engagement: '$demo.engagement', run: '$demo.analysis_run' },
-      askedAs: { en: ['progress of the analysis', 'is the run finished'], fr: ['avancement de l’analyse', 'l’analyse a-t-elle fini'] },
+      askedAs: {
+        en: ['progress of the analysis', 'is the run finished', 'has the analysis finished'],
+        fr: ['avancement de l’analyse', 'l’analyse a-t-elle fini', 'l’analyse est-elle finie'],
+      },
       // Named by the spec (runs can be cancelled), documented by the live description.
       undocumented: true,
       // Not on the default surface: start_analysis_run follows the run; a later check goes through call_operation.
@@ -96,8 +99,22 @@ export const analysis = area(
       method: 'POST',
       path: '/engagements/{engagement}/analysis/runs',
       askedAs: {
-        en: ['analyse the new interviews', 'rerun the analysis', 'process the material', 'refresh the analysis'],
-        fr: ['analyser les nouveaux entretiens', 'relancer l’analyse', 'traiter la matière', 'mettre à jour l’analyse'],
+        en: [
+          'analyse the new interviews',
+          'rerun the analysis',
+          'process the material',
+          'refresh the analysis',
+          'analyse everything again from scratch',
+          'take the new material into account',
+        ],
+        fr: [
+          'analyser les nouveaux entretiens',
+          'relancer l’analyse',
+          'traiter la matière',
+          'mettre à jour l’analyse',
+          'tout réanalyser depuis le début',
+          'prendre en compte les nouveaux éléments',
+        ],
       },
       // Creates a job and proposals to review; nothing existing is changed until a proposal is accepted.
       destructive: false,
@@ -119,7 +136,10 @@ export const analysis = area(
       description: 'Stop a queued or running analysis run. It cannot be resumed; start a new run instead.',
       method: 'POST',
       path: '/engagements/{engagement}/analysis/runs/{run}/cancel',
-      askedAs: { en: ['stop the analysis', 'abort the running analysis'], fr: ['arrêter l’analyse', 'interrompre l’analyse en cours'] },
+      askedAs: {
+        en: ['stop the analysis', 'abort the running analysis', 'halt the analysis', 'abort a queued run'],
+        fr: ['arrêter l’analyse', 'interrompre l’analyse en cours', 'interrompre l’analyse', 'annuler une analyse en file d’attente'],
+      },
       destructive: true,
     }),
     op({
@@ -130,8 +150,14 @@ export const analysis = area(
       path: '/engagements/{engagement}/analysis/summary',
       example: { engagement: '$demo.engagement' },
       askedAs: {
-        en: ['where the analysis stands', 'state of the analysis', 'overview of findings and processes'],
-        fr: ['où en est l’analyse', 'état de l’analyse', 'bilan de l’analyse'],
+        en: [
+          'where the analysis stands',
+          'state of the analysis',
+          'overview of findings and processes',
+          'what remains to review',
+          'before drafting, where do we stand',
+        ],
+        fr: ['où en est l’analyse', 'état de l’analyse', 'bilan de l’analyse', 'ce qu’il reste à revoir', 'avant de rédiger, où en est-on'],
       },
     }),
     op({
@@ -142,8 +168,20 @@ export const analysis = area(
       path: '/engagements/{engagement}/change-proposals',
       example: { engagement: '$demo.engagement' },
       askedAs: {
-        en: ['changes the AI suggests', 'proposals waiting for approval', 'what the analysis wants to change'],
-        fr: ['changements proposés par l’IA', 'propositions à valider', 'ce que l’analyse veut modifier'],
+        en: [
+          'changes the AI suggests',
+          'proposals waiting for approval',
+          'what the analysis wants to change',
+          'suggestions from the last analysis',
+          'what the AI wants to add to the processes',
+        ],
+        fr: [
+          'changements proposés par l’IA',
+          'propositions à valider',
+          'ce que l’analyse veut modifier',
+          'suggestions de la dernière analyse',
+          'ce que l’IA veut ajouter aux processus',
+        ],
       },
       paginated: true,
     }),
@@ -154,8 +192,8 @@ export const analysis = area(
       method: 'POST',
       path: '/engagements/{engagement}/change-proposals/accept-all',
       askedAs: {
-        en: ['approve every suggested change', 'apply all proposals'],
-        fr: ['accepter toutes les propositions', 'appliquer tous les changements proposés'],
+        en: ['approve every suggested change', 'apply all proposals', 'take every suggestion of the run'],
+        fr: ['accepter toutes les propositions', 'appliquer tous les changements proposés', 'prendre toutes les suggestions'],
       },
       destructive: true,
       fields: bulkProposalFields,
@@ -173,8 +211,13 @@ export const analysis = area(
       method: 'POST',
       path: '/engagements/{engagement}/change-proposals/reject-all',
       askedAs: {
-        en: ['discard all suggested changes', 'refuse every proposal'],
-        fr: ['rejeter toutes les propositions', 'ignorer tous les changements proposés'],
+        en: ['discard all suggested changes', 'refuse every proposal', 'ignore all the suggestions', 'throw out what the run suggested'],
+        fr: [
+          'rejeter toutes les propositions',
+          'ignorer tous les changements proposés',
+          'ignorer toutes les suggestions',
+          'écarter tout ce que l’analyse propose',
+        ],
       },
       destructive: true,
       fields: bulkProposalFields,
@@ -191,7 +234,10 @@ export const analysis = area(
       description: "Apply one change proposal to the engagement's processes, findings or opportunities.",
       method: 'POST',
       path: '/engagements/{engagement}/change-proposals/{proposal}/accept',
-      askedAs: { en: ['apply one suggested change', 'approve a proposal'], fr: ['accepter une proposition', 'appliquer un changement proposé'] },
+      askedAs: {
+        en: ['apply one suggested change', 'approve a proposal', 'take this one suggestion'],
+        fr: ['accepter une proposition', 'appliquer un changement proposé', 'retenir cette suggestion'],
+      },
       // One reviewed change whose result stays editable, unlike the bulk accept that applies unseen ones.
       destructive: false,
     }),
@@ -201,7 +247,10 @@ export const analysis = area(
       description: 'Discard one change proposal without applying it. Irreversible.',
       method: 'POST',
       path: '/engagements/{engagement}/change-proposals/{proposal}/reject',
-      askedAs: { en: ['discard one suggested change', 'refuse a proposal'], fr: ['rejeter une proposition', 'refuser un changement proposé'] },
+      askedAs: {
+        en: ['discard one suggested change', 'refuse a proposal', 'drop this one suggestion'],
+        fr: ['rejeter une proposition', 'refuser un changement proposé', 'écarter cette suggestion'],
+      },
       destructive: true,
     }),
     op({
@@ -212,8 +261,20 @@ export const analysis = area(
       path: '/engagements/{engagement}/contradictions',
       example: { engagement: '$demo.engagement' },
       askedAs: {
-        en: ['where interviewees disagree', 'conflicting statements', 'inconsistencies between sources'],
-        fr: ['où les interviewés ne sont pas d’accord', 'déclarations contradictoires', 'incohérences entre les sources'],
+        en: [
+          'where interviewees disagree',
+          'conflicting statements',
+          'inconsistencies between sources',
+          'where accounts differ',
+          'statements that do not match',
+        ],
+        fr: [
+          'où les interviewés ne sont pas d’accord',
+          'déclarations contradictoires',
+          'incohérences entre les sources',
+          'points où les versions divergent',
+          'témoignages qui ne concordent pas',
+        ],
       },
       paginated: true,
       surface: 'review',
@@ -231,8 +292,14 @@ export const analysis = area(
         resolution_note: 'Délais confirmés par le contrôleur',
       },
       askedAs: {
-        en: ['settle a disagreement', 'close a contradiction', 'decide who is right'],
-        fr: ['trancher un désaccord', 'régler une contradiction', 'décider qui a raison'],
+        en: [
+          'settle a disagreement',
+          'close a contradiction',
+          'decide who is right',
+          'dismiss a disagreement as a misunderstanding',
+          'turn a disagreement into a finding',
+        ],
+        fr: ['trancher un désaccord', 'régler une contradiction', 'décider qui a raison', 'classer un désaccord', 'garder un désaccord comme constat'],
       },
       // The status can be set again by another resolve call.
       destructive: false,
@@ -251,12 +318,19 @@ export const analysis = area(
       path: '/engagements/{engagement}/evidences/{evidence}',
       example: { engagement: '$demo.engagement', evidence: '$demo.evidence', is_publishable: false },
       askedAs: {
-        en: ['hide a quote from the deliverable', 'keep an excerpt confidential', 'allow an evidence in the report', 'keep a quote out of the client’s copy'],
+        en: [
+          'hide a quote from the deliverable',
+          'keep an excerpt confidential',
+          'allow an evidence in the report',
+          'keep a quote out of the client’s copy',
+          'a quote must not appear in the report',
+        ],
         fr: [
           'masquer une citation du livrable',
           'garder un extrait confidentiel',
           'autoriser une preuve dans le rapport',
           'garder une citation hors de la version client',
+          'cette citation ne doit pas figurer dans le rapport',
         ],
       },
       destructive: false,
@@ -270,8 +344,20 @@ export const analysis = area(
       path: '/engagements/{engagement}/evidences/{evidence}/preview',
       example: { engagement: '$demo.engagement', evidence: '$demo.evidence' },
       askedAs: {
-        en: ['see the source behind a finding', 'the excerpt a finding rests on', 'where a conclusion comes from'],
-        fr: ['voir la source d’un constat', 'l’extrait sur lequel repose un constat', 'd’où vient une conclusion'],
+        en: [
+          'see the source behind a finding',
+          'the excerpt a finding rests on',
+          'where a conclusion comes from',
+          'the passage behind a quote',
+          'check what a finding rests on',
+        ],
+        fr: [
+          'voir la source d’un constat',
+          'l’extrait sur lequel repose un constat',
+          'd’où vient une conclusion',
+          'le passage derrière une citation',
+          'vérifier sur quoi repose un constat',
+        ],
       },
     }),
     op({
@@ -283,8 +369,26 @@ export const analysis = area(
       example: { engagement: '$demo.engagement', limit: 5 },
       completes: { argument: 'finding', label: 'statement' },
       askedAs: {
-        en: ['what we found', 'key findings', 'pain points identified', 'observations of the audit', 'what we concluded', 'key insights so far'],
-        fr: ['nos constats', 'points clés relevés', 'irritants identifiés', 'observations de l’audit', 'ce qu’on a conclu', 'les enseignements clés'],
+        en: [
+          'what we found',
+          'key findings',
+          'pain points identified',
+          'observations of the audit',
+          'what we concluded',
+          'key insights so far',
+          'findings to cite in the report',
+          'pain points raised by interviewees',
+        ],
+        fr: [
+          'nos constats',
+          'points clés relevés',
+          'irritants identifiés',
+          'observations de l’audit',
+          'ce qu’on a conclu',
+          'les enseignements clés',
+          'constats à citer dans le rapport',
+          'irritants remontés par les interviewés',
+        ],
       },
       paginated: true,
       surface: 'review',
@@ -296,8 +400,22 @@ export const analysis = area(
       method: 'POST',
       path: '/engagements/{engagement}/findings',
       askedAs: {
-        en: ['record a new finding', 'note a pain point', 'log an observation', 'add a conclusion of our own'],
-        fr: ['noter un constat', 'enregistrer un irritant', 'consigner une observation', 'ajouter une conclusion'],
+        en: [
+          'record a new finding',
+          'note a pain point',
+          'log an observation',
+          'add a conclusion of our own',
+          'capture a risk we observed',
+          'write down a new pain point',
+        ],
+        fr: [
+          'noter un constat',
+          'enregistrer un irritant',
+          'consigner une observation',
+          'ajouter une conclusion',
+          'consigner une dépendance à une personne',
+          'noter un nouvel irritant',
+        ],
       },
       destructive: false,
       fields: () => ({
@@ -317,7 +435,10 @@ export const analysis = area(
       description: 'One finding with its fields and review status.',
       method: 'GET',
       path: '/engagements/{engagement}/findings/{finding}',
-      askedAs: { en: ['details of a finding', 'one finding and its status'], fr: ['détail d’un constat', 'un constat et son statut'] },
+      askedAs: {
+        en: ['details of a finding', 'one finding and its status', 'the evidence and status of one finding'],
+        fr: ['détail d’un constat', 'un constat et son statut', 'les preuves et le statut d’un constat'],
+      },
       surface: 'review',
       resource: {
         name: 'finding',
@@ -334,8 +455,21 @@ export const analysis = area(
       method: 'PATCH',
       path: '/engagements/{engagement}/findings/{finding}',
       askedAs: {
-        en: ['edit a finding', 'rephrase a finding', 'change the wording of a finding', 'fix the severity of a finding'],
-        fr: ['modifier un constat', 'reformuler un constat', 'corriger la gravité d’un constat'],
+        en: [
+          'edit a finding',
+          'rephrase a finding',
+          'change the wording of a finding',
+          'fix the severity of a finding',
+          'correct the statement of a finding',
+          'link a finding to a process step',
+        ],
+        fr: [
+          'modifier un constat',
+          'reformuler un constat',
+          'corriger la gravité d’un constat',
+          'corriger l’énoncé d’un constat',
+          'rattacher un constat à une étape du processus',
+        ],
       },
       destructive: false,
       fields: findingFields,
@@ -349,8 +483,8 @@ export const analysis = area(
       method: 'DELETE',
       path: '/engagements/{engagement}/findings/{finding}',
       askedAs: {
-        en: ['remove a finding', 'erase a finding permanently', 'delete a finding completely'],
-        fr: ['supprimer un constat', 'effacer définitivement un constat'],
+        en: ['remove a finding', 'erase a finding permanently', 'delete a finding completely', 'a duplicate finding to get rid of'],
+        fr: ['supprimer un constat', 'effacer définitivement un constat', 'effacer un constat inutile'],
       },
       destructive: true,
     }),
@@ -361,8 +495,20 @@ export const analysis = area(
       method: 'POST',
       path: '/engagements/{engagement}/findings/{finding}/evidences',
       askedAs: {
-        en: ['back a finding with a quote', 'link a source to a finding', 'add proof'],
-        fr: ['appuyer un constat par une citation', 'lier une source à un constat', 'ajouter une preuve'],
+        en: [
+          'back a finding with a quote',
+          'link a source to a finding',
+          'add proof',
+          'support a finding with a pin or a frame',
+          'attach another source to a finding',
+        ],
+        fr: [
+          'appuyer un constat par une citation',
+          'lier une source à un constat',
+          'ajouter une preuve',
+          'étayer un constat par un repère',
+          'rattacher une autre source à un constat',
+        ],
       },
       destructive: false,
       fields: evidenceFields,
@@ -373,7 +519,10 @@ export const analysis = area(
       description: 'Detach one evidence from a finding.',
       method: 'DELETE',
       path: '/engagements/{engagement}/findings/{finding}/evidences/{evidence}',
-      askedAs: { en: ['unlink a source from a finding', 'detach a quote'], fr: ['retirer une preuve d’un constat', 'détacher une citation'] },
+      askedAs: {
+        en: ['unlink a source from a finding', 'detach a quote', 'a quote that does not support the finding'],
+        fr: ['retirer une preuve d’un constat', 'détacher une citation', 'dissocier une preuve'],
+      },
       destructive: true,
     }),
     op({
@@ -384,8 +533,24 @@ export const analysis = area(
       path: '/engagements/{engagement}/findings/{finding}/review',
       example: { engagement: '$demo.engagement', finding: '$demo.proposed_finding', review_status: 'validated' },
       askedAs: {
-        en: ['approve a finding', 'reject a finding', 'validate or dismiss a finding', 'accept a proposed finding', 'sign off a conclusion'],
-        fr: ['valider un constat', 'rejeter un constat', 'approuver ou refuser un constat', 'remettre un constat à revoir', 'valider une conclusion'],
+        en: [
+          'approve a finding',
+          'reject a finding',
+          'validate or dismiss a finding',
+          'accept a proposed finding',
+          'sign off a conclusion',
+          'turn down a proposed finding',
+          'this finding is fine, validate it',
+        ],
+        fr: [
+          'valider un constat',
+          'rejeter un constat',
+          'approuver ou refuser un constat',
+          'remettre un constat à revoir',
+          'valider une conclusion',
+          'ce constat est faux, le rejeter',
+          'ce constat tient, le valider',
+        ],
       },
       destructive: false,
       fields: () => ({ review_status: z.enum(REVIEW_STATUSES) }),

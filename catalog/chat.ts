@@ -14,8 +14,20 @@ export const chat = area(
       path: '/engagements/{engagement}/chat/ask',
       example: { engagement: '$demo.engagement', question: 'Que dit le service comptable de la double saisie des factures ?' },
       askedAs: {
-        en: ['what did people say about', 'ask a question about the interviews', 'search what interviewees said'],
-        fr: ['qu’ont dit les gens sur', 'poser une question sur les entretiens', 'chercher ce qu’ont dit les interviewés'],
+        en: [
+          'what did people say about',
+          'ask a question about the interviews',
+          'search what interviewees said',
+          'has this come up in interviews',
+          'ask the material a question',
+        ],
+        fr: [
+          'qu’ont dit les gens sur',
+          'poser une question sur les entretiens',
+          'chercher ce qu’ont dit les interviewés',
+          'quelqu’un a-t-il parlé de',
+          'interroger la matière',
+        ],
       },
       // The spec: a read token may ask the audit chat a question.
       scope: 'read',
@@ -31,7 +43,10 @@ export const chat = area(
       method: 'GET',
       path: '/engagements/{engagement}/chat/threads',
       example: { engagement: '$demo.engagement' },
-      askedAs: { en: ['earlier chat conversations', 'past questions to the audit chat'], fr: ['anciennes conversations du chat', 'questions posées au chat'] },
+      askedAs: {
+        en: ['earlier chat conversations', 'past questions to the audit chat', 'an earlier conversation with the assistant'],
+        fr: ['anciennes conversations du chat', 'questions posées au chat', 'historique des échanges avec le chat'],
+      },
       paginated: true,
     }),
   ],

@@ -97,7 +97,10 @@ export const deliverables = area(
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/documents',
       example: { engagement: '$demo.engagement' },
-      askedAs: { en: ['sections of the report', 'documents in the deliverable'], fr: ['parties du rapport', 'documents du livrable'] },
+      askedAs: {
+        en: ['sections of the report', 'documents in the deliverable', 'which parts the report includes'],
+        fr: ['parties du rapport', 'documents du livrable', 'quelles parties le rapport contient'],
+      },
       paginated: true,
       // Not on the default surface: the kinds are an enum of every document tool; call_operation lists them.
     }),
@@ -107,7 +110,10 @@ export const deliverables = area(
       description: 'Generate every document of the deliverable from the analysis, in the background; ai: true lets the AI write the text.',
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/documents/generate-all',
-      askedAs: { en: ['write the whole report', 'produce every document at once'], fr: ['rédiger tout le rapport', 'produire tous les documents d’un coup'] },
+      askedAs: {
+        en: ['write the whole report', 'produce every document at once', 'have the AI draft the whole deliverable'],
+        fr: ['rédiger tout le rapport', 'produire tous les documents d’un coup', 'faire rédiger tout le livrable par l’IA'],
+      },
       // The spec gives no keep-edits mode here, so a regeneration may overwrite edited documents.
       destructive: true,
       fields: () => ({ ai: z.boolean().optional() }),
@@ -130,7 +136,30 @@ export const deliverables = area(
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/documents/{kind}',
       example: { engagement: '$demo.engagement', kind: 'executive_summary' },
-      askedAs: { en: ['read a section of the report', 'content of the executive summary'], fr: ['lire une partie du rapport', 'contenu de la synthèse'] },
+      askedAs: {
+        en: [
+          'read a section of the report',
+          'content of the executive summary',
+          'the blocks of a section before editing it',
+          'a section as it stands',
+          'the client’s tools landscape',
+          'the map of pain points',
+          'open questions and uncertainties',
+          'verbatims chosen for the report',
+          'the roles and activities document',
+        ],
+        fr: [
+          'lire une partie du rapport',
+          'contenu de la synthèse',
+          'les blocs d’une partie avant de la modifier',
+          'une partie telle qu’elle est',
+          'cartographie des outils du client',
+          'carte des irritants',
+          'points d’incertitude',
+          'verbatims retenus',
+          'document des rôles et activités',
+        ],
+      },
       pathSchemas: documentKind,
       resource: {
         name: 'deliverable_document',
@@ -148,8 +177,26 @@ export const deliverables = area(
       method: 'PATCH',
       path: '/engagements/{engagement}/deliverable/documents/{kind}',
       askedAs: {
-        en: ['edit a section of the report', 'rewrite a paragraph', 'leave a document out of the report'],
-        fr: ['modifier une partie du rapport', 'retoucher un paragraphe', 'exclure un document du rapport'],
+        en: [
+          'edit a section of the report',
+          'rewrite a paragraph',
+          'leave a document out of the report',
+          'drop a section from the report',
+          'include a document in the deliverable',
+          'a chart of gains against effort',
+          'a heat map of pain points',
+          'add a callout or a quote block',
+        ],
+        fr: [
+          'modifier une partie du rapport',
+          'retoucher un paragraphe',
+          'exclure un document du rapport',
+          'retirer une partie du rapport',
+          'inclure un document dans le livrable',
+          'matrice gains et efforts',
+          'carte de chaleur des irritants',
+          'ajouter un encadré ou une citation',
+        ],
       },
       pathSchemas: documentKind,
       // An edit guarded by the concurrency token; the document can be edited or regenerated again.
@@ -172,8 +219,20 @@ export const deliverables = area(
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/documents/{kind}/generate',
       askedAs: {
-        en: ['write the executive summary', 'produce the roadmap', 'regenerate a section of the report'],
-        fr: ['rédiger la synthèse', 'produire la feuille de route', 'régénérer une partie du rapport'],
+        en: [
+          'write the executive summary',
+          'produce the roadmap',
+          'regenerate a section of the report',
+          'update a document without losing manual changes',
+          'start a section over from the findings',
+        ],
+        fr: [
+          'rédiger la synthèse',
+          'produire la feuille de route',
+          'régénérer une partie du rapport',
+          'mettre à jour un document sans perdre mes retouches',
+          'actualiser une partie depuis l’analyse',
+        ],
       },
       pathSchemas: documentKind,
       // replace_all throws away the consultant's edits.
@@ -206,7 +265,10 @@ export const deliverables = area(
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/draft',
       example: { engagement: '$demo.engagement' },
-      askedAs: { en: ['the report in progress', 'working version of the deliverable'], fr: ['le rapport en cours', 'version de travail du livrable'] },
+      askedAs: {
+        en: ['the report in progress', 'working version of the deliverable', 'the draft’s introduction as it stands'],
+        fr: ['le rapport en cours', 'version de travail du livrable', 'l’introduction du brouillon telle qu’elle est'],
+      },
     }),
     op({
       name: 'update_deliverable_draft',
@@ -215,8 +277,24 @@ export const deliverables = area(
       method: 'PATCH',
       path: '/engagements/{engagement}/deliverable/draft',
       askedAs: {
-        en: ['edit the introduction', 'change the recommendations of the draft'],
-        fr: ['modifier l’introduction', 'changer les recommandations du brouillon'],
+        en: [
+          'edit the introduction',
+          'change the recommendations of the draft',
+          'anonymise the people quoted',
+          'set the opening text of the deliverable',
+          'quote people by name or by role',
+          'include findings still proposed',
+          'refresh the interim version automatically',
+        ],
+        fr: [
+          'modifier l’introduction',
+          'changer les recommandations du brouillon',
+          'citer les interviewés par leur fonction',
+          'écrire l’introduction',
+          'citer nommément ou par fonction',
+          'montrer aussi les constats proposés',
+          'actualiser automatiquement la version intermédiaire',
+        ],
       },
       destructive: false,
       fields: () => ({
@@ -237,7 +315,10 @@ export const deliverables = area(
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/draft/evidences/{evidence}/preview',
       example: { engagement: '$demo.engagement', evidence: '$demo.evidence' },
-      askedAs: { en: ['how a quote will show in the report'], fr: ['comment une citation apparaîtra dans le rapport'] },
+      askedAs: {
+        en: ['how a quote will show in the report', 'how a quote will read in the deliverable'],
+        fr: ['comment une citation apparaîtra dans le rapport', 'rendu d’une citation dans le livrable'],
+      },
     }),
     op({
       name: 'preview_deliverable_draft',
@@ -247,8 +328,13 @@ export const deliverables = area(
       path: '/engagements/{engagement}/deliverable/draft/preview',
       example: { engagement: '$demo.engagement' },
       askedAs: {
-        en: ['preview the report before publishing', 'what the client will see', 'check the report before it goes out'],
-        fr: ['aperçu du rapport avant publication', 'ce que verra le client', 'relire le rapport avant qu’il parte'],
+        en: [
+          'preview the report before publishing',
+          'what the client will see',
+          'check the report before it goes out',
+          'the report as the client would get it',
+        ],
+        fr: ['aperçu du rapport avant publication', 'ce que verra le client', 'relire le rapport avant qu’il parte', 'le rapport tel que le client le recevra'],
       },
     }),
     op({
@@ -258,7 +344,10 @@ export const deliverables = area(
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/draft/suggest-recommendations',
       example: { engagement: '$demo.engagement' },
-      askedAs: { en: ['AI ideas for recommendations', 'what should we recommend'], fr: ['idées de recommandations', 'que devrions-nous recommander'] },
+      askedAs: {
+        en: ['AI ideas for recommendations', 'what should we recommend', 'a first draft of recommendations'],
+        fr: ['idées de recommandations', 'que devrions-nous recommander', 'premier jet de recommandations'],
+      },
       // A suggestion beside the draft (dismiss_suggestion exists), not a rewrite of it.
       destructive: false,
       job: {
@@ -279,6 +368,8 @@ export const deliverables = area(
           'release the final version',
           'send the report to the client',
           'a version the client can comment on',
+          'hand the interim report to the committee',
+          'make the final report official',
         ],
         fr: [
           'diffuser le rapport',
@@ -286,6 +377,8 @@ export const deliverables = area(
           'publier la version finale',
           'envoyer le rapport au client',
           'une version que le client peut commenter',
+          'remettre un rapport intermédiaire au comité',
+          'officialiser le rapport final',
         ],
       },
       destructive: true,
@@ -304,8 +397,8 @@ export const deliverables = area(
       path: '/engagements/{engagement}/deliverable/versions',
       example: { engagement: '$demo.engagement' },
       askedAs: {
-        en: ['versions we sent the client', 'report history', 'previous releases'],
-        fr: ['versions envoyées au client', 'historique du rapport', 'éditions précédentes'],
+        en: ['versions we sent the client', 'report history', 'previous releases', 'past editions of the deliverable'],
+        fr: ['versions envoyées au client', 'historique du rapport', 'éditions précédentes', 'toutes les éditions du rapport'],
       },
       paginated: true,
     }),
@@ -316,7 +409,7 @@ export const deliverables = area(
       method: 'GET',
       path: '/engagements/{engagement}/deliverable/versions/{version}',
       example: { engagement: '$demo.engagement', version: '$demo.version' },
-      askedAs: { en: ['one released version of the report'], fr: ['une version publiée du rapport'] },
+      askedAs: { en: ['one released version of the report', 'the details of one release'], fr: ['une version publiée du rapport', 'détails d’une édition'] },
     }),
     op({
       name: 'list_deliverable_comments',
@@ -327,8 +420,20 @@ export const deliverables = area(
       render: { keep: ['created_at'] },
       example: { engagement: '$demo.engagement', version: '$demo.version' },
       askedAs: {
-        en: ["client's remarks on the report", 'feedback on the deliverable', 'questions the client raised'],
-        fr: ['remarques du client sur le rapport', 'retours sur le livrable', 'questions soulevées par le client'],
+        en: [
+          "client's remarks on the report",
+          'feedback on the deliverable',
+          'questions the client raised',
+          'notes the client left on a release',
+          'how the client reacted to the report',
+        ],
+        fr: [
+          'remarques du client sur le rapport',
+          'retours sur le livrable',
+          'questions soulevées par le client',
+          'notes laissées par le client',
+          'réaction du client au rapport',
+        ],
       },
       paginated: true,
     }),
@@ -340,8 +445,20 @@ export const deliverables = area(
       path: '/engagements/{engagement}/deliverable/versions/{version}/snapshot',
       example: { engagement: '$demo.engagement', version: '$demo.version' },
       askedAs: {
-        en: ['what we sent the client', 'the report as delivered', 'content of a released version'],
-        fr: ['ce qu’on a envoyé au client', 'le rapport tel que livré', 'contenu d’une version publiée'],
+        en: [
+          'what we sent the client',
+          'the report as delivered',
+          'content of a released version',
+          'what the client received that day',
+          'frozen content of a past release',
+        ],
+        fr: [
+          'ce qu’on a envoyé au client',
+          'le rapport tel que livré',
+          'contenu d’une version publiée',
+          'le rapport exactement tel que remis',
+          'contenu figé d’une édition',
+        ],
       },
     }),
     op({
@@ -350,7 +467,10 @@ export const deliverables = area(
       description: 'Close a comment on a published version once it has been addressed.',
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/comments/{comment}/close',
-      askedAs: { en: ['mark a remark as handled', 'resolve a client comment'], fr: ['clore une remarque', 'marquer un commentaire comme traité'] },
+      askedAs: {
+        en: ['mark a remark as handled', 'resolve a client comment', 'a remark we have dealt with'],
+        fr: ['clore une remarque', 'marquer un commentaire comme traité', 'fermer un commentaire résolu'],
+      },
       destructive: false,
     }),
     op({
@@ -360,8 +480,8 @@ export const deliverables = area(
       method: 'POST',
       path: '/engagements/{engagement}/deliverable/comments/{comment}/reply',
       askedAs: {
-        en: ["respond to the client's remark", 'answer feedback on the report'],
-        fr: ['répondre à une remarque du client', 'répondre à un retour sur le rapport'],
+        en: ["respond to the client's remark", 'answer feedback on the report', 'answer a question the client asked on the report'],
+        fr: ['répondre à une remarque du client', 'répondre à un retour sur le rapport', 'répondre à une question du client sur le rapport'],
       },
       destructive: false,
       fields: () => ({ body: str(5000).min(1) }),
@@ -374,7 +494,10 @@ export const deliverables = area(
       path: '/engagements/{engagement}/exports',
       completes: { argument: 'export', label: 'kind' },
       example: { engagement: '$demo.engagement' },
-      askedAs: { en: ['exported files', 'downloads prepared'], fr: ['fichiers exportés', 'exports préparés'] },
+      askedAs: {
+        en: ['exported files', 'downloads prepared', 'files already produced for this audit'],
+        fr: ['fichiers exportés', 'exports préparés', 'exports générés'],
+      },
       paginated: true,
     }),
     op({
@@ -383,7 +506,7 @@ export const deliverables = area(
       description: 'One export with its status and progress: check on it until it succeeded, then download it.',
       method: 'GET',
       path: '/engagements/{engagement}/exports/{export}',
-      askedAs: { en: ['is the export ready'], fr: ['l’export est-il prêt'] },
+      askedAs: { en: ['is the export ready', 'is the export finished'], fr: ['l’export est-il prêt', 'le fichier est-il terminé'] },
       // Documented by the live description only; every export is followed through it.
       undocumented: true,
       // Not on the default surface: create_export follows the export to its file; a later check goes through call_operation.
@@ -396,8 +519,31 @@ export const deliverables = area(
       method: 'POST',
       path: '/engagements/{engagement}/exports',
       askedAs: {
-        en: ['export to PDF', 'make a PowerPoint of the report', 'Word version', 'CSV of findings', 'BPMN diagram'],
-        fr: ['exporter en PDF', 'faire un PowerPoint du rapport', 'version Word', 'CSV des constats'],
+        en: [
+          'export to PDF',
+          'make a PowerPoint of the report',
+          'Word version',
+          'CSV of findings',
+          'BPMN diagram',
+          'a spreadsheet of the findings',
+          'the report as a Word document',
+          'a file to print',
+          'everything in one JSON bundle',
+          'the process as a BPMN diagram',
+          'opportunities as CSV',
+        ],
+        fr: [
+          'exporter en PDF',
+          'faire un PowerPoint du rapport',
+          'version Word',
+          'CSV des constats',
+          'un tableur des constats',
+          'le rapport en Word',
+          'version imprimable',
+          'export JSON complet',
+          'diagramme BPMN du processus',
+          'CSV des opportunités',
+        ],
       },
       destructive: false,
       fields: () => ({
@@ -424,7 +570,10 @@ export const deliverables = area(
       description: 'File of a finished export.',
       method: 'GET',
       path: '/engagements/{engagement}/exports/{export}/download',
-      askedAs: { en: ['get the exported file', 'download the PDF'], fr: ['récupérer le fichier exporté', 'télécharger le PDF'] },
+      askedAs: {
+        en: ['get the exported file', 'download the PDF', 'the finished export file'],
+        fr: ['récupérer le fichier exporté', 'télécharger le PDF', 'le fichier d’export terminé'],
+      },
       response: 'file',
       // Not on the default surface: create_export fetches the file once ready (and the export_file resource serves it).
       resource: {

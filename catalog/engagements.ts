@@ -14,8 +14,8 @@ export const engagements = area('engagements', [
     render: { flatten: ['client_company'] },
     completes: { argument: 'engagement', label: 'name' },
     askedAs: {
-      en: ['our projects', 'all engagements', 'current assignments', 'client projects'],
-      fr: ['nos missions', 'tous les projets', 'missions en cours', 'liste des audits'],
+      en: ['our projects', 'all engagements', 'current assignments', 'client projects', 'audits under way', 'which missions are active'],
+      fr: ['nos missions', 'tous les projets', 'missions en cours', 'liste des audits', 'audits en cours', 'quelles missions sont actives', 'dossiers ouverts'],
     },
     paginated: true,
     undocumented: true,
@@ -30,8 +30,14 @@ export const engagements = area('engagements', [
     path: '/engagements/{engagement}',
     example: { engagement: '$demo.engagement' },
     askedAs: {
-      en: ['details of an engagement', 'which client and stage a project is at', 'engagement dates and status'],
-      fr: ['détails d’une mission', 'où en est la mission', 'dates et statut de la mission'],
+      en: [
+        'details of an engagement',
+        'which client and stage a project is at',
+        'engagement dates and status',
+        'which client an audit is for',
+        'when an audit started and its phase',
+      ],
+      fr: ['détails d’une mission', 'où en est la mission', 'dates et statut de la mission', 'pour quel client est la mission', 'étape et dates de l’audit'],
     },
     undocumented: true,
     resource: {
@@ -49,8 +55,15 @@ export const engagements = area('engagements', [
     method: 'POST',
     path: '/engagements',
     askedAs: {
-      en: ['start a new project', 'set up an engagement for a client', 'open a new audit', 'kick off a mission'],
-      fr: ['nouvelle mission', 'démarrer un projet pour un client', 'ouvrir un audit', 'créer une mission'],
+      en: ['start a new project', 'set up an engagement for a client', 'open a new audit', 'kick off a mission', 'open a new client audit'],
+      fr: [
+        'nouvelle mission',
+        'démarrer un projet pour un client',
+        'ouvrir un audit',
+        'créer une mission',
+        'ouvrir un dossier pour un nouvel audit',
+        'lancer une mission chez un client',
+      ],
     },
     destructive: false,
     undocumented: true,
@@ -70,8 +83,8 @@ export const engagements = area('engagements', [
     method: 'GET',
     path: '/client-companies',
     askedAs: {
-      en: ['our clients', 'customer list', 'companies we work for', 'client accounts'],
-      fr: ['nos clients', 'liste des sociétés clientes', 'entreprises clientes', 'comptes clients'],
+      en: ['our clients', 'customer list', 'companies we work for', 'client accounts', 'companies we already serve'],
+      fr: ['nos clients', 'liste des sociétés clientes', 'entreprises clientes', 'comptes clients', 'portefeuille de clients', 'sociétés que nous suivons'],
     },
     paginated: true,
   }),
@@ -82,8 +95,14 @@ export const engagements = area('engagements', [
     method: 'POST',
     path: '/client-companies',
     askedAs: {
-      en: ['add a new client', 'register a customer company', 'new client account'],
-      fr: ['ajouter un nouveau client', 'enregistrer une société cliente', 'nouveau compte client'],
+      en: ['add a new client', 'register a customer company', 'new client account', 'a company that is not a client yet'],
+      fr: [
+        'ajouter un nouveau client',
+        'enregistrer une société cliente',
+        'nouveau compte client',
+        'créer la fiche d’une nouvelle société',
+        'ajouter un prospect',
+      ],
     },
     destructive: false,
     // The spec does not show this body; these fields are the ones the catalog and the sandbox agree on.

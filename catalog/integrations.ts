@@ -9,8 +9,8 @@ export const integrations = area('integrations', [
     method: 'GET',
     path: '/openapi.json',
     askedAs: {
-      en: ['API documentation', 'OpenAPI spec', 'endpoints for developers'],
-      fr: ['documentation de l’API', 'spécification OpenAPI', 'points d’accès pour les développeurs'],
+      en: ['API documentation', 'OpenAPI spec', 'endpoints for developers', 'build an integration against the API'],
+      fr: ['documentation de l’API', 'spécification OpenAPI', 'points d’accès pour les développeurs', 'définition de l’API lisible par une machine'],
     },
     reference: true,
   }),

@@ -38,8 +38,8 @@ export const interviews = area(
       example: { engagement: '$demo.engagement' },
       completes: { argument: 'interview', label: 'title' },
       askedAs: {
-        en: ['who we interviewed', 'interviews done so far', 'interviewees of the engagement'],
-        fr: ['qui avons-nous interviewé', 'entretiens réalisés', 'personnes interrogées'],
+        en: ['who we interviewed', 'interviews done so far', 'interviewees of the engagement', 'people we have talked to'],
+        fr: ['qui avons-nous interviewé', 'entretiens réalisés', 'personnes interrogées', 'personnes rencontrées', 'qui a-t-on déjà vu'],
       },
       paginated: true,
       surface: 'brief',
@@ -51,8 +51,22 @@ export const interviews = area(
       method: 'POST',
       path: '/engagements/{engagement}/interviews/preview-session',
       askedAs: {
-        en: ['try the interview as a participant', 'rehearse the interview', 'preview the interviewer'],
-        fr: ['essayer l’entretien comme un participant', 'répéter l’entretien', 'aperçu de l’entretien'],
+        en: [
+          'try the interview as a participant',
+          'rehearse the interview',
+          'preview the interviewer',
+          'go through the interview myself',
+          'voice only or with screen sharing',
+          'as seen on a given device or browser',
+        ],
+        fr: [
+          'essayer l’entretien comme un participant',
+          'répéter l’entretien',
+          'aperçu de l’entretien',
+          'passer l’entretien moi-même',
+          'voix seule ou avec partage d’écran',
+          'tel que vu sur un appareil donné',
+        ],
       },
       // Creates a throwaway session; nothing existing changes.
       destructive: false,
@@ -64,7 +78,22 @@ export const interviews = area(
       description: 'Run a test interview of the engagement, e.g. in text_simulation mode, to check the guide end to end.',
       method: 'POST',
       path: '/engagements/{engagement}/interviews/test',
-      askedAs: { en: ['run a test interview', 'dry run with a simulated participant'], fr: ['lancer un entretien test', 'simulation d’entretien'] },
+      askedAs: {
+        en: [
+          'run a test interview',
+          'dry run with a simulated participant',
+          'simulate a participant in text',
+          'check the guide end to end',
+          'simulate the participant in text',
+        ],
+        fr: [
+          'lancer un entretien test',
+          'simulation d’entretien',
+          'simuler un participant par écrit',
+          'vérifier le guide de bout en bout',
+          'simuler le participant par écrit',
+        ],
+      },
       destructive: false,
       fields: sessionRequest,
     }),
@@ -76,8 +105,8 @@ export const interviews = area(
       path: '/engagements/{engagement}/live-sessions',
       example: { engagement: '$demo.engagement' },
       askedAs: {
-        en: ['interviews happening now', 'who is in an interview right now', 'ongoing sessions'],
-        fr: ['entretiens en direct', 'qui est en entretien maintenant', 'sessions en cours'],
+        en: ['interviews happening now', 'who is in an interview right now', 'ongoing sessions', 'sessions currently open'],
+        fr: ['entretiens en direct', 'qui est en entretien maintenant', 'sessions en cours', 'entretiens en ce moment'],
       },
       paginated: true,
     }),
@@ -88,7 +117,10 @@ export const interviews = area(
       method: 'GET',
       path: '/interviews/{interview}',
       example: { interview: '$demo.interview' },
-      askedAs: { en: ['details of an interview', 'who was interviewed and when'], fr: ['détails d’un entretien', 'qui a été interviewé et quand'] },
+      askedAs: {
+        en: ['details of an interview', 'who was interviewed and when', 'facts about one interview'],
+        fr: ['détails d’un entretien', 'qui a été interviewé et quand', 'fiche d’un entretien'],
+      },
     }),
     op({
       name: 'list_interview_chapters',
@@ -98,7 +130,10 @@ export const interviews = area(
       path: '/interviews/{interview}/chapters',
       completes: { argument: 'chapter', label: 'title' },
       example: { interview: '$demo.interview' },
-      askedAs: { en: ['sections of an interview', 'parts of the conversation'], fr: ['chapitres de l’entretien', 'parties de la conversation'] },
+      askedAs: {
+        en: ['sections of an interview', 'parts of the conversation', 'how an interview is divided'],
+        fr: ['chapitres de l’entretien', 'parties de la conversation', 'découpage de l’entretien'],
+      },
       paginated: true,
     }),
     op({
@@ -109,8 +144,8 @@ export const interviews = area(
       path: '/interviews/{interview}/chapters/{chapter}/recap',
       example: { interview: '$demo.interview', chapter: '$demo.chapter' },
       askedAs: {
-        en: ['summary of a chapter', 'key points of a section of the interview'],
-        fr: ['résumé d’un chapitre', 'points clés d’une partie de l’entretien'],
+        en: ['summary of a chapter', 'key points of a section of the interview', 'what a participant said, in short', 'gist of part of an interview'],
+        fr: ['résumé d’un chapitre', 'points clés d’une partie de l’entretien', 'ce qu’a dit un participant, en bref', 'l’essentiel d’un passage'],
       },
       resource: {
         name: 'chapter_recap',
@@ -128,8 +163,8 @@ export const interviews = area(
       path: '/interviews/{interview}/sources/{type}/{source}',
       example: { interview: '$demo.interview', type: 'transcript_segment', source: '$demo.segment' },
       askedAs: {
-        en: ['one transcript segment', 'a pin or frame of an interview'],
-        fr: ['un segment de transcription', 'une capture ou un repère de l’entretien'],
+        en: ['one transcript segment', 'a pin or frame of an interview', 'open the cited transcript passage'],
+        fr: ['un segment de transcription', 'une capture ou un repère de l’entretien', 'le segment cité par une preuve'],
       },
       pathSchemas: () => ({ type: z.enum(EVIDENCE_SOURCE_TYPES) }),
     }),
@@ -141,8 +176,8 @@ export const interviews = area(
       path: '/media/{disk}/{path}',
       example: { disk: '$demo.media_disk', path: '$demo.media_path' },
       askedAs: {
-        en: ['open a stored media file', 'image or video file', 'the full-size picture, not the thumbnail'],
-        fr: ['ouvrir un fichier média', 'image ou vidéo stockée', 'l’image en taille réelle, pas la vignette'],
+        en: ['open a stored media file', 'image or video file', 'the full-size picture, not the thumbnail', 'the image at full resolution'],
+        fr: ['ouvrir un fichier média', 'image ou vidéo stockée', 'l’image en taille réelle, pas la vignette', 'l’image en pleine résolution'],
       },
       pathSchemas: () => ({ disk: slug(), path: mediaPath() }),
       response: 'file',
@@ -155,7 +190,10 @@ export const interviews = area(
       method: 'GET',
       path: '/media-thumbnails/{disk}/{path}',
       example: { disk: '$demo.media_disk', path: '$demo.media_path' },
-      askedAs: { en: ['small preview of an image'], fr: ['vignette d’une image'] },
+      askedAs: {
+        en: ['small preview of an image', 'a lighter version of an image', 'glance at a picture'],
+        fr: ['vignette d’une image', 'version légère d’une image', 'coup d’œil à une image'],
+      },
       pathSchemas: () => ({ disk: slug(), path: mediaPath() }),
       response: 'file',
       segmentedParam: 'path',
@@ -167,7 +205,10 @@ export const interviews = area(
       method: 'GET',
       path: '/sessions/{session}',
       example: { session: '$demo.session' },
-      askedAs: { en: ['details of an interview session'], fr: ['détails d’une session d’entretien'] },
+      askedAs: {
+        en: ['details of an interview session', 'when a session started and how it ran'],
+        fr: ['détails d’une session d’entretien', 'début et déroulement d’une séance'],
+      },
     }),
     op({
       name: 'list_session_artifacts',
@@ -177,8 +218,8 @@ export const interviews = area(
       path: '/sessions/{session}/artifacts',
       example: { session: '$demo.session' },
       askedAs: {
-        en: ['files shown during the interview', 'documents shared in the session'],
-        fr: ['fichiers montrés pendant l’entretien', 'documents partagés en séance'],
+        en: ['files shown during the interview', 'documents shared in the session', 'documents the participant showed'],
+        fr: ['fichiers montrés pendant l’entretien', 'documents partagés en séance', 'documents montrés par le participant'],
       },
       paginated: true,
     }),
@@ -189,8 +230,8 @@ export const interviews = area(
       method: 'POST',
       path: '/sessions/{session}/end',
       askedAs: {
-        en: ['stop the interview', 'hang up the session', 'finish an interview now'],
-        fr: ['arrêter l’entretien', 'terminer la session', 'mettre fin à l’entretien'],
+        en: ['stop the interview', 'hang up the session', 'finish an interview now', 'hang up a forgotten test'],
+        fr: ['arrêter l’entretien', 'terminer la session', 'mettre fin à l’entretien', 'couper une séance de test'],
       },
       destructive: true,
       job: {
@@ -207,8 +248,8 @@ export const interviews = area(
       path: '/sessions/{session}/frames',
       example: { session: '$demo.session' },
       askedAs: {
-        en: ['screenshots from the interview', 'screens the participant shared'],
-        fr: ['captures d’écran de l’entretien', 'écrans partagés par le participant'],
+        en: ['screenshots from the interview', 'screens the participant shared', 'what the participant showed on screen'],
+        fr: ['captures d’écran de l’entretien', 'écrans partagés par le participant', 'ce que le participant a montré à l’écran'],
       },
       paginated: true,
     }),
@@ -219,7 +260,10 @@ export const interviews = area(
       method: 'GET',
       path: '/sessions/{session}/frames/latest',
       example: { session: '$demo.session' },
-      askedAs: { en: ['what is on their screen now', 'current shared screen'], fr: ['ce qui est à l’écran maintenant', 'écran partagé actuel'] },
+      askedAs: {
+        en: ['what is on their screen now', 'current shared screen', 'the last image shared by the participant'],
+        fr: ['ce qui est à l’écran maintenant', 'écran partagé actuel', 'écran du participant à l’instant'],
+      },
     }),
     op({
       name: 'list_session_pins',
@@ -228,7 +272,10 @@ export const interviews = area(
       method: 'GET',
       path: '/sessions/{session}/pins',
       example: { session: '$demo.session' },
-      askedAs: { en: ['moments marked as worth keeping', 'highlights of the interview'], fr: ['moments marqués', 'repères posés pendant l’entretien'] },
+      askedAs: {
+        en: ['moments marked as worth keeping', 'highlights of the interview', 'bookmarks set during a session'],
+        fr: ['moments marqués', 'repères posés pendant l’entretien', 'signets de la séance'],
+      },
       paginated: true,
     }),
     op({
@@ -239,8 +286,8 @@ export const interviews = area(
       path: '/sessions/{session}/recordings/{recording}/stream',
       example: { session: '$demo.session', recording: '$demo.recording' },
       askedAs: {
-        en: ['audio of the interview', 'play the recording', 'video of the session'],
-        fr: ['audio de l’entretien', 'écouter l’enregistrement', 'vidéo de la session'],
+        en: ['audio of the interview', 'play the recording', 'video of the session', 'listen to the interview again'],
+        fr: ['audio de l’entretien', 'écouter l’enregistrement', 'vidéo de la session', 'réécouter l’entretien'],
       },
       response: 'file',
     }),
@@ -252,8 +299,15 @@ export const interviews = area(
       path: '/sessions/{session}/transcript',
       example: { session: '$demo.session' },
       askedAs: {
-        en: ['what was said word for word', 'verbatim of the interview', 'interview notes'],
-        fr: ['ce qui a été dit mot à mot', 'transcription complète de l’entretien', 'verbatim de l’entretien', 'compte rendu de l’entretien'],
+        en: ['what was said word for word', 'verbatim of the interview', 'interview notes', 'the full text of the interview', 'exact words of the participant'],
+        fr: [
+          'ce qui a été dit mot à mot',
+          'transcription complète de l’entretien',
+          'verbatim de l’entretien',
+          'compte rendu de l’entretien',
+          'texte intégral de l’entretien',
+          'mots exacts du participant',
+        ],
       },
       surface: 'brief',
       resource: {

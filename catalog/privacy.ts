@@ -10,8 +10,14 @@ export const privacy = area('privacy', [
     path: '/compliance-documents/{document}/download',
     example: { document: '$demo.compliance_document' },
     askedAs: {
-      en: ['GDPR documents', 'data protection agreement', 'security and privacy certificate'],
-      fr: ['documents RGPD', 'accord de protection des données', 'attestation de conformité'],
+      en: [
+        'GDPR documents',
+        'data protection agreement',
+        'security and privacy certificate',
+        'the DPA for the client’s data protection officer',
+        'privacy paperwork',
+      ],
+      fr: ['documents RGPD', 'accord de protection des données', 'attestation de conformité', 'documents de conformité à fournir', 'pièces RGPD'],
     },
     response: 'file',
   }),

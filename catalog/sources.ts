@@ -49,8 +49,8 @@ export const sources = area(
       path: '/engagements/{engagement}/artifacts',
       example: { engagement: '$demo.engagement' },
       askedAs: {
-        en: ['documents the client provided', 'files we received', 'uploaded procedures and exports'],
-        fr: ['documents fournis par le client', 'fichiers reçus', 'pièces déposées'],
+        en: ['documents the client provided', 'files we received', 'uploaded procedures and exports', 'material the client gave us'],
+        fr: ['documents fournis par le client', 'fichiers reçus', 'pièces déposées', 'documents au dossier'],
       },
       paginated: true,
     }),
@@ -61,8 +61,20 @@ export const sources = area(
       method: 'POST',
       path: '/engagements/{engagement}/artifacts',
       askedAs: {
-        en: ['add a document to the engagement', 'upload a file from the client', 'share a procedure with the analysis'],
-        fr: ['ajouter un document à la mission', 'déposer un fichier du client', 'téléverser une procédure'],
+        en: [
+          'add a document to the engagement',
+          'upload a file from the client',
+          'share a procedure with the analysis',
+          'give the analysis a procedure to read',
+          'attach a PDF the client handed over',
+        ],
+        fr: [
+          'ajouter un document à la mission',
+          'déposer un fichier du client',
+          'téléverser une procédure',
+          'donner une procédure à l’analyse',
+          'joindre un PDF remis par le client',
+        ],
       },
       destructive: false,
       body: 'multipart',
@@ -76,7 +88,10 @@ export const sources = area(
       method: 'GET',
       path: '/engagements/{engagement}/artifacts/{artifact}',
       example: { engagement: '$demo.engagement', artifact: '$demo.artifact' },
-      askedAs: { en: ['details of an uploaded document'], fr: ['fiche d’un document déposé'] },
+      askedAs: {
+        en: ['details of an uploaded document', 'metadata of an uploaded document', 'record of a file we hold'],
+        fr: ['fiche d’un document déposé', 'qui a déposé un fichier et quand', 'taille et type d’un fichier'],
+      },
     }),
     op({
       name: 'delete_artifact',
@@ -84,7 +99,7 @@ export const sources = area(
       description: 'Delete an uploaded artifact for good.',
       method: 'DELETE',
       path: '/engagements/{engagement}/artifacts/{artifact}',
-      askedAs: { en: ['remove an uploaded document'], fr: ['supprimer un document déposé'] },
+      askedAs: { en: ['remove an uploaded document', 'remove a wrong upload'], fr: ['supprimer un document déposé', 'un fichier déposé par erreur'] },
       destructive: true,
     }),
     op({
@@ -94,7 +109,10 @@ export const sources = area(
       method: 'GET',
       path: '/engagements/{engagement}/artifacts/{artifact}/download',
       example: { engagement: '$demo.engagement', artifact: '$demo.artifact' },
-      askedAs: { en: ['get a copy of an uploaded file', 'open a document we received'], fr: ['récupérer un fichier déposé', 'ouvrir un document reçu'] },
+      askedAs: {
+        en: ['get a copy of an uploaded file', 'open a document we received', 'read the procedure itself'],
+        fr: ['récupérer un fichier déposé', 'ouvrir un document reçu', 'le contenu d’un fichier déposé'],
+      },
       response: 'file',
     }),
     op({
@@ -104,7 +122,10 @@ export const sources = area(
       method: 'GET',
       path: '/engagements/{engagement}/external-sources',
       example: { engagement: '$demo.engagement' },
-      askedAs: { en: ['data imports of the engagement', 'structured data files'], fr: ['données importées de la mission', 'fichiers de données structurées'] },
+      askedAs: {
+        en: ['data imports of the engagement', 'structured data files', 'data extracts already loaded'],
+        fr: ['données importées de la mission', 'fichiers de données structurées', 'extractions déjà chargées'],
+      },
       paginated: true,
     }),
     op({
@@ -114,8 +135,8 @@ export const sources = area(
       method: 'POST',
       path: '/engagements/{engagement}/external-sources',
       askedAs: {
-        en: ['import data from the ERP', 'feed a system extract to the analysis', 'load a data file'],
-        fr: ['importer des données de l’ERP', 'charger un extrait du système', 'importer un fichier de données'],
+        en: ['import data from the ERP', 'feed a system extract to the analysis', 'load a data file', 'load a system export for the analysis'],
+        fr: ['importer des données de l’ERP', 'charger un extrait du système', 'importer un fichier de données', 'charger un export du logiciel'],
       },
       destructive: false,
       body: 'multipart',
@@ -128,7 +149,10 @@ export const sources = area(
       description: 'Delete an external source file and its items for good.',
       method: 'DELETE',
       path: '/engagements/{engagement}/external-sources/{source}',
-      askedAs: { en: ['remove an imported data file'], fr: ['supprimer un fichier de données importé'] },
+      askedAs: {
+        en: ['remove an imported data file', 'remove a data import and its lines'],
+        fr: ['supprimer un fichier de données importé', 'retirer une extraction périmée'],
+      },
       destructive: true,
     }),
     op({
@@ -138,7 +162,10 @@ export const sources = area(
       method: 'GET',
       path: '/engagements/{engagement}/external-sources/{source}/items',
       example: { engagement: '$demo.engagement', source: '$demo.external_source' },
-      askedAs: { en: ['rows of an imported data file', 'records of a data import'], fr: ['lignes d’un fichier de données', 'enregistrements importés'] },
+      askedAs: {
+        en: ['rows of an imported data file', 'records of a data import', 'entries parsed from imported data'],
+        fr: ['lignes d’un fichier de données', 'enregistrements importés', 'lignes lues dans une extraction'],
+      },
       paginated: true,
     }),
     op({
@@ -148,7 +175,10 @@ export const sources = area(
       method: 'GET',
       path: '/sources/schema/external-source/{version}',
       example: { version: '1' },
-      askedAs: { en: ['format of the data import file', 'how to prepare a data file'], fr: ['format du fichier d’import', 'préparer un fichier de données'] },
+      askedAs: {
+        en: ['format of the data import file', 'how to prepare a data file', 'columns expected in an import'],
+        fr: ['format du fichier d’import', 'préparer un fichier de données', 'la structure attendue d’un fichier de données'],
+      },
       pathSchemas: () => ({ version: slug() }),
       reference: true,
     }),

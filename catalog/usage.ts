@@ -10,7 +10,10 @@ export const usage = area('usage', [
     method: 'GET',
     path: '/engagements/{engagement}/costs',
     example: { engagement: '$demo.engagement' },
-    askedAs: { en: ['AI cost of a project', 'what this engagement has cost'], fr: ['coût IA d’une mission', 'ce que cette mission a coûté'] },
+    askedAs: {
+      en: ['AI cost of a project', 'what this engagement has cost', 'how much AI this audit consumed'],
+      fr: ['coût IA d’une mission', 'ce que cette mission a coûté', 'combien d’IA cette mission a consommé', 'coût de la mission en IA'],
+    },
   }),
   op({
     name: 'list_usage_alerts',
@@ -19,8 +22,8 @@ export const usage = area('usage', [
     method: 'GET',
     path: '/workspace/usage/alerts',
     askedAs: {
-      en: ['budget warnings', 'overspending alerts', 'are we over budget'],
-      fr: ['alertes de budget', 'avertissements de dépassement', 'a-t-on dépassé le budget'],
+      en: ['budget warnings', 'overspending alerts', 'are we over budget', 'warnings that we spend too much'],
+      fr: ['alertes de budget', 'avertissements de dépassement', 'a-t-on dépassé le budget', 'avertissements de dépenses excessives'],
     },
     paginated: true,
   }),
@@ -31,7 +34,10 @@ export const usage = area('usage', [
     method: 'POST',
     path: '/workspace/usage/alerts/{alert}/acknowledge',
     example: { alert: '$demo.alert' },
-    askedAs: { en: ['dismiss a budget alert', 'mark an alert as read'], fr: ['marquer une alerte comme lue', 'acquitter une alerte'] },
+    askedAs: {
+      en: ['dismiss a budget alert', 'mark an alert as read', 'seen the warning, clear it'],
+      fr: ['marquer une alerte comme lue', 'acquitter une alerte', 'alerte vue, la faire disparaître'],
+    },
     destructive: false,
   }),
   op({
@@ -40,7 +46,10 @@ export const usage = area('usage', [
     description: 'The monthly AI budget of the workspace: amount, warning ratio, whether tests count.',
     method: 'GET',
     path: '/workspace/usage/budget',
-    askedAs: { en: ['what our AI budget is', 'monthly spending limit'], fr: ['notre budget IA', 'plafond mensuel de dépenses'] },
+    askedAs: {
+      en: ['what our AI budget is', 'monthly spending limit', 'how much we allowed for AI each month'],
+      fr: ['notre budget IA', 'plafond mensuel de dépenses', 'montant autorisé pour l’IA chaque mois'],
+    },
   }),
   op({
     name: 'set_usage_budget',
@@ -49,8 +58,24 @@ export const usage = area('usage', [
     method: 'PUT',
     path: '/workspace/usage/budget',
     askedAs: {
-      en: ['set a spending cap', 'change the monthly budget', 'raise the AI limit'],
-      fr: ['fixer un plafond de dépenses', 'changer le budget mensuel', 'augmenter la limite IA'],
+      en: [
+        'set a spending cap',
+        'change the monthly budget',
+        'raise the AI limit',
+        'cap AI spending per month',
+        'limit what we spend on AI',
+        'warn at a share of the budget',
+        'whether test calls count against the budget',
+      ],
+      fr: [
+        'fixer un plafond de dépenses',
+        'changer le budget mensuel',
+        'augmenter la limite IA',
+        'fixer une enveloppe IA mensuelle',
+        'limiter ce qu’on dépense en IA',
+        'seuil d’alerte du budget',
+        'compter ou non les tests dans le budget',
+      ],
     },
     destructive: false,
     fields: () => ({
@@ -66,7 +91,10 @@ export const usage = area('usage', [
     description: 'Remove the monthly AI budget: spending is no longer capped or warned about.',
     method: 'DELETE',
     path: '/workspace/usage/budget',
-    askedAs: { en: ['remove the spending cap', 'no more AI budget'], fr: ['supprimer le plafond de dépenses', 'plus de budget IA'] },
+    askedAs: {
+      en: ['remove the spending cap', 'no more AI budget', 'no more limit on AI spending'],
+      fr: ['supprimer le plafond de dépenses', 'plus de budget IA', 'ne plus limiter les dépenses IA'],
+    },
     destructive: true,
   }),
   op({
@@ -76,8 +104,8 @@ export const usage = area('usage', [
     method: 'GET',
     path: '/workspace/usage/dashboard',
     askedAs: {
-      en: ['AI consumption overview', 'spend against budget', 'who uses the most AI'],
-      fr: ['vue d’ensemble de la consommation IA', 'dépenses par rapport au budget', 'qui consomme le plus'],
+      en: ['AI consumption overview', 'spend against budget', 'who uses the most AI', 'are we close to the limit'],
+      fr: ['vue d’ensemble de la consommation IA', 'dépenses par rapport au budget', 'qui consomme le plus', 'est-on proche du plafond'],
     },
   }),
   op({
@@ -88,8 +116,8 @@ export const usage = area('usage', [
     path: '/workspace/usage/entries',
     example: { limit: 10 },
     askedAs: {
-      en: ['detailed AI charges', 'every AI call and its cost', 'usage log'],
-      fr: ['détail des frais IA', 'chaque appel IA et son coût', 'journal de consommation'],
+      en: ['detailed AI charges', 'every AI call and its cost', 'usage log', 'each charge in detail'],
+      fr: ['détail des frais IA', 'chaque appel IA et son coût', 'journal de consommation', 'chaque dépense en détail'],
     },
     paginated: true,
   }),
@@ -100,8 +128,8 @@ export const usage = area('usage', [
     method: 'GET',
     path: '/workspace/usage/export',
     askedAs: {
-      en: ['download usage as CSV', 'AI costs for accounting', 'usage export for finance'],
-      fr: ['exporter la consommation en CSV', 'coûts IA pour la comptabilité'],
+      en: ['download usage as CSV', 'AI costs for accounting', 'usage export for finance', 'usage file for the accountant'],
+      fr: ['exporter la consommation en CSV', 'coûts IA pour la comptabilité', 'dépenses IA dans un tableur pour la compta'],
     },
     response: 'file',
   }),
@@ -111,7 +139,10 @@ export const usage = area('usage', [
     description: 'Values the usage filters accept (periods, usages, drivers, engagements).',
     method: 'GET',
     path: '/workspace/usage/options',
-    askedAs: { en: ['filters for the usage reports'], fr: ['filtres des rapports de consommation'] },
+    askedAs: {
+      en: ['filters for the usage reports', 'periods and filters for usage'],
+      fr: ['filtres des rapports de consommation', 'périodes et filtres de la consommation'],
+    },
     reference: true,
   }),
   op({
@@ -121,8 +152,8 @@ export const usage = area('usage', [
     method: 'GET',
     path: '/workspace/usage/summary',
     askedAs: {
-      en: ['total AI spend this month', 'AI consumption totals', 'how much AI we used'],
-      fr: ['dépenses IA totales du mois', 'total de la consommation IA', 'combien d’IA avons-nous utilisé'],
+      en: ['total AI spend this month', 'AI consumption totals', 'how much AI we used', 'spend broken down by mission'],
+      fr: ['dépenses IA totales du mois', 'total de la consommation IA', 'combien d’IA avons-nous utilisé', 'totaux par mission sur la période'],
     },
   }),
 ]);

@@ -15,7 +15,7 @@ export const vocabulary: SearchVocabulary = {
       'quoi comment quand je j moi mon ma mes nous notre nos vous votre vos il elle ils elles on pour par avec sur ' +
       'dans en se sa son leurs leur ne pas plus tout tous toutes faire fais peux peut veux voudrais merci stp svp y ' +
       'qu n c s t m ai as ont etre etait sera aussi tres bien ca cela ceci celui celle ceux dont lui eux toi te me ' +
-      'ni mais donc or car si comme chez ici alors estce associe associes',
+      'ni mais donc or car si comme chez ici alors estce associe associes ete',
   },
   /** A request's word (English or French) mapped to the catalog's words it means. A value may name several. */
   words: {
@@ -464,6 +464,45 @@ export const vocabulary: SearchVocabulary = {
     combiner: 'effective applied',
     merged: 'effective applied',
     fusionne: 'effective applied',
+    // Synonyms of the words above, suggested by a thesaurus (the mythes English and French thesauri,
+    // read once, never at run time) and each kept only after being read in the API's sense.
+    halt: 'cancel end',
+    interrupt: 'cancel end',
+    interrompre: 'cancel end',
+    stopper: 'cancel end',
+    inquire: 'ask',
+    enquire: 'ask',
+    expenditure: 'cost usage',
+    outlay: 'cost usage',
+    quotation: 'quote evidence',
+    advice: 'recommendation',
+    preconisation: 'recommendation',
+    preconiser: 'recommendation',
+    rescind: 'revoke',
+    kickoff: 'start',
+    recommencer: 'start',
+    utilization: 'usage',
+    state: 'status',
+    etat: 'status',
+    wrong: 'reject rejected',
+    incorrect: 'reject rejected',
+    inaccurate: 'reject rejected',
+    mistaken: 'reject rejected',
+    faux: 'reject rejected',
+    errone: 'reject rejected',
+    ecarter: 'reject rejected',
+    ratifier: 'review validated',
+    enteriner: 'review validated',
+    bareme: 'price',
+    rebaptiser: 'update',
+    rectifier: 'update',
+    corriger: 'update',
+    oter: 'remove delete',
+    achever: 'end',
+    convier: 'invite invitation',
+    expedier: 'publish',
+    dissimuler: 'hide publishable',
+    esquisse: 'draft',
   },
   /**
    * Expressions of several words, rewritten before the words are read: [pattern, replacement] on the
@@ -475,30 +514,30 @@ export const vocabulary: SearchVocabulary = {
   phrases: [
     // What we sent (past) the client: a published version as it was.
     [
-      '\\b(sent|handed|gave|delivered|shared|presented|showed|issued|submitted)\\b( \\w+){0,3}? (to |with )?(the |our |a |this )?clients?\\b',
-      '$1 published version snapshot',
+      '\\b(sent|handed|gave|delivered|shared|presented|showed|issued|submitted)\\b((?: \\w+){0,3}?) (to |with )?(the |our |a |this )?clients?\\b',
+      '$1$2 published version snapshot',
     ],
     [
-      '\\b(envoye|envoyee|envoyes|envoyees|transmis|transmise|remis|remise|livre|livree|presente|presentee|montre|donne)\\b( \\w+){0,3}? (au|aux|a notre|a nos|a ce) clients?\\b',
-      '$1 published version snapshot',
+      '\\b(envoye|envoyee|envoyes|envoyees|transmis|transmise|remis|remise|livre|livree|presente|presentee|montre|donne)\\b((?: \\w+){0,3}?) (au|aux|a notre|a nos|a ce) clients?\\b',
+      '$1$2 published version snapshot',
     ],
     [
-      '\\bdid (we|you|i) (send|hand|give|deliver|share|present|show|issue|submit)\\b( \\w+){0,3}? (to |with )?(the |our |a |this )?clients?\\b',
-      '$2 published version snapshot',
+      '\\bdid (we|you|i) (send|hand|give|deliver|share|present|show|issue|submit)\\b((?: \\w+){0,3}?) (to |with )?(the |our |a |this )?clients?\\b',
+      '$2$3 published version snapshot',
     ],
     // The client's remarks on the report: the deliverable's comments.
     [
-      '\\bclients?( s)?( \\w+){0,2}? (remark|comment|feedback|note|question|objection|reaction|input|concern|annotation|pushback)s?\\b',
-      'deliverable comment $3',
+      '\\bclients?( s)?((?: \\w+){0,2}?) (remark|comment|feedback|note|question|objection|reaction|input|concern|annotation|pushback)s?\\b',
+      'deliverable comment $3$2',
     ],
     [
-      '\\b(remark|comment|feedback|note|question|objection|reaction|input|concern|annotation)s?( \\w+){0,2}? (from|of|by) (the |our |this )?clients?\\b',
-      'deliverable comment $1',
+      '\\b(remark|comment|feedback|note|question|objection|reaction|input|concern|annotation)s?((?: \\w+){0,2}?) (from|of|by) (the |our |this )?clients?\\b',
+      'deliverable comment $1$2',
     ],
     ['\\bclients? (left|wrote|made|raised|added|flagged|commented|annotated|objected|scribbled|jotted|noted|marked)\\b', 'deliverable comment'],
     [
-      '\\b(remarque|commentaire|retour|avis|objection|question|observation|annotation|reaction)s?( \\w+){0,2}? (du|des|de notre|de nos|de ce|par le|par notre|par ce) clients?\\b',
-      'deliverable comment $1',
+      '\\b(remarque|commentaire|retour|avis|objection|question|observation|annotation|reaction)s?((?: \\w+){0,2}?) (du|des|de notre|de nos|de ce|par le|par notre|par ce) clients?\\b',
+      'deliverable comment $1$2',
     ],
     ['\\bclients? (a |ont )?(commente|remarque|ecrit|annote|reagi|souleve|objecte)', 'deliverable comment'],
     [
@@ -506,7 +545,7 @@ export const vocabulary: SearchVocabulary = {
       'deliverable comment',
     ],
     // Files the client sent us: artifacts, the engagement's source documents.
-    ['\\bclients?( \\w+){0,3}? (sent|gave|provided|shared|uploaded|transmitted|forwarded|handed|supplied|emailed)\\b', 'received artifact file'],
+    ['\\bclients?((?: \\w+){0,3}?) (sent|gave|provided|shared|uploaded|transmitted|forwarded|handed|supplied|emailed)\\b', 'received artifact file$1'],
     ['\\b(from|by) (the |our |this )?clients?\\b', 'received artifact file'],
     ['\\bclients?( nous| m)?( a| ont)? (envoy|transmi|fourni|donn|remi|partag|communiqu)\\w*', 'received artifact fichier'],
     ['\\b(fourni|transmis|envoye|remis|communique|donne|partage)(e|s|es)? par (le |notre |ce )?clients?\\b', 'received artifact fichier'],
@@ -521,15 +560,15 @@ export const vocabulary: SearchVocabulary = {
     // An update on something is its status, not a change.
     ['\\b(?:an|any|the|a quick|the latest) update on\\b|\\bupdate me on\\b|\\bfill me in on\\b|\\bcatch me up on\\b', 'status summary overview'],
     // Putting back what was there: restoring the inherited or default.
-    ['\\bput (?:\\w+ ){0,3}back\\b|\\bput back\\b|\\brevert(?:ed|ing)?(?: to)?\\b|\\bgo back to\\b', 'restore'],
+    ['\\bput ((?:\\w+ ){0,3})back\\b|\\bput back\\b|\\brevert(?:ed|ing)?(?: to)?\\b|\\bgo back to\\b', 'restore $1'],
     // Putting a file among the engagement's files: an upload.
     [
-      '\\b(?:put|drop|store|save|place|file)(?: \\w+){0,4}? (?:in|into|among|with) (?:the |our |this )?(?:\\w+ ){0,2}(?:files|documents|folder|sources|material)\\b',
-      'upload artifact',
+      '\\b(?:put|drop|store|save|place|file)((?: \\w+){0,4}?) (?:in|into|among|with) (?:the |our |this )?(?:\\w+ ){0,2}(?:files|documents|folder|sources|material)\\b',
+      'upload artifact$1',
     ],
     // How something will look: a preview.
-    ['\\bhow (?:will|would|does|do|did) (?:\\w+ ){0,4}(?:look|appear|show up|render)\\b', 'preview'],
-    ['\\bhow (?:\\w+ ){0,4}(?:will|would) (?:look|appear|show up|render)\\b', 'preview'],
+    ['\\bhow (?:will|would|does|do|did) ((?:\\w+ ){0,4})(?:look|appear|show up|render)\\b', 'preview $1'],
+    ['\\bhow ((?:\\w+ ){0,4})(?:will|would) (?:look|appear|show up|render)\\b', 'preview $1'],
     // What the client will see (asked, or said before the verb): the draft as it would be published.
     [
       '\\b(?:what )?(?:will|would|can|could|does|do) (?:the |our |this )?clients? (?:see|read|get)\\b|\\bwhat (?:the |our )?clients? (?:will |would |is going to )?(?:see|read|get)s?\\b|\\b(?:va|vont|pourra|pourront) voir\\b',
@@ -549,13 +588,13 @@ export const vocabulary: SearchVocabulary = {
     ],
     // Keeping something out of what the client gets: an evidence not publishable.
     [
-      '\\bkeep (?:\\w+ ){0,3}out of\\b|\\bstays? (?:internal|confidential|private)\\b|\\b(?:hors de|en dehors de) (?:la|le)\\b|\\b(?:ne pas|ne plus) (?:faire )?(?:figurer|apparaitre)\\b|\\breste(?:r)? (?:interne|confidentiel)',
+      '\\bkeep ((?:\\w+ ){0,3})out of\\b|\\bstays? (?:internal|confidential|private)\\b|\\b(?:hors de|en dehors de) (?:la|le)\\b|\\b(?:ne pas|ne plus) (?:faire )?(?:figurer|apparaitre)\\b|\\breste(?:r)? (?:interne|confidentiel)',
       'hide publishable',
     ],
     // The copy or version the client gets: the published deliverable.
     ['\\bclients?(?: s)? (?:copy|version)\\b|\\bversion (?:du )?client\\b', 'published deliverable'],
     // Signing off, ticking off: a reviewer's approval.
-    ['\\b(?:sign|tick|check)(?:ed|s|ing)? off\\b|\\bgive (?:\\w+ ){0,2}(?:the )?(?:green light|go ahead)\\b|\\bagree(?:d|s)? with\\b', 'review validated'],
+    ['\\b(?:sign|tick|check)(?:ed|s|ing)? off\\b|\\bgive ((?:\\w+ ){0,2})(?:the )?(?:green light|go ahead)\\b|\\bagree(?:d|s)? with\\b', 'review validated $1'],
     // Nobody has looked at it yet: still proposed.
     [
       '\\b(?:nobody|no one|not yet|not been|pas encore|personne n a)(?: \\w+){0,3}? (?:looked at|reviewed|checked|seen|validated|vu|revu|valide|regarde|examine)s?\\b',
@@ -563,8 +602,8 @@ export const vocabulary: SearchVocabulary = {
     ],
     // Why the analysis says something, where it got it: the evidence behind it.
     [
-      '\\bwhy (?:does|did|do) (?:the )?(?:ai|analysis|model) (?:think|say|believe|claim|conclude)\\b|\\bwhere did (?:\\w+ ){0,3}get (?:this|that|it)\\b|\\bd ou (?:\\w+ ){0,3}(?:tire|sort)\\b|\\b(?:exact|actual) words\\b|\\bbehind (?:this|that|the) (?:conclusion|finding|claim|insight)\\b',
-      'preview evidence source excerpt',
+      '\\bwhy (?:does|did|do) (?:the )?(?:ai|analysis|model) (?:think|say|believe|claim|conclude)\\b|\\bwhere did ((?:\\w+ ){0,3})get (?:this|that|it)\\b|\\bd ou ((?:\\w+ ){0,3})(?:tire|sort)\\b|\\b(?:exact|actual) words\\b|\\bbehind (?:this|that|the) (?:conclusion|finding|claim|insight)\\b',
+      'preview evidence source excerpt $1$2',
     ],
     // Answering someone's note: a reply to a comment on the published version.
     [
@@ -572,9 +611,12 @@ export const vocabulary: SearchVocabulary = {
       'reply comment',
     ],
     // Marking a remark done: closing the comment.
-    ['\\b(?:mark|marked|consider) (?:\\w+ ){0,2}(?:as )?(?:done|handled|dealt with|addressed|sorted)\\b|\\b(?:dealt with|taken care of)\\b', 'close comment'],
+    [
+      '\\b(?:mark|marked|consider) ((?:\\w+ ){0,2})(?:as )?(?:done|handled|dealt with|addressed|sorted)\\b|\\b(?:dealt with|taken care of)\\b',
+      'close comment $1',
+    ],
     // A file to send someone: an export.
-    ['\\b(?:file|fichier|copy|copie)(?: \\w+){0,2}? (?:to send|to share|to email|to give|to forward|a envoyer|a partager|a transmettre)\\b', 'export file'],
+    ['\\b(?:file|fichier|copy|copie)((?: \\w+){0,2}?) (?:to send|to share|to email|to give|to forward|a envoyer|a partager|a transmettre)\\b', 'export file$1'],
     // What we sent, without naming the client: a published version.
     [
       '\\b(?:we|i) (?:sent|delivered|issued|shipped|handed over)\\b|\\b(?:version|rapport|livrable) (?:envoye|livre|remis|transmis)e?s?\\b',
@@ -583,8 +625,8 @@ export const vocabulary: SearchVocabulary = {
     // This client, for a cost or a total: the engagement.
     ['\\b(?:on|for|sur|pour) (?:this|that|ce|cette) (?:client|customer)\\b', 'engagement'],
     // Taking access away, letting someone in or letting them manage.
-    ['\\b(?:bring|fold|take|pull) in\\b|\\b(?:bring|fold|take|pull) (?:\\w+ ){0,4}into\\b', 'accept apply'],
-    ['\\btake (?:\\w+ ){0,3}away\\b|\\btake away\\b', 'remove'],
+    ['\\b(?:bring|fold|take|pull) in\\b|\\b(?:bring|fold|take|pull) ((?:\\w+ ){0,4})into\\b', 'accept apply $1'],
+    ['\\btake ((?:\\w+ ){0,3})away\\b|\\btake away\\b', 'remove $1'],
     ['\\blet (?:\\w+ ){0,3}(?:manage|administer|run|own)\\b', 'update member role admin'],
     ['\\blet (?:\\w+ ){0,3}in\\b|\\bfaire entrer\\b|\\bbring (?:\\w+ ){0,3}(?:onto|into) the team\\b', 'invite member'],
     // Bringing in what the analysis suggested: accepting its change proposals.
@@ -593,7 +635,7 @@ export const vocabulary: SearchVocabulary = {
     // Running again, in French.
     ['\\b(?:re)?(?:fais|faire|fait|faites|refais|refaire) (?:re)?tourner\\b', 'start run'],
     // Where something comes from: its source.
-    ['\\bd ou vient\\b|\\bd ou sort\\b|\\bwhere (?:does|did|do) (?:\\w+ ){0,3}come from\\b', 'source preview'],
+    ['\\bd ou vient\\b|\\bd ou sort\\b|\\bwhere (?:does|did|do) ((?:\\w+ ){0,3})come from\\b', 'source preview $1'],
     // Removing someone.
     ['\\bkick(?:ed|ing|s)? (?:\\w+ ){0,2}out\\b|\\bkick(?:ed|ing|s)? out\\b', 'remove member'],
     // Who said what: the audit chat answers from the transcripts.
@@ -613,8 +655,8 @@ export const vocabulary: SearchVocabulary = {
     ['\\b(passer|nommer|mettre|rendre|promouvoir)( \\w+){0,3}? (admin|administrateur|administratrice)s?\\b', 'update member role admin'],
     // How long data is kept: the workspace's retention.
     [
-      '\\b(how long|combien de temps|pendant combien de temps)( \\w+){0,5}? (keep|kept|store|stored|retain|retained|hold|held|garde|gardee|gardees|conserve|conservee|conservees|stocke|stockee)s?\\b',
-      'retention',
+      '\\b(how long|combien de temps|pendant combien de temps)((?: \\w+){0,5}?) (keep|kept|store|stored|retain|retained|hold|held|garde|gardee|gardees|conserve|conservee|conservees|stocke|stockee)s?\\b',
+      'retention$2',
     ],
     // Using a provider or a model for something: the profile that serves a usage.
     ['\\b(use|switch to|move to|go with|utiliser|passer a|passer sur)( \\w+){1,3}? (for|pour)\\b', '$& set profile'],

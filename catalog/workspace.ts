@@ -13,7 +13,7 @@ export const workspace = area('workspace', [
     description: 'The member this token acts as. Use to know whose rights and locale apply.',
     method: 'GET',
     path: '/me',
-    askedAs: { en: ['who am I', 'my account'], fr: ['qui suis-je', 'mon compte'] },
+    askedAs: { en: ['who am I', 'my account', 'which account am I using'], fr: ['qui suis-je', 'mon compte', 'avec quel compte suis-je connecté'] },
   }),
   op({
     name: 'update_current_member',
@@ -23,8 +23,8 @@ export const workspace = area('workspace', [
     path: '/me',
     example: { locale: 'fr' },
     askedAs: {
-      en: ['change my display name', 'switch my language', 'my profile settings'],
-      fr: ['changer mon nom affiché', 'changer ma langue', 'mes préférences'],
+      en: ['change my display name', 'switch my language', 'my profile settings', 'show the interface in French', 'my display name is wrong'],
+      fr: ['changer mon nom affiché', 'changer ma langue', 'mes préférences', 'changer la langue de mon compte', 'mon nom affiché est faux'],
     },
     destructive: false,
     fields: () => ({ name: name255().optional(), locale: z.enum(LOCALES).optional() }),
@@ -36,8 +36,8 @@ export const workspace = area('workspace', [
     method: 'GET',
     path: '/workspace',
     askedAs: {
-      en: ['workspace settings', 'data retention periods', 'how long data is kept', 'security settings'],
-      fr: ['paramètres de l’espace', 'durées de conservation', 'combien de temps les données sont gardées'],
+      en: ['workspace settings', 'data retention periods', 'how long data is kept', 'security settings', 'how long we keep data'],
+      fr: ['paramètres de l’espace', 'durées de conservation', 'combien de temps les données sont gardées', 'combien de temps on garde les données'],
     },
   }),
   op({
@@ -48,8 +48,26 @@ export const workspace = area('workspace', [
     path: '/workspace',
     example: { display_name: 'Atelier Conseil' },
     askedAs: {
-      en: ['change workspace settings', 'set the retention period', 'keep data for less time'],
-      fr: ['modifier les paramètres de l’espace', 'changer la durée de conservation', 'garder les données moins longtemps'],
+      en: [
+        'change workspace settings',
+        'set the retention period',
+        'keep data for less time',
+        'tighten login security',
+        'shorten how long data is stored',
+        'how many days raw data and deliverables are kept',
+        'let consultants use the platform’s AI keys',
+        'e-mail code for participants by default',
+      ],
+      fr: [
+        'modifier les paramètres de l’espace',
+        'changer la durée de conservation',
+        'garder les données moins longtemps',
+        'exiger la double authentification',
+        'garder les données brutes moins longtemps',
+        'conservation des livrables en jours',
+        'autoriser les clés IA de la plateforme',
+        'langues proposées dans l’espace',
+      ],
     },
     // Settings can be set back; data past a shortened retention is purged later by retention, not by this call.
     destructive: false,
@@ -77,8 +95,8 @@ export const workspace = area('workspace', [
     path: '/workspace/branding',
     example: { email_sender_name: 'Atelier Conseil', primary_color: '#1F3A5F' },
     askedAs: {
-      en: ['brand colours', 'our look and feel', 'sender name of e-mails'],
-      fr: ['couleurs de la marque', 'charte graphique', 'nom d’expéditeur des e-mails'],
+      en: ['brand colours', 'our look and feel', 'sender name of e-mails', 'customise the look of messages', 'primary and accent colours'],
+      fr: ['couleurs de la marque', 'charte graphique', 'nom d’expéditeur des e-mails', 'nos couleurs dans les e-mails', 'couleur principale et d’accent'],
     },
     destructive: false,
     fields: () => ({
@@ -94,7 +112,7 @@ export const workspace = area('workspace', [
     description: 'Remove the workspace logo from the branding.',
     method: 'DELETE',
     path: '/workspace/branding/logo',
-    askedAs: { en: ['remove our logo'], fr: ['retirer notre logo'] },
+    askedAs: { en: ['remove our logo', 'no logo in our branding'], fr: ['retirer notre logo', 'enlever le logo'] },
     destructive: true,
   }),
   op({
@@ -104,8 +122,8 @@ export const workspace = area('workspace', [
     method: 'GET',
     path: '/workspace/dashboard',
     askedAs: {
-      en: ['activity across engagements', 'overview of the firm’s work', 'what is going on in the workspace'],
-      fr: ['activité de toutes les missions', 'vue d’ensemble du cabinet', 'ce qui se passe dans l’espace'],
+      en: ['activity across engagements', 'overview of the firm’s work', 'what is going on in the workspace', 'firm-wide activity'],
+      fr: ['activité de toutes les missions', 'vue d’ensemble du cabinet', 'ce qui se passe dans l’espace', 'tous les audits d’un coup d’œil'],
     },
   }),
   op({
@@ -114,7 +132,10 @@ export const workspace = area('workspace', [
     description: 'Pending invitations to join the workspace.',
     method: 'GET',
     path: '/workspace/invitations',
-    askedAs: { en: ['pending invitations', 'people invited who have not joined'], fr: ['invitations en attente', 'personnes invitées pas encore inscrites'] },
+    askedAs: {
+      en: ['pending invitations', 'people invited who have not joined', 'invites not accepted yet'],
+      fr: ['invitations en attente', 'personnes invitées pas encore inscrites', 'invitations pas encore acceptées'],
+    },
     paginated: true,
   }),
   op({
@@ -124,8 +145,8 @@ export const workspace = area('workspace', [
     method: 'POST',
     path: '/workspace/invitations',
     askedAs: {
-      en: ['add a colleague', 'give someone access', 'onboard a new consultant'],
-      fr: ['ajouter un collègue', 'donner accès à quelqu’un', 'intégrer un nouveau consultant'],
+      en: ['add a colleague', 'give someone access', 'onboard a new consultant', 'bring a new consultant in'],
+      fr: ['ajouter un collègue', 'donner accès à quelqu’un', 'intégrer un nouveau consultant', 'faire venir une nouvelle consultante'],
     },
     destructive: false,
     fields: () => ({ email: z.email().max(255), role: z.enum(ROLES) }),
@@ -136,7 +157,10 @@ export const workspace = area('workspace', [
     description: 'Cancel a pending invitation to the workspace.',
     method: 'DELETE',
     path: '/workspace/invitations/{invitation}',
-    askedAs: { en: ['cancel an invitation', 'withdraw an invite'], fr: ['annuler une invitation', 'retirer une invitation'] },
+    askedAs: {
+      en: ['cancel an invitation', 'withdraw an invite', 'take back an invitation'],
+      fr: ['annuler une invitation', 'retirer une invitation', 'invitation envoyée à la mauvaise adresse'],
+    },
     destructive: true,
   }),
   op({
@@ -145,7 +169,10 @@ export const workspace = area('workspace', [
     description: 'Members of the workspace with their roles.',
     method: 'GET',
     path: '/workspace/members',
-    askedAs: { en: ['our team', 'who has access', 'users of the workspace'], fr: ['notre équipe', 'qui a accès', 'utilisateurs de l’espace'] },
+    askedAs: {
+      en: ['our team', 'who has access', 'users of the workspace', 'who is in the firm and their role', 'each member’s role'],
+      fr: ['notre équipe', 'qui a accès', 'utilisateurs de l’espace', 'membres de l’espace et leurs droits', 'le rôle de chaque membre'],
+    },
     paginated: true,
   }),
   op({
@@ -156,8 +183,8 @@ export const workspace = area('workspace', [
     path: '/workspace/members/{member}',
     example: { member: '$demo.member', role: 'admin' },
     askedAs: {
-      en: ['give admin rights', 'promote to administrator', 'change permissions of a colleague'],
-      fr: ['donner les droits admin', 'nommer administrateur', 'changer les droits d’un collègue'],
+      en: ['give admin rights', 'promote to administrator', 'change permissions of a colleague', 'let a colleague administer the workspace'],
+      fr: ['donner les droits admin', 'nommer administrateur', 'changer les droits d’un collègue', 'permettre à un collègue d’administrer l’espace'],
     },
     // A role change can be made again the other way; nothing is deleted.
     destructive: false,
@@ -169,7 +196,10 @@ export const workspace = area('workspace', [
     description: 'Remove a member from the workspace. Their API tokens stop working at once.',
     method: 'DELETE',
     path: '/workspace/members/{member}',
-    askedAs: { en: ['revoke access of a colleague', 'offboard someone who left'], fr: ['retirer l’accès d’un collègue', 'enlever quelqu’un de l’espace'] },
+    askedAs: {
+      en: ['revoke access of a colleague', 'offboard someone who left', 'someone left, cut their access'],
+      fr: ['retirer l’accès d’un collègue', 'enlever quelqu’un de l’espace', 'quelqu’un est parti, couper son accès'],
+    },
     destructive: true,
   }),
   op({
@@ -178,7 +208,7 @@ export const workspace = area('workspace', [
     description: 'Roles a member or invitation can have.',
     method: 'GET',
     path: '/workspaces/enums/roles',
-    askedAs: { en: ['roles available', 'permission levels'], fr: ['rôles possibles', 'niveaux de droits'] },
+    askedAs: { en: ['roles available', 'permission levels', 'possible access levels'], fr: ['rôles possibles', 'niveaux de droits', 'rôles attribuables'] },
     paginated: true,
     reference: true,
   }),
@@ -188,7 +218,7 @@ export const workspace = area('workspace', [
     description: 'Status values a workspace can be in.',
     method: 'GET',
     path: '/workspaces/enums/statuses',
-    askedAs: { en: ['workspace status values'], fr: ['statuts possibles de l’espace'] },
+    askedAs: { en: ['workspace status values', 'lifecycle of a workspace'], fr: ['statuts possibles de l’espace', 'états possibles d’un espace'] },
     paginated: true,
     reference: true,
   }),

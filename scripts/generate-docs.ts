@@ -115,6 +115,13 @@ const codeSurfaceCost = (): ToolListCost => toolLists().find((r) => r.surface ==
 /** "27 of 30 (90.0%)": one retrieval set's top-3 figure (bench/retrieval.ts). */
 const retrieval = (s: RetrievalScore) => `${s.hits} of ${s.total} (${((s.hits / s.total) * 100).toFixed(1)}%)`;
 
+/** "14 of 16": a count over the sets the ranking is tuned on, of what part counts out of what whole. */
+function tunedRetrieval(part: (s: RetrievalScore) => number, whole: (s: RetrievalScore) => number): string {
+  const f = retrievalFigures();
+  const sets = [f.tuning, f.outcomes, f.situations];
+  return `${sets.reduce((n, s) => n + part(s), 0)} of ${sets.reduce((n, s) => n + whole(s), 0)}`;
+}
+
 /** Numbers quoted in the prose of the README and docs/, by the name in their marker. */
 export const FACTS: Record<string, () => string> = {
   'default-tools': () => String(defaultSurfaceCost().tools),
@@ -133,6 +140,20 @@ export const FACTS: Record<string, () => string> = {
   'retrieval-held-out-consultants': () => retrieval(retrievalFigures().heldOutConsultants),
   'retrieval-outcomes': () => retrieval(retrievalFigures().outcomes),
   'retrieval-held-out-outcomes': () => retrieval(retrievalFigures().heldOutOutcomes),
+  'retrieval-situations': () => retrieval(retrievalFigures().situations),
+  'retrieval-held-out-situations': () => retrieval(retrievalFigures().heldOutSituations),
+  // The weak rule on the tuned sets: requests no operation answers told "no strong match", and
+  // requests one answers told so wrongly.
+  'retrieval-weak-unanswerable': () =>
+    tunedRetrieval(
+      (s) => s.unanswerable.hits,
+      (s) => s.unanswerable.total,
+    ),
+  'retrieval-weak-answerable': () =>
+    tunedRetrieval(
+      (s) => s.doubted,
+      (s) => s.answerable.total,
+    ),
   // The spec's documented operations, and the ones the catalog curates from the live description only.
   'documented-operations': () => String(catalog.filter((o) => o.documented).length),
   'live-only-operations': () => String(catalog.filter((o) => !o.documented).length),

@@ -241,6 +241,14 @@ export interface SearchVocabulary {
   phrases: ReadonlyArray<readonly [string, string]>;
 }
 
+/** What the API's specification says about each area and each operation it documents (catalog/spec-prose.ts, generated). */
+export interface SpecProse {
+  /** Each area's purpose, by toolset. */
+  areas: Readonly<Record<string, string>>;
+  /** The endpoint's section and payload, and for a write the fields of the resource its body takes, by operation name. */
+  operations: Readonly<Record<string, string>>;
+}
+
 /** What an operation is for, in one line: the first sentence of its description. */
 export function purposeOf(op: Pick<Operation, 'description'>): string {
   // split() always gives at least one part: the default is never taken.

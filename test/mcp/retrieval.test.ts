@@ -1,14 +1,18 @@
 // find_operations against requests as consultants make them, in English and in French, ambiguous
-// ones included. Five sets, kept as data in test/mcp/retrieval-sets: two the ranking is tuned on
-// (requests phrased around the API's objects, and requests phrased by the outcome wanted; their misses
-// are printed, add to them freely), and three held out, each written before the tuning it measures
-// and never tuned on (only their hit rates are printed): the project's first held-out set, the
-// consultants' set, written before the tuning on consultants' words, and the outcome-phrased set,
-// written before the tuning on outcomes. A request no operation answers counts when the answer says
-// no match is strong. Floors (top 3): tuned 98% and 95%, each held-out set 90% (the outcome-phrased
-// one 65%), below what the ranking reaches, so a change that loses ground fails. The
-// docs quote the current figures, which bench/retrieval.ts computes in-process; the test checks that
-// they are what find_operations answers over MCP. A request with several right answers lists them all.
+// ones included. Seven sets, kept as data in test/mcp/retrieval-sets: three the ranking is tuned on
+// (requests phrased around the API's objects, requests phrased by the outcome wanted, and situations in
+// every area; their misses are printed, add to them freely), and four held out, each written before
+// the tuning it measures and never tuned on (only their hit rates are printed): the project's first
+// held-out set, the consultants' set, written before the tuning on consultants' words, the
+// outcome-phrased set, written before the tuning on outcomes, and the situations set, drawn at random
+// from the pool the tuned situations came from, before the ranking was made to generalise. A request
+// no operation answers counts when the answer says no match is strong; on the tuned sets, the share of
+// such requests flagged and the share of answered requests wrongly called weak have floors of their
+// own. Floors (top 3): tuned 98% and 95% (situations 85%), the first and consultants' held-out sets
+// 90%, the outcome-phrased one 75% and the situations one 80%, below what the ranking reaches, so a
+// change that loses ground fails. The docs quote the current figures, which bench/retrieval.ts
+// computes in-process; the test checks that they are what find_operations answers over MCP. A request
+// with several right answers lists them all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Found,
@@ -29,6 +33,8 @@ const HELD_OUT = retrievalSet('heldOutFirst');
 const CONSULTANTS = retrievalSet('heldOutConsultants');
 const OUTCOMES = retrievalSet('outcomes');
 const HELD_OUT_OUTCOMES = retrievalSet('heldOutOutcomes');
+const SITUATIONS = retrievalSet('situations');
+const HELD_OUT_SITUATIONS = retrievalSet('heldOutSituations');
 
 const FRENCH = /[àâçéèêëîïôûùüÿœ’]|\b(les?|la|des|une?|du|de|au)\b/i;
 
@@ -60,11 +66,11 @@ async function measured(set: readonly RetrievalRequest[], label: string, heldOut
 
 describe('find_operations retrieval', () => {
   it("tunes on at least 80 requests and holds out two sets, the consultants' one of 40 or more covering every area, in English and in French", () => {
-    const all = [...TUNING, ...HELD_OUT, ...CONSULTANTS, ...OUTCOMES, ...HELD_OUT_OUTCOMES];
+    const all = [...TUNING, ...HELD_OUT, ...CONSULTANTS, ...OUTCOMES, ...HELD_OUT_OUTCOMES, ...SITUATIONS, ...HELD_OUT_SITUATIONS];
     expect(TUNING.length).toBeGreaterThanOrEqual(80);
     expect(HELD_OUT.length).toBeGreaterThanOrEqual(30);
     expect(CONSULTANTS.length).toBeGreaterThanOrEqual(40);
-    for (const set of [TUNING, CONSULTANTS, OUTCOMES, HELD_OUT_OUTCOMES]) {
+    for (const set of [TUNING, CONSULTANTS, OUTCOMES, HELD_OUT_OUTCOMES, SITUATIONS, HELD_OUT_SITUATIONS]) {
       expect(set.filter((r) => FRENCH.test(r.query)).length).toBeGreaterThanOrEqual(set.length / 4);
       expect(set.filter((r) => !FRENCH.test(r.query)).length).toBeGreaterThanOrEqual(set.length / 4);
     }
@@ -85,22 +91,39 @@ describe('find_operations retrieval', () => {
     expect((await measured(OUTCOMES, RETRIEVAL_SETS.outcomes.label, false)).hits / OUTCOMES.length).toBeGreaterThanOrEqual(0.95);
   });
 
-  it('finds it in the top 3 for at least 90% of each held-out set (65% of the outcome-phrased one), and the figures docs/tools.md quotes are these', async () => {
+  it('finds it for at least 85% of the situations it was tuned on; says "no strong match" to 80% of the tuned requests no operation answers, and to at most 15% of those one does', async () => {
+    const situations = await measured(SITUATIONS, RETRIEVAL_SETS.situations.label, false);
+    expect(situations.hits / situations.total).toBeGreaterThanOrEqual(0.85);
+    const tuned = [situations, await score(TUNING, (q) => found(q, RETRIEVAL_TOP), false), await score(OUTCOMES, (q) => found(q, RETRIEVAL_TOP), false)];
+    const sum = (f: (s: RetrievalScore) => number) => tuned.reduce((n, s) => n + f(s), 0);
+    process.stderr.write(
+      `retrieval, tuned sets: ${sum((s) => s.unanswerable.hits)}/${sum((s) => s.unanswerable.total)} requests no operation answers said no strong match; ${sum((s) => s.doubted)}/${sum((s) => s.answerable.total)} answered ones called weak\n`,
+    );
+    expect(sum((s) => s.unanswerable.hits) / sum((s) => s.unanswerable.total)).toBeGreaterThanOrEqual(0.8);
+    expect(sum((s) => s.doubted) / sum((s) => s.answerable.total)).toBeLessThanOrEqual(0.15);
+  });
+
+  it('finds it in the top 3 for at least 90% of each held-out set (75% of the outcome-phrased one, 80% of the situations), and the figures docs/tools.md quotes are these', async () => {
     // Their misses are not printed: whoever tunes the ranking must not tune it on them.
     const first = await measured(HELD_OUT, RETRIEVAL_SETS.heldOutFirst.label, true);
     const consultants = await measured(CONSULTANTS, RETRIEVAL_SETS.heldOutConsultants.label, true);
     const outcomes = await measured(HELD_OUT_OUTCOMES, RETRIEVAL_SETS.heldOutOutcomes.label, true);
+    const situations = await measured(HELD_OUT_SITUATIONS, RETRIEVAL_SETS.heldOutSituations.label, true);
     const tuned = await score(TUNING, (q) => found(q, RETRIEVAL_TOP), false);
     const tunedOutcomes = await score(OUTCOMES, (q) => found(q, RETRIEVAL_TOP), false);
+    const tunedSituations = await score(SITUATIONS, (q) => found(q, RETRIEVAL_TOP), false);
     expect(first.hits / first.total).toBeGreaterThanOrEqual(0.9);
     expect(consultants.hits / consultants.total).toBeGreaterThanOrEqual(0.9);
-    expect(outcomes.hits / outcomes.total).toBeGreaterThanOrEqual(0.65);
+    expect(outcomes.hits / outcomes.total).toBeGreaterThanOrEqual(0.75);
+    expect(situations.hits / situations.total).toBeGreaterThanOrEqual(0.8);
     // The top 8 that find_operations shows by default.
     expect((await measured(HELD_OUT, RETRIEVAL_SETS.heldOutFirst.label, true, 8)).hits / HELD_OUT.length).toBeGreaterThanOrEqual(0.9);
     const readme = retrievalFigures();
-    expect([readme.tuning, readme.heldOutFirst, readme.heldOutConsultants, readme.outcomes, readme.heldOutOutcomes].map((f) => f.hits)).toEqual(
-      [tuned, first, consultants, tunedOutcomes, outcomes].map((f) => f.hits),
-    );
+    expect(
+      [readme.tuning, readme.heldOutFirst, readme.heldOutConsultants, readme.outcomes, readme.heldOutOutcomes, readme.situations, readme.heldOutSituations].map(
+        (f) => [f.hits, f.doubted],
+      ),
+    ).toEqual([tuned, first, consultants, tunedOutcomes, outcomes, tunedSituations, situations].map((f) => [f.hits, f.doubted]));
   });
 
   it('shows each match with its one-line purpose and the arguments it requires, with the values each takes', async () => {

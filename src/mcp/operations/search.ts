@@ -1,19 +1,25 @@
 // Ranked search over every operation, for find_operations. Consultants ask in English or French and
 // in their own words ("les remarques du client", "make Julie an admin"), not in API nouns. The words
-// live as data: each catalog entry says what people call it (its askedAs facet, both languages), and
-// catalog/vocabulary.ts holds what no entry owns (stop words, a word map to the API's words, expressions
-// of several words, the readings of "client"). This module only folds and weighs:
-// - words are folded (case, accents, plurals, English and French endings: proposed, proposé and
-//   proposer meet) the same way on both sides;
-// - a field-weighted BM25-like sum (name, title and askedAs count more than the description, the path
-//   and parameters less), plus the best phrase an entry is asked as: the share of its words the request
-//   says and the pairs of words it says in the same order ("the client sent" is not "sent the client");
+// live as data: each catalog entry says what people call it (its askedAs facet, both languages: the
+// situations people are in when they need it), the API's specification says what each operation and
+// area is (catalog/spec-prose.ts, generated from it), and catalog/vocabulary.ts holds what no entry
+// owns (stop words, a word map to the API's words, expressions of several words, the readings of
+// "client"). This module only folds and weighs:
+// - words are stemmed by the Snowball stemmer of their language (@orama/stemmers), the same way on
+//   both sides: proposed and proposing meet, and so do proposer, proposé and proposée;
+// - a field-weighted BM25-like sum (name, title and askedAs count more than the description, the path,
+//   parameters and the spec's prose less), plus the best phrase an entry is asked as: the share of its
+//   words the request says and the pairs of words it says in the same order ("the client sent" is not
+//   "sent the client");
 // - then shaped by what the request is about: an operation whose name's nouns the request names beats
 //   one that only shares a verb; a request that asks nothing to change prefers reads, one that asks for
 //   a change prefers writes.
 // When nothing matches strongly, the caller says so and shows every operation of the likeliest areas.
+import { stemmer as english } from '@orama/stemmers/english';
+import { stemmer as french } from '@orama/stemmers/french';
+import { specProse } from '../../../catalog/spec-prose.js';
 import { vocabulary } from '../../../catalog/vocabulary.js';
-import { type Operation, pathParams, type SearchVocabulary, type Toolset } from '../../operation.js';
+import { type Operation, pathParams, type SearchVocabulary, type SpecProse, type Toolset } from '../../operation.js';
 
 function fold(text: string): string {
   return text
@@ -25,49 +31,82 @@ function fold(text: string): string {
     .replace(/-/g, ' ');
 }
 
-/** Lower case, no accents, split on anything not a letter or digit, light singular and endings. */
-export function terms(text: string): string[] {
+export type Lang = 'en' | 'fr';
+const STEMMERS: Record<Lang, (word: string) => string> = { en: english, fr: french };
+/** The API's nouns a stemmer would fold into a verb that means something else ("find the engagement" asks for no finding). */
+const WHOLE: Readonly<Record<string, string>> = { finding: 'finding', findings: 'finding' };
+
+/**
+ * Lower case, no accents, split on anything not a letter or digit, each word reduced to its stem by
+ * the Snowball stemmer of the text's language (@orama/stemmers): generate, generated, generation meet,
+ * and so do proposer, proposé, proposée. Applied to operations and requests alike, so a stem only has
+ * to be the same on both sides. The text is folded before it is stemmed (expressions are matched on
+ * folded text), so a French participle's lost accent is put back first (proposee, publiee: proposée, publiée).
+ */
+export function terms(text: string, lang: Lang = 'en'): string[] {
   return fold(text)
     .split(/[^a-z0-9]+/)
     .filter(Boolean)
-    .map((w) => stem(singular(w)));
+    .map((w) => stemOf(w, lang));
 }
 
 /**
- * Endings folded so the forms of one word meet, in English and French alike: generate, generated,
- * generation -> generat; propose, proposed, proposé, proposer, proposez -> propos; running -> run.
- * Applied to operations and requests alike, so a stem only has to be the same on both sides.
+ * Stems already computed, per language: the catalog's few thousand words repeat across operations and
+ * the stemmers build their expressions at every call. Bounded, since requests bring words of their own.
  */
-function stem(w: string): string {
-  // French feminine participles meet their masculine: publiée -> publie.
-  let s = w.length > 4 && w.endsWith('ee') ? w.slice(0, -1) : w;
-  if (s.length > 6 && s.endsWith('ation')) s = `${s.slice(0, -5)}at`;
-  // "finding" is the API's noun, not the verb "find" ("find the engagement" asks for no finding).
-  else if (s.length > 5 && s.endsWith('ing') && s !== 'finding') s = s.slice(0, -3);
-  else if (s.length > 5 && /[^aeou]er$/.test(s)) s = s.slice(0, -2);
-  else if (s.length > 5 && s.endsWith('ez')) s = s.slice(0, -2);
-  else if (s.length > 4 && s.endsWith('ed')) s = s.slice(0, -2);
-  else if (s.length > 4 && s.endsWith('e')) s = s.slice(0, -1);
-  // cancelled -> cancel, running -> run
-  if (s !== w && s.length > 3 && s.at(-1) === s.at(-2) && !/[aeious]$/.test(s)) s = s.slice(0, -1);
-  return s;
+const STEMS = { en: new Map<string, string>(), fr: new Map<string, string>() };
+const STEMS_KEPT = 20_000;
+
+function stemOf(w: string, lang: Lang): string {
+  const whole = WHOLE[w];
+  if (whole) return whole;
+  if (w.length < 3 || /\d/.test(w)) return w;
+  const seen = STEMS[lang];
+  let stem = seen.get(w);
+  if (stem === undefined) {
+    stem = fold(STEMMERS[lang](lang === 'fr' ? w.replace(/ee(s?)$/, 'ée$1').replace(/ie(s?)$/, 'ié$1') : w));
+    if (seen.size >= STEMS_KEPT) seen.clear();
+    seen.set(w, stem);
+  }
+  return stem;
 }
 
-function singular(w: string): string {
-  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
-  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
-  if (w.length > 3 && w.endsWith('x') && /(eau|eu)x$/.test(w)) return w.slice(0, -1);
-  return w;
+/** A request's language: French when it says more of the French stop words (or accented words) than of the English ones. */
+export function languageOf(text: string): Lang {
+  const v = vocab();
+  const accented = (text.match(/[àâçéèêëîïôûùüÿœ]/giu) ?? []).length;
+  let fr = accented;
+  let en = 0;
+  for (const w of fold(text).split(/[^a-z0-9]+/)) {
+    if (v.stopRaw.fr.has(w)) fr++;
+    if (v.stopRaw.en.has(w)) en++;
+  }
+  return fr > en ? 'fr' : 'en';
 }
+
+/** The other language: its stem of a request's word is heard too, a little less (validation, analyse, export say the same in both). */
+const other = (lang: Lang): Lang => (lang === 'en' ? 'fr' : 'en');
+const OTHER_LANGUAGE = 0.8;
 
 /** The vocabulary folded once, the way requests are. */
 function compile(v: SearchVocabulary) {
-  const stop = new Set(terms(`${v.stopWords.en} ${v.stopWords.fr}`));
-  // Keys folded like request words, so "processus" or "entretiens" find their entry.
+  const stopRaw = { en: new Set(fold(v.stopWords.en).split(/\s+/)), fr: new Set(fold(v.stopWords.fr).split(/\s+/)) };
+  // A stop word and a vocabulary key are stemmed both ways: a request in either language finds them.
+  const both = (w: string) => [...terms(w, 'en'), ...terms(w, 'fr')];
+  const stop = new Set([...stopRaw.en, ...stopRaw.fr].flatMap(both));
+  // Keys of one stem (change, changer, changement) mean what the shortest says: the base word.
   const words = new Map<string, string>();
-  for (const [k, to] of Object.entries(v.words)) words.set(terms(k)[0] ?? k, to);
+  const by = new Map<string, string>();
+  for (const [k, to] of Object.entries(v.words)) {
+    for (const t of both(k)) {
+      const held = by.get(t);
+      if (held !== undefined && held.length <= k.length) continue;
+      by.set(t, k);
+      words.set(t, to);
+    }
+  }
   const phrases = v.phrases.map(([re, to]) => [new RegExp(re, 'g'), to] as const);
-  return { stop, words, phrases };
+  return { stop, stopRaw, words, phrases };
 }
 let compiled: ReturnType<typeof compile> | undefined;
 
@@ -77,7 +116,17 @@ function vocab(): ReturnType<typeof compile> {
   return compiled;
 }
 
-const FIELD_WEIGHTS = { name: 3, title: 2, asked: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8 } as const;
+/**
+ * spec: what the API's specification says of the operation (its payload, the fields and values of
+ * the body it takes: catalog/spec-prose.ts), weighed least, counted like the entry's own words but
+ * adding nothing for being said in more fields (the spec repeats the entry's parameter names).
+ * areaSpec: the spec's sentence about the operation's area, the same for every operation of the area:
+ * it counts neither in how rare a word is nor in what a strong match accounts for, since counting it
+ * there made every area's common words commoner and unrelated requests look answered.
+ */
+const FIELD_WEIGHTS = { name: 3, title: 2, asked: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8, spec: 0.5, areaSpec: 0.3 } as const;
+/** The fields that say what an operation is (all but its area's sentence). */
+const OWN_FIELDS = (Object.keys(FIELD_WEIGHTS) as (keyof typeof FIELD_WEIGHTS)[]).filter((f) => f !== 'areaSpec');
 /** Weight of the best phrase the operation is asked as (title and askedAs), beside the word sum. */
 const PHRASE_WEIGHT = 1.2;
 /** For each pair of words the request says in the order one of the operation's phrases says them. */
@@ -91,14 +140,22 @@ const UNASKED_CHANGE = 0.7;
 const UNASKED_READ = 0.85;
 /**
  * A match is strong when it accounts for at least this share of what the request says (its words'
- * weight, rare words counting more); below it find_operations says it is unsure.
+ * weight, rare words counting more), and scores at least STRONG_SCORE per unit of that weight (a
+ * match made only of words its description or parameters share is not); below either,
+ * find_operations says it is unsure. Set on the tuned sets against both errors: a request no operation
+ * answers left strong, and a request one does answer called weak.
  */
-const STRONG_SHARE = 0.5;
+const STRONG_SHARE = 0.4;
+const STRONG_SCORE = 1;
 /** Where a request starts saying what its object is about, and how much the words after count. */
 const ABOUT = /\b(?:about|regarding|concerning|au sujet d|a propos d|concernant)\b/;
 const SUBJECT_WEIGHT = 0.5;
-/** A request's word that neither the operations nor the vocabulary know weighs this share of the rarest word's weight. */
-const UNKNOWN_WORD = 0.5;
+/**
+ * A request's word that neither the operations nor the vocabulary know weighs what the rarest word
+ * weighs: unseen, it is as rare as a word can be, and a request made mostly of such words ("book a
+ * meeting room") asks for something no operation does.
+ */
+const UNKNOWN_WORD = 1;
 type Field = keyof typeof FIELD_WEIGHTS;
 
 interface Doc {
@@ -156,12 +213,13 @@ function expand(query: string, known: (t: string) => boolean): Query {
     if (vocab().stop.has(t) && w < 1) return;
     weights.set(t, Math.max(weights.get(t) ?? 0, w));
   };
+  const lang = languageOf(query);
   const text = rewrite(query);
-  const words = terms(text);
+  const words = terms(text, lang);
   const sequence = words.filter((t) => !vocab().stop.has(t));
   const raw = text.split(/[^a-z0-9]+/).filter(Boolean);
-  const participles = new Set(raw.filter((w) => w.length > 4 && w.endsWith('ed')).map((w) => stem(singular(w))));
-  for (const w of raw) if (!(w.length > 4 && w.endsWith('ed'))) participles.delete(stem(singular(w)));
+  const participles = new Set(raw.filter((w) => w.length > 4 && w.endsWith('ed')).map((w) => stemOf(w, 'en')));
+  for (const w of raw) if (!(w.length > 4 && w.endsWith('ed'))) participles.delete(stemOf(w, 'en'));
   for (const t of [...words]) {
     const again = t.length > 5 && t.startsWith('re') ? t.slice(2) : '';
     if (again && !known(t) && (known(again) || vocab().words.has(again))) words.push(again);
@@ -169,19 +227,32 @@ function expand(query: string, known: (t: string) => boolean): Query {
   // The words after "about" say what the thing is about (the subject matter: "the conclusion about
   // supplier onboarding"), not which thing: they weigh less.
   const about = text.search(ABOUT);
-  const subject = new Set(about < 0 ? [] : terms(text.slice(about)));
+  const subject = new Set(about < 0 ? [] : terms(text.slice(about), lang));
+  // What a participle means is said as a state too ("the data imported": import means upload, not asked for).
+  const changeSaid = new Set<string>();
+  const stateSaid = new Set<string>();
   for (const t of words) {
     const mapped = vocab().words.get(t);
     const w = subject.has(t) ? SUBJECT_WEIGHT : 1;
     if (!vocab().stop.has(t)) add(t, w);
-    if (mapped) for (const m of terms(mapped)) add(m, (mapped.startsWith(t) ? 1 : 0.8) * w);
+    if (mapped) {
+      for (const m of terms(mapped)) {
+        add(m, (mapped.startsWith(t) ? 1 : 0.8) * w);
+        (participles.has(t) ? stateSaid : changeSaid).add(m);
+      }
+    }
+  }
+  for (const m of stateSaid) if (!changeSaid.has(m) && !words.includes(m)) participles.add(m);
+  for (const [i, t] of terms(text, other(lang)).entries()) {
+    const own = words[i] as string;
+    if (t !== own && !vocab().stop.has(own)) add(t, OTHER_LANGUAGE * (subject.has(own) ? SUBJECT_WEIGHT : 1));
   }
   const names = new Set(
     query
       .split(/\s+/)
       .slice(1)
       .filter((w) => /^\p{Lu}/u.test(w))
-      .flatMap((w) => terms(w)),
+      .flatMap((w) => terms(w, lang)),
   );
   return { weights, participles, sequence, names, subject };
 }
@@ -206,7 +277,11 @@ export class OperationIndex {
   // Indexed on the first search: a session that never searches never pays for it.
   private pending: Operation[] = [];
 
-  constructor(ops: readonly Operation[] = []) {
+  private readonly prose: SpecProse;
+
+  /** prose: what the spec says of each operation (the generated catalog/spec-prose.ts unless given). */
+  constructor(ops: readonly Operation[] = [], opts: { prose?: SpecProse } = {}) {
+    this.prose = opts.prose ?? specProse;
     this.add(ops);
   }
 
@@ -221,27 +296,35 @@ export class OperationIndex {
     for (const op of ops) {
       const params = Object.keys(op.input.shape);
       const [verb = '', ...object] = terms(op.name);
-      const asked = [...(op.askedAs?.en ?? []), ...(op.askedAs?.fr ?? [])];
+      const asked: [string, Lang][] = [
+        ...(op.askedAs?.en ?? []).map((p): [string, Lang] => [p, 'en']),
+        ...(op.askedAs?.fr ?? []).map((p): [string, Lang] => [p, 'fr']),
+      ];
       const doc: Doc = {
         op,
         verb,
         object,
         writes: op.method !== 'GET',
-        phrases: [op.title, ...asked].map((p) => terms(rewrite(p)).filter((t) => !vocab().stop.has(t))).filter((p) => p.length),
+        phrases: [[op.title, 'en'] as [string, Lang], ...asked]
+          .map(([p, l]) => terms(rewrite(p), l).filter((t) => !vocab().stop.has(t)))
+          .filter((p) => p.length),
         fields: {
           name: new Set(terms(op.name)),
           title: new Set(terms(op.title)),
-          asked: new Set(terms(asked.map(rewrite).join(' ')).filter((t) => !vocab().stop.has(t))),
+          asked: new Set(asked.flatMap(([p, l]) => terms(rewrite(p), l)).filter((t) => !vocab().stop.has(t))),
           path: new Set(terms(op.path.replace(/\{[^}]+\}/g, ' '))),
           area: new Set(terms(op.toolset)),
           params: new Set(terms(params.filter((p) => !pathParams(op.path).includes(p)).join(' '))),
           description: new Set(terms(op.description)),
           // Enumerated argument values ("executive_summary", "validated") are words people use.
           values: new Set(terms(enumValues(op).join(' '))),
+          // What the API's specification says of it and of its area, in its own words.
+          spec: new Set(terms(this.prose.operations[op.name] ?? '').filter((t) => !vocab().stop.has(t))),
+          areaSpec: new Set(terms(this.prose.areas[op.toolset] ?? '').filter((t) => !vocab().stop.has(t))),
         },
       };
       const seen = new Set<string>();
-      for (const f of Object.values(doc.fields)) for (const t of f) seen.add(t);
+      for (const f of OWN_FIELDS) for (const t of doc.fields[f]) seen.add(t);
       for (const t of seen) this.df.set(t, (this.df.get(t) ?? 0) + 1);
       this.docs.push(doc);
     }
@@ -330,7 +413,7 @@ export class OperationIndex {
         for (const f of Object.keys(FIELD_WEIGHTS) as Field[]) {
           if (doc.fields[f].has(t)) {
             best = Math.max(best, FIELD_WEIGHTS[f]);
-            spread += 0.15;
+            if (f !== 'spec' && f !== 'areaSpec') spread += 0.15;
           }
         }
         if (best > 0) score += w * this.idf(t) * (best + spread);
@@ -353,9 +436,9 @@ export class OperationIndex {
       const doc = this.docs.find((d) => d.op === top.op) as Doc;
       // A word of the request counts as accounted for when the operation has it or a word it maps to.
       const has = (t: string) =>
-        Object.values(doc.fields).some((f) => f.has(t)) || terms(vocab().words.get(t) ?? '').some((m) => Object.values(doc.fields).some((f) => f.has(m)));
+        OWN_FIELDS.some((f) => doc.fields[f].has(t)) || terms(vocab().words.get(t) ?? '').some((m) => OWN_FIELDS.some((f) => doc.fields[f].has(m)));
       const covered = own.filter(has).reduce((sum, t) => sum + weightOf(t), 0);
-      strong = covered / ownWeight >= STRONG_SHARE;
+      strong = covered / ownWeight >= STRONG_SHARE && top.score / ownWeight >= STRONG_SCORE;
     }
     // The likeliest areas: the areas of the best few matches, by their summed scores.
     const byArea = new Map<Toolset, number>();

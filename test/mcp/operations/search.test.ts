@@ -4,20 +4,31 @@
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../../../catalog/index.js';
 import { vocabulary } from '../../../catalog/vocabulary.js';
-import { OperationIndex, terms } from '../../../src/mcp/operations/search.js';
+import { languageOf, OperationIndex, terms } from '../../../src/mcp/operations/search.js';
 
 const index = new OperationIndex(catalog);
 const first = (query: string) => index.search(query, { limit: 1 })[0]?.op.name;
 
 describe('search', () => {
-  it('folds the forms of one word alike, in English and in French, accents and case aside', () => {
-    const same = (...words: string[]) => expect(new Set(words.map((w) => terms(w).join(' '))).size, words.join(', ')).toBe(1);
-    same('propose', 'proposed', 'proposé', 'proposée', 'proposés', 'proposer', 'proposez');
-    same('publier', 'publié', 'publiée', 'Publiées');
-    same('valider', 'validé', 'validez', 'VALIDE');
-    same('generate', 'generated');
-    same('findings', 'finding');
-    same('speech-to-text', 'speech to text');
+  it("folds the forms of one word alike with its language's stemmer, accents and case aside", () => {
+    const same = (lang: 'en' | 'fr', ...words: string[]) => expect(new Set(words.map((w) => terms(w, lang).join(' '))).size, words.join(', ')).toBe(1);
+    same('en', 'propose', 'proposed', 'proposes', 'proposing');
+    same('en', 'generate', 'generated', 'generation');
+    same('fr', 'proposer', 'proposé', 'proposée', 'proposés', 'proposez', 'propose');
+    same('fr', 'publier', 'publié', 'publiée', 'Publiées');
+    same('fr', 'valider', 'validé', 'validée', 'validez', 'VALIDE');
+    same('en', 'findings', 'finding');
+    same('en', 'speech-to-text', 'speech to text');
+    // "finding" is the API's noun, not the verb: "find the engagement" asks for no finding.
+    expect(terms('finding')).not.toEqual(terms('find'));
+  });
+
+  it("reads a request in the language it is written in, an English word's stem in a French request heard too", () => {
+    expect(languageOf('les remarques du client sur le livrable')).toBe('fr');
+    expect(languageOf('réserver un train')).toBe('fr');
+    expect(languageOf("the client's remarks on the deliverable")).toBe('en');
+    // "validation" stems alike in both languages; "exporter" is heard as the API's export.
+    expect(first('exporter le rapport en PDF')).toBe('create_export');
   });
 
   it('reads who sent what to whom from the order of the words', () => {
