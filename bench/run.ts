@@ -383,8 +383,14 @@ function catalogPlusGenerated(modules: string, specFile: string): number {
   const script = `
     const [modules, specFile] = process.argv.slice(1);
     const { readFileSync } = await import('node:fs');
-    const { catalog } = await import(modules + '/tools/index.js');
-    const { liveOperations } = await import(modules + '/src/mcp/operations/live-openapi.js');
+    // A module by its path in this build or, for the build from before the folders were named for
+    // their roles, its path there.
+    const from = async (path, before) => import(modules + path).catch((err) => {
+      if (err.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+      return import(modules + before);
+    });
+    const { catalog } = await from('/catalog/index.js', '/tools/index.js');
+    const { liveOperations } = await from('/src/mcp/operations/live-openapi.js', '/src/mcp/live-openapi.js');
     const doc = JSON.parse(readFileSync(specFile, 'utf8'));
     process.stdout.write(String(catalog.length + liveOperations(doc, catalog).length));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, modules, specFile], { encoding: 'utf8' });
@@ -734,7 +740,7 @@ function builtPerTool(): BuiltPerTool | { error: string } {
     const gc = globalThis.gc ?? (() => {});
     const heap = () => { gc(); return process.memoryUsage().heapUsed / 1048576; };
     const h0 = heap(); let t = performance.now();
-    const { catalog } = await import(modules + '/tools/index.js');
+    const { catalog } = await import(modules + '/catalog/index.js');
     const catalogImportMs = performance.now() - t; const h1 = heap(); t = performance.now();
     const { toolListFor } = await import(modules + '/src/mcp/server/session.js');
     const { operationSchema, convertOperationSchema } = await import(modules + '/src/mcp/pipeline/shown-schema.js');
@@ -758,7 +764,7 @@ function builtPerTool(): BuiltPerTool | { error: string } {
       listKb: JSON.stringify(tools).length / 1024 }));`;
   // The schemas a bundle holds: converted from the same modules, as scripts/build-schemas.ts converts them.
   const convert = `
-    const { catalog } = await import(process.argv[1] + '/tools/index.js');
+    const { catalog } = await import(process.argv[1] + '/catalog/index.js');
     const { convertOperationSchema } = await import(process.argv[1] + '/src/mcp/pipeline/shown-schema.js');
     process.stdout.write(JSON.stringify(Object.fromEntries(catalog.map((op) => [op.name, convertOperationSchema(op)]))));`;
   const schemas = spawnSync(process.execPath, ['--input-type=module', '-e', convert, UNBUNDLED], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
