@@ -31,7 +31,7 @@ function fold(text: string): string {
     .replace(/-/g, ' ');
 }
 
-export type Lang = 'en' | 'fr';
+type Lang = 'en' | 'fr';
 const STEMMERS: Record<Lang, (word: string) => string> = { en: english, fr: french };
 /** The API's nouns a stemmer would fold into a verb that means something else ("find the engagement" asks for no finding). */
 const WHOLE: Readonly<Record<string, string>> = { finding: 'finding', findings: 'finding' };
