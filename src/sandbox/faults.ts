@@ -24,9 +24,10 @@ export interface FaultSpec {
   /**
    * In process only (a function cannot cross the admin API): awaited when the request is taken,
    * before its handler, so a test can land another writer's change between a client's read and its
-   * write at exactly that point, with no timing involved.
+   * write at exactly that point, with no timing involved. `hungUp` settles when the client closes
+   * the request unanswered: awaited, it holds the answer past any timeout of the client's.
    */
-  before?: () => void | Promise<void>;
+  before?: (request: { hungUp: Promise<void> }) => void | Promise<void>;
   match?: FaultMatch;
 }
 

@@ -120,6 +120,8 @@ interface Exchange {
   locale: Locale;
   headers: Record<string, string>;
   started: number;
+  /** Settles when the client closes the request before its answer is written. */
+  hungUp: Promise<void>;
 }
 
 /** The sandbox's request handling (route, rate window, faults, log): not the MCP server's call pipeline. */
@@ -198,6 +200,7 @@ export class SandboxPipeline {
   async handle(req: IncomingMessage, res: ServerResponse, ws: MemoryWorkspace, rawPath: string, rawQuery: string): Promise<void> {
     const locale = localeOf(req.headers['accept-language']);
     const method = (req.method ?? 'GET').toUpperCase();
+    let hangUp = () => {};
     const x: Exchange = {
       locale,
       headers: {},
@@ -215,10 +218,13 @@ export class SandboxPipeline {
         duration_ms: 0,
         handler_ran: false,
       },
+      hungUp: new Promise((resolve) => (hangUp = resolve)),
     };
     // A client that gives up (a cancelled tool call) closes the socket before the answer is written.
     res.on('close', () => {
-      if (!res.writableFinished) x.entry.client_closed = true;
+      if (res.writableFinished) return;
+      x.entry.client_closed = true;
+      hangUp();
     });
     try {
       const query = new URLSearchParams(rawQuery);
@@ -316,7 +322,7 @@ export class SandboxPipeline {
     }
 
     const fault = this.faults.take({ method, template: route.template, rawPath, workspace: ws.slug });
-    if (fault?.before) await fault.before();
+    if (fault?.before) await fault.before({ hungUp: x.hungUp });
     if (fault?.delay_ms) await this.sleep(fault.delay_ms);
     if (fault && !fault.after_handler && (fault.status !== undefined || fault.reset || fault.broken_body)) {
       this.applyFault(res, fault, undefined, x);

@@ -1,6 +1,7 @@
 // The token store on disk: private file modes, whole-file replacement that survives a writer killed
 // mid-write, one lock across processes, abandoned locks taken over, and the config directory.
 import { spawn } from 'node:child_process';
+import { watch } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -54,8 +55,23 @@ describe('token store', () => {
         child.stdout.once('data', () => resolve());
         child.once('exit', (code) => reject(new Error(`writer exited ${code}`)));
       });
-      // Let it get into later writes, at a different point of a write each round.
-      await new Promise((r) => setTimeout(r, 20 + round * 37));
+      // Killed in a later write, at a different point of it each round: a write is a dozen steps the
+      // folder shows (the temporary file created, written in chunks, renamed over the file), and the
+      // kill comes after the (1 + 5 * round)-th step seen since its first write.
+      const steps = 1 + 5 * round;
+      await new Promise<void>((resolve, reject) => {
+        let seen = 0;
+        const watcher = watch(dir, () => {
+          if (++seen < steps) return;
+          watcher.close();
+          resolve();
+        });
+        watcher.on('error', reject);
+        child.once('exit', (code) => {
+          watcher.close();
+          reject(new Error(`writer exited ${code}`));
+        });
+      });
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGKILL');
       await exited;

@@ -13,6 +13,8 @@ export interface HttpChild {
   child: ChildProcessWithoutNullStreams;
   /** Everything written to stderr so far. */
   stderr(): string;
+  /** The first match of `pattern` in stderr, already written or when it comes; rejects after `ms`. */
+  logged(pattern: RegExp, ms?: number): Promise<string>;
   /** Everything written to stdout so far (nothing is expected: stdout is not a channel in HTTP mode). */
   stdout(): string;
   /** SIGTERM, then the exit code (null when killed). */
@@ -49,6 +51,22 @@ export async function spawnHttpServer(env: Record<string, string> = {}, args: st
     port: Number(new URL(url).port),
     child,
     stderr: () => err,
+    logged: (pattern, ms = 10_000) =>
+      new Promise((resolve, reject) => {
+        const look = () => {
+          const m = pattern.exec(err);
+          if (!m) return false;
+          clearTimeout(timer);
+          child.stderr.off('data', look);
+          resolve(m[0]);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          child.stderr.off('data', look);
+          reject(new Error(`serve --http wrote nothing matching ${pattern} within ${ms} ms:\n${err}`));
+        }, ms);
+        if (!look()) child.stderr.on('data', look);
+      }),
     stdout: () => out,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

@@ -2,17 +2,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { TestClock } from '../helpers/clock.js';
 import { type Stack, startStack, textOf } from '../helpers/stack.js';
 
 const SCALE = 0.01; // the sandbox's minute lasts 600 ms
 const WINDOW_MS = 60_000 * SCALE;
 
+const RATE_LIMIT = { WORKSPACE_RATE_LIMIT: `120/${WINDOW_MS / 1000}` };
+/** The sandbox's clock, with real time: moved a window on, it has forgotten what it counted. */
+const clock = new TestClock();
 let sandbox: SandboxHandle;
 let stack: Stack;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: true, timeScale: SCALE });
-  stack = await startStack({ sandboxHandle: sandbox, env: { WORKSPACE_RATE_LIMIT: `120/${WINDOW_MS / 1000}` } });
+  sandbox = await startSandbox({ port: 0, rateLimit: true, timeScale: SCALE, clock: clock.now });
+  stack = await startStack({ sandboxHandle: sandbox, env: RATE_LIMIT });
 });
 afterAll(async () => {
   await stack.close();
@@ -40,14 +44,21 @@ describe('rate budget', () => {
   }, 60_000);
 
   it('a 429 is waited out and the call succeeds', async () => {
-    await new Promise((r) => setTimeout(r, WINDOW_MS)); // a fresh window after the overload
-    sandbox.clearRequests();
-    sandbox.admin.fault({ count: 1, status: 429, retry_after: 0.2, match: { method: 'GET', path: '/workspace' } });
-    const r = await stack.call('get_workspace');
-    expect(r.isError).toBeFalsy();
-    const reqs = apiRequests();
-    expect(reqs.map((q) => q.status)).toEqual([429, 200]);
-    expect(Date.parse(reqs[1]!.time) - Date.parse(reqs[0]!.time)).toBeGreaterThanOrEqual(190);
+    // A fresh window after the overload: the sandbox's clock a window on, and a client of its own.
+    clock.advance(WINDOW_MS);
+    const own = await startStack({ sandboxHandle: sandbox, liveOpenApi: false, env: RATE_LIMIT });
+    try {
+      sandbox.clearRequests();
+      sandbox.admin.fault({ count: 1, status: 429, retry_after: 0.2, match: { method: 'GET', path: '/workspace' } });
+      const r = await own.call('get_workspace');
+      expect(r.isError).toBeFalsy();
+      const reqs = apiRequests();
+      expect(reqs.map((q) => q.status)).toEqual([429, 200]);
+      // Sent again only once the Retry-After had passed (a floor: a busy machine only adds to it).
+      expect(Date.parse(reqs[1]!.time) - Date.parse(reqs[0]!.time)).toBeGreaterThanOrEqual(190);
+    } finally {
+      await own.close();
+    }
   });
 });
 
@@ -85,7 +96,7 @@ describe('writes are never sent twice', () => {
 describe('a Retry-After beyond the cap', () => {
   it('is a clear error, not an endless wait, and later calls fail fast without a request', async () => {
     // Its own client: the pause it learns would hold every later test of this file.
-    const own = await startStack({ sandboxHandle: sandbox, liveOpenApi: false, env: { WORKSPACE_RATE_LIMIT: `120/${WINDOW_MS / 1000}` } });
+    const own = await startStack({ sandboxHandle: sandbox, liveOpenApi: false, env: RATE_LIMIT });
     try {
       sandbox.clearRequests();
       sandbox.admin.fault({ count: 1, status: 429, retry_after: 3600, match: { method: 'GET', path: '/workspace' } });

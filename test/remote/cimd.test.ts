@@ -120,8 +120,11 @@ describe('client ID metadata documents', () => {
 });
 
 describe('client ID metadata documents: failures and load', () => {
-  /** A document server whose every answer waits for `release()` (or is a 500 when `fail`); counts fetches, and those open at once. */
-  async function holdingServer(fail: boolean) {
+  /**
+   * A document server whose every answer waits for `release()` (or is a 500 when `fail`); counts
+   * fetches, and those open at once; `onFetch` is told of each fetch as it comes.
+   */
+  async function holdingServer(fail: boolean, onFetch: () => void = () => {}) {
     let fetches = 0;
     let open = 0;
     let mostOpen = 0;
@@ -136,6 +139,7 @@ describe('client ID metadata documents: failures and load', () => {
       };
       if (fail) answer();
       else waiting.push(answer);
+      onFetch();
     });
     await new Promise<void>((resolve) => docServer!.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(docServer.address() as AddressInfo).port}`;
@@ -166,16 +170,23 @@ describe('client ID metadata documents: failures and load', () => {
 
   it('fetches at once are capped: past the cap a request is answered temporarily_unavailable without a fetch', async () => {
     stack = await startStack({ allowLoopbackClientMetadata: true });
-    const docs = await holdingServer(false);
+    // The refused ones answer while the others still wait for their documents (held until released):
+    // each of the twenty is told as it is answered or fetched, until all are one or the other.
     const refused: Response[] = [];
+    let allIn = () => {};
+    const everyOneIn = new Promise<void>((r) => (allIn = r));
+    const tally = () => {
+      if (refused.length + docs.open() === 20) allIn();
+    };
+    const docs = await holdingServer(false, tally);
     const asked = Array.from({ length: 20 }, (_, i) =>
       authorize(stack!.replica.url, `${docs.origin}/client-${i}.json`).then((r) => {
         if (r.status !== 404 && r.status !== 400) refused.push(r);
+        tally();
         return r;
       }),
     );
-    // The refused ones answer while the others still wait for their documents (held until released).
-    for (let i = 0; i < 200 && refused.length + docs.open() < 20; i++) await new Promise((r) => setTimeout(r, 25));
+    await everyOneIn;
     const answeredWhileHeld = refused.length;
     docs.release();
     await Promise.all(asked);

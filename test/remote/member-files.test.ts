@@ -13,6 +13,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
@@ -207,6 +208,25 @@ describe('serve --remote reads no file of the replica for a member', () => {
   it('a link stops opening once its time is up', async () => {
     const { mcpUrl } = await deployment({ WORKSPACE_DOWNLOAD_LINK_SECONDS: '3' }, 1);
     const claire = await member(mcpUrl, CLAIRE, 'modern');
+    // The replica keeps the link in Redis for its lifetime: Redis says when it drops it (a keyspace
+    // notification), and which key is the link's is the one the download adds.
+    const redis = createClient({ url: remote.redis.url });
+    await redis.connect();
+    const events = redis.duplicate();
+    await events.connect();
+    closers.push(async () => {
+      await events.close();
+      await redis.close();
+    });
+    await redis.sendCommand(['CONFIG', 'SET', 'notify-keyspace-events', 'Ex']);
+    const expired = new Set<string>();
+    let heard = (_key: string) => {};
+    await events.subscribe('__keyevent@0__:expired', (key) => {
+      expired.add(key);
+      heard(key);
+    });
+    const linkKeys = async () => new Set(await redis.keys('*file-link:*'));
+    const keysBefore = await linkKeys();
     const bytes = Buffer.alloc(1024 * 1024 + 1, 1);
     const up = await claire.call('upload_artifact', {
       engagement: ENGAGEMENT_AP,
@@ -216,11 +236,17 @@ describe('serve --remote reads no file of the replica for a member', () => {
     const linked = await claire.call('download_artifact', { engagement: ENGAGEMENT_AP, artifact: (up.structuredContent as Json).id as string });
     const file = (linked.structuredContent as Json).file as { url: string; expires_at: string };
     const open = () => fetch(file.url, { headers: { authorization: `Bearer ${claire.token()}` } });
+    const [linkKey, ...others] = [...(await linkKeys())].filter((k) => !keysBefore.has(k));
+    expect(others).toEqual([]);
+    const gone = new Promise<void>((resolve) => {
+      heard = (key) => key === linkKey && resolve();
+      if (expired.has(linkKey as string)) resolve();
+    });
     const before = await open();
     expect(before.status).toBe(200);
     await before.body?.cancel();
     // Past the expiry the link reads as one that never existed.
-    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(file.expires_at) - Date.now()) + 500));
+    await gone;
     const after = await open();
     expect(after.status).toBe(404);
     await after.body?.cancel();

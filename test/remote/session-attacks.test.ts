@@ -18,7 +18,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_LARGE_BODIES_PER_MEMBER, MAX_LISTENS_PER_MEMBER } from '../../src/remote/serve-remote.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { until } from '../helpers/eras.js';
+import { gate } from '../helpers/reached.js';
 import { eraParams } from '../reliability/stdio-peer.js';
 import { CLAIRE, type Deployment, legacyCall, MARC, postHeaders, raw, remoteFixture, toReplica } from './deployment.js';
 import { revoke } from './helpers.js';
@@ -129,19 +129,8 @@ describe("one member's sign-ins", () => {
     expect(secondToken).not.toBe(firstToken);
 
     // The second sign-in's script is held in its first call while the first sign-in works.
-    let held = 0;
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    d.sandbox.admin.fault({
-      count: 1,
-      match: { method: 'GET', path: '/engagements/{engagement}/findings' },
-      before: async () => {
-        held++;
-        await gate;
-      },
-    });
+    const held = gate();
+    d.sandbox.admin.fault({ count: 1, match: { method: 'GET', path: '/engagements/{engagement}/findings' }, before: held.before });
     d.sandbox.clearRequests();
     const script = second.client.callTool({
       name: 'run_read_script',
@@ -149,9 +138,9 @@ describe("one member's sign-ins", () => {
         script: `await api.list_findings({ engagement: ${JSON.stringify(ENGAGEMENT_AP)}, limit: 1 }); return (await api.get_engagement({ engagement: ${JSON.stringify(ENGAGEMENT_AP)} })).id;`,
       },
     });
-    await until(() => (held === 1 ? true : undefined), 60_000, 'the script to be held');
+    await held.held(1);
     await first.client.callTool({ name: 'list_engagements', arguments: {} });
-    release();
+    held.open();
     expect(((await script) as { isError?: boolean }).isError).toBeFalsy();
     const byTemplate = (t: string) =>
       d.sandbox
@@ -218,18 +207,11 @@ describe('listen streams (2026)', () => {
     const his = await listen(replica.origin, d.lb.url, marc.token);
     open.push(his);
     expect(his.status).toBe(200);
+    // Closed: the replica hears of it before it reads her next request, sent after.
     (open.shift() as { close(): void }).close();
-    const again = await until(
-      async () => {
-        const s = await listen(replica.origin, d.lb.url, claire.token);
-        if (s.status === 200) return s;
-        s.close();
-        return undefined;
-      },
-      10_000,
-      'a listen stream once one of hers closed',
-    );
+    const again = await listen(replica.origin, d.lb.url, claire.token);
     open.push(again);
+    expect(again.status).toBe(200);
   }, 120_000);
 });
 
@@ -266,37 +248,23 @@ describe('large bodies', () => {
     const marc = await signIn(d, MARC, 'write', 'modern');
     const [replica] = d.replicas as [Deployment['replicas'][number]];
     const big = 20 * 1024 * 1024;
-    const held = Array.from({ length: MAX_LARGE_BODIES_PER_MEMBER }, () => heldBody(replica.origin, d.lb.url, claire.token, big, 1024 * 1024));
+    // One more than the cap at once, not a byte of their bodies sent: whichever comes last is answered
+    // at once, without its body, while the others hold their slots.
+    const bodies = Array.from({ length: MAX_LARGE_BODIES_PER_MEMBER + 1 }, () => heldBody(replica.origin, d.lb.url, claire.token, big, 0));
     closers.push(async () => {
-      for (const h of held) h.abort();
+      for (const b of bodies) b.abort();
     });
-    // Her next one is answered at once, without its body: she has not sent a byte of it.
-    const refused = await until(
-      async () => {
-        const next = heldBody(replica.origin, d.lb.url, claire.token, big, 0);
-        const status = await Promise.race([next.status, new Promise<undefined>((r) => setTimeout(() => r(undefined), 1_000))]);
-        next.abort();
-        return status;
-      },
-      30_000,
-      'her third large body to be answered before it was sent',
-    );
-    expect(refused).toBe(429);
+    const first = await Promise.race(bodies.map((b, i) => b.status.then((status) => ({ i, status }))));
+    expect(first.status).toBe(429);
+    const held = bodies.filter((_, i) => i !== first.i);
     // Marc's large body is read and answered (a JSON-RPC error for its padding: it was read whole).
     const his = heldBody(replica.origin, d.lb.url, marc.token, 5 * 1024 * 1024, 5 * 1024 * 1024);
     expect(await his.status).toBe(400);
-    // Once one of hers ends, her next one is read too.
+    // Once one of hers ends, her next one is read too: the replica hears of the end before it reads
+    // the next request, sent after (nothing of the ended one's body was left to read first).
     (held.shift() as { abort(): void }).abort();
-    const again = await until(
-      async () => {
-        const next = heldBody(replica.origin, d.lb.url, claire.token, 5 * 1024 * 1024, 5 * 1024 * 1024);
-        const status = await next.status;
-        return status === 400 ? status : undefined;
-      },
-      30_000,
-      'her next large body to be read',
-    );
-    expect(again).toBe(400);
+    const again = heldBody(replica.origin, d.lb.url, claire.token, 5 * 1024 * 1024, 5 * 1024 * 1024);
+    expect(await again.status).toBe(400);
   }, 120_000);
 
   it('a body of unknown length that turns out small takes no slot while its call runs', async () => {
@@ -327,23 +295,12 @@ describe('large bodies', () => {
         req.end();
       });
     };
-    let held = 0;
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    d.sandbox.admin.fault({
-      count: MAX_LARGE_BODIES_PER_MEMBER,
-      match: { method: 'GET', path: '/engagements' },
-      before: async () => {
-        held++;
-        await gate;
-      },
-    });
+    const held = gate();
+    d.sandbox.admin.fault({ count: MAX_LARGE_BODIES_PER_MEMBER, match: { method: 'GET', path: '/engagements' }, before: held.before });
     const running = Array.from({ length: MAX_LARGE_BODIES_PER_MEMBER }, () => chunked('list_engagements'));
-    await until(() => (held === MAX_LARGE_BODIES_PER_MEMBER ? true : undefined), 30_000, 'her calls to be held at the workspace');
+    await held.held(MAX_LARGE_BODIES_PER_MEMBER);
     expect(await chunked('get_workspace')).toBe(200);
-    release();
+    held.open();
     expect(await Promise.all(running)).toEqual(running.map(() => 200));
   }, 120_000);
 });

@@ -2,7 +2,7 @@
 // stderr; a client piping stdio gets no banner and a clean stdout. Every command the banner suggests
 // runs as printed, from the terminal it was printed in: proved by running each one from a clone.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,16 +135,28 @@ async function bannerAtTerminal(cwd: string, env: Record<string, string>): Promi
   let ended = false;
   let terminal = '';
   child.stdout.on('data', (d: Buffer) => (terminal += d.toString()));
-  child.on('close', () => (ended = true));
+  const closed = new Promise<void>((resolve) =>
+    child.on('close', () => {
+      ended = true;
+      resolve();
+    }),
+  );
   try {
-    // The banner's last line says it is complete; a server that dies first ends the wait too.
-    const deadline = Date.now() + 60_000;
-    while (!readFileSync(err, 'utf8').includes('Press Ctrl+C to stop.') && !ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    // The banner's last line says it is complete, read as the file changes; a server that dies first
+    // ends the wait too.
+    const complete = () => readFileSync(err, 'utf8').includes('Press Ctrl+C to stop.');
+    const watcher = watch(err);
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        watcher.on('change', () => complete() && resolve());
+        if (complete()) resolve();
+      }),
+      closed,
+    ]).finally(() => watcher.close());
     return { banner: readFileSync(err, 'utf8'), terminal };
   } finally {
     // Closing the terminal hangs up the server.
     if (!ended) {
-      const closed = new Promise((r) => child.on('close', r));
       child.kill('SIGTERM');
       await closed;
     }
