@@ -11,7 +11,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY tools ./tools
+COPY catalog ./catalog
 # `npm run build` bundles the server into dist/src (esbuild, a dev dependency; scripts/build-server.ts)
 # and each MCP Apps view into one HTML file under dist/apps, which the server reads when a host asks
 # for a view.
