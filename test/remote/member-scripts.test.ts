@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorDetail } from '../../src/mcp/render/tool-result.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { until } from '../helpers/eras.js';
 import { CLAIRE, type Deployment, MARC, type Member, remoteFixture } from './deployment.js';
@@ -247,7 +248,7 @@ describe("a script reaches nothing of the replica, and nothing beyond its member
     for (let i = 0; i < 2; i++) {
       const direct = (await claire.client.callTool({ name: 'get_engagement', arguments: { engagement: ENGAGEMENT_AP } })) as CallToolResult;
       expect(direct.isError).toBe(true);
-      expect(JSON.stringify(direct.structuredContent)).toContain('rate_budget_exhausted');
+      expect(errorDetail(direct)?.code).toBe('rate_budget_exhausted');
     }
     expect(at(d, '/engagements/{engagement}')).toHaveLength(sentBefore);
     // Within the window the workspace saw exactly the limit from her, whichever replica sent it (the
