@@ -1,8 +1,8 @@
 // How well find_operations finds what consultants ask for: the share of each request set whose right
-// operation is among the first three matches. Seven sets (test/mcp/retrieval-sets): three the ranking is
-// tuned on (requests phrased around the API's objects, requests phrased by the outcome wanted, and
-// situations in every area), and four held out, each written before the tuning it measures and never
-// tuned on. A request no operation answers (no expected operation) counts when the search says it has
+// operation is among the first three matches. Nine sets (test/mcp/retrieval-sets): four the ranking is
+// tuned on (requests phrased around the API's objects, requests phrased by the outcome wanted,
+// situations in every area, and the shapes of requests a blind set missed), and five held out, each
+// written before the tuning it measures and never tuned on. A request no operation answers (no expected operation) counts when the search says it has
 // no strong match; a request some operation answers that the search calls weak is counted apart (a
 // doubt where none was due), so the weak rule is tuned against both. The ranking is the
 // server's own index over the operations a workspace like the sandbox offers; test/mcp/retrieval.test.ts
@@ -28,6 +28,8 @@ export const RETRIEVAL_SETS = {
   heldOutOutcomes: { file: 'held-out-outcomes.json', label: 'outcome-phrased held-out set', heldOut: true },
   situations: { file: 'situations.json', label: 'situations in every area, tuned on', heldOut: false },
   heldOutSituations: { file: 'held-out-situations.json', label: 'situations held-out set', heldOut: true },
+  shapes: { file: 'shapes.json', label: 'shapes a blind set missed, tuned on', heldOut: false },
+  heldOutShapes: { file: 'held-out-shapes.json', label: 'shapes held-out set', heldOut: true },
 } as const;
 export type RetrievalSetName = keyof typeof RETRIEVAL_SETS;
 

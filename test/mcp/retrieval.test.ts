@@ -35,6 +35,8 @@ const OUTCOMES = retrievalSet('outcomes');
 const HELD_OUT_OUTCOMES = retrievalSet('heldOutOutcomes');
 const SITUATIONS = retrievalSet('situations');
 const HELD_OUT_SITUATIONS = retrievalSet('heldOutSituations');
+const SHAPES = retrievalSet('shapes');
+const HELD_OUT_SHAPES = retrievalSet('heldOutShapes');
 
 const FRENCH = /[àâçéèêëîïôûùüÿœ’]|\b(les?|la|des|une?|du|de|au)\b/i;
 
@@ -66,11 +68,21 @@ async function measured(set: readonly RetrievalRequest[], label: string, heldOut
 
 describe('find_operations retrieval', () => {
   it("tunes on at least 80 requests and holds out two sets, the consultants' one of 40 or more covering every area, in English and in French", () => {
-    const all = [...TUNING, ...HELD_OUT, ...CONSULTANTS, ...OUTCOMES, ...HELD_OUT_OUTCOMES, ...SITUATIONS, ...HELD_OUT_SITUATIONS];
+    const all = [
+      ...TUNING,
+      ...HELD_OUT,
+      ...CONSULTANTS,
+      ...OUTCOMES,
+      ...HELD_OUT_OUTCOMES,
+      ...SITUATIONS,
+      ...HELD_OUT_SITUATIONS,
+      ...SHAPES,
+      ...HELD_OUT_SHAPES,
+    ];
     expect(TUNING.length).toBeGreaterThanOrEqual(80);
     expect(HELD_OUT.length).toBeGreaterThanOrEqual(30);
     expect(CONSULTANTS.length).toBeGreaterThanOrEqual(40);
-    for (const set of [TUNING, CONSULTANTS, OUTCOMES, HELD_OUT_OUTCOMES, SITUATIONS, HELD_OUT_SITUATIONS]) {
+    for (const set of [TUNING, CONSULTANTS, OUTCOMES, HELD_OUT_OUTCOMES, SITUATIONS, HELD_OUT_SITUATIONS, SHAPES, HELD_OUT_SHAPES]) {
       expect(set.filter((r) => FRENCH.test(r.query)).length).toBeGreaterThanOrEqual(set.length / 4);
       expect(set.filter((r) => !FRENCH.test(r.query)).length).toBeGreaterThanOrEqual(set.length / 4);
     }
