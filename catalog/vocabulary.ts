@@ -227,7 +227,6 @@ export const vocabulary: SearchVocabulary = {
     logo: 'branding logo',
     report: 'deliverable',
     pdf: 'export',
-    word: 'export docx',
     powerpoint: 'export pptx',
     slide: 'export pptx',
     spreadsheet: 'export csv',
@@ -660,6 +659,11 @@ export const vocabulary: SearchVocabulary = {
     ],
     // Using a provider or a model for something: the profile that serves a usage.
     ['\\b(use|switch to|move to|go with|utiliser|passer a|passer sur)( \\w+){1,3}? (for|pour)\\b', '$& set profile'],
+    // Word, the application, said where a file's format is (a Word file, en Word): not the word of "wording" or "word for word".
+    [
+      '(?<=\\b(?:en|in|as|into|to|fichier|file|export|version|format|copy|copie) )word\\b|\\bword(?= (?:file|doc|document|version|format|export|copy|copie)s?\\b)',
+      'export docx',
+    ],
     // Speech and its price.
     ['\\bspeech ?to ?text\\b|\\bvoice ?to ?text\\b|\\breconnaissance vocale\\b|\\bdictee\\b', 'stt transcription'],
     ['\\btext ?to ?speech\\b|\\bsynthese vocale\\b', 'tts voice'],

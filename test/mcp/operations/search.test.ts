@@ -42,6 +42,15 @@ describe('search', () => {
     expect(top.map((o) => o.name)).toContain('list_deliverable_comments');
   });
 
+  it('reads Word as the application only where a file format is said, not in "wording" or "word for word"', () => {
+    const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
+    expect(first('exporter la feuille de route en Word')).toBe('create_export');
+    expect(first('the roadmap as a Word file')).toBe('create_export');
+    expect(first('adjust the wording of this finding')).toBe('update_finding');
+    expect(top('adjust the wording of this finding')).not.toContain('create_export');
+    expect(top('word for word what she said')).not.toContain('create_export');
+  });
+
   it('takes its words from the vocabulary data: an expression rewritten there changes what is found', () => {
     // "kick ... out" is an expression of catalog/vocabulary.ts, not a word of any entry.
     expect(vocabulary.phrases.some(([re]) => new RegExp(re).test('kick marc out'))).toBe(true);
