@@ -8,7 +8,8 @@
 // - words are stemmed by the Snowball stemmer of their language (@orama/stemmers), the same way on
 //   both sides: proposed and proposing meet, and so do proposer, proposé and proposée;
 // - a field-weighted BM25-like sum (name, title and askedAs count more than the description, the path,
-//   parameters and the spec's prose less), plus the best phrase an entry is asked as: the share of its
+//   parameters and the spec's prose less, what the spec says of the other operations on the same
+//   resource least), plus the best phrase an entry is asked as: the share of its
 //   words the request says and the pairs of words it says in the same order ("the client sent" is not
 //   "sent the client");
 // - then shaped by what the request is about: an operation whose name's nouns the request names beats
@@ -123,10 +124,30 @@ function vocab(): ReturnType<typeof compile> {
  * areaSpec: the spec's sentence about the operation's area, the same for every operation of the area:
  * it counts neither in how rare a word is nor in what a strong match accounts for, since counting it
  * there made every area's common words commoner and unrelated requests look answered.
+ * resource: what the spec says of the other operations on the same resource (its path, with or
+ * without the item's id): a read shares the fields its resource's write takes (the draft's
+ * introduction and recommendations, a budget's warning ratio), which the spec lists on the write
+ * only. Not the operation's own words, so kept out of how rare a word is and what a match accounts for.
  */
-const FIELD_WEIGHTS = { name: 3, title: 2, asked: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8, spec: 0.5, areaSpec: 0.3 } as const;
-/** The fields that say what an operation is (all but its area's sentence). */
-const OWN_FIELDS = (Object.keys(FIELD_WEIGHTS) as (keyof typeof FIELD_WEIGHTS)[]).filter((f) => f !== 'areaSpec');
+const FIELD_WEIGHTS = {
+  name: 3,
+  title: 2,
+  asked: 2,
+  path: 1.2,
+  area: 1,
+  params: 1,
+  description: 1,
+  values: 0.8,
+  spec: 0.5,
+  areaSpec: 0.3,
+  resource: 0.3,
+} as const;
+/** The fields that say what an operation is (all but its area's sentence and its resource's other operations). */
+const OWN_FIELDS = (Object.keys(FIELD_WEIGHTS) as (keyof typeof FIELD_WEIGHTS)[]).filter((f) => f !== 'areaSpec' && f !== 'resource');
+/** Fields whose words add nothing for being said again elsewhere (the spec repeats the entry's parameter names). */
+const ECHO_FIELDS: ReadonlySet<string> = new Set(['spec', 'areaSpec', 'resource']);
+/** A resource: an operation's path without the item's id at its end (the findings and one finding are one resource). */
+const resourceOf = (op: Operation) => op.path.replace(/\/\{[^}]+\}$/, '');
 /** Weight of the best phrase the operation is asked as (title and askedAs), beside the word sum. */
 const PHRASE_WEIGHT = 1.2;
 /** For each pair of words the request says in the order one of the operation's phrases says them. */
@@ -274,6 +295,8 @@ function enumValues(op: Operation): string[] {
 export class OperationIndex {
   private docs: Doc[] = [];
   private df = new Map<string, number>();
+  /** The operations indexed so far, by resource. */
+  private byResource = new Map<string, Operation[]>();
   // Indexed on the first search: a session that never searches never pays for it.
   private pending: Operation[] = [];
 
@@ -293,6 +316,10 @@ export class OperationIndex {
     const ops = this.pending;
     this.pending = [];
     this.idfs.clear();
+    for (const op of ops) this.byResource.set(resourceOf(op), [...(this.byResource.get(resourceOf(op)) ?? []), op]);
+    // The spec's prose belongs to documented operations, which the catalog gives first: operations
+    // learnt later from the live description bring none for those indexed before them.
+    const proseOf = (o: Operation) => terms(this.prose.operations[o.name] ?? '').filter((t) => !vocab().stop.has(t));
     for (const op of ops) {
       const params = Object.keys(op.input.shape);
       const [verb = '', ...object] = terms(op.name);
@@ -319,8 +346,9 @@ export class OperationIndex {
           // Enumerated argument values ("executive_summary", "validated") are words people use.
           values: new Set(terms(enumValues(op).join(' '))),
           // What the API's specification says of it and of its area, in its own words.
-          spec: new Set(terms(this.prose.operations[op.name] ?? '').filter((t) => !vocab().stop.has(t))),
+          spec: new Set(proseOf(op)),
           areaSpec: new Set(terms(this.prose.areas[op.toolset] ?? '').filter((t) => !vocab().stop.has(t))),
+          resource: new Set((this.byResource.get(resourceOf(op)) ?? []).filter((o) => o !== op).flatMap(proseOf)),
         },
       };
       const seen = new Set<string>();
@@ -413,7 +441,7 @@ export class OperationIndex {
         for (const f of Object.keys(FIELD_WEIGHTS) as Field[]) {
           if (doc.fields[f].has(t)) {
             best = Math.max(best, FIELD_WEIGHTS[f]);
-            if (f !== 'spec' && f !== 'areaSpec') spread += 0.15;
+            if (!ECHO_FIELDS.has(f)) spread += 0.15;
           }
         }
         if (best > 0) score += w * this.idf(t) * (best + spread);

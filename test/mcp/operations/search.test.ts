@@ -42,6 +42,11 @@ describe('search', () => {
     expect(top.map((o) => o.name)).toContain('list_deliverable_comments');
   });
 
+  it("reads a resource's fields, which the spec lists on its write, on its read too", () => {
+    // The spec lists retention_raw_days among the fields update_workspace takes; asking what it is is a read.
+    expect(first('the retention of raw data in days')).toBe('get_workspace');
+  });
+
   it('reads Word as the application only where a file format is said, not in "wording" or "word for word"', () => {
     const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
     expect(first('exporter la feuille de route en Word')).toBe('create_export');
