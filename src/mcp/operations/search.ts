@@ -6,7 +6,8 @@
 // owns (stop words, a word map to the API's words, expressions of several words, the readings of
 // "client"). This module only folds and weighs:
 // - words are stemmed by the Snowball stemmer of their language (@orama/stemmers), the same way on
-//   both sides: proposed and proposing meet, and so do proposer, proposé and proposée;
+//   both sides: proposed and proposing meet, and so do proposer, proposé and proposée; a word nothing
+//   knows is heard, at half weight, as the words it begins like (intro, introduction);
 // - a field-weighted BM25-like sum (name, title and askedAs count more than the description, the path,
 //   parameters and the spec's prose less, what the spec says of the other operations on the same
 //   resource least), plus the best phrase an entry is asked as: the share of its
@@ -177,6 +178,16 @@ const SUBJECT_WEIGHT = 0.5;
  * meeting room") asks for something no operation does.
  */
 const UNKNOWN_WORD = 1;
+/**
+ * A word no operation holds and the vocabulary does not map is heard as the operations' words that
+ * begin as it does, at this weight: a stem the stemmer left apart (intro and introduction,
+ * administratrice and administrator, a cognate of the other language). At least LIKE_PREFIX letters in
+ * common, and LIKE_SHARE of the shorter word's. Such a word asks for no change, and what a match
+ * accounts for still counts it as unknown.
+ */
+const LIKE_WEIGHT = 0.5;
+const LIKE_PREFIX = 5;
+const LIKE_SHARE = 0.75;
 type Field = keyof typeof FIELD_WEIGHTS;
 
 interface Doc {
@@ -385,6 +396,17 @@ export class OperationIndex {
     return v;
   }
 
+  /** The operations' words that begin as an unknown word does (LIKE_PREFIX, LIKE_SHARE). */
+  private alike(t: string): string[] {
+    const out: string[] = [];
+    for (const u of this.df.keys()) {
+      let k = 0;
+      while (k < t.length && k < u.length && t[k] === u[k]) k++;
+      if (k >= LIKE_PREFIX && k >= LIKE_SHARE * Math.min(t.length, u.length)) out.push(u);
+    }
+    return out;
+  }
+
   /** The best phrase the operation is asked as: the weight of its words the request says, times their share, plus pairs in order. */
   private phraseScore(doc: Doc, q: Query, pairs: ReadonlySet<string>): number {
     let best = 0;
@@ -414,6 +436,10 @@ export class OperationIndex {
     const q = expand(query, (t) => this.df.has(t));
     // The words that say what is asked: the subject matter's words ("about supplier onboarding") ask for no change.
     const said = [...q.weights].filter(([, w]) => w > SUBJECT_WEIGHT).map(([t]) => t);
+    for (const t of q.sequence) {
+      if (t.length < LIKE_PREFIX || this.df.has(t) || vocab().words.has(t) || q.names.has(t)) continue;
+      for (const u of this.alike(t)) q.weights.set(u, Math.max(q.weights.get(u) ?? 0, LIKE_WEIGHT));
+    }
     const asksChange = said.some((t) => this.changeVerbs.has(t) && !q.participles.has(t));
     const undecided = !asksChange && said.some((t) => this.eitherVerbs.has(t));
     // What the request says, weighed: its own words only (not what they map to), rare ones counting

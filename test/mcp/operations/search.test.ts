@@ -47,6 +47,11 @@ describe('search', () => {
     expect(first('the retention of raw data in days')).toBe('get_workspace');
   });
 
+  it('hears a word nothing knows as the words that begin as it does', () => {
+    // "intro" is no word of the catalog's; the draft's introduction is.
+    expect(first('the intro of the report')).toBe('get_deliverable_draft');
+  });
+
   it('reads Word as the application only where a file format is said, not in "wording" or "word for word"', () => {
     const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
     expect(first('exporter la feuille de route en Word')).toBe('create_export');
