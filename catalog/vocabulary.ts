@@ -669,4 +669,16 @@ export const vocabulary: SearchVocabulary = {
     ['\\btext ?to ?speech\\b|\\bsynthese vocale\\b', 'tts voice'],
     ['\\bper (minute|token|hour|call|request|second)\\b|\\ba la (minute|seconde|requete)\\b|\\bpar (minute|token|heure|appel|requete)\\b', 'unit price'],
   ],
+  // The specification's list of what is reserved to the web application (Authentication, "Operations
+  // reserved to the web application"), in its words, each clause apart, and in French.
+  reserved: [
+    {
+      en: ['sign-in of the account', 'password of the account', 'two-step verification', 'passkeys'],
+      fr: ['connexion au compte', 'mot de passe du compte', 'vérification en deux étapes', 'clés d’accès'],
+    },
+    { en: ['managing tokens', 'authorized applications'], fr: ['gérer les jetons', 'applications autorisées'] },
+    { en: ['creating, replacing or deleting an AI key of the workspace'], fr: ['créer, remplacer ou supprimer une clé IA de l’espace'] },
+    { en: ['granting support access to the platform team'], fr: ['accorder un accès au support de la plateforme'] },
+    { en: ['the participant and sponsor surfaces'], fr: ['les espaces participant et commanditaire'] },
+  ],
 };

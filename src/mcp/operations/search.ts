@@ -4,7 +4,7 @@
 // situations people are in when they need it), the API's specification says what each operation and
 // area is (catalog/spec-prose.ts, generated from it), and catalog/vocabulary.ts holds what no entry
 // owns (stop words, a word map to the API's words, expressions of several words, the readings of
-// "client"). This module only folds and weighs:
+// "client", what the API reserves to its web application). This module only folds and weighs:
 // - words are stemmed by the Snowball stemmer of their language (@orama/stemmers), the same way on
 //   both sides: proposed and proposing meet, and so do proposer, proposé and proposée; a word nothing
 //   knows is heard, at half weight, as the words it begins like (intro, introduction);
@@ -116,6 +116,15 @@ let compiled: ReturnType<typeof compile> | undefined;
 function vocab(): ReturnType<typeof compile> {
   compiled ??= compile(vocabulary);
   return compiled;
+}
+
+let reserved: Set<string>[] | undefined;
+/** The words of each thing the API reserves to its web application, read as an entry's askedAs phrases are. */
+function reservedToWebApp(): Set<string>[] {
+  reserved ??= (vocabulary.reserved ?? []).map(
+    (r) => new Set([...r.en.flatMap((p) => terms(rewrite(p), 'en')), ...r.fr.flatMap((p) => terms(rewrite(p), 'fr'))].filter((t) => !vocab().stop.has(t))),
+  );
+  return reserved;
 }
 
 /**
@@ -489,10 +498,13 @@ export class OperationIndex {
     if (top && ownWeight > 0) {
       const doc = this.docs.find((d) => d.op === top.op) as Doc;
       // A word of the request counts as accounted for when the operation has it or a word it maps to.
-      const has = (t: string) =>
-        OWN_FIELDS.some((f) => doc.fields[f].has(t)) || terms(vocab().words.get(t) ?? '').some((m) => OWN_FIELDS.some((f) => doc.fields[f].has(m)));
-      const covered = own.filter(has).reduce((sum, t) => sum + weightOf(t), 0);
-      strong = covered / ownWeight >= STRONG_SHARE && top.score / ownWeight >= STRONG_SCORE;
+      const accounted = (holds: (t: string) => boolean) =>
+        own.filter((t) => holds(t) || terms(vocab().words.get(t) ?? '').some(holds)).reduce((sum, t) => sum + weightOf(t), 0);
+      const covered = accounted((t) => OWN_FIELDS.some((f) => doc.fields[f].has(t)));
+      // What the API reserves to its web application, when it accounts for more of the request than
+      // the best operation does, is what is asked: no operation does it ("a new AI key for the workspace").
+      const reserved = Math.max(0, ...reservedToWebApp().map((words) => accounted((t) => words.has(t))));
+      strong = covered / ownWeight >= STRONG_SHARE && top.score / ownWeight >= STRONG_SCORE && reserved <= covered;
     }
     // The likeliest areas: the areas of the best few matches, by their summed scores.
     const byArea = new Map<Toolset, number>();

@@ -52,6 +52,16 @@ describe('search', () => {
     expect(first('the intro of the report')).toBe('get_deliverable_draft');
   });
 
+  it('says no match is strong for what the API reserves to its web application, whatever words it shares with an operation', () => {
+    const weak = (query: string) => !index.find(query, { limit: 3 }).strong;
+    // The spec: creating, replacing or deleting an AI key of the workspace is refused to tokens.
+    expect(weak('delete the AI key of the workspace')).toBe(true);
+    expect(weak('remplacer la clé IA de l’espace')).toBe(true);
+    // An operation that accounts for as much of the request is what is asked.
+    expect(weak('check that the Mistral key works')).toBe(false);
+    expect(weak('add a colleague to the workspace')).toBe(false);
+  });
+
   it('reads Word as the application only where a file format is said, not in "wording" or "word for word"', () => {
     const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
     expect(first('exporter la feuille de route en Word')).toBe('create_export');
