@@ -28,7 +28,7 @@ export const vocabulary: SearchVocabulary = {
     preuve: 'evidence',
     justificatif: 'evidence',
     livrable: 'deliverable',
-    rapport: 'deliverable document',
+    rapport: 'deliverable',
     brouillon: 'draft',
     ebauche: 'draft',
     mission: 'engagement',
@@ -225,9 +225,8 @@ export const vocabulary: SearchVocabulary = {
     people: 'member',
     who: 'member',
     logo: 'branding logo',
-    report: 'deliverable document',
+    report: 'deliverable',
     pdf: 'export',
-    word: 'export docx',
     powerpoint: 'export pptx',
     slide: 'export pptx',
     spreadsheet: 'export csv',
@@ -660,9 +659,26 @@ export const vocabulary: SearchVocabulary = {
     ],
     // Using a provider or a model for something: the profile that serves a usage.
     ['\\b(use|switch to|move to|go with|utiliser|passer a|passer sur)( \\w+){1,3}? (for|pour)\\b', '$& set profile'],
+    // Word, the application, said where a file's format is (a Word file, en Word): not the word of "wording" or "word for word".
+    [
+      '(?<=\\b(?:en|in|as|into|to|fichier|file|export|version|format|copy|copie) )word\\b|\\bword(?= (?:file|doc|document|version|format|export|copy|copie)s?\\b)',
+      'export docx',
+    ],
     // Speech and its price.
     ['\\bspeech ?to ?text\\b|\\bvoice ?to ?text\\b|\\breconnaissance vocale\\b|\\bdictee\\b', 'stt transcription'],
     ['\\btext ?to ?speech\\b|\\bsynthese vocale\\b', 'tts voice'],
     ['\\bper (minute|token|hour|call|request|second)\\b|\\ba la (minute|seconde|requete)\\b|\\bpar (minute|token|heure|appel|requete)\\b', 'unit price'],
+  ],
+  // The specification's list of what is reserved to the web application (Authentication, "Operations
+  // reserved to the web application"), in its words, each clause apart, and in French.
+  reserved: [
+    {
+      en: ['sign-in of the account', 'password of the account', 'two-step verification', 'passkeys'],
+      fr: ['connexion au compte', 'mot de passe du compte', 'vérification en deux étapes', 'clés d’accès'],
+    },
+    { en: ['managing tokens', 'authorized applications'], fr: ['gérer les jetons', 'applications autorisées'] },
+    { en: ['creating, replacing or deleting an AI key of the workspace'], fr: ['créer, remplacer ou supprimer une clé IA de l’espace'] },
+    { en: ['granting support access to the platform team'], fr: ['accorder un accès au support de la plateforme'] },
+    { en: ['the participant and sponsor surfaces'], fr: ['les espaces participant et commanditaire'] },
   ],
 };

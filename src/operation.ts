@@ -239,6 +239,11 @@ export interface SearchVocabulary {
   words: Readonly<Record<string, string>>;
   /** Expressions of several words rewritten before the words are read: [RegExp source, replacement]. */
   phrases: ReadonlyArray<readonly [string, string]>;
+  /**
+   * What the API reserves to its web application and refuses to tokens, each as the phrases it is
+   * asked as in both languages: a request for one has no operation, whatever words it shares with one.
+   */
+  reserved?: ReadonlyArray<{ readonly en: readonly string[]; readonly fr: readonly string[] }>;
 }
 
 /** What the API's specification says about each area and each operation it documents (catalog/spec-prose.ts, generated). */

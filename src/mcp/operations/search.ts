@@ -4,11 +4,13 @@
 // situations people are in when they need it), the API's specification says what each operation and
 // area is (catalog/spec-prose.ts, generated from it), and catalog/vocabulary.ts holds what no entry
 // owns (stop words, a word map to the API's words, expressions of several words, the readings of
-// "client"). This module only folds and weighs:
+// "client", what the API reserves to its web application). This module only folds and weighs:
 // - words are stemmed by the Snowball stemmer of their language (@orama/stemmers), the same way on
-//   both sides: proposed and proposing meet, and so do proposer, proposé and proposée;
+//   both sides: proposed and proposing meet, and so do proposer, proposé and proposée; a word nothing
+//   knows is heard, at half weight, as the words it begins like (intro, introduction);
 // - a field-weighted BM25-like sum (name, title and askedAs count more than the description, the path,
-//   parameters and the spec's prose less), plus the best phrase an entry is asked as: the share of its
+//   parameters and the spec's prose less, what the spec says of the other operations on the same
+//   resource least), plus the best phrase an entry is asked as: the share of its
 //   words the request says and the pairs of words it says in the same order ("the client sent" is not
 //   "sent the client");
 // - then shaped by what the request is about: an operation whose name's nouns the request names beats
@@ -116,6 +118,15 @@ function vocab(): ReturnType<typeof compile> {
   return compiled;
 }
 
+let reserved: Set<string>[] | undefined;
+/** The words of each thing the API reserves to its web application, read as an entry's askedAs phrases are. */
+function reservedToWebApp(): Set<string>[] {
+  reserved ??= (vocabulary.reserved ?? []).map(
+    (r) => new Set([...r.en.flatMap((p) => terms(rewrite(p), 'en')), ...r.fr.flatMap((p) => terms(rewrite(p), 'fr'))].filter((t) => !vocab().stop.has(t))),
+  );
+  return reserved;
+}
+
 /**
  * spec: what the API's specification says of the operation (its payload, the fields and values of
  * the body it takes: catalog/spec-prose.ts), weighed least, counted like the entry's own words but
@@ -123,10 +134,30 @@ function vocab(): ReturnType<typeof compile> {
  * areaSpec: the spec's sentence about the operation's area, the same for every operation of the area:
  * it counts neither in how rare a word is nor in what a strong match accounts for, since counting it
  * there made every area's common words commoner and unrelated requests look answered.
+ * resource: what the spec says of the other operations on the same resource (its path, with or
+ * without the item's id): a read shares the fields its resource's write takes (the draft's
+ * introduction and recommendations, a budget's warning ratio), which the spec lists on the write
+ * only. Not the operation's own words, so kept out of how rare a word is and what a match accounts for.
  */
-const FIELD_WEIGHTS = { name: 3, title: 2, asked: 2, path: 1.2, area: 1, params: 1, description: 1, values: 0.8, spec: 0.5, areaSpec: 0.3 } as const;
-/** The fields that say what an operation is (all but its area's sentence). */
-const OWN_FIELDS = (Object.keys(FIELD_WEIGHTS) as (keyof typeof FIELD_WEIGHTS)[]).filter((f) => f !== 'areaSpec');
+const FIELD_WEIGHTS = {
+  name: 3,
+  title: 2,
+  asked: 2,
+  path: 1.2,
+  area: 1,
+  params: 1,
+  description: 1,
+  values: 0.8,
+  spec: 0.5,
+  areaSpec: 0.3,
+  resource: 0.3,
+} as const;
+/** The fields that say what an operation is (all but its area's sentence and its resource's other operations). */
+const OWN_FIELDS = (Object.keys(FIELD_WEIGHTS) as (keyof typeof FIELD_WEIGHTS)[]).filter((f) => f !== 'areaSpec' && f !== 'resource');
+/** Fields whose words add nothing for being said again elsewhere (the spec repeats the entry's parameter names). */
+const ECHO_FIELDS: ReadonlySet<string> = new Set(['spec', 'areaSpec', 'resource']);
+/** A resource: an operation's path without the item's id at its end (the findings and one finding are one resource). */
+const resourceOf = (op: Operation) => op.path.replace(/\/\{[^}]+\}$/, '');
 /** Weight of the best phrase the operation is asked as (title and askedAs), beside the word sum. */
 const PHRASE_WEIGHT = 1.2;
 /** For each pair of words the request says in the order one of the operation's phrases says them. */
@@ -156,6 +187,16 @@ const SUBJECT_WEIGHT = 0.5;
  * meeting room") asks for something no operation does.
  */
 const UNKNOWN_WORD = 1;
+/**
+ * A word no operation holds and the vocabulary does not map is heard as the operations' words that
+ * begin as it does, at this weight: a stem the stemmer left apart (intro and introduction,
+ * administratrice and administrator, a cognate of the other language). At least LIKE_PREFIX letters in
+ * common, and LIKE_SHARE of the shorter word's. Such a word asks for no change, and what a match
+ * accounts for still counts it as unknown.
+ */
+const LIKE_WEIGHT = 0.5;
+const LIKE_PREFIX = 5;
+const LIKE_SHARE = 0.75;
 type Field = keyof typeof FIELD_WEIGHTS;
 
 interface Doc {
@@ -274,6 +315,8 @@ function enumValues(op: Operation): string[] {
 export class OperationIndex {
   private docs: Doc[] = [];
   private df = new Map<string, number>();
+  /** The operations indexed so far, by resource. */
+  private byResource = new Map<string, Operation[]>();
   // Indexed on the first search: a session that never searches never pays for it.
   private pending: Operation[] = [];
 
@@ -293,6 +336,10 @@ export class OperationIndex {
     const ops = this.pending;
     this.pending = [];
     this.idfs.clear();
+    for (const op of ops) this.byResource.set(resourceOf(op), [...(this.byResource.get(resourceOf(op)) ?? []), op]);
+    // The spec's prose belongs to documented operations, which the catalog gives first: operations
+    // learnt later from the live description bring none for those indexed before them.
+    const proseOf = (o: Operation) => terms(this.prose.operations[o.name] ?? '').filter((t) => !vocab().stop.has(t));
     for (const op of ops) {
       const params = Object.keys(op.input.shape);
       const [verb = '', ...object] = terms(op.name);
@@ -319,8 +366,9 @@ export class OperationIndex {
           // Enumerated argument values ("executive_summary", "validated") are words people use.
           values: new Set(terms(enumValues(op).join(' '))),
           // What the API's specification says of it and of its area, in its own words.
-          spec: new Set(terms(this.prose.operations[op.name] ?? '').filter((t) => !vocab().stop.has(t))),
+          spec: new Set(proseOf(op)),
           areaSpec: new Set(terms(this.prose.areas[op.toolset] ?? '').filter((t) => !vocab().stop.has(t))),
+          resource: new Set((this.byResource.get(resourceOf(op)) ?? []).filter((o) => o !== op).flatMap(proseOf)),
         },
       };
       const seen = new Set<string>();
@@ -357,6 +405,17 @@ export class OperationIndex {
     return v;
   }
 
+  /** The operations' words that begin as an unknown word does (LIKE_PREFIX, LIKE_SHARE). */
+  private alike(t: string): string[] {
+    const out: string[] = [];
+    for (const u of this.df.keys()) {
+      let k = 0;
+      while (k < t.length && k < u.length && t[k] === u[k]) k++;
+      if (k >= LIKE_PREFIX && k >= LIKE_SHARE * Math.min(t.length, u.length)) out.push(u);
+    }
+    return out;
+  }
+
   /** The best phrase the operation is asked as: the weight of its words the request says, times their share, plus pairs in order. */
   private phraseScore(doc: Doc, q: Query, pairs: ReadonlySet<string>): number {
     let best = 0;
@@ -386,6 +445,10 @@ export class OperationIndex {
     const q = expand(query, (t) => this.df.has(t));
     // The words that say what is asked: the subject matter's words ("about supplier onboarding") ask for no change.
     const said = [...q.weights].filter(([, w]) => w > SUBJECT_WEIGHT).map(([t]) => t);
+    for (const t of q.sequence) {
+      if (t.length < LIKE_PREFIX || this.df.has(t) || vocab().words.has(t) || q.names.has(t)) continue;
+      for (const u of this.alike(t)) q.weights.set(u, Math.max(q.weights.get(u) ?? 0, LIKE_WEIGHT));
+    }
     const asksChange = said.some((t) => this.changeVerbs.has(t) && !q.participles.has(t));
     const undecided = !asksChange && said.some((t) => this.eitherVerbs.has(t));
     // What the request says, weighed: its own words only (not what they map to), rare ones counting
@@ -413,7 +476,7 @@ export class OperationIndex {
         for (const f of Object.keys(FIELD_WEIGHTS) as Field[]) {
           if (doc.fields[f].has(t)) {
             best = Math.max(best, FIELD_WEIGHTS[f]);
-            if (f !== 'spec' && f !== 'areaSpec') spread += 0.15;
+            if (!ECHO_FIELDS.has(f)) spread += 0.15;
           }
         }
         if (best > 0) score += w * this.idf(t) * (best + spread);
@@ -435,10 +498,13 @@ export class OperationIndex {
     if (top && ownWeight > 0) {
       const doc = this.docs.find((d) => d.op === top.op) as Doc;
       // A word of the request counts as accounted for when the operation has it or a word it maps to.
-      const has = (t: string) =>
-        OWN_FIELDS.some((f) => doc.fields[f].has(t)) || terms(vocab().words.get(t) ?? '').some((m) => OWN_FIELDS.some((f) => doc.fields[f].has(m)));
-      const covered = own.filter(has).reduce((sum, t) => sum + weightOf(t), 0);
-      strong = covered / ownWeight >= STRONG_SHARE && top.score / ownWeight >= STRONG_SCORE;
+      const accounted = (holds: (t: string) => boolean) =>
+        own.filter((t) => holds(t) || terms(vocab().words.get(t) ?? '').some(holds)).reduce((sum, t) => sum + weightOf(t), 0);
+      const covered = accounted((t) => OWN_FIELDS.some((f) => doc.fields[f].has(t)));
+      // What the API reserves to its web application, when it accounts for more of the request than
+      // the best operation does, is what is asked: no operation does it ("a new AI key for the workspace").
+      const reserved = Math.max(0, ...reservedToWebApp().map((words) => accounted((t) => words.has(t))));
+      strong = covered / ownWeight >= STRONG_SHARE && top.score / ownWeight >= STRONG_SCORE && reserved <= covered;
     }
     // The likeliest areas: the areas of the best few matches, by their summed scores.
     const byArea = new Map<Toolset, number>();

@@ -42,6 +42,35 @@ describe('search', () => {
     expect(top.map((o) => o.name)).toContain('list_deliverable_comments');
   });
 
+  it("reads a resource's fields, which the spec lists on its write, on its read too", () => {
+    // The spec lists retention_raw_days among the fields update_workspace takes; asking what it is is a read.
+    expect(first('the retention of raw data in days')).toBe('get_workspace');
+  });
+
+  it('hears a word nothing knows as the words that begin as it does', () => {
+    // "intro" is no word of the catalog's; the draft's introduction is.
+    expect(first('the intro of the report')).toBe('get_deliverable_draft');
+  });
+
+  it('says no match is strong for what the API reserves to its web application, whatever words it shares with an operation', () => {
+    const weak = (query: string) => !index.find(query, { limit: 3 }).strong;
+    // The spec: creating, replacing or deleting an AI key of the workspace is refused to tokens.
+    expect(weak('delete the AI key of the workspace')).toBe(true);
+    expect(weak('remplacer la clé IA de l’espace')).toBe(true);
+    // An operation that accounts for as much of the request is what is asked.
+    expect(weak('check that the Mistral key works')).toBe(false);
+    expect(weak('add a colleague to the workspace')).toBe(false);
+  });
+
+  it('reads Word as the application only where a file format is said, not in "wording" or "word for word"', () => {
+    const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
+    expect(first('exporter la feuille de route en Word')).toBe('create_export');
+    expect(first('the roadmap as a Word file')).toBe('create_export');
+    expect(first('adjust the wording of this finding')).toBe('update_finding');
+    expect(top('adjust the wording of this finding')).not.toContain('create_export');
+    expect(top('word for word what she said')).not.toContain('create_export');
+  });
+
   it('takes its words from the vocabulary data: an expression rewritten there changes what is found', () => {
     // "kick ... out" is an expression of catalog/vocabulary.ts, not a word of any entry.
     expect(vocabulary.phrases.some(([re]) => new RegExp(re).test('kick marc out'))).toBe(true);
