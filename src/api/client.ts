@@ -134,9 +134,9 @@ const DEFAULT_USER_AGENT = `workspace-consulting-mcp (node ${process.version})`;
  */
 const IDLE_CONNECTION_MS = 4_000;
 
-// node:http and node:https rather than the undici package: importing undici loads about 110 modules
-// (1.3 MB of source) and holds 25-30 MB more resident before the first request; node:http is part of
-// Node's own startup snapshot (bench/run.ts's breakdown). require(), not `import`: the ESM facade of
+// node:http and node:https rather than the undici package: importing undici loads a hundred modules
+// and holds more resident memory before the first request, while node:http is part of Node's own
+// startup snapshot (bench/run.ts's breakdown measures both). require(), not `import`: the ESM facade of
 // node:http reads every export, which loads Node's bundled undici (decode.ts says the same).
 const requireBuiltin = createRequire(import.meta.url);
 const http = requireBuiltin('node:http') as typeof Http;
@@ -568,8 +568,8 @@ function fileOf(res: Http.IncomingMessage, headers: Headers): ApiFile {
 
 /** A whole answer body as text; a connection lost half-way rejects (a network failure, retried as one). */
 function readText(res: Http.IncomingMessage): Promise<string> {
-  // Events, not `for await`: the async iterator cost about 0.05 ms more CPU per request (0.23 against
-  // 0.18 ms on the sandbox, where undici's took 0.20).
+  // Events, not `for await`: the async iterator costs more CPU per request on this path, which every
+  // answer takes.
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on('data', (chunk: Buffer) => chunks.push(chunk));
