@@ -38,6 +38,8 @@ const SITUATIONS = retrievalSet('situations');
 const HELD_OUT_SITUATIONS = retrievalSet('heldOutSituations');
 const SHAPES = retrievalSet('shapes');
 const HELD_OUT_SHAPES = retrievalSet('heldOutShapes');
+const EVERYDAY = retrievalSet('everyday');
+const HELD_OUT_EVERYDAY = retrievalSet('heldOutEveryday');
 
 const FRENCH = /[àâçéèêëîïôûùüÿœ’]|\b(les?|la|des|une?|du|de|au)\b/i;
 
@@ -79,11 +81,24 @@ describe('find_operations retrieval', () => {
       ...HELD_OUT_SITUATIONS,
       ...SHAPES,
       ...HELD_OUT_SHAPES,
+      ...EVERYDAY,
+      ...HELD_OUT_EVERYDAY,
     ];
     expect(TUNING.length).toBeGreaterThanOrEqual(80);
     expect(HELD_OUT.length).toBeGreaterThanOrEqual(30);
     expect(CONSULTANTS.length).toBeGreaterThanOrEqual(40);
-    for (const set of [TUNING, CONSULTANTS, OUTCOMES, HELD_OUT_OUTCOMES, SITUATIONS, HELD_OUT_SITUATIONS, SHAPES, HELD_OUT_SHAPES]) {
+    for (const set of [
+      TUNING,
+      CONSULTANTS,
+      OUTCOMES,
+      HELD_OUT_OUTCOMES,
+      SITUATIONS,
+      HELD_OUT_SITUATIONS,
+      SHAPES,
+      HELD_OUT_SHAPES,
+      EVERYDAY,
+      HELD_OUT_EVERYDAY,
+    ]) {
       expect(set.filter((r) => FRENCH.test(r.query)).length).toBeGreaterThanOrEqual(set.length / 4);
       expect(set.filter((r) => !FRENCH.test(r.query)).length).toBeGreaterThanOrEqual(set.length / 4);
     }
