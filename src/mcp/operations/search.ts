@@ -146,6 +146,26 @@ function vocab(): ReturnType<typeof compile> {
   return compiled;
 }
 
+/** The words the vocabulary and the relations of a language give a meaning to, of one stem each. */
+const keysOf = { en: undefined as string[] | undefined, fr: undefined as string[] | undefined };
+function meaningKeys(lang: Lang): string[] {
+  keysOf[lang] ??= [...vocab().words.keys(), ...vocab().related[lang].keys()].filter((k) => !k.includes(' '));
+  return keysOf[lang];
+}
+
+/** The letters two words begin with in common. */
+function commonBeginning(t: string, u: string): number {
+  let k = 0;
+  while (k < t.length && k < u.length && t[k] === u[k]) k++;
+  return k;
+}
+
+/** Two words that begin alike enough to be one word the stemmer left apart (LIKE_PREFIX letters, and LIKE_SHARE of the shorter). */
+function sharesBeginning(t: string, u: string): boolean {
+  const k = commonBeginning(t, u);
+  return k >= LIKE_PREFIX && k >= LIKE_SHARE * Math.min(t.length, u.length);
+}
+
 /** What a request's word means, as the vocabulary says, or else a reviewed word relation of the request's language. */
 function meaning(t: string, lang: Lang): Meaning | undefined {
   return vocab().words.get(t) ?? vocab().related[lang].get(t);
@@ -236,6 +256,13 @@ const UNKNOWN_WORD = 1;
 const LIKE_WEIGHT = 0.5;
 const LIKE_PREFIX = 5;
 const LIKE_SHARE = 0.75;
+/**
+ * A word read as a word the vocabulary or a relation knows must begin as it does more closely: it is
+ * then heard whole, as that word (détruis, détruire), where LIKE_* only adds a little weight
+ * (approches must not be read as approuver).
+ */
+const ALIAS_PREFIX = 6;
+const ALIAS_SHARE = 0.8;
 type Field = keyof typeof FIELD_WEIGHTS;
 
 interface Doc {
@@ -335,6 +362,17 @@ function expand(query: string, known: (t: string) => boolean): Query {
   const raw = text.split(/[^a-z0-9]+/).filter(Boolean);
   const participles = new Set(raw.filter((w) => w.length > 4 && w.endsWith('ed')).map((w) => stemOf(w, 'en')));
   for (const w of raw) if (!(w.length > 4 && w.endsWith('ed'))) participles.delete(stemOf(w, 'en'));
+  // A word the stemmer leaves apart from a word the vocabulary or a relation knows (reconstruis and
+  // reconstruire, an imperative and its infinitive) is read as that word, when it is neither a word
+  // of the operations nor a name.
+  for (const [i, t] of words.entries()) {
+    if (t.length < LIKE_PREFIX || known(t) || meaning(t, lang) || vocab().stop.has(t)) continue;
+    const like = meaningKeys(lang).find((k) => {
+      const n = commonBeginning(t, k);
+      return n >= ALIAS_PREFIX && n >= ALIAS_SHARE * Math.max(t.length, k.length);
+    });
+    if (like !== undefined) words[i] = like;
+  }
   for (const t of [...words]) {
     const again = t.length > 5 && t.startsWith('re') ? t.slice(2) : '';
     if (again && !known(t) && (known(again) || meaning(again, lang))) words.push(again);
@@ -482,13 +520,7 @@ export class OperationIndex {
 
   /** The operations' words that begin as an unknown word does (LIKE_PREFIX, LIKE_SHARE). */
   private alike(t: string): string[] {
-    const out: string[] = [];
-    for (const u of this.df.keys()) {
-      let k = 0;
-      while (k < t.length && k < u.length && t[k] === u[k]) k++;
-      if (k >= LIKE_PREFIX && k >= LIKE_SHARE * Math.min(t.length, u.length)) out.push(u);
-    }
-    return out;
+    return [...this.df.keys()].filter((u) => sharesBeginning(t, u));
   }
 
   /** The best phrase the operation is asked as: the weight of its words the request says, times their share, plus pairs in order. */

@@ -89,6 +89,11 @@ describe('search', () => {
     expect(first('pull the plug on the analysis')).toBe('cancel_analysis_run');
   });
 
+  it('reads a word the stemmer leaves apart from a word it knows as that word (an imperative and its infinitive)', () => {
+    // détruis stems apart from détruire, a related word of delete.
+    expect(first('détruis ce constat')).toBe('delete_finding');
+  });
+
   it("attaches every word relation to a word of the operations' names, and means the catalog's words", () => {
     const nameWords = new Set(catalog.flatMap((op) => terms(op.name)));
     const catalogWords = new Set(catalog.flatMap((op) => terms([op.name, op.title, op.description, ...(op.askedAs?.en ?? [])].join(' '))));
