@@ -34,11 +34,30 @@ export const wordRelations: WordRelations = {
   groups: {
     // Verbs: what an operation does.
     list: { en: ['enumerate'], fr: ['répertorier'] },
-    get: { en: ['retrieve', 'obtain'], fr: ['visualiser', 'regarder'] },
+    get: { en: ['retrieve', 'obtain', 'display'], fr: ['visualiser', 'regarder'] },
     set: { en: ['specify'], fr: ['spécifier'] },
     create: { en: ['creation'] },
     add: { en: ['append', 'tack on'], fr: ['joindre', 'adjoindre', 'rattacher', 'annexer', 'rajouter', 'insérer'] },
     update: {
+      en: [
+        'soften',
+        'tone down',
+        'moderate',
+        'temper',
+        'improve',
+        'rephrase',
+        'paraphrase',
+        'restate',
+        'refine',
+        'simplify',
+        'customise',
+        'personalize',
+        'personalise',
+        'shorten',
+        'flesh out',
+        'tighten',
+        'adjust',
+      ],
       fr: ['retoucher', 'remanier', 'amender', 'adoucir', 'atténuer', 'édulcorer', 'modérer', 'tempérer', 'améliorer', 'transformer'],
     },
     delete: {
@@ -125,6 +144,7 @@ export const wordRelations: WordRelations = {
     driver: { fr: ['prestataire'] },
   },
   readAs: {
+    display: 'get list',
     visualiser: 'get list',
     regarder: 'get list',
     reexamine: 'review',
