@@ -73,6 +73,12 @@ describe('search', () => {
     expect(top('word for word what she said')).not.toContain('create_export');
   });
 
+  it("reads writing under someone's note as replying to it, and this very moment as now", () => {
+    expect(first('write under her comment that the figure is from June')).toBe('reply_deliverable_comment');
+    expect(first('réponds sous son commentaire que le chiffre date de juin')).toBe('reply_deliverable_comment');
+    expect(first('who is on a call at this very moment')).toBe('list_live_sessions');
+  });
+
   it('takes its words from the vocabulary data: an expression rewritten there changes what is found', () => {
     // "kick ... out" is an expression of catalog/vocabulary.ts, not a word of any entry.
     expect(vocabulary.phrases.some(([re]) => new RegExp(re).test('kick marc out'))).toBe(true);
