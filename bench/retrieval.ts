@@ -1,7 +1,8 @@
 // How well find_operations finds what consultants ask for: the share of each request set whose right
-// operation is among the first three matches. Nine sets (test/mcp/retrieval-sets): four the ranking is
+// operation is among the first three matches. Eleven sets (test/mcp/retrieval-sets): five the ranking is
 // tuned on (requests phrased around the API's objects, requests phrased by the outcome wanted,
-// situations in every area, and the shapes of requests a blind set missed), and five held out, each
+// situations in every area, the shapes of requests a blind set missed, and everyday verbs and nouns
+// for the API's actions and objects), and six held out, each
 // written before the tuning it measures and never tuned on. A request no operation answers (no expected operation) counts when the search says it has
 // no strong match; a request some operation answers that the search calls weak is counted apart (a
 // doubt where none was due), so the weak rule is tuned against both. The ranking is the
@@ -32,6 +33,8 @@ export const RETRIEVAL_SETS = {
   heldOutSituations: { file: 'held-out-situations.json', label: 'situations held-out set', heldOut: true },
   shapes: { file: 'shapes.json', label: 'shapes a blind set missed, tuned on', heldOut: false },
   heldOutShapes: { file: 'held-out-shapes.json', label: 'shapes held-out set', heldOut: true },
+  everyday: { file: 'everyday.json', label: 'everyday words, tuned on', heldOut: false },
+  heldOutEveryday: { file: 'held-out-everyday.json', label: 'everyday words held-out set', heldOut: true },
 } as const;
 export type RetrievalSetName = keyof typeof RETRIEVAL_SETS;
 

@@ -609,6 +609,11 @@ export const vocabulary: SearchVocabulary = {
       '\\b(?:answer|reply to|respond to|get back to|repondre a|repondre au|repondre aux)(?: the| a| this| that| his| her| their| s| la| le| sa| son)?(?: \\w+){0,3}? (?:note|remark|comment|feedback|question|objection|remarque|commentaire|retour)s?\\b',
       'reply comment',
     ],
+    // Writing under someone's note is answering it in its thread.
+    [
+      '\\b(?:under|below|beneath|sous|en dessous de|en reponse a)(?: the| his| her| their| its| this| that| s| son| sa| ses| leur| la| le| ce| cette)? (?:\\w+ )?(?:note|remark|comment|remarque|commentaire)s?\\b',
+      'reply comment',
+    ],
     // Marking a remark done: closing the comment.
     [
       '\\b(?:mark|marked|consider) ((?:\\w+ ){0,2})(?:as )?(?:done|handled|dealt with|addressed|sorted)\\b|\\b(?:dealt with|taken care of)\\b',
@@ -644,7 +649,7 @@ export const vocabulary: SearchVocabulary = {
     ['\\bso far\\b|\\bjusqu ?ici\\b|\\bdepuis le debut\\b', 'period total'],
     ['\\ben attente\\b', 'pending'],
     ['\\ben cours\\b', 'running live'],
-    ['\\bright now\\b|\\bat the moment\\b|\\bas we speak\\b|\\ben ce moment\\b|\\ben direct\\b|\\ben train de\\b', 'live now'],
+    ['\\bright now\\b|\\bat (?:the|this) (?:very )?moment\\b|\\bas we speak\\b|\\ben ce moment\\b|\\ben direct\\b|\\ben train de\\b', 'live now'],
     ['\\bgoing on\\b|\\bunder ?way\\b|\\bin progress\\b|\\bhappening\\b', 'live running activity'],
     // Deleting, said every way.
     ['\\bget rid of\\b|\\bdo away with\\b|\\bfor good\\b|\\bonce and for all\\b|\\bpour de bon\\b|\\bune fois pour toutes\\b', 'delete'],

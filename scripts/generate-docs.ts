@@ -118,7 +118,7 @@ const retrieval = (s: RetrievalScore) => `${s.hits} of ${s.total} (${((s.hits / 
 /** "14 of 16": a count over the sets the ranking is tuned on, of what part counts out of what whole. */
 function tunedRetrieval(part: (s: RetrievalScore) => number, whole: (s: RetrievalScore) => number): string {
   const f = retrievalFigures();
-  const sets = [f.tuning, f.outcomes, f.situations, f.shapes];
+  const sets = [f.tuning, f.outcomes, f.situations, f.shapes, f.everyday];
   return `${sets.reduce((n, s) => n + part(s), 0)} of ${sets.reduce((n, s) => n + whole(s), 0)}`;
 }
 
@@ -144,6 +144,8 @@ export const FACTS: Record<string, () => string> = {
   'retrieval-held-out-situations': () => retrieval(retrievalFigures().heldOutSituations),
   'retrieval-shapes': () => retrieval(retrievalFigures().shapes),
   'retrieval-held-out-shapes': () => retrieval(retrievalFigures().heldOutShapes),
+  'retrieval-everyday': () => retrieval(retrievalFigures().everyday),
+  'retrieval-held-out-everyday': () => retrieval(retrievalFigures().heldOutEveryday),
   // The weak rule on the tuned sets: requests no operation answers told "no strong match", and
   // requests one answers told so wrongly.
   'retrieval-weak-unanswerable': () =>

@@ -21,6 +21,7 @@ import { stemmer as english } from '@orama/stemmers/english';
 import { stemmer as french } from '@orama/stemmers/french';
 import { specProse } from '../../../catalog/spec-prose.js';
 import { vocabulary } from '../../../catalog/vocabulary.js';
+import { type WordRelations, wordRelations } from '../../../catalog/word-relations.js';
 import { type Operation, pathParams, type SearchVocabulary, type SpecProse, type Toolset } from '../../operation.js';
 
 function fold(text: string): string {
@@ -90,32 +91,84 @@ export function languageOf(text: string): Lang {
 const other = (lang: Lang): Lang => (lang === 'en' ? 'fr' : 'en');
 const OTHER_LANGUAGE = 0.8;
 
-/** The vocabulary folded once, the way requests are. */
-function compile(v: SearchVocabulary) {
+/** What a request's word means in the catalog's words, and whether only a word relation says so (heard less). */
+interface Meaning {
+  to: string;
+  related: boolean;
+}
+
+/** The particles of a verb of several words, which may stand a few words after it (take Sophie off the workspace). */
+const PARTICLES = new Set(['off', 'out', 'up', 'over', 'down', 'away', 'back', 'forward', 'in']);
+/** How many words may stand between a verb and its particle. */
+const PARTICLE_GAP = 3;
+
+/** The vocabulary and the reviewed word relations, folded once, the way requests are. */
+function compile(v: SearchVocabulary, relations: WordRelations) {
   const stopRaw = { en: new Set(fold(v.stopWords.en).split(/\s+/)), fr: new Set(fold(v.stopWords.fr).split(/\s+/)) };
   // A stop word and a vocabulary key are stemmed both ways: a request in either language finds them.
   const both = (w: string) => [...terms(w, 'en'), ...terms(w, 'fr')];
   const stop = new Set([...stopRaw.en, ...stopRaw.fr].flatMap(both));
   // Keys of one stem (change, changer, changement) mean what the shortest says: the base word.
-  const words = new Map<string, string>();
+  const words = new Map<string, Meaning>();
   const by = new Map<string, string>();
   for (const [k, to] of Object.entries(v.words)) {
     for (const t of both(k)) {
       const held = by.get(t);
       if (held !== undefined && held.length <= k.length) continue;
       by.set(t, k);
-      words.set(t, to);
+      words.set(t, { to, related: false });
+    }
+  }
+  // A related word never overrides what the vocabulary says, and is heard in its own language only
+  // (stemmed in the other, the English consult would read the French consultant). One of several
+  // words is kept whole, as the stems it is said with (kick off: kick, off), and read as one word.
+  const related = { en: new Map<string, Meaning>(), fr: new Map<string, Meaning>() };
+  const joined = { en: [] as { stems: string[]; key: string }[], fr: [] as { stems: string[]; key: string }[] };
+  for (const [group, g] of Object.entries(relations.groups)) {
+    for (const lang of ['en', 'fr'] as const) {
+      for (const w of g[lang] ?? []) {
+        const stems = terms(w, lang);
+        const key = stems.join(' ');
+        if (words.has(key) || related[lang].has(key)) continue;
+        related[lang].set(key, { to: relations.readAs[w] ?? g.means ?? group, related: true });
+        if (stems.length > 1) joined[lang].push({ stems, key });
+      }
     }
   }
   const phrases = v.phrases.map(([re, to]) => [new RegExp(re, 'g'), to] as const);
-  return { stop, stopRaw, words, phrases };
+  return { stop, stopRaw, words, related, joined, phrases };
 }
 let compiled: ReturnType<typeof compile> | undefined;
 
 /** The vocabulary, folded on the first search: a session that never searches never pays for it. */
 function vocab(): ReturnType<typeof compile> {
-  compiled ??= compile(vocabulary);
+  compiled ??= compile(vocabulary, wordRelations);
   return compiled;
+}
+
+/** The words the vocabulary and the relations of a language give a meaning to, of one stem each. */
+const keysOf = { en: undefined as string[] | undefined, fr: undefined as string[] | undefined };
+function meaningKeys(lang: Lang): string[] {
+  keysOf[lang] ??= [...vocab().words.keys(), ...vocab().related[lang].keys()].filter((k) => !k.includes(' '));
+  return keysOf[lang];
+}
+
+/** The letters two words begin with in common. */
+function commonBeginning(t: string, u: string): number {
+  let k = 0;
+  while (k < t.length && k < u.length && t[k] === u[k]) k++;
+  return k;
+}
+
+/** Two words that begin alike enough to be one word the stemmer left apart (LIKE_PREFIX letters, and LIKE_SHARE of the shorter). */
+function sharesBeginning(t: string, u: string): boolean {
+  const k = commonBeginning(t, u);
+  return k >= LIKE_PREFIX && k >= LIKE_SHARE * Math.min(t.length, u.length);
+}
+
+/** What a request's word means, as the vocabulary says, or else a reviewed word relation of the request's language. */
+function meaning(t: string, lang: Lang): Meaning | undefined {
+  return vocab().words.get(t) ?? vocab().related[lang].get(t);
 }
 
 let reserved: Set<string>[] | undefined;
@@ -178,6 +231,12 @@ const UNASKED_READ = 0.85;
  */
 const STRONG_SHARE = 0.4;
 const STRONG_SCORE = 1;
+/**
+ * What a word only a reviewed word relation connects (catalog/word-relations.ts) weighs in the words
+ * it means: less than a word the vocabulary maps (0.8), since a thesaurus's sense, even reviewed, is
+ * further from the request than a word someone wrote down for it.
+ */
+const RELATED_WEIGHT = 0.6;
 /** Where a request starts saying what its object is about, and how much the words after count. */
 const ABOUT = /\b(?:about|regarding|concerning|au sujet d|a propos d|concernant)\b/;
 const SUBJECT_WEIGHT = 0.5;
@@ -197,6 +256,13 @@ const UNKNOWN_WORD = 1;
 const LIKE_WEIGHT = 0.5;
 const LIKE_PREFIX = 5;
 const LIKE_SHARE = 0.75;
+/**
+ * A word read as a word the vocabulary or a relation knows must begin as it does more closely: it is
+ * then heard whole, as that word (détruis, détruire), where LIKE_* only adds a little weight
+ * (approches must not be read as approuver).
+ */
+const ALIAS_PREFIX = 6;
+const ALIAS_SHARE = 0.8;
 type Field = keyof typeof FIELD_WEIGHTS;
 
 interface Doc {
@@ -235,6 +301,8 @@ interface Query {
   names: Set<string>;
   /** The words that say what the object is about (after "about"). */
   subject: Set<string>;
+  /** The request's language (its words are stemmed, and related words heard, in it). */
+  lang: Lang;
 }
 
 /** The folded text with its expressions of several words rewritten (requests and askedAs phrases alike). */
@@ -242,6 +310,39 @@ function rewrite(text: string): string {
   let out = fold(text);
   for (const [re, to] of vocab().phrases) out = out.replace(re, to);
   return out;
+}
+
+/**
+ * A related verb of several words said in the request (kick off, call the run off) read as one word:
+ * its first word becomes the whole, its other words a stop word (the sequence keeps its length, so
+ * each word still meets its stem in the other language).
+ */
+function joinRelated(words: string[], lang: Lang): string[] {
+  const stopWord = terms('the')[0] as string;
+  for (const { stems, key } of vocab().joined[lang]) {
+    for (let i = 0; i + stems.length <= words.length; i++) {
+      if (words[i] !== stems[0]) continue;
+      const at = [i];
+      for (let k = 1; k < stems.length; k++) {
+        const last = k === stems.length - 1 && PARTICLES.has(stems[k] as string);
+        const prev = at[k - 1] as number;
+        const limit = last ? Math.min(words.length - 1, prev + 1 + PARTICLE_GAP) : prev + 1;
+        let found = -1;
+        for (let j = prev + 1; j <= limit; j++) {
+          if (words[j] === stems[k]) {
+            found = j;
+            break;
+          }
+        }
+        if (found < 0) break;
+        at.push(found);
+      }
+      if (at.length < stems.length) continue;
+      words[i] = key;
+      for (const j of at.slice(1)) words[j] = stopWord;
+    }
+  }
+  return words;
 }
 
 /**
@@ -256,14 +357,25 @@ function expand(query: string, known: (t: string) => boolean): Query {
   };
   const lang = languageOf(query);
   const text = rewrite(query);
-  const words = terms(text, lang);
+  const words = joinRelated(terms(text, lang), lang);
   const sequence = words.filter((t) => !vocab().stop.has(t));
   const raw = text.split(/[^a-z0-9]+/).filter(Boolean);
   const participles = new Set(raw.filter((w) => w.length > 4 && w.endsWith('ed')).map((w) => stemOf(w, 'en')));
   for (const w of raw) if (!(w.length > 4 && w.endsWith('ed'))) participles.delete(stemOf(w, 'en'));
+  // A word the stemmer leaves apart from a word the vocabulary or a relation knows (reconstruis and
+  // reconstruire, an imperative and its infinitive) is read as that word, when it is neither a word
+  // of the operations nor a name.
+  for (const [i, t] of words.entries()) {
+    if (t.length < LIKE_PREFIX || known(t) || meaning(t, lang) || vocab().stop.has(t)) continue;
+    const like = meaningKeys(lang).find((k) => {
+      const n = commonBeginning(t, k);
+      return n >= ALIAS_PREFIX && n >= ALIAS_SHARE * Math.max(t.length, k.length);
+    });
+    if (like !== undefined) words[i] = like;
+  }
   for (const t of [...words]) {
     const again = t.length > 5 && t.startsWith('re') ? t.slice(2) : '';
-    if (again && !known(t) && (known(again) || vocab().words.has(again))) words.push(again);
+    if (again && !known(t) && (known(again) || meaning(again, lang))) words.push(again);
   }
   // The words after "about" say what the thing is about (the subject matter: "the conclusion about
   // supplier onboarding"), not which thing: they weigh less.
@@ -273,12 +385,13 @@ function expand(query: string, known: (t: string) => boolean): Query {
   const changeSaid = new Set<string>();
   const stateSaid = new Set<string>();
   for (const t of words) {
-    const mapped = vocab().words.get(t);
+    const said = meaning(t, lang);
     const w = subject.has(t) ? SUBJECT_WEIGHT : 1;
     if (!vocab().stop.has(t)) add(t, w);
-    if (mapped) {
+    if (said) {
+      const mapped = said.to;
       for (const m of terms(mapped)) {
-        add(m, (mapped.startsWith(t) ? 1 : 0.8) * w);
+        add(m, (said.related ? RELATED_WEIGHT : mapped.startsWith(t) ? 1 : 0.8) * w);
         (participles.has(t) ? stateSaid : changeSaid).add(m);
       }
     }
@@ -295,7 +408,7 @@ function expand(query: string, known: (t: string) => boolean): Query {
       .filter((w) => /^\p{Lu}/u.test(w))
       .flatMap((w) => terms(w, lang)),
   );
-  return { weights, participles, sequence, names, subject };
+  return { weights, participles, sequence, names, subject, lang };
 }
 
 function enumValues(op: Operation): string[] {
@@ -407,13 +520,7 @@ export class OperationIndex {
 
   /** The operations' words that begin as an unknown word does (LIKE_PREFIX, LIKE_SHARE). */
   private alike(t: string): string[] {
-    const out: string[] = [];
-    for (const u of this.df.keys()) {
-      let k = 0;
-      while (k < t.length && k < u.length && t[k] === u[k]) k++;
-      if (k >= LIKE_PREFIX && k >= LIKE_SHARE * Math.min(t.length, u.length)) out.push(u);
-    }
-    return out;
+    return [...this.df.keys()].filter((u) => sharesBeginning(t, u));
   }
 
   /** The best phrase the operation is asked as: the weight of its words the request says, times their share, plus pairs in order. */
@@ -446,7 +553,7 @@ export class OperationIndex {
     // The words that say what is asked: the subject matter's words ("about supplier onboarding") ask for no change.
     const said = [...q.weights].filter(([, w]) => w > SUBJECT_WEIGHT).map(([t]) => t);
     for (const t of q.sequence) {
-      if (t.length < LIKE_PREFIX || this.df.has(t) || vocab().words.has(t) || q.names.has(t)) continue;
+      if (t.length < LIKE_PREFIX || this.df.has(t) || meaning(t, q.lang) || q.names.has(t)) continue;
       for (const u of this.alike(t)) q.weights.set(u, Math.max(q.weights.get(u) ?? 0, LIKE_WEIGHT));
     }
     const asksChange = said.some((t) => this.changeVerbs.has(t) && !q.participles.has(t));
@@ -455,10 +562,10 @@ export class OperationIndex {
     // more. A word only the vocabulary knows weighs what the words it means weigh; a word nothing knows
     // (not a name) weighs as a rare word: a request made mostly of such words ("book a meeting room")
     // asks for something no operation does, and must not get a confident list.
-    const own = q.sequence.filter((t) => !q.names.has(t) || this.df.has(t) || vocab().words.has(t));
+    const own = q.sequence.filter((t) => !q.names.has(t) || this.df.has(t) || meaning(t, q.lang));
     const weightOf = (t: string) => {
       if (this.df.has(t)) return this.idf(t) * (q.subject.has(t) ? SUBJECT_WEIGHT : 1);
-      const mapped = terms(vocab().words.get(t) ?? '').filter((m) => this.df.has(m));
+      const mapped = terms(meaning(t, q.lang)?.to ?? '').filter((m) => this.df.has(m));
       return (
         (mapped.length ? Math.max(...mapped.map((m) => this.idf(m))) : UNKNOWN_WORD * Math.log(1 + this.docs.length)) * (q.subject.has(t) ? SUBJECT_WEIGHT : 1)
       );
@@ -499,7 +606,7 @@ export class OperationIndex {
       const doc = this.docs.find((d) => d.op === top.op) as Doc;
       // A word of the request counts as accounted for when the operation has it or a word it maps to.
       const accounted = (holds: (t: string) => boolean) =>
-        own.filter((t) => holds(t) || terms(vocab().words.get(t) ?? '').some(holds)).reduce((sum, t) => sum + weightOf(t), 0);
+        own.filter((t) => holds(t) || terms(meaning(t, q.lang)?.to ?? '').some(holds)).reduce((sum, t) => sum + weightOf(t), 0);
       const covered = accounted((t) => OWN_FIELDS.some((f) => doc.fields[f].has(t)));
       // What the API reserves to its web application, when it accounts for more of the request than
       // the best operation does, is what is asked: no operation does it ("a new AI key for the workspace").

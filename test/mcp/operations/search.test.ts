@@ -1,9 +1,11 @@
 // The ranking's own rules, on the catalog in-process (find_operations over MCP is tested in
 // retrieval.test.ts): word forms folded alike in English and French, the order of a phrase's words,
-// a past participle read as a state, and the words of the vocabulary read from data.
+// a past participle read as a state, and the words of the vocabulary and the reviewed word relations
+// read from data.
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../../../catalog/index.js';
 import { vocabulary } from '../../../catalog/vocabulary.js';
+import { wordRelations } from '../../../catalog/word-relations.js';
 import { languageOf, OperationIndex, terms } from '../../../src/mcp/operations/search.js';
 
 const index = new OperationIndex(catalog);
@@ -71,9 +73,41 @@ describe('search', () => {
     expect(top('word for word what she said')).not.toContain('create_export');
   });
 
+  it("reads writing under someone's note as replying to it, and this very moment as now", () => {
+    expect(first('write under her comment that the figure is from June')).toBe('reply_deliverable_comment');
+    expect(first('réponds sous son commentaire que le chiffre date de juin')).toBe('reply_deliverable_comment');
+    expect(first('who is on a call at this very moment')).toBe('list_live_sessions');
+  });
+
   it('takes its words from the vocabulary data: an expression rewritten there changes what is found', () => {
     // "kick ... out" is an expression of catalog/vocabulary.ts, not a word of any entry.
     expect(vocabulary.phrases.some(([re]) => new RegExp(re).test('kick marc out'))).toBe(true);
     expect(first('kick Marc out of the workspace')).toBe('remove_member');
+  });
+
+  it('hears the everyday words a reviewed word relation connects to an operation, verbs of several words included', () => {
+    // expunge (WordNet: a way to delete), biffer (mythes-fr: supprimer), call off and pull the plug
+    // (ways to cancel): words of catalog/word-relations.ts, of no entry nor of the vocabulary.
+    expect(first('expunge this finding')).toBe('delete_finding');
+    expect(first('biffe ce constat')).toBe('delete_finding');
+    // The particle may stand a few words after its verb.
+    expect(first('call the analysis off')).toBe('cancel_analysis_run');
+    expect(first('pull the plug on the analysis')).toBe('cancel_analysis_run');
+  });
+
+  it('reads a word the stemmer leaves apart from a word it knows as that word (an imperative and its infinitive)', () => {
+    // détruis stems apart from détruire, a related word of delete.
+    expect(first('détruis ce constat')).toBe('delete_finding');
+  });
+
+  it("attaches every word relation to a word of the operations' names, and means the catalog's words", () => {
+    const nameWords = new Set(catalog.flatMap((op) => terms(op.name)));
+    const catalogWords = new Set(catalog.flatMap((op) => terms([op.name, op.title, op.description, ...(op.askedAs?.en ?? [])].join(' '))));
+    for (const [key, group] of Object.entries(wordRelations.groups)) {
+      expect(nameWords.has(terms(key)[0] as string), key).toBe(true);
+      for (const w of [...(group.en ?? []), ...(group.fr ?? [])]) {
+        for (const m of terms(wordRelations.readAs[w] ?? group.means ?? key)) expect(catalogWords.has(m), `${w}: ${m}`).toBe(true);
+      }
+    }
   });
 });
