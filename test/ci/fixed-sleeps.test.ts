@@ -13,7 +13,6 @@ import { fastTestFiles, testFiles, tierPattern } from '../tiers.js';
  * file holds fewer than listed fails too, so that the list is cut down with the file.
  */
 const NOT_YET: Record<string, number> = {
-  'test/api/limiter.test.ts': 4,
   'test/store/contract.test.ts': 2,
 };
 
