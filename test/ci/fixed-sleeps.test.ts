@@ -8,15 +8,6 @@ import { ROOT } from '../helpers/spawn.js';
 import { fastTestFiles, testFiles, tierPattern } from '../tiers.js';
 
 /**
- * Files of the quick tier that still hold fixed sleeps, with how many: the limiter's and the stores'
- * tests, being rewritten with the limiter and the stores. The count may only go down; an entry whose
- * file holds fewer than listed fails too, so that the list is cut down with the file.
- */
-const NOT_YET: Record<string, number> = {
-  'test/store/contract.test.ts': 2,
-};
-
-/**
  * Files of the other tier held to none as well, as tier patterns (test/tiers.ts), with the helpers
  * they import: they await events or move a clock. The rest of test/ joins them as it is cleaned.
  */
@@ -42,10 +33,7 @@ describe('fixed sleeps', () => {
     const fast = fastTestFiles(testFiles(ROOT));
     const files = importClosure(ROOT, fast);
     expect(files.length).toBeGreaterThan(fast.length);
-    const found = scanFiles(ROOT, files);
-    expect(found.filter((f) => NOT_YET[f.file] === undefined).map(where)).toEqual([]);
-    const counts = Object.fromEntries(Object.keys(NOT_YET).map((file) => [file, found.filter((f) => f.file === file).length]));
-    expect(counts).toEqual(NOT_YET);
+    expect(scanFiles(ROOT, files).map(where)).toEqual([]);
   });
 
   it('none in the files of the other tier held to none so far, or a helper they import', () => {

@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from 'redis';
 import { findProgram, freePort } from './programs.js';
 
 export interface RedisHandle {
@@ -113,6 +114,48 @@ async function startServer(
   }
   await rm(dir, { recursive: true, force: true });
   throw new Error(`${what} did not start: ${lastOutput.slice(-1000)}`);
+}
+
+/** Keys Redis expires, heard as it expires them, and time let go by on Redis's own clock. */
+export interface KeyExpiries {
+  /** Resolves once Redis has expired `key` (at once if it did since these were first heard). */
+  expired(key: string): Promise<void>;
+  /**
+   * Resolves once `ms` have gone by on Redis's clock: a key of its own set to live `ms` has expired.
+   * What Redis reads of its clock afterwards (TIME in a script, a key's expiry) is at least `ms` later.
+   */
+  pass(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Hears the keys the Redis at `url` (database 0) expires, from now on: its keyspace notifications. */
+export async function keyExpiries(url: string): Promise<KeyExpiries> {
+  const redis = createClient({ url });
+  await redis.connect();
+  const events = redis.duplicate();
+  await events.connect();
+  await redis.sendCommand(['CONFIG', 'SET', 'notify-keyspace-events', 'Ex']);
+  const seen = new Set<string>();
+  const waiting = new Map<string, () => void>();
+  await events.subscribe('__keyevent@0__:expired', (key) => {
+    seen.add(key);
+    waiting.get(key)?.();
+  });
+  const expired = (key: string) => (seen.has(key) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(key, resolve)));
+  let n = 0;
+  return {
+    expired,
+    async pass(ms) {
+      const key = `test-clock:${process.pid}:${++n}`;
+      const gone = expired(key);
+      await redis.sendCommand(['SET', key, '1', 'PX', String(Math.max(1, Math.ceil(ms)))]);
+      await gone;
+    },
+    async close() {
+      await events.close();
+      await redis.close();
+    },
+  };
 }
 
 /** The name the Sentinels of startSentinelGroup monitor the master under. */
