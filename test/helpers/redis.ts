@@ -218,6 +218,46 @@ export async function startSentinelGroup(opts: { downAfterMs?: number; failoverT
 }
 
 /**
+ * The Sentinels' switch to the replica as the new master: `first` resolves with when a Sentinel
+ * first announced it (`+switch-master`); `all` once every Sentinel has said hello on the replica as
+ * its master (each says hello every 2 s on each instance it watches, through its link to it), so
+ * that a client asking any of them from then on is told a master the Sentinel is connected to (one
+ * it still connects to is no valid master to node-redis).
+ */
+export async function masterSwitches(group: SentinelGroup): Promise<{ first: Promise<number>; all: Promise<void>; close(): Promise<void> }> {
+  // A Sentinel has no databases to select.
+  const subs = group.sentinels.map((s) => createClient({ url: s.url.replace(/\/0$/, '') }));
+  const hellos = createClient({ url: group.replica.url });
+  // Each subscribed before this resolves: an announcement made after cannot be missed.
+  const announced = await Promise.all(
+    subs.map(async (sub) => {
+      await sub.connect();
+      let tell = (_at: number) => {};
+      const at = new Promise<number>((resolve) => (tell = resolve));
+      await sub.subscribe('+switch-master', () => tell(Date.now()));
+      return { at };
+    }),
+  );
+  const named = new Set<string>();
+  let allNamed = () => {};
+  const all = new Promise<void>((resolve) => (allNamed = resolve));
+  // Promoted, the replica closes its clients (the Sentinels ask it to): this one connects and subscribes again.
+  hellos.on('error', () => {});
+  await hellos.connect();
+  // A hello: ip, port, run id, epoch, then the master's name, ip, port and config epoch.
+  await hellos.subscribe('__sentinel__:hello', (hello) => {
+    const [, port, , , name, , masterPort] = hello.split(',');
+    if (name === SENTINEL_MASTER_NAME && masterPort === String(group.replica.port)) named.add(port as string);
+    if (named.size === group.sentinels.length) allNamed();
+  });
+  return {
+    first: Promise.race(announced.map((a) => a.at)),
+    all,
+    close: async () => void (await Promise.all([...subs, hellos].map((c) => c.close()))),
+  };
+}
+
+/**
  * Until every Sentinel has logged the replica (`+slave`) and the two other Sentinels (`+sentinel`),
  * each found through the master and the others' hello messages.
  */
