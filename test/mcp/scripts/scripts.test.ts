@@ -427,12 +427,17 @@ describe('the isolate', () => {
 
   it('a script still waiting at the time limit is stopped, its call cancelled', async () => {
     await withLimits({ wallMs: 300 }, async (s) => {
-      sandbox.admin.fault({ count: 1, delay_ms: 3_000, match: { method: 'GET', path: '/engagements/{engagement}/findings' } });
+      // The call is held at the workspace until the server hangs up: the time limit must end it.
+      sandbox.clearRequests();
+      sandbox.admin.fault({ count: 1, before: ({ hungUp }) => hungUp, match: { method: 'GET', path: '/engagements/{engagement}/findings' } });
       const r = await read(`await api.list_findings({ engagement: ${JSON.stringify(ENGAGEMENT_AP)} }); return 'answered';`, s);
       expect(r.isError).toBe(true);
       expect(structured(r).error).toMatchObject({ name: 'ScriptLimitError', code: 'time_limit' });
       // It says what the stop cancelled: a read, no write.
       expect((structured(r).error as { message: string }).message).toMatch(/the call still in flight \(a read\) was cancelled; no write was in flight\.$/);
+      // Cancelled for real: the server hung up on it.
+      const call = await sandbox.waitForRequest((q) => q.template === '/engagements/{engagement}/findings', 10_000, 'call hung up on');
+      expect(call.client_closed).toBe(true);
       await stillAnswers(s);
     });
   });
