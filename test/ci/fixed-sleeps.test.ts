@@ -70,7 +70,21 @@ describe('fixed sleeps', () => {
     ]);
   });
 
-  it('lets a timer bound a wait: one that rejects, kills, or reports the time-out through another function', () => {
+  it('counts a sandbox fault that holds its answer a fixed time, unless the test moves a fake clock past it', () => {
+    const source = [
+      'async function t(sb: { admin: { fault(f: object): void } }, vi: { useFakeTimers(): void }) {',
+      "  sb.admin.fault({ count: 1, delay_ms: 1_500, match: { method: 'GET' } });",
+      '  sb.admin.fault({ count: 1, status: 503 });',
+      '}',
+      'async function u(sb: { admin: { fault(f: object): void } }, vi: { useFakeTimers(): void }) {',
+      '  vi.useFakeTimers();',
+      '  sb.admin.fault({ count: 1, delay_ms: 150 });',
+      '}',
+    ].join('\n');
+    expect(scanSource(source, 'x.ts').map((f) => [f.line, f.kind])).toEqual([[2, 'delay']]);
+  });
+
+  it('lets a timer bound a wait: one that rejects, kills, or reports the time-out through another function', async () => {
     const source = [
       'async function t(child: { kill(s: string): void; once(e: string, f: () => void): void }, finish: (ok: boolean) => void) {',
       '  await new Promise((resolve, reject) => {',

@@ -10,6 +10,9 @@
 //   instead of awaiting the event: the guard refuses both.
 // - a timed action ('delay'): a timer whose handle is dropped (it can never be cleared) outside a
 //   promise's executor, `setTimeout(() => controller.abort(), 200)`: the step happens after a fixed time.
+//   So is a sandbox fault that holds its answer for a fixed time, a `delay_ms` in the object given to
+//   `fault(...)` (a guess at "slower than what the test waits for"), unless the function that sets it
+//   runs on vitest's fake timers (it calls useFakeTimers): the delay then ends when the test moves the clock.
 // What does not: a timer that bounds a wait (it rejects, kills, aborts or resolves through another
 // function such as a `finish(false)` that reports the time-out, and is cleared when the event comes),
 // fake timers (vi.useFakeTimers, vi.advanceTimersByTime) and setImmediate (a turn, not a time).
@@ -62,10 +65,24 @@ function calls(root: Node, name: string): boolean {
   return found;
 }
 
+/** The name a call is made by: `f(...)` or `x.f(...)`. */
+function calleeName(call: Node): string | undefined {
+  const callee = call.callee as Node;
+  return identifierName(callee) ?? (callee.type === 'MemberExpression' ? identifierName(callee.property) : undefined);
+}
+
+/** Whether `root` calls `name(...)` or `x.name(...)` anywhere. */
+function callsByName(root: Node, name: string): boolean {
+  let found = false;
+  walk(root, (n) => {
+    if (n.type === 'CallExpression' && calleeName(n) === name) found = true;
+  });
+  return found;
+}
+
 /** `setTimeout(...)`, `globalThis.setTimeout(...)`, `timers.setTimeout(...)`: the timer's name. */
 function timerCalled(call: Node): string | undefined {
-  const callee = call.callee as Node;
-  const name = identifierName(callee) ?? (callee.type === 'MemberExpression' ? identifierName(callee.property) : undefined);
+  const name = calleeName(call);
   return name && TIMERS.has(name) ? name : undefined;
 }
 
@@ -127,6 +144,14 @@ export function scanSource(source: string, file: string): FixedSleep[] {
 
   const promiseTimers = new Set<string>();
   walk(ast, (node, ancestors) => {
+    // `fault({ ..., delay_ms: 1_500 })`, outside a function on fake timers.
+    if (node.type === 'Property' && (identifierName(node.key) ?? (node.key as Node).value) === 'delay_ms') {
+      const [call, object] = [ancestors.at(-2), ancestors.at(-1)];
+      if (call?.type !== 'CallExpression' || calleeName(call) !== 'fault' || !(call.arguments as Node[]).includes(object as Node)) return;
+      const fn = ancestors.findLast(isFunction);
+      if (!fn || !callsByName(fn, 'useFakeTimers')) add(node, 'delay');
+      return;
+    }
     if (node.type === 'ImportDeclaration' && /^(node:)?timers\/promises$/.test(String((node.source as Node).value))) {
       for (const s of node.specifiers as Node[]) promiseTimers.add(identifierName(s.local) ?? '');
       return;
