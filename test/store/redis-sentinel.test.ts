@@ -11,6 +11,7 @@ import { openStore } from '../../src/store/open.js';
 import { RedisStore, RedisUnavailableError } from '../../src/store/redis.js';
 import { isStoreUnavailable, StoreUnavailableError } from '../../src/store/state-store.js';
 import { masterSwitches, type SentinelGroup, startSentinelGroup } from '../helpers/redis.js';
+import { settleHeard } from '../helpers/settle-heard.js';
 
 let group: SentinelGroup;
 beforeAll(async () => {
@@ -47,17 +48,7 @@ describe('the Redis store on Sentinel', () => {
       const limits = { limit: 5, windowMs: 60_000, holdMs: 60_000, leaseMs: 60_000 };
       await store.takeSlot('budget', limits);
       // A call in flight across the switch, answered while there is no master; its settle, once written, is heard.
-      let settleWritten!: () => void;
-      const written = new Promise<void>((resolve) => (settleWritten = resolve));
-      const windows = {
-        takeSlot: store.takeSlot.bind(store),
-        pauseWindow: store.pauseWindow.bind(store),
-        settleSlot: async (...args: Parameters<typeof store.settleSlot>) => {
-          const settled = await store.settleSlot(...args);
-          settleWritten();
-          return settled;
-        },
-      };
+      const { windows, written } = settleHeard(store);
       const limiter = new RateLimiter({ limit: 5, windowMs: 60_000, store: windows, key: 'in-flight', onStoreError: () => {} });
       let answer!: () => void;
       let sent!: () => void;

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { TestClock } from '../helpers/clock.js';
+import { settleHeard } from '../helpers/settle-heard.js';
 import { spawnHttpServer } from '../helpers/spawn-http.js';
 import { ONE_SLOT, twoProcesses } from '../helpers/sqlite-store.js';
 
@@ -51,19 +52,9 @@ it('writes again a settle it could not write while the database was locked: anot
   let holder: { release(): Promise<void> } | undefined;
   let failed!: () => void;
   const settleFailed = new Promise<void>((resolve) => (failed = resolve));
-  let wrote!: () => void;
-  const settleWritten = new Promise<void>((resolve) => (wrote = resolve));
+  // The limiter's writes to the store, its settle heard once written.
+  const { windows: store, written: settleWritten } = settleHeard(a);
   try {
-    // The limiter's writes to the store, heard as each settle is written.
-    const store = {
-      takeSlot: a.takeSlot.bind(a),
-      pauseWindow: a.pauseWindow.bind(a),
-      settleSlot: async (...args: Parameters<typeof a.settleSlot>) => {
-        const settled = await a.settleSlot(...args);
-        wrote();
-        return settled;
-      },
-    };
     // A hold of 60 ms after the answer; a lease (five minutes) the slot would count until otherwise.
     const limiter = new RateLimiter({ limit: 1, windowMs: 50, now: clock.now, store, key: 'budget:locked', onStoreError: () => failed() });
     // The request goes; while it is out, another process takes the write lock, so its settle cannot be written.
