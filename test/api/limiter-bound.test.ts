@@ -2,13 +2,13 @@
 // refused at once, saying when a slot opens; one still queued when the bound runs out is refused
 // then. Either way nothing is sent and no slot is taken or kept for it.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { BudgetWaitTooLongError, RateLimitWaitTooLongError } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import type { WindowLimits } from '../../src/store/windows.js';
 import { fakeWorkspace, sendJson } from './fake-workspace.js';
+import { GatedStore } from './gated-store.js';
 
 const LIMITS = (limit: number, windowMs: number) => ({ limit, windowMs, holdMs: windowMs + Math.max(10, windowMs / 100), leaseMs: 5 * 60_000 });
 
@@ -153,47 +153,48 @@ describe('the bound of a wait for the rate budget', () => {
   });
 
   it('a call whose bound runs out while the store is giving it a slot gives the slot back: nothing sent, nothing kept', async () => {
-    // A store slow to answer, as a Redis far away or busy is: the bound runs out during the take.
-    class SlowStore extends MemoryStore {
-      delayMs = 0;
-      override async takeSlot(key: string, limits: WindowLimits) {
-        const taken = await super.takeSlot(key, limits);
-        await new Promise((r) => setTimeout(r, this.delayMs));
-        return taken;
-      }
+    // On a fake clock (Date and timers): the bound runs out at the moment the test chooses.
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      // A store slow to answer, as a Redis far away or busy is: the bound runs out during the take.
+      const shared = new MemoryStore({ now: () => Date.now() });
+      const store = new GatedStore(shared);
+      const limiter = new RateLimiter({ limit: 10, windowMs: 60_000, now: () => Date.now(), store, key: 'budget:slow' });
+      // Four requests out and unanswered: a slow start holds the fifth until an answer comes.
+      const answers: Array<() => void> = [];
+      const out = Array.from({ length: 4 }, () => limiter.schedule(() => new Promise<void>((r) => answers.push(r))));
+      await vi.advanceTimersByTimeAsync(1);
+      expect(answers).toHaveLength(4);
+      let ran = false;
+      const late = limiter
+        .schedule(
+          async () => {
+            ran = true;
+          },
+          { maxWaitMs: 100 },
+        )
+        .catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(20);
+      // An answer lets the fifth try the store, which holds its answer past the bound.
+      const release = store.hold();
+      answers.shift()?.();
+      await vi.advanceTimersByTimeAsync(100);
+      release();
+      const err = await late;
+      expect(err).toBeInstanceOf(BudgetWaitTooLongError);
+      expect(ran).toBe(false);
+      for (const a of answers) a();
+      await Promise.all(out);
+      // The slot taken for the fifth went back to the store as its take answered (the settle is
+      // written before the refusal reaches the caller): the window holds the four that went, and
+      // nothing for the one refused.
+      expect(await slotsHeld(shared, 'budget:slow', 10, 60_000)).toBe(4);
+      // And the limiter does not count it as in flight: the next five go at once.
+      let sent = 0;
+      await Promise.all(Array.from({ length: 5 }, () => limiter.schedule(async () => void sent++, { maxWaitMs: 0 })));
+      expect(sent).toBe(5);
+    } finally {
+      vi.useRealTimers();
     }
-    const store = new SlowStore();
-    const limiter = new RateLimiter({ limit: 10, windowMs: 60_000, store, key: 'budget:slow' });
-    // Four requests out and unanswered: a slow start holds the fifth until an answer comes.
-    const answers: Array<() => void> = [];
-    const out = Array.from({ length: 4 }, () => limiter.schedule(() => new Promise<void>((r) => answers.push(r))));
-    await new Promise((r) => setTimeout(r, 20));
-    let ran = false;
-    const late = limiter
-      .schedule(
-        async () => {
-          ran = true;
-        },
-        { maxWaitMs: 100 },
-      )
-      .catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 20));
-    // An answer lets the fifth try the store, which takes longer than the bound has left.
-    store.delayMs = 300;
-    answers.shift()?.();
-    const err = await late;
-    expect(err).toBeInstanceOf(BudgetWaitTooLongError);
-    expect(ran).toBe(false);
-    store.delayMs = 0;
-    for (const a of answers) a();
-    await Promise.all(out);
-    // Let the slot taken for the fifth go back to the store, then count what the window holds: the
-    // four that went, and nothing for the one refused.
-    await new Promise((r) => setTimeout(r, 400));
-    expect(await slotsHeld(store, 'budget:slow', 10, 60_000)).toBe(4);
-    // And the limiter does not count it as in flight: the next five go at once.
-    let sent = 0;
-    await Promise.all(Array.from({ length: 5 }, () => limiter.schedule(async () => void sent++, { maxWaitMs: 0 })));
-    expect(sent).toBe(5);
   });
 });

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RateLimiter } from '../../src/api/limiter.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import type { SettleOptions, SlidingWindowStore, WindowLimits, WindowTake } from '../../src/store/windows.js';
+import { GatedStore } from './gated-store.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });
@@ -16,39 +16,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-/** One participant's view of a shared store: its takes answer only when the script lets them. */
-class GatedStore implements SlidingWindowStore {
-  #gate: Promise<void> | undefined;
-  #open: (() => void) | undefined;
-  constructor(readonly inner: MemoryStore) {}
-
-  /** Takes asked from now on are made in the store at once, but answered only at `release()`. */
-  hold(): () => void {
-    this.#gate = new Promise((r) => {
-      this.#open = r;
-    });
-    return () => {
-      this.#gate = undefined;
-      this.#open?.();
-    };
-  }
-
-  async takeSlot(key: string, limits: WindowLimits): Promise<WindowTake> {
-    const gate = this.#gate;
-    const taken = await this.inner.takeSlot(key, limits);
-    await gate;
-    return taken;
-  }
-
-  settleSlot(key: string, slot: string, opts: SettleOptions): Promise<{ seq: number }> {
-    return this.inner.settleSlot(key, slot, opts);
-  }
-
-  pauseWindow(key: string, forMs: number): Promise<void> {
-    return this.inner.pauseWindow(key, forMs);
-  }
-}
 
 const LIMIT = 5;
 const WINDOW_MS = 2_000;

@@ -1,61 +1,20 @@
-// No fixed sleep in the quick tier: its files and the test helpers they import await the event a
-// test waits for, or move an injected clock, never a timer that only lets time pass
-// (test/helpers/fixed-sleeps.ts says what counts). A sleep is slow when the machine is idle and
-// flaky when it is busy; the quick tier must be both fast and exact.
+// No fixed sleep in test/: its tests and helpers await the event a test waits for, or move an
+// injected clock, never a timer that only lets time pass (test/helpers/fixed-sleeps.ts says what
+// counts). A sleep is slow when the machine is idle and flaky when it is busy.
 import { describe, expect, it } from 'vitest';
-import { type FixedSleep, importClosure, scanFiles, scanSource } from '../helpers/fixed-sleeps.js';
+import { type FixedSleep, scanFiles, scanSource, testSources } from '../helpers/fixed-sleeps.js';
 import { ROOT } from '../helpers/spawn.js';
-import { fastTestFiles, testFiles, tierPattern } from '../tiers.js';
-
-/**
- * Files of the quick tier that still hold fixed sleeps, with how many: the limiter's and the stores'
- * tests, being rewritten with the limiter and the stores. The count may only go down; an entry whose
- * file holds fewer than listed fails too, so that the list is cut down with the file.
- */
-const NOT_YET: Record<string, number> = {
-  'test/api/limiter-bound.test.ts': 4,
-  'test/api/limiter.test.ts': 4,
-  'test/store/contract.test.ts': 2,
-};
-
-/**
- * Files of the other tier held to none as well, as tier patterns (test/tiers.ts), with the helpers
- * they import: they await events or move a clock. The rest of test/ joins them as it is cleaned.
- */
-const HELD = [
-  'test/auth/store.test.ts',
-  'test/mcp/limits.test.ts',
-  'test/reliability/faults.test.ts',
-  'test/reliability/shared-budget.test.ts',
-  'test/remote/cimd.test.ts',
-  'test/remote/faults.test.ts',
-  'test/remote/member-files.test.ts',
-  'test/remote/replicas-serve.test.ts',
-  'test/remote/session-attacks.test.ts',
-  'test/serve/banner.test.ts',
-  'test/serve/local-http.test.ts',
-  'test/serve/slow-clients.test.ts',
-];
+import { testFiles } from '../tiers.js';
 
 const where = (f: FixedSleep) => `${f.file}:${f.line} (${f.kind}) ${f.text}`;
 
 describe('fixed sleeps', () => {
-  it('none in a file of the quick tier or a helper it imports', () => {
-    const fast = fastTestFiles(testFiles(ROOT));
-    const files = importClosure(ROOT, fast);
-    expect(files.length).toBeGreaterThan(fast.length);
-    const found = scanFiles(ROOT, files);
-    expect(found.filter((f) => NOT_YET[f.file] === undefined).map(where)).toEqual([]);
-    const counts = Object.fromEntries(Object.keys(NOT_YET).map((file) => [file, found.filter((f) => f.file === file).length]));
-    expect(counts).toEqual(NOT_YET);
-  });
-
-  it('none in the files of the other tier held to none so far, or a helper they import', () => {
-    const all = testFiles(ROOT);
-    const held = HELD.map((glob) => all.filter((f) => tierPattern(glob).test(f)));
-    // Each entry still names a file: a renamed one is named again, not dropped from the guard.
-    expect(HELD.filter((_, i) => held[i]?.length === 0)).toEqual([]);
-    expect(scanFiles(ROOT, importClosure(ROOT, held.flat())).map(where)).toEqual([]);
+  it('none in any file of test/: the tests, their helpers and the programs they start', () => {
+    const files = testSources(ROOT);
+    // Every test file is among them, and the helpers beside.
+    expect(testFiles(ROOT).filter((f) => !files.includes(f))).toEqual([]);
+    expect(files.length).toBeGreaterThan(testFiles(ROOT).length);
+    expect(scanFiles(ROOT, files).map(where)).toEqual([]);
   });
 
   it('counts a timer-resolved wait, alone, in a loop or through a helper, and a step taken after a fixed time', () => {
@@ -84,7 +43,21 @@ describe('fixed sleeps', () => {
     ]);
   });
 
-  it('lets a timer bound a wait: one that rejects, kills, or reports the time-out through another function', () => {
+  it('counts a sandbox fault that holds its answer a fixed time, unless the test moves a fake clock past it', () => {
+    const source = [
+      'async function t(sb: { admin: { fault(f: object): void } }, vi: { useFakeTimers(): void }) {',
+      "  sb.admin.fault({ count: 1, delay_ms: 1_500, match: { method: 'GET' } });",
+      '  sb.admin.fault({ count: 1, status: 503 });',
+      '}',
+      'async function u(sb: { admin: { fault(f: object): void } }, vi: { useFakeTimers(): void }) {',
+      '  vi.useFakeTimers();',
+      '  sb.admin.fault({ count: 1, delay_ms: 150 });',
+      '}',
+    ].join('\n');
+    expect(scanSource(source, 'x.ts').map((f) => [f.line, f.kind])).toEqual([[2, 'delay']]);
+  });
+
+  it('lets a timer bound a wait: one that rejects, kills, or reports the time-out through another function', async () => {
     const source = [
       'async function t(child: { kill(s: string): void; once(e: string, f: () => void): void }, finish: (ok: boolean) => void) {',
       '  await new Promise((resolve, reject) => {',

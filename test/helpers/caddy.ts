@@ -69,5 +69,7 @@ export function startCaddy(opts: { port: number; upstreams: string[] }): Promise
     env: { SITE_ADDRESS: `http://localhost:${opts.port}` },
     port: opts.port,
     portTaken: /address already in use/,
+    // Logged once its servers run.
+    listening: { line: /"msg":"serving initial configuration"/ },
   });
 }

@@ -42,6 +42,12 @@ export interface EraClient {
   received: Received;
   /** Everything the server wrote to stderr (stdio; for HTTP the shared child's). */
   stderr(): string;
+  /**
+   * Resolves with what `read` returns once it is not undefined: read now, then again at each message
+   * the server sends this client, each list change or log line it records, and each write to the
+   * server's stderr. Rejects after `ms`, naming `what`.
+   */
+  when<T>(read: () => T | undefined, what: string, ms?: number): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -52,8 +58,43 @@ export interface ConnectOptions {
   setup?(client: Client): void;
 }
 
-function newClient(era: Era, wire: Wire, opts: ConnectOptions): { client: Client; received: Received } {
+/** Waiters on what a client received: `changed()` reads each again. */
+interface Watch {
+  changed(): void;
+  when: EraClient['when'];
+}
+
+function watch(): Watch {
+  const checks = new Set<() => void>();
+  return {
+    changed: () => {
+      for (const check of checks) check();
+    },
+    when: (read, what, ms = 10_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const value = read();
+          if (value === undefined) return;
+          done();
+          resolve(value);
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`no ${what} within ${ms} ms`));
+        }, ms);
+        const done = () => {
+          clearTimeout(timer);
+          checks.delete(check);
+        };
+        checks.add(check);
+        check();
+      }),
+  };
+}
+
+function newClient(era: Era, wire: Wire, opts: ConnectOptions): { client: Client; received: Received; watch: Watch } {
   const received: Received = { logs: [], toolChanges: [], wire: [] };
+  const w = watch();
   const client = new Client(
     { name: `eras-${wire}-${era}`, version: '1.0.0' },
     {
@@ -61,14 +102,24 @@ function newClient(era: Era, wire: Wire, opts: ConnectOptions): { client: Client
       versionNegotiation: negotiation(era),
       // Heard by notification on a 2025 connection, on the listen stream the client opens on a 2026 one.
       listChanged: {
-        tools: { debounceMs: 0, onChanged: (err, tools) => void (!err && tools && received.toolChanges.push(tools)) },
+        tools: {
+          debounceMs: 0,
+          onChanged: (err, tools) => {
+            if (err || !tools) return;
+            received.toolChanges.push(tools);
+            w.changed();
+          },
+        },
         ...opts.options?.listChanged,
       },
     },
   );
-  client.setNotificationHandler('notifications/message', (n) => void received.logs.push(n.params));
+  client.setNotificationHandler('notifications/message', (n) => {
+    received.logs.push(n.params);
+    w.changed();
+  });
   opts.setup?.(client);
-  return { client, received };
+  return { client, received, watch: w };
 }
 
 /** A 2026 client hears of list changes only on its listen stream: connect has opened it (or failed). */
@@ -79,18 +130,19 @@ async function listening(client: Client, era: Era): Promise<void> {
 }
 
 /** Records each message the transport delivers, then hands it to the client as before. */
-function tap(transport: Transport, received: Received): void {
+function tap(transport: Transport, received: Received, w: Watch): void {
   const deliver = transport.onmessage;
   if (!deliver) throw new Error('the client did not take the transport messages');
   transport.onmessage = (message, extra) => {
     received.wire.push(message);
     deliver.call(transport, message, extra);
+    w.changed();
   };
 }
 
 /** A client of `era` on a server spawned for it over stdio. */
 export async function connectStdio(era: Era, home: ServerHome, opts: ConnectOptions = {}): Promise<EraClient> {
-  const { client, received } = newClient(era, 'stdio', opts);
+  const { client, received, watch: w } = newClient(era, 'stdio', opts);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve'],
@@ -99,35 +151,39 @@ export async function connectStdio(era: Era, home: ServerHome, opts: ConnectOpti
     stderr: 'pipe',
   });
   let stderr = '';
-  transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  transport.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString('utf8');
+    w.changed();
+  });
   await client.connect(transport);
   await listening(client, era);
-  tap(transport, received);
-  return { client, era, wire: 'stdio', received, stderr: () => stderr, close: () => client.close() };
+  tap(transport, received, w);
+  return { client, era, wire: 'stdio', received, stderr: () => stderr, when: w.when, close: () => client.close() };
 }
 
 /** A client of `era` on a running `serve --http` child. */
 export async function connectHttp(era: Era, server: HttpChild, opts: ConnectOptions = {}): Promise<EraClient> {
-  const { client, received } = newClient(era, 'http', opts);
+  const { client, received, watch: w } = newClient(era, 'http', opts);
   const transport = new StreamableHTTPClientTransport(new URL(server.url));
   await client.connect(transport);
   await listening(client, era);
-  tap(transport, received);
-  return { client, era, wire: 'http', received, stderr: () => server.stderr(), close: () => client.close() };
+  tap(transport, received, w);
+  server.child.stderr.on('data', w.changed);
+  return {
+    client,
+    era,
+    wire: 'http',
+    received,
+    stderr: () => server.stderr(),
+    when: w.when,
+    close: async () => {
+      server.child.stderr.off('data', w.changed);
+      await client.close();
+    },
+  };
 }
 
 /** `serve --http` on this sandbox (a scratch HOME of its own). */
 export async function startHttpServer(home: ServerHome): Promise<HttpChild> {
   return spawnHttpServer(home.env);
-}
-
-/** Waits for `f` to answer something other than undefined (polling, bounded). */
-export async function until<T>(f: () => T | undefined | Promise<T | undefined>, ms = 10_000, what = 'the condition'): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }

@@ -1,6 +1,6 @@
 // Finds the fixed sleeps of test files: waits that end because time passed, not because something
-// happened. Used by test/ci/fixed-sleeps.test.ts (none in the quick tier) and, as a script, to list
-// every one left under test/: `npx tsx test/helpers/fixed-sleeps.ts [files...]`.
+// happened. Used by test/ci/fixed-sleeps.test.ts (none under test/) and, as a script, to list them:
+// `npx tsx test/helpers/fixed-sleeps.ts [files...]`.
 //
 // What counts, read from the syntax tree (parsed as TypeScript):
 // - a wait: a promise a timer settles by resolving it, `new Promise((r) => setTimeout(r, ms))` or
@@ -10,11 +10,14 @@
 //   instead of awaiting the event: the guard refuses both.
 // - a timed action ('delay'): a timer whose handle is dropped (it can never be cleared) outside a
 //   promise's executor, `setTimeout(() => controller.abort(), 200)`: the step happens after a fixed time.
+//   So is a sandbox fault that holds its answer for a fixed time, a `delay_ms` in the object given to
+//   `fault(...)` (a guess at "slower than what the test waits for"), unless the function that sets it
+//   runs on vitest's fake timers (it calls useFakeTimers): the delay then ends when the test moves the clock.
 // What does not: a timer that bounds a wait (it rejects, kills, aborts or resolves through another
 // function such as a `finish(false)` that reports the time-out, and is cleared when the event comes),
 // fake timers (vi.useFakeTimers, vi.advanceTimersByTime) and setImmediate (a turn, not a time).
-import { readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseAst } from 'vitest/node';
 
@@ -62,27 +65,30 @@ function calls(root: Node, name: string): boolean {
   return found;
 }
 
+/** The name a call is made by: `f(...)` or `x.f(...)`. */
+function calleeName(call: Node): string | undefined {
+  const callee = call.callee as Node;
+  return identifierName(callee) ?? (callee.type === 'MemberExpression' ? identifierName(callee.property) : undefined);
+}
+
+/** Whether `root` calls `name(...)` or `x.name(...)` anywhere. */
+function callsByName(root: Node, name: string): boolean {
+  let found = false;
+  walk(root, (n) => {
+    if (n.type === 'CallExpression' && calleeName(n) === name) found = true;
+  });
+  return found;
+}
+
 /** `setTimeout(...)`, `globalThis.setTimeout(...)`, `timers.setTimeout(...)`: the timer's name. */
 function timerCalled(call: Node): string | undefined {
-  const callee = call.callee as Node;
-  const name = identifierName(callee) ?? (callee.type === 'MemberExpression' ? identifierName(callee.property) : undefined);
+  const name = calleeName(call);
   return name && TIMERS.has(name) ? name : undefined;
 }
 
-// Each text is parsed once, for its imports and for its sleeps.
-const trees = new Map<string, Node>();
-const treeOf = (source: string, file: string): Node => {
-  let tree = trees.get(source);
-  if (!tree) {
-    tree = parseAst(source, { lang: 'ts' }, file) as unknown as Node;
-    trees.set(source, tree);
-  }
-  return tree;
-};
-
 /** The fixed sleeps of one source text (`file` only names them). */
 export function scanSource(source: string, file: string): FixedSleep[] {
-  const ast = treeOf(source, file);
+  const ast = parseAst(source, { lang: 'ts' }, file) as unknown as Node;
   const lineStarts = [0];
   for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);
   const lineOf = (offset: number) => {
@@ -127,6 +133,14 @@ export function scanSource(source: string, file: string): FixedSleep[] {
 
   const promiseTimers = new Set<string>();
   walk(ast, (node, ancestors) => {
+    // `fault({ ..., delay_ms: 1_500 })`, outside a function on fake timers.
+    if (node.type === 'Property' && (identifierName(node.key) ?? (node.key as Node).value) === 'delay_ms') {
+      const [call, object] = [ancestors.at(-2), ancestors.at(-1)];
+      if (call?.type !== 'CallExpression' || calleeName(call) !== 'fault' || !(call.arguments as Node[]).includes(object as Node)) return;
+      const fn = ancestors.findLast(isFunction);
+      if (!fn || !callsByName(fn, 'useFakeTimers')) add(node, 'delay');
+      return;
+    }
     if (node.type === 'ImportDeclaration' && /^(node:)?timers\/promises$/.test(String((node.source as Node).value))) {
       for (const s of node.specifiers as Node[]) promiseTimers.add(identifierName(s.local) ?? '');
       return;
@@ -172,47 +186,26 @@ export function scanFiles(root: string, files: string[]): FixedSleep[] {
 }
 
 /**
- * The files `files` import, themselves included, followed through relative imports that stay under
- * `within` (a test's helpers, not the source it tests). Paths relative to `root`.
+ * Every TypeScript file under test/ (paths relative to `root`): tests, their helpers and the
+ * programs they start, but not the fixtures' data nor the snapshots.
  */
-export function importClosure(root: string, files: string[], within = 'test/'): string[] {
-  const seen = new Set<string>();
-  const queue = [...files];
-  while (queue.length > 0) {
-    const file = queue.pop()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    const ast = treeOf(readFileSync(join(root, file), 'utf8'), file);
-    walk(ast, (node) => {
-      const source =
-        node.type === 'ImportDeclaration' || node.type === 'ExportNamedDeclaration' || node.type === 'ExportAllDeclaration' || node.type === 'ImportExpression'
-          ? (node.source as Node | null)
-          : undefined;
-      const spec = source?.type === 'Literal' ? String(source.value) : undefined;
-      if (!spec?.startsWith('.')) return;
-      const target = relative(root, resolve(root, dirname(file), spec.replace(/\.js$/, '.ts')))
-        .split('\\')
-        .join('/');
-      if (target.startsWith(within) && target.endsWith('.ts')) queue.push(target);
+export function testSources(root: string): string[] {
+  const under = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+      const p = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) return entry.name === 'fixtures' || entry.name.endsWith('snapshots') ? [] : under(p);
+      return entry.name.endsWith('.ts') ? [p] : [];
     });
-  }
-  return [...seen].sort();
+  return under('test').sort();
 }
 
-/** As a script: the fixed sleeps of the files named, or of every .ts file under test/. */
-async function main(): Promise<void> {
-  const { readdirSync, statSync } = await import('node:fs');
+/** As a script: the fixed sleeps of the files named, or of every one of testSources. */
+function main(): void {
   const root = resolve(import.meta.dirname, '../..');
-  const all = (dir: string): string[] =>
-    readdirSync(join(root, dir)).flatMap((name) => {
-      const p = `${dir}/${name}`;
-      if (statSync(join(root, p)).isDirectory()) return name === 'fixtures' || name.endsWith('snapshots') ? [] : all(p);
-      return name.endsWith('.ts') ? [p] : [];
-    });
-  const files = process.argv.length > 2 ? process.argv.slice(2) : all('test');
+  const files = process.argv.length > 2 ? process.argv.slice(2) : testSources(root);
   const found = scanFiles(root, files);
   for (const f of found) process.stdout.write(`${f.file}:${f.line}\t${f.kind}\t${f.text}\n`);
   process.stdout.write(`${found.length} fixed sleeps in ${new Set(found.map((f) => f.file)).size} files\n`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

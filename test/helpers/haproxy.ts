@@ -1,5 +1,5 @@
 // A real HAProxy for a test, run on the deployment's own deploy/haproxy.cfg (test/helpers/proxy.ts):
-// the file as shipped but for its upstream addresses, with PROXY_BIND on loopback and no TLS
+// the file as shipped but for its upstream addresses, with PROXY_BIND a socket on loopback and no TLS
 // (PROXY_TLS empty), as a trial on one machine sets them. In the foreground (-db), where its server
 // state changes come on stdout (the shipped log) and stderr.
 import { readFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ export const findHaproxy = (): string =>
     'haproxy is not installed, and this test runs the shipped deploy/haproxy.cfg in a real one: install it (Debian and Ubuntu: apt-get install -y haproxy; npm test does this when it is missing and it may).',
   );
 
-/** `haproxy -db -f` the derived file, listening on 127.0.0.1:PORT, in front of `upstreams`. */
+/** `haproxy -db -f` the derived file, listening on 127.0.0.1:PORT (a socket it inherits), in front of `upstreams`. */
 export function startHaproxy(opts: { port: number; upstreams: string[] }): Promise<ProxyHandle> {
   return startProxy({
     name: 'HAProxy',
@@ -24,9 +24,11 @@ export function startHaproxy(opts: { port: number; upstreams: string[] }): Promi
     args: (file) => ['-db', '-f', file],
     configName: 'haproxy.cfg',
     configText: deriveShipped(HAPROXY_CFG, readFileSync(join(ROOT, HAPROXY_CFG), 'utf8'), opts.upstreams),
-    env: { PROXY_BIND: `127.0.0.1:${opts.port}`, PROXY_TLS: '' },
+    // It logs nothing once it listens: it is handed its socket, bound on 127.0.0.1:PORT.
+    env: { PROXY_BIND: 'fd@3', PROXY_TLS: '' },
     port: opts.port,
     portTaken: /cannot bind socket|Address already in use/i,
+    listening: 'fd',
   });
 }
 

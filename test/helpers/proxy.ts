@@ -1,14 +1,17 @@
 // A reverse proxy of the deployment (deploy/), run for a test on the file as shipped: its own process on
 // a loopback port, its own temp folder (its HOME and XDG folders too: Caddy keeps its data there),
-// ready once a request through it reaches a replica; stop() kills it and removes the folder. The file
+// ready once it listens (it says so, or it was handed its socket listening already) and a request
+// through it then reaches a replica; stop() kills it and removes the folder. The file
 // differs from the shipped one only in its upstream addresses (the test's replicas instead of the
 // compose services) and in lines a test run puts first (deriveShipped). Caddy (test/helpers/caddy.ts)
 // and HAProxy (test/helpers/haproxy.ts) each say how to start theirs. A machine without the program
 // fails the test that asked for it, saying how to install it (npm test installs it first when it may).
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 
 /** The shipped file's upstreams, as the compose file names its replicas. */
 export const SHIPPED_UPSTREAMS = ['mcp-1:8080', 'mcp-2:8080'];
@@ -35,7 +38,7 @@ export interface ProxyHandle {
   port: number;
   /** The configuration it runs, as written to disk. */
   configText: string;
-  child: ChildProcessWithoutNullStreams;
+  child: ChildProcessByStdio<Writable, Readable, Readable>;
   /** Everything it wrote, stdout and stderr, as it came. */
   output(): string;
   /** Resolves with the first whole line of its output (already written or to come) that `match` accepts. */
@@ -57,14 +60,35 @@ export interface ProxyLaunch {
   port: number;
   /** Output that says the port was taken. */
   portTaken: RegExp;
+  /**
+   * How the test knows it listens: the line of its output that says so, or `fd`: it is handed its
+   * socket, bound and listening, as fd 3 (its environment names it), so a request waits in the
+   * socket's queue until it runs.
+   */
+  listening: { line: RegExp } | 'fd';
+}
+
+/** A socket listening on 127.0.0.1:`port`, for a child to inherit: PortTakenError if the port is taken. */
+async function listeningSocket(port: number, name: string): Promise<{ fd: number; close(): void }> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new PortTakenError(`port ${port} was taken before ${name} bound it`) : err),
+    );
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, resolve);
+  });
+  // node:net has no public way to hand a listening socket to a child that is not Node: its handle's fd.
+  const fd = (server as unknown as { _handle: { fd: number } })._handle.fd;
+  return { fd, close: () => server.close() };
 }
 
 /**
- * The proxy of `launch` on http://localhost:PORT, ready once a request through it is answered by a
- * replica (GET /healthz, polled). Rejects with PortTakenError when the port was taken meanwhile, or
- * with its output when it stops or is not ready in time.
+ * The proxy of `launch` on http://localhost:PORT, ready once it listens and a request through it is
+ * then answered by a replica (GET /healthz). Rejects with PortTakenError when the port was taken
+ * meanwhile, or with its output when it stops, is not listening in time, or answers otherwise.
  */
 export async function startProxy(launch: ProxyLaunch): Promise<ProxyHandle> {
+  const socket = launch.listening === 'fd' ? await listeningSocket(launch.port, launch.name) : undefined;
   const dir = await mkdtemp(join(tmpdir(), `wcm-${launch.name.toLowerCase()}-`));
   const configFile = join(dir, launch.configName);
   await writeFile(configFile, launch.configText);
@@ -79,7 +103,10 @@ export async function startProxy(launch: ProxyLaunch): Promise<ProxyHandle> {
       XDG_CACHE_HOME: join(dir, 'cache'),
       ...launch.env,
     },
-  });
+    stdio: ['pipe', 'pipe', 'pipe', ...(socket ? [socket.fd] : [])],
+  }) as ChildProcessByStdio<Writable, Readable, Readable>;
+  // The child holds the socket now: this process must not accept on it.
+  socket?.close();
   let output = '';
   const lines: string[] = [];
   let partial = '';
@@ -135,26 +162,27 @@ export async function startProxy(launch: ProxyLaunch): Promise<ProxyHandle> {
     stop,
   };
 
-  // Ready: a request through the proxy is answered by a replica (the body tells: Caddy answers an
-  // unrouted request with an empty 200).
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      await stop();
-      if (launch.portTaken.test(output)) throw new PortTakenError(`port ${launch.port} was taken before ${launch.name} bound it`);
-      throw new Error(`${launch.name} exited (${child.exitCode ?? child.signalCode}) before it was ready: ${output.slice(-2000)}`);
+  try {
+    const listening = launch.listening;
+    if (listening !== 'fd') {
+      const exit = exited.then(() => {
+        if (launch.portTaken.test(output)) throw new PortTakenError(`port ${launch.port} was taken before ${launch.name} bound it`);
+        throw new Error(`${launch.name} exited (${child.exitCode ?? child.signalCode}) before it listened: ${output.slice(-2000)}`);
+      });
+      // Heard only when it exits first (later, stop() ends it).
+      exit.catch(() => {});
+      await Promise.race([handle.waitForLine((l) => listening.line.test(l), 'that it listens'), exit]);
     }
-    try {
-      const res = await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(5_000) });
-      const body = await res.text();
-      if (res.status === 200 && body.includes('"status":"ok"')) return handle;
-    } catch {
-      // not listening yet
+    // Ready: a request through the proxy is answered by a replica (the body tells: Caddy answers an
+    // unrouted request with an empty 200).
+    const res = await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(20_000) });
+    const body = await res.text();
+    if (res.status !== 200 || !body.includes('"status":"ok"')) {
+      throw new Error(`${launch.name} answered /healthz ${res.status} ${body.slice(0, 200)}: ${output.slice(-2000)}`);
     }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`${launch.name} was not ready within 20 s: ${output.slice(-2000)}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+    return handle;
+  } catch (err) {
+    await stop();
+    throw err;
   }
 }

@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from 'redis';
 import { findProgram, freePort } from './programs.js';
 
 export interface RedisHandle {
@@ -115,6 +116,48 @@ async function startServer(
   throw new Error(`${what} did not start: ${lastOutput.slice(-1000)}`);
 }
 
+/** Keys Redis expires, heard as it expires them, and time let go by on Redis's own clock. */
+export interface KeyExpiries {
+  /** Resolves once Redis has expired `key` (at once if it did since these were first heard). */
+  expired(key: string): Promise<void>;
+  /**
+   * Resolves once `ms` have gone by on Redis's clock: a key of its own set to live `ms` has expired.
+   * What Redis reads of its clock afterwards (TIME in a script, a key's expiry) is at least `ms` later.
+   */
+  pass(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Hears the keys the Redis at `url` (database 0) expires, from now on: its keyspace notifications. */
+export async function keyExpiries(url: string): Promise<KeyExpiries> {
+  const redis = createClient({ url });
+  await redis.connect();
+  const events = redis.duplicate();
+  await events.connect();
+  await redis.sendCommand(['CONFIG', 'SET', 'notify-keyspace-events', 'Ex']);
+  const seen = new Set<string>();
+  const waiting = new Map<string, () => void>();
+  await events.subscribe('__keyevent@0__:expired', (key) => {
+    seen.add(key);
+    waiting.get(key)?.();
+  });
+  const expired = (key: string) => (seen.has(key) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(key, resolve)));
+  let n = 0;
+  return {
+    expired,
+    async pass(ms) {
+      const key = `test-clock:${process.pid}:${++n}`;
+      const gone = expired(key);
+      await redis.sendCommand(['SET', key, '1', 'PX', String(Math.max(1, Math.ceil(ms)))]);
+      await gone;
+    },
+    async close() {
+      await events.close();
+      await redis.close();
+    },
+  };
+}
+
 /** The name the Sentinels of startSentinelGroup monitor the master under. */
 export const SENTINEL_MASTER_NAME = 'wcm';
 
@@ -172,6 +215,46 @@ export async function startSentinelGroup(opts: { downAfterMs?: number; failoverT
     await stop();
     throw err;
   }
+}
+
+/**
+ * The Sentinels' switch to the replica as the new master: `first` resolves with when a Sentinel
+ * first announced it (`+switch-master`); `all` once every Sentinel has said hello on the replica as
+ * its master (each says hello every 2 s on each instance it watches, through its link to it), so
+ * that a client asking any of them from then on is told a master the Sentinel is connected to (one
+ * it still connects to is no valid master to node-redis).
+ */
+export async function masterSwitches(group: SentinelGroup): Promise<{ first: Promise<number>; all: Promise<void>; close(): Promise<void> }> {
+  // A Sentinel has no databases to select.
+  const subs = group.sentinels.map((s) => createClient({ url: s.url.replace(/\/0$/, '') }));
+  const hellos = createClient({ url: group.replica.url });
+  // Each subscribed before this resolves: an announcement made after cannot be missed.
+  const announced = await Promise.all(
+    subs.map(async (sub) => {
+      await sub.connect();
+      let tell = (_at: number) => {};
+      const at = new Promise<number>((resolve) => (tell = resolve));
+      await sub.subscribe('+switch-master', () => tell(Date.now()));
+      return { at };
+    }),
+  );
+  const named = new Set<string>();
+  let allNamed = () => {};
+  const all = new Promise<void>((resolve) => (allNamed = resolve));
+  // Promoted, the replica closes its clients (the Sentinels ask it to): this one connects and subscribes again.
+  hellos.on('error', () => {});
+  await hellos.connect();
+  // A hello: ip, port, run id, epoch, then the master's name, ip, port and config epoch.
+  await hellos.subscribe('__sentinel__:hello', (hello) => {
+    const [, port, , , name, , masterPort] = hello.split(',');
+    if (name === SENTINEL_MASTER_NAME && masterPort === String(group.replica.port)) named.add(port as string);
+    if (named.size === group.sentinels.length) allNamed();
+  });
+  return {
+    first: Promise.race(announced.map((a) => a.at)),
+    all,
+    close: async () => void (await Promise.all([...subs, hellos].map((c) => c.close()))),
+  };
 }
 
 /**

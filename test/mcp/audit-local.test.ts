@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { connectStdio, serverHome, until } from '../helpers/eras.js';
+import { connectStdio, serverHome } from '../helpers/eras.js';
 
 const CANARY = 'CANARY-local-5d1e';
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -24,11 +24,15 @@ describe('the audit trail of a local server', () => {
     // The canary goes to the workspace in the query (a cursor it does not know): the trail still holds none of it.
     const r = await c.client.callTool({ name: 'list_findings', arguments: { engagement: ENGAGEMENT_AP, cursor: CANARY } });
     expect(r.isError).toBe(true);
-    const line = await until(() =>
-      c
-        .stderr()
-        .split('\n')
-        .find((l) => l.includes('"name":"audit"')),
+    const line = await c.when(
+      () =>
+        c
+          .stderr()
+          .split('\n')
+          // Whole lines only: the last one may still be coming.
+          .slice(0, -1)
+          .find((l) => l.includes('"name":"audit"')),
+      'audit line on stderr',
     );
     expect(JSON.parse(line)).toMatchObject({
       event: 'tool_call',

@@ -10,14 +10,18 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../catalog/index.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { connectHttp, connectStdio, type EraClient, type ServerHome, serverHome, startHttpServer, until } from '../helpers/eras.js';
+import { connectHttp, connectStdio, type EraClient, type ServerHome, serverHome, startHttpServer } from '../helpers/eras.js';
 import type { HttpChild } from '../helpers/spawn-http.js';
 
-/** An HTTP proxy to `target` that holds every request for the live description until `release()`. */
-async function descriptionGate(target: string): Promise<{ url: string; held(): number; release(): void; close(): Promise<void> }> {
+/**
+ * An HTTP proxy to `target` that holds every request for the live description until `release()`;
+ * `held(n)` resolves once n have come.
+ */
+async function descriptionGate(target: string): Promise<{ url: string; held(n: number): Promise<void>; release(): void; close(): Promise<void> }> {
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
   let held = 0;
+  const waiters: { n: number; tell: () => void }[] = [];
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
     const forward = () => {
@@ -33,13 +37,14 @@ async function descriptionGate(target: string): Promise<{ url: string; held(): n
     };
     if (req.url?.split('?')[0]?.endsWith('/openapi.json')) {
       held++;
+      for (const w of waiters) if (held >= w.n) w.tell();
       void released.then(forward);
     } else forward();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    held: () => held,
+    held: (n) => (held >= n ? Promise.resolve() : new Promise((tell) => waiters.push({ n, tell }))),
     release,
     close: () =>
       new Promise<void>((r) => {
@@ -77,7 +82,7 @@ beforeAll(async () => {
   clients.push(stdioLegacy, stdioModern, await connectHttp('legacy', http), await connectHttp('modern', http));
   unlisted.push(stdioUnlisted, await connectHttp('modern', http));
   // Four servers, each asking for the description at start: all held.
-  await until(() => (gate.held() >= 4 ? true : undefined), 20_000, 'the four servers to ask for the description');
+  await gate.held(4);
   // The first listing of each client, while the description is held: the catalog after the bound.
   await Promise.all(clients.map(async (c) => firsts.set(c, (await c.client.listTools()).tools)));
   gate.release();
@@ -109,7 +114,7 @@ describe('a tool list that changes', () => {
     it(`reaches ${label}, ${label.includes('2025') ? 'by notification' : 'on its listen stream'}, with the operations the description adds`, async () => {
       const c = clients[i]!;
       const first = names(firsts.get(c) ?? []);
-      const changed = await until(() => c.received.toolChanges.at(-1), 15_000, `the list change to reach ${label}`);
+      const changed = await c.when(() => c.received.toolChanges.at(-1), `list change reaching ${label}`, 15_000);
       const added = names(changed).filter((n) => !first.includes(n));
       expect(added.length).toBeGreaterThan(0);
       expect(names(changed)).toEqual(expect.arrayContaining(first));
@@ -127,7 +132,7 @@ describe('a tool list that changes', () => {
   for (const [i, wire] of ['stdio', 'HTTP'].entries()) {
     it(`reaches a 2026-07-28 client over ${wire} listening without having listed on this connection`, async () => {
       const c = unlisted[i]!;
-      const changed = await until(() => c.received.toolChanges.at(-1), 15_000, `the list change to reach the client over ${wire}`);
+      const changed = await c.when(() => c.received.toolChanges.at(-1), `list change reaching the client over ${wire}`, 15_000);
       expect(names(changed)).toEqual(expect.arrayContaining(catalog.map((o) => o.name)));
       const notes = (c.received.wire as Record<string, any>[]).filter((m) => m.method === 'notifications/tools/list_changed');
       expect(notes.length).toBeGreaterThan(0);

@@ -4,26 +4,16 @@
 // with progress and cancel one. The server runs as a client starts it (src/cli.ts serve, the default
 // surface): one process per stdio client, one `serve --http` for both HTTP clients, on a sandbox
 // whose clock runs 33 times faster (a 90 s analysis run lasts 2.7 s). The jobs of all four clients
-// run at once, each on an engagement of its own (one run at a time per engagement).
+// run at once, each on an engagement of its own (one run at a time per engagement); the runs left
+// going are read at the end, the sandbox's clock moved past their end.
 import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../catalog/index.js';
 import { toolListFor } from '../../src/mcp/server/session.js';
 import { CLIENT_BERTHIER, ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import {
-  connectHttp,
-  connectStdio,
-  ERAS,
-  type Era,
-  type EraClient,
-  type ServerHome,
-  serverHome,
-  startHttpServer,
-  until,
-  WIRES,
-  type Wire,
-} from '../helpers/eras.js';
+import { finished, TestClock } from '../helpers/clock.js';
+import { connectHttp, connectStdio, ERAS, type Era, type EraClient, type ServerHome, serverHome, startHttpServer, WIRES, type Wire } from '../helpers/eras.js';
 import type { HttpChild } from '../helpers/spawn-http.js';
 
 const TIME_SCALE = 0.03;
@@ -37,6 +27,8 @@ const CELLS = WIRES.flatMap((wire) => ERAS.map((era) => ({ wire, era, label: `a 
 const key = (wire: Wire, era: Era) => `${wire}/${era}`;
 
 let sandbox: SandboxHandle;
+/** The sandbox's clock: real time until the end, when it is moved past the runs left going. */
+const clock = new TestClock();
 let home: ServerHome;
 let http: HttpChild;
 /** Each cell's client, connected at the start, and the tools its first tools/list answered. */
@@ -46,7 +38,7 @@ const firsts = new Map<string, Tool[]>();
 let expected: Tool[];
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: false, timeScale: TIME_SCALE });
+  sandbox = await startSandbox({ port: 0, rateLimit: false, timeScale: TIME_SCALE, clock: clock.now });
   home = await serverHome(sandbox, SCALED);
   http = await startHttpServer(home);
   expected = toolListFor({ toolsets: 'default', readOnly: false }, catalog);
@@ -150,21 +142,34 @@ async function runsOf(engagement: string): Promise<Json[]> {
   return ((await res.json()) as { data: Json[] }).data;
 }
 
-/** The one run of an engagement created for one test, once the call has started it. */
-const theRun = (engagement: string) => until(async () => (await runsOf(engagement))[0], 10_000, 'the run to start');
-const terminal = (r: Json | undefined) => (r && ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : undefined);
+/** The one run of an engagement created for one test, once the workspace has answered the call that started it. */
+async function theRun(engagement: string): Promise<Json> {
+  await sandbox.waitForRequest((q) => q.method === 'POST' && q.template === RUNS && q.path.includes(engagement), 10_000, 'start of the run');
+  return (await runsOf(engagement))[0] as Json;
+}
 
 /** Starts an analysis run through the tool, collecting its progress; `signal` cancels the call. */
 function startRun(c: EraClient, engagement: string, args: Json, signal?: AbortSignal) {
   const seen: Progress[] = [];
+  let heard = () => {};
+  const firstProgress = new Promise<void>((resolve) => (heard = resolve));
   const result = c.client.callTool(
     { name: 'start_analysis_run', arguments: { engagement, mode: 'incremental', ...args } },
-    { onprogress: (p: Progress) => void seen.push(p), ...(signal ? { signal } : {}) },
+    {
+      onprogress: (p: Progress) => {
+        seen.push(p);
+        heard();
+      },
+      ...(signal ? { signal } : {}),
+    },
   ) as Promise<CallToolResult>;
   // A cancelled call's rejection is awaited by the test; until then it must not count as unhandled.
   result.catch(() => {});
-  return { result, seen };
+  return { result, seen, firstProgress };
 }
+
+/** Runs whose call was cancelled without cancel_on_abort, by cell: read once the clock is past their end. */
+const leftGoing: { label: string; engagement: string; run: string }[] = [];
 
 /**
  * The progress notifications the server sent for the call that followed job `job` (the call's id is
@@ -210,35 +215,48 @@ describe.concurrent('jobs, in every cell at once', () => {
       const c = cell();
       const engagement = await newEngagement(`cancelled by ${label}`);
       const abort = new AbortController();
-      const { result, seen } = startRun(c, engagement, { mode: 'full', cancel_on_abort: true }, abort.signal);
-      await until(() => (seen.length > 0 ? true : undefined), 10_000, 'the first progress notification');
+      const { result, firstProgress } = startRun(c, engagement, { mode: 'full', cancel_on_abort: true }, abort.signal);
+      await firstProgress;
       abort.abort();
       await expect(result).rejects.toThrow();
       const run = (await theRun(engagement)).id as string;
-      const cancel = await until(
-        () => sandbox.requests().find((q) => q.method === 'POST' && q.template === `${RUNS}/{run}/cancel` && q.path.includes(run)),
+      const cancel = await sandbox.waitForRequest(
+        (q) => q.method === 'POST' && q.template === `${RUNS}/{run}/cancel` && q.path.includes(run),
         10_000,
-        'the cancel request',
+        'cancel request',
       );
       expect(cancel.status).toBe(200);
       expect((await runsOf(engagement))[0]).toMatchObject({ id: run, status: 'cancelled' });
     });
 
-    it(`${label}: a call cancelled without cancel_on_abort leaves the run going on to its end`, async ({ expect }) => {
+    it(`${label}: a call cancelled without cancel_on_abort leaves the run going (to its end: read at the end of the file)`, async ({ expect }) => {
       const c = cell();
       const engagement = await newEngagement(`left running by ${label}`);
       const abort = new AbortController();
-      const { result, seen } = startRun(c, engagement, { mode: 'full' }, abort.signal);
-      await until(() => (seen.length > 0 ? true : undefined), 10_000, 'the first progress notification');
+      const { result, firstProgress } = startRun(c, engagement, { mode: 'full' }, abort.signal);
+      await firstProgress;
       abort.abort();
       await expect(result).rejects.toThrow();
-      const run = (await theRun(engagement)).id as string;
-      // The run ends on its own: it succeeds, and nothing asked the workspace to cancel it.
-      const ended = await until(async () => terminal((await runsOf(engagement))[0]), 15_000, 'the run to end');
-      expect(ended).toMatchObject({ id: run, status: 'succeeded' });
-      expect(sandbox.requests().some((q) => q.template === `${RUNS}/{run}/cancel` && q.path.includes(run))).toBe(false);
+      const run = await theRun(engagement);
+      expect(run.status).not.toBe('cancelled');
+      leftGoing.push({ label, engagement, run: run.id as string });
     });
   }
+});
+
+describe('the runs left going', () => {
+  it('each ran on to its end: it succeeded, and nothing asked the workspace to cancel it', async () => {
+    expect(leftGoing.map((l) => l.label).sort()).toEqual(CELLS.map((c) => c.label).sort());
+    // Past the end of any run: each is read once, finished.
+    for (const { label, engagement, run } of leftGoing) {
+      const ended = await finished(clock, async () => (await runsOf(engagement))[0]);
+      expect(ended, label).toMatchObject({ id: run, status: 'succeeded' });
+      expect(
+        sandbox.requests().some((q) => q.template === `${RUNS}/{run}/cancel` && q.path.includes(run)),
+        label,
+      ).toBe(false);
+    }
+  });
 });
 
 describe('every client', () => {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { reached } from '../helpers/reached.js';
+import { gate } from '../helpers/reached.js';
 import { type HttpChild, spawnHttpServer } from '../helpers/spawn-http.js';
 import { httpConnection, type RawConnection, stdioConnection, type Transport } from '../reliability/raw-connection.js';
 import { type Era, eraParams, MODERN_META, type Rpc } from '../reliability/stdio-peer.js';
@@ -94,13 +94,14 @@ describe.each(ERAS)('%s era', (era) => {
 
     it('tasks/cancel during that write is an unknown method; the write answers what it did, never "cancelled"', async () => {
       const statement = `slow task-flagged write, ${era} over ${transport}`;
-      const atWorkspace = reached();
-      sandbox.admin.fault({ count: 1, delay_ms: 800, before: atWorkspace.tell, match: { method: 'POST', path: `/engagements/${ENGAGEMENT_AP}/findings` } });
+      const atWorkspace = gate();
+      sandbox.admin.fault({ count: 1, before: atWorkspace.before, match: { method: 'POST', path: `/engagements/${ENGAGEMENT_AP}/findings` } });
       const write = exchange(taskCall(era, 'slow-write', statement));
-      // The POST is at the workspace (the sandbox holds it for the delay) when the client cancels.
-      await atWorkspace.reached;
+      // The POST is at the workspace (the sandbox holds it until the cancel is answered) when the client cancels.
+      await atWorkspace.held(1);
       const cancel = await exchange({ id: 'cancel', method: 'tasks/cancel', params: eraParams(era, { taskId: 'slow-write' }) });
       expect(cancel?.error?.code, JSON.stringify(cancel)).toBe(-32601);
+      atWorkspace.open();
       const answer = await write;
       expectPlainResult(answer, statement);
       expect(JSON.stringify(answer)).not.toMatch(/cancel/i);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { reached } from '../helpers/reached.js';
+import { gate, reached } from '../helpers/reached.js';
 import { BUILT_CLI, builtServerExists, StdioPeer } from './stdio-peer.js';
 import { LogScan } from './token-scan.js';
 
@@ -185,15 +185,23 @@ describe.each(['source', 'built'] as const)('stdio abuse (%s)', (mode) => {
     await peer.answer(2); // the server is attached and warm
     sandbox.clearRequests();
     const inFlight = reached();
-    sandbox.admin.fault({ count: 1, delay_ms: 3_000, before: inFlight.tell, match: { method: 'GET', path: '/me' } });
+    // Its answer is held until the server hangs up: it is logged then, and never if the server does not.
+    sandbox.admin.fault({
+      count: 1,
+      before: ({ hungUp }) => {
+        inFlight.tell();
+        return hungUp;
+      },
+      match: { method: 'GET', path: '/me' },
+    });
     peer.send({ id: 3, method: 'tools/call', params: { name: 'get_current_member', arguments: {} } });
     await inFlight.reached; // the request is in flight: the sandbox logs it only once it is over
     peer.send({ method: 'notifications/cancelled', params: { requestId: 3, reason: 'the user pressed stop' } });
     peer.send({ id: 4, method: 'tools/call', params: { name: 'get_workspace', arguments: {} } });
     expect((await peer.answer(4)).result).toMatchObject({ structuredContent: { slug: 'atelier' } });
-    // Past the delay (the sandbox logs the request then), and a round trip after it: an answer to 3
-    // would have come by now.
-    const me = await sandbox.waitForRequest((r) => r.template === '/me', 10_000, 'the delayed /me');
+    // Dropped by the server, then answered (to no one) and logged; a round trip after it: an answer
+    // to 3 would have come by now.
+    const me = await sandbox.waitForRequest((r) => r.template === '/me', 10_000, 'the dropped /me');
     expect(me.client_closed).toBe(true);
     peer.send({ id: 'after', method: 'ping' });
     await peer.answer('after');
@@ -215,15 +223,23 @@ describe.each(['source', 'built'] as const)('stdio abuse (%s)', (mode) => {
     peer.send({ id: 2, method: 'tools/call', params: { name: 'get_workspace', arguments: {} } });
     await peer.answer(2);
     sandbox.clearRequests();
-    const inFlight = reached();
-    // An answer larger than a pipe holds (the whole tool list): writing it must not wait for a reader forever.
-    sandbox.admin.fault({ count: 1, delay_ms: 1_000, before: inFlight.tell, match: { method: 'GET', path: '/me' } });
+    // The call is held at the workspace until the server has read the end of its input, or hangs up.
+    const inCall = gate();
+    sandbox.admin.fault({
+      count: 1,
+      before: ({ hungUp }) => Promise.race([inCall.before(), hungUp]),
+      match: { method: 'GET', path: '/me' },
+    });
     peer.send({ id: 3, method: 'tools/call', params: { name: 'get_current_member', arguments: {} } });
+    // An answer larger than a pipe holds (the whole tool list): writing it must not wait for a reader forever.
     peer.send({ id: 4, method: 'tools/list' });
-    await inFlight.reached;
+    await inCall.held(1);
     // Gone: nobody reads the server's stdout any more (its writes fail with EPIPE), and its stdin ends.
     peer.child.stdout.destroy();
-    await endsCleanly(peer);
+    const ended = endsCleanly(peer);
+    await peer.logged(/stdin ended/, 'end of the input read');
+    inCall.open();
+    await ended;
     // The end of the input finished the call rather than dropping it: the workspace answered it, to a
     // server still there to read the answer.
     expect(sandbox.requests().find((r) => r.template === '/me')?.client_closed).toBeFalsy();

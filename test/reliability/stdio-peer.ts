@@ -123,6 +123,25 @@ export class StdioPeer {
     });
   }
 
+  /** Resolves once stderr matches `pattern`, read again at each write to it; rejects after `ms`. */
+  logged(pattern: RegExp, what: string, ms = 20_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const look = () => {
+        if (!pattern.test(this.stderr)) return;
+        clearTimeout(timer);
+        this.child.stderr.off('data', look);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.child.stderr.off('data', look);
+        reject(new Error(`no ${what} on stderr within ${ms} ms: ${this.stderr.slice(-2000)}`));
+      }, ms);
+      // After the listener that gathers stderr (registered in the constructor).
+      this.child.stderr.on('data', look);
+      look();
+    });
+  }
+
   answer(id: string | number, ms?: number): Promise<Rpc> {
     return this.waitFor((m) => m.id === id && (m.result !== undefined || m.error !== undefined), `answer to ${JSON.stringify(id)}`, ms);
   }

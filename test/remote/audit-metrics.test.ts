@@ -1,12 +1,12 @@
+import { watch } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { until } from '../helpers/eras.js';
 import { negotiation } from '../helpers/stack.js';
 import { signInAutoConsent } from './deployment.js';
 import { type LoneServeRemote, spawnLoneServeRemote } from './helpers.js';
@@ -54,6 +54,30 @@ async function auditEvents(): Promise<Json[]> {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Json);
+}
+
+/** The trail's events once `enough` holds of them, read again at each change in its folder; fails after 10 s. */
+async function auditEventsWhen(enough: (events: Json[]) => boolean): Promise<Json[]> {
+  const watcher = watch(dirname(auditFile));
+  try {
+    return await new Promise<Json[]>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the audit trail did not hold the events awaited within 10 s')), 10_000);
+      const read = () =>
+        // A line still being written reads as no event yet.
+        auditEvents().then(
+          (events) => {
+            if (!enough(events)) return;
+            clearTimeout(timer);
+            resolve(events);
+          },
+          () => {},
+        );
+      watcher.on('change', read);
+      void read();
+    });
+  } finally {
+    watcher.close();
+  }
 }
 
 /** One sample of the exposition: its metric name, labels and value. */
@@ -134,10 +158,7 @@ describe('serve --remote tells the operator what was done, never what was said',
     }
     const clientId = provider.clientInformation()?.client_id as string;
 
-    const events = await until(async () => {
-      const all = await auditEvents().catch(() => []);
-      return all.filter((e) => e.event === 'tool_call').length >= 3 ? all : undefined;
-    });
+    const events = await auditEventsWhen((all) => all.filter((e) => e.event === 'tool_call').length >= 3);
     const text = await readFile(auditFile, 'utf8');
     // Nothing a member said reaches the trail.
     expect(text).not.toContain(CANARY);

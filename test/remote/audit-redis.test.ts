@@ -1,7 +1,6 @@
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { until } from '../helpers/eras.js';
 import { remoteFixture, signInAutoConsent } from './deployment.js';
 
 const CANARY = 'CANARY-redis-91b2';
@@ -24,11 +23,20 @@ describe('the audit trail in Redis, shared by the replicas', () => {
     const reader = createClient({ url: remote.redis.url });
     await reader.connect();
     closers.push(() => reader.close());
-    const events = await until(async () => {
-      const entries = (await reader.sendCommand(['XRANGE', 'wcm:audit', '-', '+'])) as Array<[string, string[]]>;
-      const all = entries.map(([, fields]) => JSON.parse(fields[1] as string) as Record<string, any>);
-      return all.filter((e) => e.event === 'tool_call').length >= 4 ? { all, raw: JSON.stringify(entries) } : undefined;
-    });
+    // Read as they come: each XREAD waits (BLOCK) for entries after the last one read.
+    const events = { all: [] as Record<string, any>[], raw: '' };
+    for (let last = '0'; events.all.filter((e) => e.event === 'tool_call').length < 4; ) {
+      // By stream name: the entries, each its id and its fields.
+      const read = (await reader.sendCommand(['XREAD', 'BLOCK', '10000', 'STREAMS', 'wcm:audit', last])) as Record<string, Array<[string, string[]]>> | null;
+      if (read === null) throw new Error(`the audit stream got no new event within 10 s: ${events.raw}`);
+      const entries = read['wcm:audit'] ?? [];
+      if (entries.length === 0) throw new Error(`XREAD answered no entry: ${JSON.stringify(read)}`);
+      for (const [id, fields] of entries) {
+        last = id;
+        events.all.push(JSON.parse(fields[1] as string) as Record<string, any>);
+      }
+      events.raw += JSON.stringify(entries);
+    }
     expect(events.raw).not.toContain(CANARY);
     const clientId = provider.clientInformation()?.client_id;
     expect(events.all.filter((e) => e.event === 'sign_in')).toEqual([expect.objectContaining({ outcome: 'ok', client: clientId })]);

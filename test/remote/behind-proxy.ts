@@ -19,7 +19,6 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { until } from '../helpers/eras.js';
 import { freePort } from '../helpers/programs.js';
 import { PortTakenError, type ProxyHandle, SHIPPED_UPSTREAMS } from '../helpers/proxy.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
@@ -69,6 +68,25 @@ export interface BehindProxy {
   sandbox(): SandboxHandle;
   /** The members signed in so far, by era (a test may close them and take them out). */
   members: Map<Era, Promise<Member>>;
+}
+
+/** Resolves once `done` holds of what `r` wrote to stderr, read again at each write; fails after 10 s, naming `what`. */
+function replicaLogged(r: ServeRemote, done: (stderr: string) => boolean, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!done(r.stderr())) return;
+      clearTimeout(timer);
+      r.child.stderr.off('data', check);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      r.child.stderr.off('data', check);
+      reject(new Error(`the replica did not log ${what} within 10 s: ${r.stderr().slice(-2000)}`));
+    }, 10_000);
+    // After the listener that gathers stderr, registered when the replica started.
+    r.child.stderr.on('data', check);
+    check();
+  });
 }
 
 /** SIGKILL, the process gone (its sockets closed) when this resolves. */
@@ -222,17 +240,25 @@ export function describeBehindProxy(proxy: ProxyUnderTest): BehindProxy {
       it(`a ${label} client hears a job's progress through ${proxy.name} while the job runs, before the answer`, async () => {
         const { client } = await member(era);
         const seen: Progress[] = [];
+        let secondHeard = () => {};
+        const twoHeard = new Promise<void>((resolve) => (secondHeard = resolve));
         let answered = false;
         const result = client.callTool(
           { name: 'start_analysis_run', arguments: { engagement: ENGAGEMENT_AP, mode: 'incremental' } },
-          { onprogress: (p: Progress) => void seen.push(p), timeout: 120_000 },
+          {
+            onprogress: (p: Progress) => {
+              seen.push(p);
+              if (seen.length >= 2) secondHeard();
+            },
+            timeout: 120_000,
+          },
         ) as Promise<CallToolResult>;
         void result.then(
           () => (answered = true),
           () => (answered = true),
         );
         // The start's notification and one from a later poll: each reached the client on its own.
-        await until(() => (seen.length >= 2 ? true : undefined), 20_000, `two progress notifications through ${proxy.name}`);
+        await twoHeard;
         expect(answered).toBe(false);
         // The run (90 s) is still going, and goes on until it is cancelled at the workspace: an answer
         // that says "cancelled" was written after the notifications had reached the client.
@@ -294,10 +320,11 @@ export function describeBehindProxy(proxy: ProxyUnderTest): BehindProxy {
         cleanups.push(() => lost.stop());
         const started = await Promise.all([replica(publicUrl, redis.url), replica(publicUrl, lost.url)]);
         await lost.stop();
-        // The replica hears its Redis close the connection and says so on /readyz before the proxy
-        // starts, so the proxy's first health checks find it not ready.
-        const sickReady = `${(started[1] as ServeRemote).origin}/readyz`;
-        await until(async () => ((await rawRequest(sickReady)).status === 503 ? true : undefined), 10_000, 'the replica without Redis to answer /readyz 503');
+        // The replica hears its Redis close the connection (it logs it) and says so on /readyz before
+        // the proxy starts, so the proxy's first health checks find it not ready.
+        const sick = started[1] as ServeRemote;
+        await replicaLogged(sick, (e) => e.includes('the state store reported an error'), 'the loss of its Redis');
+        expect((await rawRequest(`${sick.origin}/readyz`)).status).toBe(503);
         return started;
       });
       const [healthy, sick] = replicas as [ServeRemote, ServeRemote];
@@ -327,7 +354,7 @@ export function describeBehindProxy(proxy: ProxyUnderTest): BehindProxy {
         const r = await register(handle.origin);
         expect(r.status, r.body).toBe(201);
       }
-      await until(() => (registered() === before + 4 ? true : undefined), 10_000, 'the healthy replica to log the four registrations');
+      await replicaLogged(healthy, () => registered() === before + 4, 'the four registrations');
       expect(sick.stderr()).not.toContain('remote.client_registered');
     });
   });

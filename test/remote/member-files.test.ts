@@ -17,6 +17,7 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { keyExpiries } from '../helpers/redis.js';
 import { type Era, negotiation } from '../helpers/stack.js';
 import { remoteFixture } from './deployment.js';
 import { browse, type ServeRemote, TestOAuthProvider } from './helpers.js';
@@ -212,18 +213,10 @@ describe('serve --remote reads no file of the replica for a member', () => {
     // notification), and which key is the link's is the one the download adds.
     const redis = createClient({ url: remote.redis.url });
     await redis.connect();
-    const events = redis.duplicate();
-    await events.connect();
+    const expiries = await keyExpiries(remote.redis.url);
     closers.push(async () => {
-      await events.close();
+      await expiries.close();
       await redis.close();
-    });
-    await redis.sendCommand(['CONFIG', 'SET', 'notify-keyspace-events', 'Ex']);
-    const expired = new Set<string>();
-    let heard = (_key: string) => {};
-    await events.subscribe('__keyevent@0__:expired', (key) => {
-      expired.add(key);
-      heard(key);
     });
     const linkKeys = async () => new Set(await redis.keys('*file-link:*'));
     const keysBefore = await linkKeys();
@@ -238,10 +231,7 @@ describe('serve --remote reads no file of the replica for a member', () => {
     const open = () => fetch(file.url, { headers: { authorization: `Bearer ${claire.token()}` } });
     const [linkKey, ...others] = [...(await linkKeys())].filter((k) => !keysBefore.has(k));
     expect(others).toEqual([]);
-    const gone = new Promise<void>((resolve) => {
-      heard = (key) => key === linkKey && resolve();
-      if (expired.has(linkKey as string)) resolve();
-    });
+    const gone = expiries.expired(linkKey as string);
     const before = await open();
     expect(before.status).toBe(200);
     await before.body?.cancel();

@@ -15,7 +15,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorDetail } from '../../src/mcp/render/tool-result.js';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
-import { until } from '../helpers/eras.js';
+import { gate } from '../helpers/reached.js';
 import { CLAIRE, type Deployment, MARC, type Member, remoteFixture } from './deployment.js';
 import { STATE_KEY } from './helpers.js';
 
@@ -57,22 +57,11 @@ describe('scripts at once are counted per member', () => {
     const marc = await signIn(d, MARC, 'read');
 
     // Claire's two scripts are held inside their first API call until released.
-    let held = 0;
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    d.sandbox.admin.fault({
-      count: 2,
-      match: { method: 'GET', path: '/engagements/{engagement}/findings' },
-      before: async () => {
-        held++;
-        await gate;
-      },
-    });
+    const inCall = gate();
+    d.sandbox.admin.fault({ count: 2, match: { method: 'GET', path: '/engagements/{engagement}/findings' }, before: inCall.before });
     const first = run(claire, `const { items } = await api.list_findings({ engagement: ${AP}, limit: 1 }); return items.length;`);
     const second = run(claire, `const { items } = await api.list_findings({ engagement: ${AP}, limit: 1 }); return items.length;`);
-    await until(() => (held === 2 ? true : undefined), 60_000, 'both scripts to be running');
+    await inCall.held(2);
 
     d.sandbox.clearRequests();
     for (const [who, m] of [
@@ -91,7 +80,7 @@ describe('scripts at once are counted per member', () => {
     expect(marcs.isError, text(marcs)).toBeFalsy();
     expect(sc(marcs).result).toBe(ENGAGEMENT_AP);
 
-    release();
+    inCall.open();
     for (const r of await Promise.all([first, second])) expect(r.isError, text(r)).toBeFalsy();
     // Her scripts answered: her slots are free again.
     const again = await run(claire, 'return 1 + 1');

@@ -1,9 +1,10 @@
 // The rate limit (scaled in time) and the fault injection of the admin surface.
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { TestClock } from '../helpers/clock.js';
+import { reached } from '../helpers/reached.js';
 import { call } from './raw-http.js';
 
 let sb: SandboxHandle | undefined;
@@ -143,11 +144,25 @@ describe('fault injection', () => {
 
   it('delays an answer by delay_ms, then answers normally', async () => {
     sb = await startSandbox({ port: 0, rateLimit: false });
-    sb.admin.fault({ count: 1, delay_ms: 150 });
-    const t = Date.now();
-    const r = await call(sb, 'GET', '/me');
-    expect(r.status).toBe(200);
-    expect(Date.now() - t).toBeGreaterThanOrEqual(140);
+    // The delay runs on vitest's fake setTimeout: the answer comes when the test moves the clock past it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const taken = reached();
+      sb.admin.fault({ count: 1, delay_ms: 150, before: taken.tell });
+      let answered = false;
+      const answer = call(sb, 'GET', '/me').finally(() => {
+        answered = true;
+      });
+      await taken.reached;
+      // A turn of the event loop: the sandbox is in the delay's wait.
+      await new Promise((resolve) => setImmediate(resolve));
+      await vi.advanceTimersByTimeAsync(149);
+      expect(answered).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect((await answer).status).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('offers the same controls over HTTP under /__sandbox/ with the admin token only', async () => {

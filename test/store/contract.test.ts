@@ -6,66 +6,71 @@ import { MemoryStore } from '../../src/store/memory.js';
 import { openStore, type Store } from '../../src/store/open.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
-import { type RedisHandle, startRedis } from '../helpers/redis.js';
+import { TestClock } from '../helpers/clock.js';
+import { type KeyExpiries, keyExpiries, type RedisHandle, startRedis } from '../helpers/redis.js';
 import { takeAndAnswer, twoProcesses } from '../helpers/sqlite-store.js';
 
 let redis: RedisHandle;
+let redisClock: KeyExpiries;
 let tmp: string;
 
 beforeAll(async () => {
   redis = await startRedis();
+  redisClock = await keyExpiries(redis.url);
   tmp = await mkdtemp(join(tmpdir(), 'wcm-store-'));
 });
 afterAll(async () => {
+  await redisClock?.close();
   await redis?.stop();
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
 let n = 0;
-/** Two handles on one fresh store (the same object for memory, which is one process's alone). */
+/**
+ * Two handles on one fresh store (the same object for memory, which is one process's alone), and a
+ * way to let time go by on the clock the store reads: expiry is the behaviour under test.
+ */
 interface Backend {
   name: string;
-  open(): Promise<{ a: Store; b: Store; close(): Promise<void> }>;
+  open(): Promise<{ a: Store; b: Store; close(): Promise<void>; pass(ms: number): Promise<void> }>;
 }
+
+/** The memory and SQLite stores read an injected clock: it stands still until the test moves it. */
+const moved = (clock: TestClock) => async (ms: number) => clock.advance(ms);
 
 const backends: Backend[] = [
   {
     name: 'memory',
     async open() {
-      const a = new MemoryStore();
-      return { a, b: a, close: () => a.close() };
+      const clock = new TestClock({ frozen: true });
+      const a = new MemoryStore({ now: clock.now });
+      return { a, b: a, close: () => a.close(), pass: moved(clock) };
     },
   },
   {
     name: 'sqlite',
     async open() {
+      const clock = new TestClock({ frozen: true });
       const dir = join(tmp, `sqlite-${++n}`);
-      const a = await SqliteStore.open(dir);
-      const b = await SqliteStore.open(dir);
-      return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
+      const a = await SqliteStore.open(dir, { now: clock.now });
+      const b = await SqliteStore.open(dir, { now: clock.now });
+      return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])), pass: moved(clock) };
     },
   },
   {
+    // Redis reads its own clock (TIME): the test lets the time go by there, as long as asked, and no
+    // less, however late it hears of it.
     name: 'redis',
     async open() {
       const prefix = `t${++n}:`;
       const a = await RedisStore.connect(redis.url, { prefix });
       const b = await RedisStore.connect(redis.url, { prefix });
-      return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
+      return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])), pass: (ms) => redisClock.pass(ms) };
     },
   },
 ];
 
 const limits = { limit: 3, windowMs: 1_000, holdMs: 1_010, leaseMs: 60_000 };
-
-/** Poll until `fn` holds: expiry is the behaviour under test, so the test waits for it, bounded. */
-async function eventually(fn: () => Promise<boolean>, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > until) throw new Error(`not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe.each(backends)('the $name store', (backend) => {
   let s: Awaited<ReturnType<Backend['open']>>;
@@ -93,7 +98,8 @@ describe.each(backends)('the $name store', (backend) => {
   it('forgets a value once its time to live is over', async () => {
     await s.a.set('ttl', 'x', { ttlMs: 150 });
     expect(await s.b.get('ttl')).toBe('x');
-    await eventually(async () => (await s.b.get('ttl')) === undefined);
+    await s.pass(150);
+    expect(await s.b.get('ttl')).toBeUndefined();
   });
 
   it('deletes, and deleting what is absent is no error', async () => {
@@ -113,7 +119,7 @@ describe.each(backends)('the $name store', (backend) => {
   it('sets if absent again once the value expired', async () => {
     expect(await s.a.setIfAbsent('once-ttl', 'a', { ttlMs: 100 })).toBe(true);
     expect(await s.b.setIfAbsent('once-ttl', 'b', { ttlMs: 100 })).toBe(false);
-    await eventually(async () => (await s.a.get('once-ttl')) === undefined);
+    await s.pass(100);
     expect(await s.b.setIfAbsent('once-ttl', 'c')).toBe(true);
     expect(await s.a.get('once-ttl')).toBe('c');
   });
@@ -168,18 +174,21 @@ describe.each(backends)('the $name store', (backend) => {
     if (blocked.taken) return;
     expect(blocked.waitMs).toBeGreaterThan(200);
     expect(blocked.waitMs).toBeLessThanOrEqual(300);
-    await eventually(async () => (await s.b.takeSlot('w2', { ...limits, limit: 1, holdMs: 300 })).taken);
+    // Free once the wait it was told has gone by.
+    await s.pass(blocked.waitMs);
+    expect((await s.b.takeSlot('w2', { ...limits, limit: 1, holdMs: 300 })).taken).toBe(true);
   });
 
   it('counts only the slots the server may still count: unanswered, or answered within the window', async () => {
-    const w = { limit: 10, windowMs: 200, holdMs: 400, leaseMs: 60_000 };
+    // A hold much longer than the window, so that the first slot is still held when read, however late.
+    const w = { limit: 10, windowMs: 200, holdMs: 60_000, leaseMs: 60_000 };
     const first = await s.a.takeSlot('w3', w);
     if (!first.taken) throw new Error('not taken');
     await s.a.settleSlot('w3', first.slot, { refused: false, holdMs: w.holdMs, leaseMs: w.leaseMs });
     const soon = await s.b.takeSlot('w3', w);
     expect(soon.taken && soon.count).toBe(2);
     // Answered more than a window ago but still held for the safety margin: not the server's any more.
-    await new Promise((r) => setTimeout(r, 250));
+    await s.pass(250);
     const later = await s.b.takeSlot('w3', w);
     expect(later.taken && later.count).toBe(2);
   });
@@ -195,8 +204,13 @@ describe.each(backends)('the $name store', (backend) => {
     expect((await s.b.takeSlot('w4-other', limits)).taken).toBe(true);
     // A shorter pause does not cut a longer one short.
     await s.b.pauseWindow('w4', 10);
-    expect((await s.a.takeSlot('w4', limits)).taken).toBe(false);
-    await eventually(async () => (await s.a.takeSlot('w4', limits)).taken);
+    const still = await s.a.takeSlot('w4', limits);
+    expect(still.taken).toBe(false);
+    if (still.taken) return;
+    expect(still.waitMs).toBeGreaterThan(200);
+    // Free once the wait it was told has gone by.
+    await s.pass(still.waitMs);
+    expect((await s.a.takeSlot('w4', limits)).taken).toBe(true);
   });
 
   it('shows a settle to either handle once it is answered', async () => {

@@ -10,7 +10,8 @@ import { RateLimiter } from '../../src/api/limiter.js';
 import { openStore } from '../../src/store/open.js';
 import { RedisStore, RedisUnavailableError } from '../../src/store/redis.js';
 import { isStoreUnavailable, StoreUnavailableError } from '../../src/store/state-store.js';
-import { type SentinelGroup, startSentinelGroup } from '../helpers/redis.js';
+import { masterSwitches, type SentinelGroup, startSentinelGroup } from '../helpers/redis.js';
+import { settleHeard } from '../helpers/settle-heard.js';
 
 let group: SentinelGroup;
 beforeAll(async () => {
@@ -47,17 +48,7 @@ describe('the Redis store on Sentinel', () => {
       const limits = { limit: 5, windowMs: 60_000, holdMs: 60_000, leaseMs: 60_000 };
       await store.takeSlot('budget', limits);
       // A call in flight across the switch, answered while there is no master; its settle, once written, is heard.
-      let settleWritten!: () => void;
-      const written = new Promise<void>((resolve) => (settleWritten = resolve));
-      const windows = {
-        takeSlot: store.takeSlot.bind(store),
-        pauseWindow: store.pauseWindow.bind(store),
-        settleSlot: async (...args: Parameters<typeof store.settleSlot>) => {
-          const settled = await store.settleSlot(...args);
-          settleWritten();
-          return settled;
-        },
-      };
+      const { windows, written } = settleHeard(store);
       const limiter = new RateLimiter({ limit: 5, windowMs: 60_000, store: windows, key: 'in-flight', onStoreError: () => {} });
       let answer!: () => void;
       let sent!: () => void;
@@ -72,33 +63,27 @@ describe('the Redis store on Sentinel', () => {
       );
       await going;
       await store.set('grant', 'kept');
-      // On the replica before the kill (what it has is what survives; it applies writes in order).
-      const replica = await RedisStore.connect(group.replica.url, { prefix: 'follow:' });
-      for (let tries = 0; (await replica.get('grant')) !== 'kept'; tries++) {
-        if (tries > 200) throw new Error('the replica did not get the write within 10 s');
-        await new Promise((r) => setTimeout(r, 50));
+      // On the replica before the kill (what it has is what survives): it applies writes in order, so
+      // once it acknowledges a write of the test's made after (WAIT), it has this one too.
+      const master = createClient({ url: group.master.url });
+      await master.connect();
+      await master.set('after-grant', '1');
+      expect(await master.sendCommand(['WAIT', '1', '10000'])).toBe(1);
+      await master.close();
+      const switches = await masterSwitches(group);
+      try {
+        await group.master.kill();
+        answer();
+        await inFlight;
+        // No master until the Sentinels name one: the store fails at once, as unavailable.
+        const failure = await store.get('grant').catch((e: unknown) => e);
+        expect(isStoreUnavailable(failure)).toBe(true);
+        // Every Sentinel names the new master: the store, asking one, finds it and answers.
+        await switches.all;
+      } finally {
+        await switches.close();
       }
-      await replica.close();
-      await group.master.kill();
-      answer();
-      await inFlight;
-      const failures: unknown[] = [];
-      let value: string | undefined;
-      const deadline = Date.now() + 20_000;
-      // Polled, within a bound, until the new master answers.
-      for (;;) {
-        try {
-          value = await store.get('grant');
-          break;
-        } catch (err) {
-          failures.push(err);
-          if (Date.now() > deadline) throw err;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      }
-      expect(value).toBe('kept');
-      expect(failures.length).toBeGreaterThan(0);
-      expect(failures.every(isStoreUnavailable)).toBe(true);
+      expect(await store.get('grant')).toBe('kept');
       // The window came across too: the slot taken before the kill still counts.
       expect(await store.takeSlot('budget', limits)).toMatchObject({ taken: true, count: 2 });
       // The answer of the call in flight was settled on the new master (written again until there was

@@ -113,6 +113,7 @@ export class OperationSet {
    */
   async listable(): Promise<boolean> {
     if (this.#settled) return true;
+    this.#logger.debug({ waitMs: this.#listWaitMs }, 'tools/list waits for the live API description');
     let timer: NodeJS.Timeout | undefined;
     const waited = await Promise.race([
       this.#live.then(() => true),

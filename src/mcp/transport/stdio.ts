@@ -48,8 +48,13 @@ export class LineGuard extends Transform {
     if (!this.#discarding && this.#size > 0) this.#line(Buffer.concat(this.#parts, this.#size));
     this.#parts = [];
     this.#size = 0;
-    if (!this.watch) done();
-    else void this.watch.answered().then(() => done());
+    if (!this.watch) {
+      done();
+      return;
+    }
+    // The process stays until then: said, for whoever wonders why it has not exited yet.
+    this.logger.debug('stdin ended: answering the calls read before it, then closing');
+    void this.watch.answered().then(() => done());
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {

@@ -10,7 +10,7 @@ import { MAX_SCRIPTS_PER_PROCESS, processScriptSlots } from '../../../src/mcp/sc
 import { scriptWorkers } from '../../../src/mcp/scripts/script-thread.js';
 import { ENGAGEMENT_AP } from '../../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { until } from '../../helpers/eras.js';
+import { gate } from '../../helpers/reached.js';
 import { type Stack, type StackOptions, startStack, textOf } from '../../helpers/stack.js';
 
 const DEFAULT = { WORKSPACE_TOOLSETS: 'default' };
@@ -29,6 +29,31 @@ afterAll(async () => {
 });
 
 const apiRequests = () => sandbox.requests().filter((r) => r.path.startsWith('/api/v1/'));
+
+// The script workers of this file's servers, heard as each starts (all of them: none starts before
+// this module runs), so that a test awaits their exits instead of counting them again and again.
+const workerExited = new Set<() => void>();
+process.on('worker', (worker) =>
+  // Read once the server's own exit listener has run too (it counts the worker out).
+  worker.once('exit', () =>
+    queueMicrotask(() => {
+      for (const tell of workerExited) tell();
+    }),
+  ),
+);
+
+/** Resolves once the server has at most `n` script workers, read again at each worker's exit. */
+function scriptWorkersDownTo(n: number): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (scriptWorkers() > n) return;
+      workerExited.delete(check);
+      resolve();
+    };
+    workerExited.add(check);
+    check();
+  });
+}
 
 type Structured = {
   result?: unknown;
@@ -402,12 +427,17 @@ describe('the isolate', () => {
 
   it('a script still waiting at the time limit is stopped, its call cancelled', async () => {
     await withLimits({ wallMs: 300 }, async (s) => {
-      sandbox.admin.fault({ count: 1, delay_ms: 3_000, match: { method: 'GET', path: '/engagements/{engagement}/findings' } });
+      // The call is held at the workspace until the server hangs up: the time limit must end it.
+      sandbox.clearRequests();
+      sandbox.admin.fault({ count: 1, before: ({ hungUp }) => hungUp, match: { method: 'GET', path: '/engagements/{engagement}/findings' } });
       const r = await read(`await api.list_findings({ engagement: ${JSON.stringify(ENGAGEMENT_AP)} }); return 'answered';`, s);
       expect(r.isError).toBe(true);
       expect(structured(r).error).toMatchObject({ name: 'ScriptLimitError', code: 'time_limit' });
       // It says what the stop cancelled: a read, no write.
       expect((structured(r).error as { message: string }).message).toMatch(/the call still in flight \(a read\) was cancelled; no write was in flight\.$/);
+      // Cancelled for real: the server hung up on it.
+      const call = await sandbox.waitForRequest((q) => q.template === '/engagements/{engagement}/findings', 10_000, 'call hung up on');
+      expect(call.client_closed).toBe(true);
       await stillAnswers(s);
     });
   });
@@ -455,53 +485,49 @@ describe('the isolate', () => {
       await expect(call).rejects.toThrow();
       await stillAnswers(s);
       // Its worker is gone: only the idle one is left, while the script alone could have run ten minutes.
-      await until(() => (scriptWorkers() <= 1 ? true : undefined), 10_000, 'the looping script to end');
+      await scriptWorkersDownTo(1);
     });
   });
 
   it('cancelling the tool call stops the script and its API calls', async () => {
     sandbox.clearRequests();
+    // The script's third call is held at the workspace: the tool call is cancelled while it waits.
+    const third = gate();
+    let calls = 0;
+    sandbox.admin.fault({
+      count: 100,
+      match: { method: 'GET', path: '/engagements/{engagement}/findings' },
+      before: () => (++calls < 3 ? undefined : third.before()),
+    });
     const controller = new AbortController();
     const call = stack.client.callTool(
       {
         name: 'run_read_script',
         arguments: { script: `for (;;) await api.list_findings({ engagement: ${JSON.stringify(ENGAGEMENT_AP)}, limit: 1 });` },
       },
-      // Cancelled once the script is seen running (its first API call reported).
-      { signal: controller.signal, onprogress: () => controller.abort('user cancelled') },
+      { signal: controller.signal },
     );
+    await third.held(1);
+    controller.abort('user cancelled');
     await expect(call).rejects.toThrow();
-    // The requests stop: sampled until two readings agree, then well under the call limit.
-    let before = -1;
-    let now = apiRequests().length;
-    for (let i = 0; i < 50 && now !== before; i++) {
-      before = now;
-      await new Promise((r) => setTimeout(r, 200));
-      now = apiRequests().length;
-    }
-    expect(now).toBe(before);
-    expect(now).toBeLessThan(100);
+    // The script's worker is gone (only the idle one is left): no call can come from it any more.
+    await scriptWorkersDownTo(1);
+    third.open();
+    // Logged once answered, to no one.
+    await sandbox.waitForRequest(() => apiRequests().length >= 3, 10_000, 'third call');
+    // The requests stopped: the three it made, the last cancelled while it waited.
+    expect(apiRequests().map((q) => q.template)).toEqual(Array(3).fill('/engagements/{engagement}/findings'));
+    sandbox.admin.clearFaults();
     await stillAnswers(stack);
   });
 
   it('past the cap of scripts at once in a process, a script is refused at once, retryable, with nothing sent; the running ones answer', async () => {
     // Each script running holds a worker and up to its memory limit: the process runs so many at once.
-    let held = 0;
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    sandbox.admin.fault({
-      count: MAX_SCRIPTS_PER_PROCESS,
-      match: { method: 'GET', path: '/engagements/{engagement}/findings' },
-      before: async () => {
-        held++;
-        await gate;
-      },
-    });
+    const inCall = gate();
+    sandbox.admin.fault({ count: MAX_SCRIPTS_PER_PROCESS, match: { method: 'GET', path: '/engagements/{engagement}/findings' }, before: inCall.before });
     const script = `const { items } = await api.list_findings({ engagement: ${JSON.stringify(ENGAGEMENT_AP)}, limit: 1 }); return items.length;`;
     const running = Array.from({ length: MAX_SCRIPTS_PER_PROCESS }, () => read(script));
-    await until(() => (held === MAX_SCRIPTS_PER_PROCESS ? true : undefined), 120_000, 'every script to be running');
+    await inCall.held(MAX_SCRIPTS_PER_PROCESS);
     expect(processScriptSlots.running).toBe(MAX_SCRIPTS_PER_PROCESS);
     sandbox.clearRequests();
     const workers = scriptWorkers();
@@ -515,7 +541,7 @@ describe('the isolate', () => {
     // A direct tool call is not held up.
     const direct = await stack.call('get_engagement', { engagement: ENGAGEMENT_AP });
     expect(direct.isError).toBeFalsy();
-    release();
+    inCall.open();
     for (const r of await Promise.all(running)) expect(r.isError, textOf(r)).toBeFalsy();
     expect(processScriptSlots.running).toBe(0);
     await stillAnswers(stack);

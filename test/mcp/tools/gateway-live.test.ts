@@ -12,6 +12,7 @@ import { createLogger } from '../../../src/log.js';
 import { forgetLiveDescriptions, LIVE_MAX_AGE_MS, liveOperations, loadLiveDescription } from '../../../src/mcp/operations/live-openapi.js';
 import { LIVE_LIST_WAIT_MS } from '../../../src/mcp/operations/operation-set.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { gate } from '../../helpers/reached.js';
 import { startStack, textOf } from '../../helpers/stack.js';
 
 let sandbox: SandboxHandle;
@@ -125,10 +126,17 @@ describe('the first tools/list', () => {
   for (const era of ['legacy', 'modern'] as const) {
     it(`waits for a description that comes within the bound, so nothing arrives later (${era})`, async () => {
       forgetLiveDescriptions();
-      sandbox.admin.fault({ count: 1, delay_ms: 800, match: { method: 'GET', path: '/openapi.json' } });
+      // The description is held at the workspace until the first tools/list waits for it.
+      const description = gate();
+      sandbox.admin.fault({ count: 1, before: description.before, match: { method: 'GET', path: '/openapi.json' } });
       const stack = await startStack({ sandboxHandle: sandbox, era, waitForLive: false, env: { WORKSPACE_TOOLSETS: 'all' } });
       try {
-        const names = (await stack.client.listTools()).tools.map((t) => t.name);
+        await description.held(1);
+        const since = stack.logs.length;
+        const listing = stack.client.listTools();
+        await stack.waitForLog(/tools\/list waits for the live API description/, 10_000, since);
+        description.open();
+        const names = (await listing).tools.map((t) => t.name);
         expect(names).toEqual(expect.arrayContaining(['get_client_company', 'list_compliance_documents']));
         expect(stack.logs.join('\n')).not.toMatch(/slow to arrive/);
       } finally {
@@ -138,18 +146,22 @@ describe('the first tools/list', () => {
 
     it(`lists the catalog after the bound when the description is slower, with a warning, and announces the rest (${era})`, async () => {
       forgetLiveDescriptions();
-      sandbox.admin.fault({ count: 1, delay_ms: LIVE_LIST_WAIT_MS + 1_500, match: { method: 'GET', path: '/openapi.json' } });
+      // The description is held at the workspace until the first tools/list has answered without it.
+      const description = gate();
+      sandbox.admin.fault({ count: 1, before: description.before, match: { method: 'GET', path: '/openapi.json' } });
       const stack = await startStack({ sandboxHandle: sandbox, era, waitForLive: false, env: { WORKSPACE_TOOLSETS: 'all' } });
       try {
         let resolveChanged!: (tools: Tool[]) => void;
         const changed = new Promise<Tool[]>((r) => (resolveChanged = r));
         const listener = await stack.connect(era, { listChanged: { tools: { debounceMs: 0, onChanged: (_e, tools) => tools && resolveChanged(tools) } } });
-        const started = Date.now();
+        await description.held(1);
+        // Answered though the description never came: the list waited for the bound, not for it.
         const first = (await listener.listTools()).tools.map((t) => t.name);
-        expect(Date.now() - started).toBeLessThan(LIVE_LIST_WAIT_MS + 1_000);
         expect(first).toContain('list_findings');
         expect(first).not.toContain('get_client_company');
         expect(stack.logs.join('\n')).toMatch(/live API description is slow to arrive/);
+        expect(stack.logs.join('\n')).toContain(`"waitedMs":${LIVE_LIST_WAIT_MS}`);
+        description.open();
         const second = (await changed).map((t) => t.name);
         expect(second).toContain('get_client_company');
       } finally {

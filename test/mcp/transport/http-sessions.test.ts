@@ -11,7 +11,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { reached } from '../../helpers/reached.js';
+import { gate } from '../../helpers/reached.js';
 import { rawPost, spawnHttpServer } from '../../helpers/spawn-http.js';
 import { type Era, negotiation, type Stack, startStack } from '../../helpers/stack.js';
 
@@ -130,16 +130,17 @@ describe('2025 sessions in process, with small limits', () => {
     try {
       const a = await recordingClient(s.url, 'legacy');
       const b = await recordingClient(s.url, 'legacy');
-      const underWay = reached();
-      sandbox.admin.fault({ count: 1, delay_ms: 1_500, before: underWay.tell, match: { method: 'GET', path: '/workspace' } });
+      const underWay = gate();
+      sandbox.admin.fault({ count: 1, before: underWay.before, match: { method: 'GET', path: '/workspace' } });
       const slow = a.call();
-      // A's call is under way once its request is at the sandbox (held there for the delay).
-      await underWay.reached;
+      // A's call is under way once its request is at the sandbox (held there until B and C are done).
+      await underWay.held(1);
       expect(s.mcp.inFlight.size).toBeGreaterThan(0);
       // B is used after A's call began: A is the oldest, and busy.
       expect((await b.call()).inSession).toBe(true);
       const c = await recordingClient(s.url, 'legacy');
       expect(s.mcp.sessions).toBe(2);
+      underWay.open();
       const done = await slow;
       served(done.result);
       expect(done.inSession).toBe(true);

@@ -1,13 +1,31 @@
 // The stdio transport's half of graceful shutdown: a signal, or the end of stdin, lets the calls in
 // flight finish and be answered on stdout before the process exits 0.
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import { reached } from '../../helpers/reached.js';
+import { gate } from '../../helpers/reached.js';
 import { ROOT, spawnServer } from '../../helpers/spawn.js';
 
 let sandbox: SandboxHandle;
+
+/** Resolves once what `child` wrote to stderr (`read`) matches `pattern`, read again at each write; rejects if it exits first. */
+function logged(child: ChildProcessWithoutNullStreams, read: () => string, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      if (!pattern.test(read())) return;
+      child.stderr.off('data', look);
+      child.off('exit', gone);
+      resolve();
+    };
+    const gone = () => reject(new Error(`the server exited before logging ${pattern}: ${read().slice(-2000)}`));
+    // After the listener that gathers stderr.
+    child.stderr.on('data', look);
+    child.once('exit', gone);
+    look();
+  });
+}
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false, adminToken: 'admin-stdio-shutdown' });
@@ -19,7 +37,10 @@ afterAll(async () => {
 
 describe('serve over stdio, on SIGTERM', () => {
   it('answers the call in flight, then exits 0', async () => {
-    const child = spawnServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, LOG_LEVEL: 'warn' });
+    const child = spawnServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, LOG_LEVEL: 'info' });
+    let err = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d: string) => (err += d));
     type Answer = { id?: number; result?: { isError?: boolean; content: { text: string }[] } };
     const answers = new Map<number, Answer>();
     let out = '';
@@ -46,15 +67,18 @@ describe('serve over stdio, on SIGTERM', () => {
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     await answered(2);
 
-    const underWay = reached();
-    sandbox.admin.fault({ count: 1, delay_ms: 1500, before: underWay.tell, match: { method: 'GET', path: '/engagements' } });
+    // The call is held at the workspace until the server has begun to shut down.
+    const underWay = gate();
+    sandbox.admin.fault({ count: 1, before: underWay.before, match: { method: 'GET', path: '/engagements' } });
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_engagements', arguments: {} } });
-    await underWay.reached;
+    await underWay.held(1);
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
+    await logged(child, () => err, /shutting down/);
+    underWay.open();
     const [code] = (await exited) as [number | null];
 
-    expect(code).toBe(0);
+    expect(code, err).toBe(0);
     const call = answers.get(3);
     expect(call?.result?.isError).toBeFalsy();
     expect(call?.result?.content[0]?.text).toMatch(/[0-9A-HJKMNP-TV-Z]{26}/);
@@ -65,13 +89,16 @@ describe('serve over stdio, at the end of its input', () => {
   it('answers every call sent before it, the last line even without its newline, then exits 0', async () => {
     // The built server, as a one-shot pipe runs it (`printf '...' | node dist/src/cli.js`): every
     // message written at once, then stdin closed while the call is still at the workspace.
-    const child = spawnServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, LOG_LEVEL: 'warn' }, [], join(ROOT, 'dist/src/cli.js'));
+    const child = spawnServer({ WORKSPACE_URL: sandbox.url, WORKSPACE_TOKEN: sandbox.tokens.read, LOG_LEVEL: 'debug' }, [], join(ROOT, 'dist/src/cli.js'));
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d: string) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    sandbox.admin.fault({ count: 1, delay_ms: 1500, match: { method: 'GET', path: '/engagements' } });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d: string) => (err += d));
+    // The call is held at the workspace until the server has read the end of its input.
+    const atWorkspace = gate();
+    sandbox.admin.fault({ count: 1, before: atWorkspace.before, match: { method: 'GET', path: '/engagements' } });
     const exited = once(child, 'exit');
     const lines = [
       { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
@@ -80,6 +107,9 @@ describe('serve over stdio, at the end of its input', () => {
       { jsonrpc: '2.0', id: 3, method: 'tools/list' },
     ].map((m) => JSON.stringify(m));
     child.stdin.end(lines.join('\n'));
+    await atWorkspace.held(1);
+    await logged(child, () => err, /stdin ended/);
+    atWorkspace.open();
     const [code] = (await exited) as [number | null];
 
     expect(code, err).toBe(0);
@@ -91,7 +121,7 @@ describe('serve over stdio, at the end of its input', () => {
         .map((m) => [m.id, m]),
     );
     expect([...answers.keys()].sort()).toEqual([1, 2, 3]);
-    // The call was held at the workspace (1.5 s) well past the end of the input: answered all the same.
+    // The call was held at the workspace past the end of the input: answered all the same.
     expect(answers.get(2)?.result?.isError).toBeFalsy();
     expect(answers.get(2)?.result?.content?.[0]?.text).toMatch(/[0-9A-HJKMNP-TV-Z]{26}/);
     expect(answers.get(3)?.result?.tools?.length).toBeGreaterThan(0);
