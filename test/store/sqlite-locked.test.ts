@@ -92,7 +92,7 @@ async function pingsFor3s(client: Client): Promise<number> {
 // (perf_hooks.monitorEventLoopDelay, through prom-client's default metrics). Every answer of the
 // server waited at most that long for the loop; what the test's own process and the network add is
 // not counted. A machine busy enough to stall the server that long without the lock (3 s of pings
-// measured first, the same way) is not the store's doing: the bar is then twice that stall.
+// measured before and after the lock, the same way) is not the store's doing: the bar is then twice that stall.
 it('keeps answering other sessions within 100 ms while another process holds the write lock for 3 s', async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false, logger: () => {} });
   const configDir = join(tmp, 'server');
@@ -122,7 +122,7 @@ it('keeps answering other sessions within 100 ms while another process holds the
     // The same pings without the lock: how long this machine stalls the server by itself.
     await loopHeldMs();
     await pingsFor3s(other);
-    const unlocked = await loopHeldMs();
+    const before = await loopHeldMs();
     const holder = await lockHolder(join(configDir, 'state', 'state.db'));
     let released = false;
     // This call's slot waits for the lock...
@@ -133,6 +133,9 @@ it('keeps answering other sessions within 100 ms while another process holds the
     released = true;
     await holder.release();
     const { result, afterRelease } = await call;
+    // And once more after: the machine's own stall is the worse of the windows either side of the lock.
+    await pingsFor3s(other);
+    const unlocked = Math.max(before, await loopHeldMs());
     process.stderr.write(
       `SQLite locked 3 s: event loop held at most ${locked.toFixed(1)} ms (${unlocked.toFixed(1)} ms unlocked), ${answered} pings answered\n`,
     );
