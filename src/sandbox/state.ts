@@ -1,6 +1,7 @@
 // In-memory state of the sandbox: collections of records per workspace, and the registry of workspaces
 // by host name. Records are stored and handed out BY REFERENCE: a handler that changes a record it got
 // from `get`/`all` changes the stored one, as `update` does.
+import sortedJson from 'safe-stable-stringify';
 import { monotonicFactory, ulid } from 'ulid';
 import { SEED_BASE } from './data/ids.js';
 import { type Collection, notFound, type Rec, type WorkspaceState } from './types.js';
@@ -17,20 +18,6 @@ function prngOf(key: string): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** JSON with the keys of every object sorted: the same content gives the same text. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 /** Singular, human name of a collection for 404 messages: `findings` -> `finding`. */
@@ -78,7 +65,7 @@ class MemoryCollection<T extends Rec> implements Collection<T> {
     const now = this.ws.nowIso();
     // A seeded record's id derives from its collection and what it holds (not from how many records
     // were seeded before it), so adding a demo record anywhere leaves every other demo id as it was.
-    const id = typeof r.id === 'string' ? r.id : this.ws.newId(this.ws.seeding ? `${this.name}\n${canonical(r)}` : undefined);
+    const id = typeof r.id === 'string' ? r.id : this.ws.newId(this.ws.seeding ? `${this.name}\n${sortedJson(r)}` : undefined);
     const created = typeof r.created_at === 'string' ? r.created_at : now;
     const rec = { ...r, id, created_at: created, updated_at: typeof r.updated_at === 'string' ? r.updated_at : created } as unknown as T;
     this.records.set(id, rec);

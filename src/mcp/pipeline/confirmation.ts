@@ -50,6 +50,7 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import sortedJson from 'safe-stable-stringify';
 import { z } from 'zod';
 import type { Consequence } from '../../operation.js';
 import { toolError } from '../render/index.js';
@@ -196,21 +197,11 @@ interface CallNamed {
   arguments?: Record<string, unknown> | undefined;
 }
 
-/** JSON with object keys sorted: the same arguments give the same digest whatever their order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-
-const digest = (v: unknown) => createHash('sha256').update(canonical(v)).digest('base64url');
+/** Keys sorted: the same arguments give the same digest whatever their order. */
+const digest = (v: unknown) =>
+  createHash('sha256')
+    .update(sortedJson(v) ?? 'null')
+    .digest('base64url');
 
 /** One call that may ask (2026): the events it produced not yet read, its questions one at a time. */
 class HeldCall {
