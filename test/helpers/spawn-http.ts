@@ -4,6 +4,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { type Agent, type IncomingHttpHeaders, request } from 'node:http';
 import type { Era, Rpc } from '../reliability/stdio-peer.js';
+import { logged } from './logged.js';
 import { spawnServer } from './spawn.js';
 
 export interface HttpChild {
@@ -51,22 +52,7 @@ export async function spawnHttpServer(env: Record<string, string> = {}, args: st
     port: Number(new URL(url).port),
     child,
     stderr: () => err,
-    logged: (pattern, ms = 10_000) =>
-      new Promise((resolve, reject) => {
-        const look = () => {
-          const m = pattern.exec(err);
-          if (!m) return false;
-          clearTimeout(timer);
-          child.stderr.off('data', look);
-          resolve(m[0]);
-          return true;
-        };
-        const timer = setTimeout(() => {
-          child.stderr.off('data', look);
-          reject(new Error(`serve --http wrote nothing matching ${pattern} within ${ms} ms:\n${err}`));
-        }, ms);
-        if (!look()) child.stderr.on('data', look);
-      }),
+    logged: (pattern, ms = 10_000) => logged(child, () => err, pattern, `serve --http line matching ${pattern}`, ms),
     stdout: () => out,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

@@ -3,6 +3,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { logged } from '../helpers/logged.js';
 import { ROOT, spawnServer } from '../helpers/spawn.js';
 import type { LogScan } from './token-scan.js';
 
@@ -123,23 +124,9 @@ export class StdioPeer {
     });
   }
 
-  /** Resolves once stderr matches `pattern`, read again at each write to it; rejects after `ms`. */
-  logged(pattern: RegExp, what: string, ms = 20_000): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const look = () => {
-        if (!pattern.test(this.stderr)) return;
-        clearTimeout(timer);
-        this.child.stderr.off('data', look);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.child.stderr.off('data', look);
-        reject(new Error(`no ${what} on stderr within ${ms} ms: ${this.stderr.slice(-2000)}`));
-      }, ms);
-      // After the listener that gathers stderr (registered in the constructor).
-      this.child.stderr.on('data', look);
-      look();
-    });
+  /** Resolves once stderr matches `pattern`; rejects after `ms`. */
+  logged(pattern: RegExp, what: string, ms = 20_000): Promise<string> {
+    return logged(this.child, () => this.stderr, pattern, what, ms);
   }
 
   answer(id: string | number, ms?: number): Promise<Rpc> {

@@ -19,6 +19,7 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGAGEMENT_AP } from '../../src/sandbox/data/ids.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { logged } from '../helpers/logged.js';
 import { freePort } from '../helpers/programs.js';
 import { PortTakenError, type ProxyHandle, SHIPPED_UPSTREAMS } from '../helpers/proxy.js';
 import { type RedisHandle, startRedis } from '../helpers/redis.js';
@@ -70,23 +71,9 @@ export interface BehindProxy {
   members: Map<Era, Promise<Member>>;
 }
 
-/** Resolves once `done` holds of what `r` wrote to stderr, read again at each write; fails after 10 s, naming `what`. */
-function replicaLogged(r: ServeRemote, done: (stderr: string) => boolean, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (!done(r.stderr())) return;
-      clearTimeout(timer);
-      r.child.stderr.off('data', check);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      r.child.stderr.off('data', check);
-      reject(new Error(`the replica did not log ${what} within 10 s: ${r.stderr().slice(-2000)}`));
-    }, 10_000);
-    // After the listener that gathers stderr, registered when the replica started.
-    r.child.stderr.on('data', check);
-    check();
-  });
+/** Resolves once `done` holds of what `r` wrote to stderr; fails after 10 s, naming `what`. */
+async function replicaLogged(r: ServeRemote, done: (stderr: string) => boolean, what: string): Promise<void> {
+  await logged(r.child, r.stderr, done, what, 10_000);
 }
 
 /** SIGKILL, the process gone (its sockets closed) when this resolves. */

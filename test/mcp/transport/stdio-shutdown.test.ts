@@ -1,31 +1,14 @@
 // The stdio transport's half of graceful shutdown: a signal, or the end of stdin, lets the calls in
 // flight finish and be answered on stdout before the process exits 0.
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { logged } from '../../helpers/logged.js';
 import { gate } from '../../helpers/reached.js';
 import { ROOT, spawnServer } from '../../helpers/spawn.js';
 
 let sandbox: SandboxHandle;
-
-/** Resolves once what `child` wrote to stderr (`read`) matches `pattern`, read again at each write; rejects if it exits first. */
-function logged(child: ChildProcessWithoutNullStreams, read: () => string, pattern: RegExp): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const look = () => {
-      if (!pattern.test(read())) return;
-      child.stderr.off('data', look);
-      child.off('exit', gone);
-      resolve();
-    };
-    const gone = () => reject(new Error(`the server exited before logging ${pattern}: ${read().slice(-2000)}`));
-    // After the listener that gathers stderr.
-    child.stderr.on('data', look);
-    child.once('exit', gone);
-    look();
-  });
-}
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rateLimit: false, adminToken: 'admin-stdio-shutdown' });
@@ -74,7 +57,7 @@ describe('serve over stdio, on SIGTERM', () => {
     await underWay.held(1);
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
-    await logged(child, () => err, /shutting down/);
+    await logged(child, () => err, /shutting down/, 'shutdown begun');
     underWay.open();
     const [code] = (await exited) as [number | null];
 
@@ -108,7 +91,7 @@ describe('serve over stdio, at the end of its input', () => {
     ].map((m) => JSON.stringify(m));
     child.stdin.end(lines.join('\n'));
     await atWorkspace.held(1);
-    await logged(child, () => err, /stdin ended/);
+    await logged(child, () => err, /stdin ended/, 'end of the input read');
     atWorkspace.open();
     const [code] = (await exited) as [number | null];
 
