@@ -351,8 +351,10 @@ function joinRelated(words: string[], lang: Lang): string[] {
  */
 function expand(query: string, known: (t: string) => boolean): Query {
   const weights = new Map<string, number>();
-  const add = (t: string, w: number) => {
-    if (vocab().stop.has(t) && w < 1) return;
+  // A stop word heard at less than full weight (another language's stem) says nothing, but one the
+  // vocabulary gives as a meaning does: show and voir mean get as much as list.
+  const add = (t: string, w: number, meant = false) => {
+    if (vocab().stop.has(t) && w < 1 && !meant) return;
     weights.set(t, Math.max(weights.get(t) ?? 0, w));
   };
   const lang = languageOf(query);
@@ -391,7 +393,7 @@ function expand(query: string, known: (t: string) => boolean): Query {
     if (said) {
       const mapped = said.to;
       for (const m of terms(mapped)) {
-        add(m, (said.related ? RELATED_WEIGHT : mapped.startsWith(t) ? 1 : 0.8) * w);
+        add(m, (said.related ? RELATED_WEIGHT : mapped.startsWith(t) ? 1 : 0.8) * w, true);
         (participles.has(t) ? stateSaid : changeSaid).add(m);
       }
     }

@@ -95,6 +95,11 @@ describe('search', () => {
     expect(first('pull the plug on the analysis')).toBe('cancel_analysis_run');
   });
 
+  it('hears a word the vocabulary means as get and list as both: the one item asked for is read, not listed', () => {
+    // show means 'get list' in catalog/vocabulary.ts; get is also an English stop word.
+    expect(first('show me the finding with its evidence')).toBe('get_finding');
+  });
+
   it('reads a word the stemmer leaves apart from a word it knows as that word (an imperative and its infinitive)', () => {
     // détruis stems apart from détruire, a related word of delete.
     expect(first('détruis ce constat')).toBe('delete_finding');
