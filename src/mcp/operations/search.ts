@@ -237,6 +237,8 @@ const STRONG_SCORE = 1;
  * further from the request than a word someone wrote down for it.
  */
 const RELATED_WEIGHT = 0.6;
+/** An e-mail address or a web address. */
+const ADDRESS = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\bhttps?:\/\/\S+|\bwww\.\S+/giu;
 /** Where a request starts saying what its object is about, and how much the words after count. */
 const ABOUT = /\b(?:about|regarding|concerning|au sujet d|a propos d|concernant)\b/;
 const SUBJECT_WEIGHT = 0.5;
@@ -349,7 +351,9 @@ function joinRelated(words: string[], lang: Lang): string[] {
  * The expanded request. A word made with "re" of a known one (regenerate, relancer, régénérer) also
  * says the word itself.
  */
-function expand(query: string, known: (t: string) => boolean): Query {
+function expand(said: string, known: (t: string) => boolean): Query {
+  // An address names someone or somewhere; its words (jane, client, com) are not the request's.
+  const query = said.replace(ADDRESS, ' ');
   const weights = new Map<string, number>();
   // A stop word heard at less than full weight (another language's stem) says nothing, but one the
   // vocabulary gives as a meaning does: show and voir mean get as much as list.

@@ -100,6 +100,12 @@ describe('search', () => {
     expect(first('show me the finding with its evidence')).toBe('get_finding');
   });
 
+  it('reads an address as naming someone, not as words of the request (jane, client, com)', () => {
+    const found = index.find('invite marie.dupont@acme-client.com as a consultant', { limit: 3 });
+    expect(found.matches[0]?.op.name).toBe('invite_member');
+    expect(found.strong).toBe(true);
+  });
+
   it('reads a word the stemmer leaves apart from a word it knows as that word (an imperative and its infinitive)', () => {
     // détruis stems apart from détruire, a related word of delete.
     expect(first('détruis ce constat')).toBe('delete_finding');
