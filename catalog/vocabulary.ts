@@ -631,8 +631,9 @@ export const vocabulary: SearchVocabulary = {
     // Taking access away, letting someone in or letting them manage.
     ['\\b(?:bring|fold|take|pull) in\\b|\\b(?:bring|fold|take|pull) ((?:\\w+ ){0,4})into\\b', 'accept apply $1'],
     ['\\btake ((?:\\w+ ){0,3})away\\b|\\btake away\\b', 'remove $1'],
-    ['\\blet (?:\\w+ ){0,3}(?:manage|administer|run|own)\\b', 'update member role admin'],
-    ['\\blet (?:\\w+ ){0,3}in\\b|\\bfaire entrer\\b|\\bbring (?:\\w+ ){0,3}(?:onto|into) the team\\b', 'invite member'],
+    // "let me" and "let us" ask for something ourselves ("let me run through the interview"), not for a right.
+    ['\\blet (?!me |us |s )(?:\\w+ ){0,3}(?:manage|administer|run|own)\\b', 'update member role admin'],
+    ['\\blet (?!me |us |s )(?:\\w+ ){0,3}in\\b|\\bfaire entrer\\b|\\bbring (?:\\w+ ){0,3}(?:onto|into) the team\\b', 'invite member'],
     // Bringing in what the analysis suggested: accepting its change proposals.
     // At the client's: a place, not the client company.
     ['\\bchez (?:le|notre|ce) client\\b|\\bat the client(?: s)?(?: site| office| premises)?\\b', ' '],

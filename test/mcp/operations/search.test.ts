@@ -106,6 +106,11 @@ describe('search', () => {
     expect(found.strong).toBe(true);
   });
 
+  it('reads "let me" as asking to do something oneself, and "let someone" as granting them a right', () => {
+    expect(first('let me run the analysis again')).toBe('start_analysis_run');
+    expect(first('let Julie run the workspace')).toBe('update_member_role');
+  });
+
   it('reads a word the stemmer leaves apart from a word it knows as that word (an imperative and its infinitive)', () => {
     // détruis stems apart from détruire, a related word of delete.
     expect(first('détruis ce constat')).toBe('delete_finding');
