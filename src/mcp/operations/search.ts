@@ -24,6 +24,7 @@ import { vocabulary } from '../../../catalog/vocabulary.js';
 import { type WordRelations, wordRelations } from '../../../catalog/word-relations.js';
 import { type Operation, pathParams, type SearchVocabulary, type SpecProse, type Toolset } from '../../operation.js';
 
+/** Lower case, no accents, no apostrophes or hyphens; re- joined to its word (re-analyse, ré-générer) reads as the word written whole. */
 function fold(text: string): string {
   return text
     .normalize('NFD')
@@ -31,6 +32,7 @@ function fold(text: string): string {
     .replace(/œ/g, 'oe')
     .toLowerCase()
     .replace(/[’'‘]/g, ' ')
+    .replace(/\bre-(?=[a-z])/g, 're')
     .replace(/-/g, ' ');
 }
 
@@ -379,9 +381,11 @@ function expand(said: string, known: (t: string) => boolean): Query {
     });
     if (like !== undefined) words[i] = like;
   }
+  // Written with a hyphen (re-analyse), re- is the prefix for sure, even of a word the operations know.
+  const redone = new Set([...fold(query.replace(/-/g, '_')).matchAll(/\bre_([a-z]+)/g)].flatMap((m) => terms(m[1] as string, lang)));
   for (const t of [...words]) {
     const again = t.length > 5 && t.startsWith('re') ? t.slice(2) : '';
-    if (again && !known(t) && (known(again) || meaning(again, lang))) words.push(again);
+    if (again && (!known(t) || redone.has(again)) && (known(again) || meaning(again, lang))) words.push(again);
   }
   // The words after "about" say what the thing is about (the subject matter: "the conclusion about
   // supplier onboarding"), not which thing: they weigh less.

@@ -111,6 +111,11 @@ describe('search', () => {
     expect(first('let Julie run the workspace')).toBe('update_member_role');
   });
 
+  it('reads re- written with a hyphen as the word it is joined to, said again', () => {
+    expect(first('re-order the topics of the guide')).toBe('reorder_guide_topics');
+    expect(first('re-analyse taking the new interviews into account')).toBe('start_analysis_run');
+  });
+
   it('reads a word the stemmer leaves apart from a word it knows as that word (an imperative and its infinitive)', () => {
     // détruis stems apart from détruire, a related word of delete.
     expect(first('détruis ce constat')).toBe('delete_finding');
