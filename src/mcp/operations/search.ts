@@ -615,8 +615,13 @@ export class OperationIndex {
     if (top && ownWeight > 0) {
       const doc = this.docs.find((d) => d.op === top.op) as Doc;
       // A word of the request counts as accounted for when the operation has it or a word it maps to.
+      // A word only a reviewed word relation connects accounts for less than one said or mapped.
       const accounted = (holds: (t: string) => boolean) =>
-        own.filter((t) => holds(t) || terms(meaning(t, q.lang)?.to ?? '').some(holds)).reduce((sum, t) => sum + weightOf(t), 0);
+        own.reduce((sum, t) => {
+          if (holds(t)) return sum + weightOf(t);
+          const said = meaning(t, q.lang);
+          return terms(said?.to ?? '').some(holds) ? sum + weightOf(t) * (said?.related ? RELATED_WEIGHT : 1) : sum;
+        }, 0);
       const covered = accounted((t) => OWN_FIELDS.some((f) => doc.fields[f].has(t)));
       // What the API reserves to its web application, when it accounts for more of the request than
       // the best operation does, is what is asked: no operation does it ("a new AI key for the workspace").

@@ -93,6 +93,9 @@ describe('search', () => {
     // The particle may stand a few words after its verb.
     expect(first('call the analysis off')).toBe('cancel_analysis_run');
     expect(first('pull the plug on the analysis')).toBe('cancel_analysis_run');
+    // Replacing a part of something is changing it (WordNet: a kind of change; mythes-fr: modifier).
+    expect(first('replace the introduction of the report')).toBe('update_deliverable_draft');
+    expect(first('remplace l’introduction du rapport')).toBe('update_deliverable_draft');
   });
 
   it('hears a word the vocabulary means as get and list as both: the one item asked for is read, not listed', () => {
