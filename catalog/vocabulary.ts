@@ -590,6 +590,8 @@ export const vocabulary: SearchVocabulary = {
       '\\bkeep ((?:\\w+ ){0,3})out of\\b|\\bstays? (?:internal|confidential|private)\\b|\\b(?:hors de|en dehors de) (?:la|le)\\b|\\b(?:ne pas|ne plus) (?:faire )?(?:figurer|apparaitre)\\b|\\breste(?:r)? (?:interne|confidentiel)',
       'hide publishable',
     ],
+    // The client report: the deliverable written for the client, not the client company.
+    ['\\bclients? (report|deliverable|deck|presentation)s?\\b|\\b(rapport|livrable)s? clients?\\b', '$1$2'],
     // The copy or version the client gets: the published deliverable.
     ['\\bclients?(?: s)? (?:copy|version)\\b|\\bversion (?:du )?client\\b', 'published deliverable'],
     // Signing off, ticking off: a reviewer's approval.

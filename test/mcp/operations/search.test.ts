@@ -33,6 +33,13 @@ describe('search', () => {
     expect(first('exporter le rapport en PDF')).toBe('create_export');
   });
 
+  it('reads the client report as the deliverable written for the client, not as the client company', () => {
+    const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
+    expect(top('shorten the client report’s introduction')).not.toContain('create_client_company');
+    expect(top('le rapport client en PDF')[0]).toBe('create_export');
+    expect(top('le rapport client en PDF')).not.toContain('list_client_companies');
+  });
+
   it('reads who sent what to whom from the order of the words', () => {
     expect(first('the files the client sent us')).toBe('list_artifacts');
     expect(['get_deliverable_snapshot', 'get_deliverable_version', 'list_deliverable_versions']).toContain(first('the version we sent the client'));
