@@ -373,8 +373,6 @@ export const vocabulary: SearchVocabulary = {
     purge: 'retention delete',
     live: 'live',
     ongoing: 'live running',
-    now: 'live latest',
-    maintenant: 'live latest',
     drop: 'delete remove',
     scrap: 'delete',
     ditch: 'delete',

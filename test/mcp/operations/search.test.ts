@@ -86,6 +86,13 @@ describe('search', () => {
     expect(first('who is on a call at this very moment')).toBe('list_live_sessions');
   });
 
+  it('reads now alone as when, not as a live session: the live ones are said with their own expressions', () => {
+    const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
+    expect(first('quelles sections le rapport a-t-il maintenant')).toBe('list_deliverable_documents');
+    expect(top('which topics does the guide cover now')).not.toContain('get_latest_frame');
+    expect(first('who is interviewing right now')).toBe('list_live_sessions');
+  });
+
   it('takes its words from the vocabulary data: an expression rewritten there changes what is found', () => {
     // "kick ... out" is an expression of catalog/vocabulary.ts, not a word of any entry.
     expect(vocabulary.phrases.some(([re]) => new RegExp(re).test('kick marc out'))).toBe(true);
