@@ -522,7 +522,7 @@ export const vocabulary: SearchVocabulary = {
       '\\bdid (we|you|i) (send|hand|give|deliver|share|present|show|issue|submit)\\b((?: \\w+){0,3}?) (to |with )?(the |our |a |this )?clients?\\b',
       '$2$3 published version snapshot',
     ],
-    // The client's remarks on the report: the deliverable's comments.
+    // The client's (or a reviewer's) remarks on the report: the deliverable's comments.
     [
       '\\bclients?( s)?((?: \\w+){0,2}?) (remark|comment|feedback|note|question|objection|reaction|input|concern|annotation|pushback)s?\\b',
       'deliverable comment $3$2',
@@ -538,7 +538,7 @@ export const vocabulary: SearchVocabulary = {
     ],
     ['\\bclients? (a |ont )?(commente|remarque|ecrit|annote|reagi|souleve|objecte)', 'deliverable comment'],
     [
-      '\\b(?:what )?(?:did |does |do )?(?:the |our )?clients? (?:say|said|think|thought|write|wrote|feel|felt)(?: \\w+)?? (?:about|on|of)(?: the| our| this)? (?:report|deliverable|draft|version|document|roadmap|summary|recommendations?)\\b',
+      '\\b(?:what )?(?:did |does |do )?(?:(?:the |our )?(?:clients?|partners?|reviewers?|sponsors?)|they|he|she) (?:say|said|think|thought|write|wrote|feel|felt)(?: \\w+)?? (?:about|on|of)(?: the| our| this)?(?: \\w+)? (?:report|deliverable|draft|version|v\\d+|document|roadmap|summary|recommendations?)\\b',
       'deliverable comment',
     ],
     // Files the client sent us: artifacts, the engagement's source documents.

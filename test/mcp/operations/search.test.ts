@@ -40,6 +40,13 @@ describe('search', () => {
     expect(top('le rapport client en PDF')).not.toContain('list_client_companies');
   });
 
+  it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
+    expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
+    expect(first('what did she write about v3')).toBe('list_deliverable_comments');
+    // What they said of anything else is in the interviews.
+    expect(first('what did they say about the ERP')).toBe('ask_audit_chat');
+  });
+
   it('reads who sent what to whom from the order of the words', () => {
     expect(first('the files the client sent us')).toBe('list_artifacts');
     expect(['get_deliverable_snapshot', 'get_deliverable_version', 'list_deliverable_versions']).toContain(first('the version we sent the client'));
