@@ -286,6 +286,8 @@ export const vocabulary: SearchVocabulary = {
     warning: 'alert',
     limit: 'budget',
     cap: 'budget',
+    plafond: 'budget',
+    plafonner: 'set budget',
     publishable: 'publishable',
     visible: 'publishable',
     myself: 'current member',

@@ -47,6 +47,11 @@ describe('search', () => {
     expect(first('what did they say about the ERP')).toBe('ask_audit_chat');
   });
 
+  it('reads capping spending as setting a budget, in French as in English', () => {
+    expect(first('cap AI costs at 300 a month')).toBe('set_usage_budget');
+    expect(first('plafonner les frais d’IA à 300 € par mois')).toBe('set_usage_budget');
+  });
+
   it('reads who sent what to whom from the order of the words', () => {
     expect(first('the files the client sent us')).toBe('list_artifacts');
     expect(['get_deliverable_snapshot', 'get_deliverable_version', 'list_deliverable_versions']).toContain(first('the version we sent the client'));
