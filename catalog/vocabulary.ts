@@ -554,7 +554,10 @@ export const vocabulary: SearchVocabulary = {
       'published deliverable publishable',
     ],
     // Not to show: an evidence kept out of what is published.
-    ['\\b(don t|do not|never|ne pas|ne plus) (show|display|include|publish|montrer|afficher|inclure|publier|faire apparaitre)\\b', 'hide publishable'],
+    [
+      '\\b(don t|do not|never|ne pas|ne plus) (show|display|include|publish|let (?:\\w+ ){1,3}(?:see|read)|montrer|afficher|inclure|publier|faire apparaitre|laisser (?:\\w+ ){1,3}voir)\\b',
+      'hide publishable',
+    ],
     ['\\bturn(ed|s|ing)? down\\b', 'reject'],
     // An update on something is its status, not a change.
     ['\\b(?:an|any|the|a quick|the latest) update on\\b|\\bupdate me on\\b|\\bfill me in on\\b|\\bcatch me up on\\b', 'status summary overview'],

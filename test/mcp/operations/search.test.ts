@@ -52,6 +52,11 @@ describe('search', () => {
     expect(first('plafonner les frais d’IA à 300 € par mois')).toBe('set_usage_budget');
   });
 
+  it('reads not letting someone see a thing as keeping it out of what is published', () => {
+    expect(first('never let the sponsor read this excerpt')).toBe('set_evidence_publishable');
+    expect(first('ne pas laisser le client voir cette citation')).toBe('set_evidence_publishable');
+  });
+
   it('reads who sent what to whom from the order of the words', () => {
     expect(first('the files the client sent us')).toBe('list_artifacts');
     expect(['get_deliverable_snapshot', 'get_deliverable_version', 'list_deliverable_versions']).toContain(first('the version we sent the client'));
