@@ -245,6 +245,13 @@ const ADDRESS = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\bhttps?:\/\/\S+|\bwww\.\S+/gi
 const ABOUT = /\b(?:about|regarding|concerning|au sujet d|a propos d|concernant)\b/;
 const SUBJECT_WEIGHT = 0.5;
 /**
+ * Where a request, past its first word, starts a clause that says when ("their screen when they demoed
+ * the ERP", "quand ils ont montré l'ERP"): its words say when the thing was, not which thing, and weigh
+ * as the subject matter's do. Not after a verb of telling or knowing, where the clause is what is
+ * asked ("show me when the report was published").
+ */
+const WHEN = /(?<!\b(?:me|us|moi|nous|know|savoir|check|see|voir|out|dire|dis) )\b(?:when|while|whenever|quand|lorsqu|lorsque|pendant qu|pendant que)\b/;
+/**
  * A request's word that neither the operations nor the vocabulary know weighs what the rarest word
  * weighs: unseen, it is as rare as a word can be, and a request made mostly of such words ("book a
  * meeting room") asks for something no operation does.
@@ -388,9 +395,11 @@ function expand(said: string, known: (t: string) => boolean): Query {
     if (again && (!known(t) || redone.has(again)) && (known(again) || meaning(again, lang))) words.push(again);
   }
   // The words after "about" say what the thing is about (the subject matter: "the conclusion about
-  // supplier onboarding"), not which thing: they weigh less.
-  const about = text.search(ABOUT);
-  const subject = new Set(about < 0 ? [] : terms(text.slice(about), lang));
+  // supplier onboarding"), and those of a clause that says when, when it was: not which thing, so
+  // they weigh less.
+  const when = text.slice(1).search(WHEN);
+  const from = Math.min(...[text.search(ABOUT), when < 0 ? -1 : when + 1].filter((i) => i >= 0));
+  const subject = new Set(Number.isFinite(from) ? terms(text.slice(from), lang) : []);
   // What a participle means is said as a state too ("the data imported": import means upload, not asked for).
   const changeSaid = new Set<string>();
   const stateSaid = new Set<string>();

@@ -57,6 +57,14 @@ describe('search', () => {
     expect(first('ne pas laisser le client voir cette citation')).toBe('set_evidence_publishable');
   });
 
+  it('weighs the words of a clause that says when less than those that say what is asked', () => {
+    const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
+    expect(first('what was said while they showed the spreadsheet')).toBe('get_session_transcript');
+    expect(top('les captures d’écran prises quand ils ont montré l’ERP')).not.toContain('list_external_sources');
+    // Told or shown when, the clause is what is asked.
+    expect(top('show me when the report was published')).toContain('list_deliverable_versions');
+  });
+
   it('reads who sent what to whom from the order of the words', () => {
     expect(first('the files the client sent us')).toBe('list_artifacts');
     expect(['get_deliverable_snapshot', 'get_deliverable_version', 'list_deliverable_versions']).toContain(first('the version we sent the client'));
