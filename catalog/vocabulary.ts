@@ -548,11 +548,8 @@ export const vocabulary: SearchVocabulary = {
     ['\\b(from|by) (the |our |this )?clients?\\b', 'received artifact file'],
     ['\\bclients?( nous| m)?( a| ont)? (envoy|transmi|fourni|donn|remi|partag|communiqu)\\w*', 'received artifact fichier'],
     ['\\b(fourni|transmis|envoye|remis|communique|donne|partage)(e|s|es)? par (le |notre |ce )?clients?\\b', 'received artifact fichier'],
-    // What the client will see: the deliverable as published.
-    [
-      '\\b(the )?clients? (will|would|can|could) see\\b|\\bclient facing\\b|\\b(ce que )?(verra|voit|verront) (le|les) clients?\\b',
-      'published deliverable publishable',
-    ],
+    // What the client can see: the deliverable as published.
+    ['\\b(the )?clients? (can|could) see\\b|\\bclient facing\\b|\\b(ce que )?voit (le|les) clients?\\b', 'published deliverable publishable'],
     // Not to show: an evidence kept out of what is published.
     [
       '\\b(don t|do not|never|ne pas|ne plus) (show|display|include|publish|let (?:\\w+ ){1,3}(?:see|read)|montrer|afficher|inclure|publier|faire apparaitre|laisser (?:\\w+ ){1,3}voir)\\b',
@@ -571,9 +568,9 @@ export const vocabulary: SearchVocabulary = {
     // How something will look: a preview.
     ['\\bhow (?:will|would|does|do|did) ((?:\\w+ ){0,4})(?:look|appear|show up|render)\\b', 'preview $1'],
     ['\\bhow ((?:\\w+ ){0,4})(?:will|would) (?:look|appear|show up|render)\\b', 'preview $1'],
-    // What the client will see (asked, or said before the verb): the draft as it would be published.
+    // What the client will or would see (asked, or said before the verb): the draft as it would be published.
     [
-      '\\b(?:what )?(?:will|would|can|could|does|do) (?:the |our |this )?clients? (?:see|read|get)\\b|\\bwhat (?:the |our )?clients? (?:will |would |is going to )?(?:see|read|get)s?\\b|\\b(?:va|vont|pourra|pourront) voir\\b',
+      '\\b(?:what )?(?:will|would|can|could|does|do) (?:the |our |this )?clients? (?:see|read|get)\\b|\\bwhat (?:the |our )?clients? (?:will |would |is going to )?(?:see|read|get)s?\\b|\\b(?:va|vont|pourra|pourront) voir\\b|\\b(?:verra|verront|verrait|verraient) (?:le|les) clients?\\b',
       'preview deliverable draft published',
     ],
     // Something others can comment on: comments attach to a published version.

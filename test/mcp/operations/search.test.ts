@@ -65,6 +65,12 @@ describe('search', () => {
     expect(top('show me when the report was published')).toContain('list_deliverable_versions');
   });
 
+  it('reads what the client will or would see as the draft previewed, what the client can see as the deliverable published', () => {
+    expect(first('what the client would see if we released the report today')).toBe('preview_deliverable_draft');
+    expect(first('ce que verra le client si on publie maintenant')).toBe('preview_deliverable_draft');
+    expect(first('the part of the report the client can see')).toBe('publish_deliverable');
+  });
+
   it('reads who sent what to whom from the order of the words', () => {
     expect(first('the files the client sent us')).toBe('list_artifacts');
     expect(['get_deliverable_snapshot', 'get_deliverable_version', 'list_deliverable_versions']).toContain(first('the version we sent the client'));
