@@ -556,6 +556,8 @@ export const vocabulary: SearchVocabulary = {
       'hide publishable',
     ],
     ['\\bturn(ed|s|ing)? down\\b', 'reject'],
+    // The big picture, the gist: an overview.
+    ['\\bbig picture\\b|\\bthe gist\\b|\\bvue d ensemble\\b|\\bgrandes lignes\\b', 'overview'],
     // An update on something is its status, not a change.
     ['\\b(?:an|any|the|a quick|the latest) update on\\b|\\bupdate me on\\b|\\bfill me in on\\b|\\bcatch me up on\\b', 'status summary overview'],
     // Putting back what was there: restoring the inherited or default.

@@ -71,6 +71,11 @@ describe('search', () => {
     expect(first('the part of the report the client can see')).toBe('publish_deliverable');
   });
 
+  it('reads the big picture and a vue d’ensemble as an overview', () => {
+    expect(first('donne-moi une vue d’ensemble de ce que l’analyse a trouvé')).toBe('get_analysis_summary');
+    expect(index.find('the big picture on our AI spending', { limit: 3 }).strong).toBe(true);
+  });
+
   it('reads who sent what to whom from the order of the words', () => {
     expect(first('the files the client sent us')).toBe('list_artifacts');
     expect(['get_deliverable_snapshot', 'get_deliverable_version', 'list_deliverable_versions']).toContain(first('the version we sent the client'));
