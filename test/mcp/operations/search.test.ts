@@ -10,6 +10,7 @@ import { languageOf, OperationIndex, terms } from '../../../src/mcp/operations/s
 
 const index = new OperationIndex(catalog);
 const first = (query: string) => index.search(query, { limit: 1 })[0]?.op.name;
+const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
 
 describe('search', () => {
   it("folds the forms of one word alike with its language's stemmer, accents and case aside", () => {
@@ -34,7 +35,6 @@ describe('search', () => {
   });
 
   it('reads the client report as the deliverable written for the client, not as the client company', () => {
-    const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
     expect(top('shorten the client report’s introduction')).not.toContain('create_client_company');
     expect(top('le rapport client en PDF')[0]).toBe('create_export');
     expect(top('le rapport client en PDF')).not.toContain('list_client_companies');
@@ -58,7 +58,6 @@ describe('search', () => {
   });
 
   it('weighs the words of a clause that says when less than those that say what is asked', () => {
-    const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
     expect(first('what was said while they showed the spreadsheet')).toBe('get_session_transcript');
     expect(top('les captures d’écran prises quand ils ont montré l’ERP')).not.toContain('list_external_sources');
     // Told or shown when, the clause is what is asked.
@@ -108,7 +107,6 @@ describe('search', () => {
   });
 
   it('reads Word as the application only where a file format is said, not in "wording" or "word for word"', () => {
-    const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
     expect(first('exporter la feuille de route en Word')).toBe('create_export');
     expect(first('the roadmap as a Word file')).toBe('create_export');
     expect(first('adjust the wording of this finding')).toBe('update_finding');
@@ -123,7 +121,6 @@ describe('search', () => {
   });
 
   it('reads now alone as when, not as a live session: the live ones are said with their own expressions', () => {
-    const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
     expect(first('quelles sections le rapport a-t-il maintenant')).toBe('list_deliverable_documents');
     expect(top('which topics does the guide cover now')).not.toContain('get_latest_frame');
     expect(first('who is interviewing right now')).toBe('list_live_sessions');
