@@ -286,6 +286,8 @@ export const vocabulary: SearchVocabulary = {
     warning: 'alert',
     limit: 'budget',
     cap: 'budget',
+    plafond: 'budget',
+    plafonner: 'set budget',
     publishable: 'publishable',
     visible: 'publishable',
     myself: 'current member',
@@ -373,8 +375,6 @@ export const vocabulary: SearchVocabulary = {
     purge: 'retention delete',
     live: 'live',
     ongoing: 'live running',
-    now: 'live latest',
-    maintenant: 'live latest',
     drop: 'delete remove',
     scrap: 'delete',
     ditch: 'delete',
@@ -524,7 +524,7 @@ export const vocabulary: SearchVocabulary = {
       '\\bdid (we|you|i) (send|hand|give|deliver|share|present|show|issue|submit)\\b((?: \\w+){0,3}?) (to |with )?(the |our |a |this )?clients?\\b',
       '$2$3 published version snapshot',
     ],
-    // The client's remarks on the report: the deliverable's comments.
+    // The client's (or a reviewer's) remarks on the report: the deliverable's comments.
     [
       '\\bclients?( s)?((?: \\w+){0,2}?) (remark|comment|feedback|note|question|objection|reaction|input|concern|annotation|pushback)s?\\b',
       'deliverable comment $3$2',
@@ -540,7 +540,7 @@ export const vocabulary: SearchVocabulary = {
     ],
     ['\\bclients? (a |ont )?(commente|remarque|ecrit|annote|reagi|souleve|objecte)', 'deliverable comment'],
     [
-      '\\b(?:what )?(?:did |does |do )?(?:the |our )?clients? (?:say|said|think|thought|write|wrote|feel|felt)(?: \\w+)?? (?:about|on|of)(?: the| our| this)? (?:report|deliverable|draft|version|document|roadmap|summary|recommendations?)\\b',
+      '\\b(?:what )?(?:did |does |do )?(?:(?:the |our )?(?:clients?|partners?|reviewers?|sponsors?)|they|he|she) (?:say|said|think|thought|write|wrote|feel|felt)(?: \\w+)?? (?:about|on|of)(?: the| our| this)?(?: \\w+)? (?:report|deliverable|draft|version|v\\d+|document|roadmap|summary|recommendations?)\\b',
       'deliverable comment',
     ],
     // Files the client sent us: artifacts, the engagement's source documents.
@@ -548,14 +548,16 @@ export const vocabulary: SearchVocabulary = {
     ['\\b(from|by) (the |our |this )?clients?\\b', 'received artifact file'],
     ['\\bclients?( nous| m)?( a| ont)? (envoy|transmi|fourni|donn|remi|partag|communiqu)\\w*', 'received artifact fichier'],
     ['\\b(fourni|transmis|envoye|remis|communique|donne|partage)(e|s|es)? par (le |notre |ce )?clients?\\b', 'received artifact fichier'],
-    // What the client will see: the deliverable as published.
-    [
-      '\\b(the )?clients? (will|would|can|could) see\\b|\\bclient facing\\b|\\b(ce que )?(verra|voit|verront) (le|les) clients?\\b',
-      'published deliverable publishable',
-    ],
+    // What the client can see: the deliverable as published.
+    ['\\b(the )?clients? (can|could) see\\b|\\bclient facing\\b|\\b(ce que )?voit (le|les) clients?\\b', 'published deliverable publishable'],
     // Not to show: an evidence kept out of what is published.
-    ['\\b(don t|do not|never|ne pas|ne plus) (show|display|include|publish|montrer|afficher|inclure|publier|faire apparaitre)\\b', 'hide publishable'],
+    [
+      '\\b(don t|do not|never|ne pas|ne plus) (show|display|include|publish|let (?:\\w+ ){1,3}(?:see|read)|montrer|afficher|inclure|publier|faire apparaitre|laisser (?:\\w+ ){1,3}voir)\\b',
+      'hide publishable',
+    ],
     ['\\bturn(ed|s|ing)? down\\b', 'reject'],
+    // The big picture, the gist: an overview.
+    ['\\bbig picture\\b|\\bthe gist\\b|\\bvue d ensemble\\b|\\bgrandes lignes\\b', 'overview'],
     // An update on something is its status, not a change.
     ['\\b(?:an|any|the|a quick|the latest) update on\\b|\\bupdate me on\\b|\\bfill me in on\\b|\\bcatch me up on\\b', 'status summary overview'],
     // Putting back what was there: restoring the inherited or default.
@@ -568,9 +570,9 @@ export const vocabulary: SearchVocabulary = {
     // How something will look: a preview.
     ['\\bhow (?:will|would|does|do|did) ((?:\\w+ ){0,4})(?:look|appear|show up|render)\\b', 'preview $1'],
     ['\\bhow ((?:\\w+ ){0,4})(?:will|would) (?:look|appear|show up|render)\\b', 'preview $1'],
-    // What the client will see (asked, or said before the verb): the draft as it would be published.
+    // What the client will or would see (asked, or said before the verb): the draft as it would be published.
     [
-      '\\b(?:what )?(?:will|would|can|could|does|do) (?:the |our |this )?clients? (?:see|read|get)\\b|\\bwhat (?:the |our )?clients? (?:will |would |is going to )?(?:see|read|get)s?\\b|\\b(?:va|vont|pourra|pourront) voir\\b',
+      '\\b(?:what )?(?:will|would|can|could|does|do) (?:the |our |this )?clients? (?:see|read|get)\\b|\\bwhat (?:the |our )?clients? (?:will |would |is going to )?(?:see|read|get)s?\\b|\\b(?:va|vont|pourra|pourront) voir\\b|\\b(?:verra|verront|verrait|verraient) (?:le|les) clients?\\b',
       'preview deliverable draft published',
     ],
     // Something others can comment on: comments attach to a published version.
@@ -590,6 +592,8 @@ export const vocabulary: SearchVocabulary = {
       '\\bkeep ((?:\\w+ ){0,3})out of\\b|\\bstays? (?:internal|confidential|private)\\b|\\b(?:hors de|en dehors de) (?:la|le)\\b|\\b(?:ne pas|ne plus) (?:faire )?(?:figurer|apparaitre)\\b|\\breste(?:r)? (?:interne|confidentiel)',
       'hide publishable',
     ],
+    // The client report: the deliverable written for the client, not the client company.
+    ['\\bclients? (report|deliverable|deck|presentation)s?\\b|\\b(rapport|livrable)s? clients?\\b', '$1$2'],
     // The copy or version the client gets: the published deliverable.
     ['\\bclients?(?: s)? (?:copy|version)\\b|\\bversion (?:du )?client\\b', 'published deliverable'],
     // Signing off, ticking off: a reviewer's approval.
@@ -631,8 +635,9 @@ export const vocabulary: SearchVocabulary = {
     // Taking access away, letting someone in or letting them manage.
     ['\\b(?:bring|fold|take|pull) in\\b|\\b(?:bring|fold|take|pull) ((?:\\w+ ){0,4})into\\b', 'accept apply $1'],
     ['\\btake ((?:\\w+ ){0,3})away\\b|\\btake away\\b', 'remove $1'],
-    ['\\blet (?:\\w+ ){0,3}(?:manage|administer|run|own)\\b', 'update member role admin'],
-    ['\\blet (?:\\w+ ){0,3}in\\b|\\bfaire entrer\\b|\\bbring (?:\\w+ ){0,3}(?:onto|into) the team\\b', 'invite member'],
+    // "let me" and "let us" ask for something ourselves ("let me run through the interview"), not for a right.
+    ['\\blet (?!me |us |s )(?:\\w+ ){0,3}(?:manage|administer|run|own)\\b', 'update member role admin'],
+    ['\\blet (?!me |us |s )(?:\\w+ ){0,3}in\\b|\\bfaire entrer\\b|\\bbring (?:\\w+ ){0,3}(?:onto|into) the team\\b', 'invite member'],
     // Bringing in what the analysis suggested: accepting its change proposals.
     // At the client's: a place, not the client company.
     ['\\bchez (?:le|notre|ce) client\\b|\\bat the client(?: s)?(?: site| office| premises)?\\b', ' '],

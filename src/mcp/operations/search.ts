@@ -24,6 +24,7 @@ import { vocabulary } from '../../../catalog/vocabulary.js';
 import { type WordRelations, wordRelations } from '../../../catalog/word-relations.js';
 import { type Operation, pathParams, type SearchVocabulary, type SpecProse, type Toolset } from '../../operation.js';
 
+/** Lower case, no accents, no apostrophes or hyphens; re- joined to its word (re-analyse, ré-générer) reads as the word written whole. */
 function fold(text: string): string {
   return text
     .normalize('NFD')
@@ -31,6 +32,7 @@ function fold(text: string): string {
     .replace(/œ/g, 'oe')
     .toLowerCase()
     .replace(/[’'‘]/g, ' ')
+    .replace(/\bre-(?=[a-z])/g, 're')
     .replace(/-/g, ' ');
 }
 
@@ -237,9 +239,18 @@ const STRONG_SCORE = 1;
  * further from the request than a word someone wrote down for it.
  */
 const RELATED_WEIGHT = 0.6;
+/** An e-mail address or a web address. */
+const ADDRESS = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\bhttps?:\/\/\S+|\bwww\.\S+/giu;
 /** Where a request starts saying what its object is about, and how much the words after count. */
 const ABOUT = /\b(?:about|regarding|concerning|au sujet d|a propos d|concernant)\b/;
 const SUBJECT_WEIGHT = 0.5;
+/**
+ * Where a request, past its first word, starts a clause that says when ("their screen when they demoed
+ * the ERP", "quand ils ont montré l'ERP"): its words say when the thing was, not which thing, and weigh
+ * as the subject matter's do. Not after a verb of telling or knowing, where the clause is what is
+ * asked ("show me when the report was published").
+ */
+const WHEN = /(?<!\b(?:me|us|moi|nous|know|savoir|check|see|voir|out|dire|dis) )\b(?:when|while|whenever|quand|lorsqu|lorsque|pendant qu|pendant que)\b/;
 /**
  * A request's word that neither the operations nor the vocabulary know weighs what the rarest word
  * weighs: unseen, it is as rare as a word can be, and a request made mostly of such words ("book a
@@ -349,10 +360,14 @@ function joinRelated(words: string[], lang: Lang): string[] {
  * The expanded request. A word made with "re" of a known one (regenerate, relancer, régénérer) also
  * says the word itself.
  */
-function expand(query: string, known: (t: string) => boolean): Query {
+function expand(said: string, known: (t: string) => boolean): Query {
+  // An address names someone or somewhere; its words (jane, client, com) are not the request's.
+  const query = said.replace(ADDRESS, ' ');
   const weights = new Map<string, number>();
-  const add = (t: string, w: number) => {
-    if (vocab().stop.has(t) && w < 1) return;
+  // A stop word heard at less than full weight (another language's stem) says nothing, but one the
+  // vocabulary gives as a meaning does: show and voir mean get as much as list.
+  const add = (t: string, w: number, meant = false) => {
+    if (vocab().stop.has(t) && w < 1 && !meant) return;
     weights.set(t, Math.max(weights.get(t) ?? 0, w));
   };
   const lang = languageOf(query);
@@ -373,14 +388,18 @@ function expand(query: string, known: (t: string) => boolean): Query {
     });
     if (like !== undefined) words[i] = like;
   }
+  // Written with a hyphen (re-analyse), re- is the prefix for sure, even of a word the operations know.
+  const redone = new Set([...fold(query.replace(/-/g, '_')).matchAll(/\bre_([a-z]+)/g)].flatMap((m) => terms(m[1] as string, lang)));
   for (const t of [...words]) {
     const again = t.length > 5 && t.startsWith('re') ? t.slice(2) : '';
-    if (again && !known(t) && (known(again) || meaning(again, lang))) words.push(again);
+    if (again && (!known(t) || redone.has(again)) && (known(again) || meaning(again, lang))) words.push(again);
   }
   // The words after "about" say what the thing is about (the subject matter: "the conclusion about
-  // supplier onboarding"), not which thing: they weigh less.
-  const about = text.search(ABOUT);
-  const subject = new Set(about < 0 ? [] : terms(text.slice(about), lang));
+  // supplier onboarding"), and those of a clause that says when, when it was: not which thing, so
+  // they weigh less.
+  const when = text.slice(1).search(WHEN);
+  const from = Math.min(...[text.search(ABOUT), when < 0 ? -1 : when + 1].filter((i) => i >= 0));
+  const subject = new Set(Number.isFinite(from) ? terms(text.slice(from), lang) : []);
   // What a participle means is said as a state too ("the data imported": import means upload, not asked for).
   const changeSaid = new Set<string>();
   const stateSaid = new Set<string>();
@@ -391,7 +410,7 @@ function expand(query: string, known: (t: string) => boolean): Query {
     if (said) {
       const mapped = said.to;
       for (const m of terms(mapped)) {
-        add(m, (said.related ? RELATED_WEIGHT : mapped.startsWith(t) ? 1 : 0.8) * w);
+        add(m, (said.related ? RELATED_WEIGHT : mapped.startsWith(t) ? 1 : 0.8) * w, true);
         (participles.has(t) ? stateSaid : changeSaid).add(m);
       }
     }
@@ -605,8 +624,13 @@ export class OperationIndex {
     if (top && ownWeight > 0) {
       const doc = this.docs.find((d) => d.op === top.op) as Doc;
       // A word of the request counts as accounted for when the operation has it or a word it maps to.
+      // A word only a reviewed word relation connects accounts for less than one said or mapped.
       const accounted = (holds: (t: string) => boolean) =>
-        own.filter((t) => holds(t) || terms(meaning(t, q.lang)?.to ?? '').some(holds)).reduce((sum, t) => sum + weightOf(t), 0);
+        own.reduce((sum, t) => {
+          if (holds(t)) return sum + weightOf(t);
+          const said = meaning(t, q.lang);
+          return terms(said?.to ?? '').some(holds) ? sum + weightOf(t) * (said?.related ? RELATED_WEIGHT : 1) : sum;
+        }, 0);
       const covered = accounted((t) => OWN_FIELDS.some((f) => doc.fields[f].has(t)));
       // What the API reserves to its web application, when it accounts for more of the request than
       // the best operation does, is what is asked: no operation does it ("a new AI key for the workspace").

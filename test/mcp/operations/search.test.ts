@@ -10,6 +10,7 @@ import { languageOf, OperationIndex, terms } from '../../../src/mcp/operations/s
 
 const index = new OperationIndex(catalog);
 const first = (query: string) => index.search(query, { limit: 1 })[0]?.op.name;
+const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
 
 describe('search', () => {
   it("folds the forms of one word alike with its language's stemmer, accents and case aside", () => {
@@ -31,6 +32,47 @@ describe('search', () => {
     expect(languageOf("the client's remarks on the deliverable")).toBe('en');
     // "validation" stems alike in both languages; "exporter" is heard as the API's export.
     expect(first('exporter le rapport en PDF')).toBe('create_export');
+  });
+
+  it('reads the client report as the deliverable written for the client, not as the client company', () => {
+    expect(top('shorten the client report’s introduction')).not.toContain('create_client_company');
+    expect(top('le rapport client en PDF')[0]).toBe('create_export');
+    expect(top('le rapport client en PDF')).not.toContain('list_client_companies');
+  });
+
+  it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
+    expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
+    expect(first('what did she write about v3')).toBe('list_deliverable_comments');
+    // What they said of anything else is in the interviews.
+    expect(first('what did they say about the ERP')).toBe('ask_audit_chat');
+  });
+
+  it('reads capping spending as setting a budget, in French as in English', () => {
+    expect(first('cap AI costs at 300 a month')).toBe('set_usage_budget');
+    expect(first('plafonner les frais d’IA à 300 € par mois')).toBe('set_usage_budget');
+  });
+
+  it('reads not letting someone see a thing as keeping it out of what is published', () => {
+    expect(first('never let the sponsor read this excerpt')).toBe('set_evidence_publishable');
+    expect(first('ne pas laisser le client voir cette citation')).toBe('set_evidence_publishable');
+  });
+
+  it('weighs the words of a clause that says when less than those that say what is asked', () => {
+    expect(first('what was said while they showed the spreadsheet')).toBe('get_session_transcript');
+    expect(top('les captures d’écran prises quand ils ont montré l’ERP')).not.toContain('list_external_sources');
+    // Told or shown when, the clause is what is asked.
+    expect(top('show me when the report was published')).toContain('list_deliverable_versions');
+  });
+
+  it('reads what the client will or would see as the draft previewed, what the client can see as the deliverable published', () => {
+    expect(first('what the client would see if we released the report today')).toBe('preview_deliverable_draft');
+    expect(first('ce que verra le client si on publie maintenant')).toBe('preview_deliverable_draft');
+    expect(first('the part of the report the client can see')).toBe('publish_deliverable');
+  });
+
+  it('reads the big picture and a vue d’ensemble as an overview', () => {
+    expect(first('donne-moi une vue d’ensemble de ce que l’analyse a trouvé')).toBe('get_analysis_summary');
+    expect(index.find('the big picture on our AI spending', { limit: 3 }).strong).toBe(true);
   });
 
   it('reads who sent what to whom from the order of the words', () => {
@@ -65,7 +107,6 @@ describe('search', () => {
   });
 
   it('reads Word as the application only where a file format is said, not in "wording" or "word for word"', () => {
-    const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
     expect(first('exporter la feuille de route en Word')).toBe('create_export');
     expect(first('the roadmap as a Word file')).toBe('create_export');
     expect(first('adjust the wording of this finding')).toBe('update_finding');
@@ -77,6 +118,12 @@ describe('search', () => {
     expect(first('write under her comment that the figure is from June')).toBe('reply_deliverable_comment');
     expect(first('réponds sous son commentaire que le chiffre date de juin')).toBe('reply_deliverable_comment');
     expect(first('who is on a call at this very moment')).toBe('list_live_sessions');
+  });
+
+  it('reads now alone as when, not as a live session: the live ones are said with their own expressions', () => {
+    expect(first('quelles sections le rapport a-t-il maintenant')).toBe('list_deliverable_documents');
+    expect(top('which topics does the guide cover now')).not.toContain('get_latest_frame');
+    expect(first('who is interviewing right now')).toBe('list_live_sessions');
   });
 
   it('takes its words from the vocabulary data: an expression rewritten there changes what is found', () => {
@@ -93,6 +140,30 @@ describe('search', () => {
     // The particle may stand a few words after its verb.
     expect(first('call the analysis off')).toBe('cancel_analysis_run');
     expect(first('pull the plug on the analysis')).toBe('cancel_analysis_run');
+    // Replacing a part of something is changing it (WordNet: a kind of change; mythes-fr: modifier).
+    expect(first('replace the introduction of the report')).toBe('update_deliverable_draft');
+    expect(first('remplace l’introduction du rapport')).toBe('update_deliverable_draft');
+  });
+
+  it('hears a word the vocabulary means as get and list as both: the one item asked for is read, not listed', () => {
+    // show means 'get list' in catalog/vocabulary.ts; get is also an English stop word.
+    expect(first('show me the finding with its evidence')).toBe('get_finding');
+  });
+
+  it('reads an address as naming someone, not as words of the request (jane, client, com)', () => {
+    const found = index.find('invite marie.dupont@acme-client.com as a consultant', { limit: 3 });
+    expect(found.matches[0]?.op.name).toBe('invite_member');
+    expect(found.strong).toBe(true);
+  });
+
+  it('reads "let me" as asking to do something oneself, and "let someone" as granting them a right', () => {
+    expect(first('let me run the analysis again')).toBe('start_analysis_run');
+    expect(first('let Julie run the workspace')).toBe('update_member_role');
+  });
+
+  it('reads re- written with a hyphen as the word it is joined to, said again', () => {
+    expect(first('re-order the topics of the guide')).toBe('reorder_guide_topics');
+    expect(first('re-analyse taking the new interviews into account')).toBe('start_analysis_run');
   });
 
   it('reads a word the stemmer leaves apart from a word it knows as that word (an imperative and its infinitive)', () => {
