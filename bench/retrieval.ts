@@ -35,8 +35,8 @@ export const RETRIEVAL_SETS = {
   heldOutShapes: { file: 'held-out-shapes.json', label: 'shapes held-out set', heldOut: true },
   everyday: { file: 'everyday.json', label: 'everyday words, tuned on', heldOut: false },
   heldOutEveryday: { file: 'held-out-everyday.json', label: 'everyday words held-out set', heldOut: true },
-  heldOutBlind: { file: 'held-out-blind.json', label: 'first blind set (from the spec alone)', heldOut: true },
-  heldOutBlindSecond: { file: 'held-out-blind-second.json', label: 'second blind set (from the spec alone)', heldOut: true },
+  blindFirst: { file: 'blind-first.json', label: 'first blind set (from the spec alone)', heldOut: true },
+  blindSecond: { file: 'blind-second.json', label: 'second blind set (from the spec alone)', heldOut: true },
 } as const;
 export type RetrievalSetName = keyof typeof RETRIEVAL_SETS;
 

@@ -146,8 +146,8 @@ export const FACTS: Record<string, () => string> = {
   'retrieval-held-out-shapes': () => retrieval(retrievalFigures().heldOutShapes),
   'retrieval-everyday': () => retrieval(retrievalFigures().everyday),
   'retrieval-held-out-everyday': () => retrieval(retrievalFigures().heldOutEveryday),
-  'retrieval-held-out-blind': () => retrieval(retrievalFigures().heldOutBlind),
-  'retrieval-held-out-blind-second': () => retrieval(retrievalFigures().heldOutBlindSecond),
+  'retrieval-blind-first': () => retrieval(retrievalFigures().blindFirst),
+  'retrieval-blind-second': () => retrieval(retrievalFigures().blindSecond),
   // The weak rule on the tuned sets: requests no operation answers told "no strong match", and
   // requests one answers told so wrongly.
   'retrieval-weak-unanswerable': () =>

@@ -42,8 +42,8 @@ const SHAPES = retrievalSet('shapes');
 const HELD_OUT_SHAPES = retrievalSet('heldOutShapes');
 const EVERYDAY = retrievalSet('everyday');
 const HELD_OUT_EVERYDAY = retrievalSet('heldOutEveryday');
-const BLIND = retrievalSet('heldOutBlind');
-const BLIND_SECOND = retrievalSet('heldOutBlindSecond');
+const BLIND = retrievalSet('blindFirst');
+const BLIND_SECOND = retrievalSet('blindSecond');
 
 const FRENCH = /[àâçéèêëîïôûùüÿœ’]|\b(les?|la|des|une?|du|de|au)\b/i;
 
@@ -157,8 +157,8 @@ describe('find_operations retrieval', () => {
     const situations = await measured(HELD_OUT_SITUATIONS, RETRIEVAL_SETS.heldOutSituations.label, true);
     const shapes = await measured(HELD_OUT_SHAPES, RETRIEVAL_SETS.heldOutShapes.label, true);
     const everyday = await measured(HELD_OUT_EVERYDAY, RETRIEVAL_SETS.heldOutEveryday.label, true);
-    const blind = await measured(BLIND, RETRIEVAL_SETS.heldOutBlind.label, true);
-    const blindSecond = await measured(BLIND_SECOND, RETRIEVAL_SETS.heldOutBlindSecond.label, true);
+    const blind = await measured(BLIND, RETRIEVAL_SETS.blindFirst.label, true);
+    const blindSecond = await measured(BLIND_SECOND, RETRIEVAL_SETS.blindSecond.label, true);
     const tuned = await score(TUNING, (q) => found(q, RETRIEVAL_TOP), false);
     const tunedOutcomes = await score(OUTCOMES, (q) => found(q, RETRIEVAL_TOP), false);
     const tunedSituations = await score(SITUATIONS, (q) => found(q, RETRIEVAL_TOP), false);
@@ -188,8 +188,8 @@ describe('find_operations retrieval', () => {
         readme.heldOutShapes,
         readme.everyday,
         readme.heldOutEveryday,
-        readme.heldOutBlind,
-        readme.heldOutBlindSecond,
+        readme.blindFirst,
+        readme.blindSecond,
       ].map((f) => [f.hits, f.doubted]),
     ).toEqual(
       [tuned, first, consultants, tunedOutcomes, outcomes, tunedSituations, situations, tunedShapes, shapes, tunedEveryday, everyday, blind, blindSecond].map(
