@@ -148,6 +148,8 @@ export const FACTS: Record<string, () => string> = {
   'retrieval-held-out-everyday': () => retrieval(retrievalFigures().heldOutEveryday),
   'retrieval-blind-first': () => retrieval(retrievalFigures().blindFirst),
   'retrieval-blind-second': () => retrieval(retrievalFigures().blindSecond),
+  'retrieval-blind-third': () => retrieval(retrievalFigures().blindThird),
+  'retrieval-held-out-blind-fourth': () => retrieval(retrievalFigures().heldOutBlindFourth),
   // The weak rule on the tuned sets: requests no operation answers told "no strong match", and
   // requests one answers told so wrongly.
   'retrieval-weak-unanswerable': () =>

@@ -1,18 +1,20 @@
 // find_operations against requests as consultants make them, in English and in French, ambiguous
-// ones included. Eleven sets, kept as data in test/mcp/retrieval-sets: five the ranking is tuned on
+// ones included. Fifteen sets, kept as data in test/mcp/retrieval-sets: eight the ranking is tuned on
 // (requests phrased around the API's objects, requests phrased by the outcome wanted, situations in
-// every area, the shapes of requests a blind set missed, and everyday verbs and nouns for the API's
-// actions and objects; their misses are printed, add to them freely), and six held out, each written
-// before the tuning it measures and never tuned on (only their hit rates are printed): the project's
-// first held-out set, the consultants' set, written before the tuning on consultants' words, the
-// outcome-phrased set, written before the tuning on outcomes, the situations set, drawn at random from
-// the pool the tuned situations came from, before the ranking was made to generalise, the shapes set,
-// the other half of the shapes pool, and the everyday set, the other half of the everyday pool. A
+// every area, the shapes of requests a blind set missed, everyday verbs and nouns for the API's
+// actions and objects, and three blind sets once measured; their misses are printed, add to them
+// freely), and seven held out, each written before the tuning it measures and never tuned on (only
+// their hit rates are printed): the project's first held-out set, the consultants' set, written before
+// the tuning on consultants' words, the outcome-phrased set, written before the tuning on outcomes, the
+// situations set, drawn at random from the pool the tuned situations came from, before the ranking was
+// made to generalise, the shapes set, the other half of the shapes pool, the everyday set, the other
+// half of the everyday pool, and the fourth blind set, written from the API's specification alone. A
 // request no operation answers counts when the answer says no match is strong; on the tuned sets, the
 // share of such requests flagged and the share of answered requests wrongly called weak have floors
-// of their own. Floors (top 3): tuned 98% and 95% (situations and shapes 85%, everyday words 80%),
-// the first and consultants' held-out sets 90%, the outcome-phrased one 75%, the situations one 80%,
-// the shapes one 70% and the everyday one 60%, below what the ranking reaches, so a change that loses
+// of their own. Floors (top 3): tuned 98% and 95% (situations and shapes 85%, everyday words and
+// the blind sets 80%), the first and consultants' held-out sets 90%, the outcome-phrased one 75%, the
+// situations one and the blind one 80%, the shapes one 70% and the everyday one 60%, below what the
+// ranking reaches, so a change that loses
 // ground fails. The docs quote the current figures, which bench/retrieval.ts
 // computes in-process; the test checks that they are what find_operations answers over MCP. A request
 // with several right answers lists them all.
@@ -42,8 +44,10 @@ const SHAPES = retrievalSet('shapes');
 const HELD_OUT_SHAPES = retrievalSet('heldOutShapes');
 const EVERYDAY = retrievalSet('everyday');
 const HELD_OUT_EVERYDAY = retrievalSet('heldOutEveryday');
-const BLIND = retrievalSet('blindFirst');
+const BLIND_FIRST = retrievalSet('blindFirst');
 const BLIND_SECOND = retrievalSet('blindSecond');
+const BLIND_THIRD = retrievalSet('blindThird');
+const BLIND_FOURTH = retrievalSet('heldOutBlindFourth');
 
 const FRENCH = /[àâçéèêëîïôûùüÿœ’]|\b(les?|la|des|une?|du|de|au)\b/i;
 
@@ -87,6 +91,10 @@ describe('find_operations retrieval', () => {
       ...HELD_OUT_SHAPES,
       ...EVERYDAY,
       ...HELD_OUT_EVERYDAY,
+      ...BLIND_FIRST,
+      ...BLIND_SECOND,
+      ...BLIND_THIRD,
+      ...BLIND_FOURTH,
     ];
     expect(TUNING.length).toBeGreaterThanOrEqual(80);
     expect(HELD_OUT.length).toBeGreaterThanOrEqual(30);
@@ -149,7 +157,17 @@ describe('find_operations retrieval', () => {
     expect((await measured(EVERYDAY, RETRIEVAL_SETS.everyday.label, false)).hits / EVERYDAY.length).toBeGreaterThanOrEqual(0.8);
   });
 
-  it('finds it in the top 3 for at least 90% of each held-out set (75% of the outcome-phrased one, 80% of the situations, 70% of the shapes and of each blind set, 60% of the everyday words), and the figures docs/tools.md quotes are these', async () => {
+  it('finds it, or says no match is strong, for at least 80% of each blind set it was tuned on once measured', async () => {
+    for (const [set, name] of [
+      [BLIND_FIRST, 'blindFirst'],
+      [BLIND_SECOND, 'blindSecond'],
+      [BLIND_THIRD, 'blindThird'],
+    ] as const) {
+      expect((await measured(set, RETRIEVAL_SETS[name].label, false)).hits / set.length, name).toBeGreaterThanOrEqual(0.8);
+    }
+  });
+
+  it('finds it in the top 3 for at least 90% of each held-out set (75% of the outcome-phrased one, 80% of the situations and of the blind one, 70% of the shapes, 60% of the everyday words), and the figures docs/tools.md quotes are these', async () => {
     // Their misses are not printed: whoever tunes the ranking must not tune it on them.
     const first = await measured(HELD_OUT, RETRIEVAL_SETS.heldOutFirst.label, true);
     const consultants = await measured(CONSULTANTS, RETRIEVAL_SETS.heldOutConsultants.label, true);
@@ -157,8 +175,10 @@ describe('find_operations retrieval', () => {
     const situations = await measured(HELD_OUT_SITUATIONS, RETRIEVAL_SETS.heldOutSituations.label, true);
     const shapes = await measured(HELD_OUT_SHAPES, RETRIEVAL_SETS.heldOutShapes.label, true);
     const everyday = await measured(HELD_OUT_EVERYDAY, RETRIEVAL_SETS.heldOutEveryday.label, true);
-    const blind = await measured(BLIND, RETRIEVAL_SETS.blindFirst.label, true);
-    const blindSecond = await measured(BLIND_SECOND, RETRIEVAL_SETS.blindSecond.label, true);
+    const blindFourth = await measured(BLIND_FOURTH, RETRIEVAL_SETS.heldOutBlindFourth.label, true);
+    const blindFirst = await score(BLIND_FIRST, (q) => found(q, RETRIEVAL_TOP), false);
+    const blindSecond = await score(BLIND_SECOND, (q) => found(q, RETRIEVAL_TOP), false);
+    const blindThird = await score(BLIND_THIRD, (q) => found(q, RETRIEVAL_TOP), false);
     const tuned = await score(TUNING, (q) => found(q, RETRIEVAL_TOP), false);
     const tunedOutcomes = await score(OUTCOMES, (q) => found(q, RETRIEVAL_TOP), false);
     const tunedSituations = await score(SITUATIONS, (q) => found(q, RETRIEVAL_TOP), false);
@@ -170,8 +190,7 @@ describe('find_operations retrieval', () => {
     expect(situations.hits / situations.total).toBeGreaterThanOrEqual(0.8);
     expect(shapes.hits / shapes.total).toBeGreaterThanOrEqual(0.7);
     expect(everyday.hits / everyday.total).toBeGreaterThanOrEqual(0.6);
-    expect(blind.hits / blind.total).toBeGreaterThanOrEqual(0.7);
-    expect(blindSecond.hits / blindSecond.total).toBeGreaterThanOrEqual(0.7);
+    expect(blindFourth.hits / blindFourth.total).toBeGreaterThanOrEqual(0.8);
     // The top 8 that find_operations shows by default.
     expect((await measured(HELD_OUT, RETRIEVAL_SETS.heldOutFirst.label, true, 8)).hits / HELD_OUT.length).toBeGreaterThanOrEqual(0.9);
     const readme = retrievalFigures();
@@ -190,11 +209,27 @@ describe('find_operations retrieval', () => {
         readme.heldOutEveryday,
         readme.blindFirst,
         readme.blindSecond,
+        readme.blindThird,
+        readme.heldOutBlindFourth,
       ].map((f) => [f.hits, f.doubted]),
     ).toEqual(
-      [tuned, first, consultants, tunedOutcomes, outcomes, tunedSituations, situations, tunedShapes, shapes, tunedEveryday, everyday, blind, blindSecond].map(
-        (f) => [f.hits, f.doubted],
-      ),
+      [
+        tuned,
+        first,
+        consultants,
+        tunedOutcomes,
+        outcomes,
+        tunedSituations,
+        situations,
+        tunedShapes,
+        shapes,
+        tunedEveryday,
+        everyday,
+        blindFirst,
+        blindSecond,
+        blindThird,
+        blindFourth,
+      ].map((f) => [f.hits, f.doubted]),
     );
   });
 
