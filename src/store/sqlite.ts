@@ -3,8 +3,9 @@
 // is exact across them without running anything. node:sqlite (built into Node, no native build), in
 // WAL mode: readers never wait on the writer, and every change of a window is one short transaction
 // that takes the write lock up front (BEGIN IMMEDIATE, SELECT, UPDATE, COMMIT), so two processes never
-// both read a window and then both write it. node:sqlite blocks while it waits for a lock: SQLite
-// waits a few milliseconds itself, then the event loop turns before the next try (whileBusy). On
+// both read a window and then both write it. node:sqlite would block the event loop while it waits
+// for a lock, so it is told not to wait: a locked database answers busy at once, and the change is
+// tried again after a short timer, the event loop turning between tries (whileBusy). On
 // ':memory:' it is the memory store (src/store/memory.ts). The folder is the owner's only (0700), the
 // database 0600 (SQLite gives its WAL files the database's mode). Values are written as given:
 // callers seal what is secret (src/store/state-store.ts).
@@ -17,8 +18,13 @@ import type { SettleOptions, SlidingWindowStore, WindowLimits, WindowTake } from
 
 /** Expired values and spent windows are deleted after this many writes (and once at open). */
 const SWEEP_EVERY = 1000;
-/** How long SQLite itself waits for another process's transaction (each takes tens of microseconds), blocking the event loop. */
-const BUSY_TIMEOUT_MS = 10;
+/**
+ * The first pause before a change that found the database locked is tried again, doubled at each try
+ * up to BUSY_RETRY_MAX_MS: another process's transaction takes tens of microseconds, so the first
+ * retry mostly succeeds, and one that holds the lock longer is looked at again every few milliseconds.
+ */
+const BUSY_RETRY_MS = 1;
+const BUSY_RETRY_MAX_MS = 10;
 /** How long a change waits in all for a database another process keeps locked, the event loop turning between tries. */
 const BUSY_WAIT_MS = 5_000;
 /** The `budget` table's layout (PRAGMA user_version): raised with each change of it. */
@@ -52,13 +58,13 @@ function isBusy(err: unknown): boolean {
 /** `fn`, tried again while another process holds the lock, the event loop turning between tries, for BUSY_WAIT_MS in all. */
 async function whileBusy<T>(fn: () => T): Promise<T> {
   const until = performance.now() + BUSY_WAIT_MS;
-  for (;;) {
+  for (let pause = BUSY_RETRY_MS; ; pause = Math.min(pause * 2, BUSY_RETRY_MAX_MS)) {
     try {
       return fn();
     } catch (err) {
       if (!isBusy(err) || performance.now() >= until) throw err;
     }
-    await new Promise((resolve) => setTimeout(resolve, BUSY_TIMEOUT_MS));
+    await new Promise((resolve) => setTimeout(resolve, pause));
   }
 }
 
@@ -114,7 +120,8 @@ export class SqliteStore implements StateStore, SlidingWindowStore {
 
   /** The database at `path` (':memory:': this process's alone, as MemoryStore). Throws SQLITE_BUSY while another process sets it up. */
   constructor(path: string, opts: { now?: () => number } = {}) {
-    const db = new (loadSqlite().DatabaseSync)(path, { timeout: BUSY_TIMEOUT_MS });
+    // SQLite's own wait for a lock sleeps in the calling thread: none (whileBusy waits instead).
+    const db = new (loadSqlite().DatabaseSync)(path, { timeout: 0 });
     this.#db = db;
     this.#now = opts.now ?? Date.now;
     try {
