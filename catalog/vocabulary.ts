@@ -507,8 +507,9 @@ export const vocabulary: SearchVocabulary = {
    * Expressions of several words, rewritten before the words are read: [pattern, replacement] on the
    * folded request (apostrophes are spaces: "client's" reads "client s"). The first ones read
    * "client" as what it means there: the client's remarks are the deliverable's comments, the files
-   * the client sent are artifacts, what we sent the client is a published version; otherwise the
-   * word means the client company (see words).
+   * the client sent are artifacts, what we sent the client is a published version, the client the
+   * work goes to is its audience (no operation's object); otherwise the word means the client
+   * company (see words).
    */
   phrases: [
     // What we sent (past) the client: a published version as it was.
@@ -632,6 +633,17 @@ export const vocabulary: SearchVocabulary = {
     ],
     // This client, for a cost or a total: the engagement.
     ['\\b(?:on|for|sur|pour) (?:this|that|ce|cette) (?:client|customer)\\b', 'engagement'],
+    // The client as the one the work goes to (for the client, the client will get or wants): the
+    // audience of what is published, not the client company the operations on clients act on.
+    [
+      '\\b(?:the |our )?(?:clients?|customers?)((?: (?:will|would|is|are|going|to|doesn t|does not|don t|do not|didn t|won t|wouldn t|should|shouldn t|must|might|can|could|may|never|not|only|also|ever|really|actually|be|ll))*) (see|sees|saw|seen|receive|receives|received|get|gets|want|wants|wanted|read|reads|need|needs|expect|expects|open|opens)\\b',
+      '$1 $2',
+    ],
+    [
+      '\\b(?:le |les |notre |nos )?clients? ((?:(?:ne|n|va|vont|veut|veulent|doit|doivent|pourra|pourront|pas|jamais|plus) )*)(voir|verra|verront|recevoir|recevra|recevront|recoit|recoivent|vouloir|veut|veulent|voudra|voudront|lire|lira|liront|ouvrir|ouvrira)\\b',
+      ' $1 $2',
+    ],
+    ['\\b(?:for|to) (?:the|our) (?:clients?|customers?)\\b|\\bpour (?:le|les|notre|nos) clients?\\b|\\baux? clients?\\b', ' '],
     // Taking access away, letting someone in or letting them manage.
     ['\\b(?:bring|fold|take|pull) in\\b|\\b(?:bring|fold|take|pull) ((?:\\w+ ){0,4})into\\b', 'accept apply $1'],
     ['\\btake ((?:\\w+ ){0,3})away\\b|\\btake away\\b', 'remove $1'],

@@ -40,6 +40,23 @@ describe('search', () => {
     expect(top('le rapport client en PDF')).not.toContain('list_client_companies');
   });
 
+  it('reads the client the work goes to (for the client, the client wants or gets) as its audience, not as the client company', () => {
+    const clientCompanies = ['create_client_company', 'get_client_company', 'list_client_companies'];
+    for (const query of [
+      'the customer wants the final report by Friday, publish it',
+      'prepare a PDF of the report for the client',
+      'le client veut le rapport en PDF',
+    ]) {
+      expect(
+        top(query).filter((name) => clientCompanies.includes(name)),
+        query,
+      ).toEqual([]);
+    }
+    // The client as the object, or its own record, is still the client company.
+    expect(first('add a new client')).toBe('create_client_company');
+    expect(first("change the client's industry to retail")).toBe('create_client_company');
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
