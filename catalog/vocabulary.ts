@@ -644,6 +644,16 @@ export const vocabulary: SearchVocabulary = {
       ' $1 $2',
     ],
     ['\\b(?:for|to) (?:the|our) (?:clients?|customers?)\\b|\\bpour (?:le|les|notre|nos) clients?\\b|\\baux? clients?\\b', ' '],
+    // The client's people, tools or sites belong to the client; only its own record (name, industry,
+    // country, website, contacts) is the client company's.
+    [
+      '\\b(?:the |our |this )?(?:clients?|customers?) s (?!(?:industry|sector|name|country|website|logo|contacts?|details|record|address|account|size|headquarters|business|company|firm|organi[sz]ation)\\b)',
+      ' ',
+    ],
+    [
+      '(?<!\\b(?:secteur|nom|pays|site|logo|contacts?|coordonnees|fiche|adresse|compte|taille|siege|entreprise|societe|organisation) )\\b(?:du|de notre|de ce) client\\b',
+      ' ',
+    ],
     // Taking access away, letting someone in or letting them manage.
     ['\\b(?:bring|fold|take|pull) in\\b|\\b(?:bring|fold|take|pull) ((?:\\w+ ){0,4})into\\b', 'accept apply $1'],
     ['\\btake ((?:\\w+ ){0,3})away\\b|\\btake away\\b', 'remove $1'],

@@ -57,6 +57,18 @@ describe('search', () => {
     expect(first("change the client's industry to retail")).toBe('create_client_company');
   });
 
+  it("reads the client's people and tools as the client's, and only its own record as the client company", () => {
+    const clientCompanies = ['create_client_company', 'get_client_company', 'list_client_companies'];
+    for (const query of ["the client's finance team needs the report as a spreadsheet", 'l’équipe finance du client a besoin du rapport sous Excel']) {
+      expect(
+        top(query).filter((name) => clientCompanies.includes(name)),
+        query,
+      ).toEqual([]);
+    }
+    expect(clientCompanies).toContain(first("what sector is the client's business in"));
+    expect(clientCompanies).toContain(first('le secteur du client'));
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
