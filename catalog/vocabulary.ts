@@ -573,7 +573,7 @@ export const vocabulary: SearchVocabulary = {
     ['\\bhow ((?:\\w+ ){0,4})(?:will|would) (?:look|appear|show up|render)\\b', 'preview $1'],
     // What the client will or would see (asked, or said before the verb): the draft as it would be published.
     [
-      '\\b(?:what )?(?:will|would|can|could|does|do) (?:the |our |this )?clients? (?:see|read|get)\\b|\\bwhat (?:the |our )?clients? (?:will |would |is going to )?(?:see|read|get)s?\\b|\\b(?:va|vont|pourra|pourront) voir\\b|\\b(?:verra|verront|verrait|verraient) (?:le|les) clients?\\b',
+      '\\b(?:what )?(?:will|would|can|could|does|do|is|are) (?:the |our |this )?clients? (?:going to )?(?:see|read|get)\\b|\\bwhat (?:the |our )?clients? (?:will |would |is going to )?(?:see|read|get)s?\\b|\\b(?:va|vont|pourra|pourront) voir\\b|\\b(?:verra|verront|verrait|verraient) (?:le|les) clients?\\b|\\b(?:le|les|notre|nos) clients? (?:verra|verront|verrait|verraient)\\b',
       'preview deliverable draft published',
     ],
     // Something others can comment on: comments attach to a published version.

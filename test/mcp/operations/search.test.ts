@@ -96,6 +96,9 @@ describe('search', () => {
   it('reads what the client will or would see as the draft previewed, what the client can see as the deliverable published', () => {
     expect(first('what the client would see if we released the report today')).toBe('preview_deliverable_draft');
     expect(first('ce que verra le client si on publie maintenant')).toBe('preview_deliverable_draft');
+    // Asked the other way round, in either language.
+    expect(first('is the client going to see the appendix if we publish now')).toBe('preview_deliverable_draft');
+    expect(first('le client verra-t-il l’annexe si on publie maintenant')).toBe('preview_deliverable_draft');
     expect(first('the part of the report the client can see')).toBe('publish_deliverable');
   });
 
