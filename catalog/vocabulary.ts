@@ -598,7 +598,10 @@ export const vocabulary: SearchVocabulary = {
     // The copy or version the client gets: the published deliverable.
     ['\\bclients?(?: s)? (?:copy|version)\\b|\\bversion (?:du )?client\\b', 'published deliverable'],
     // Signing off, ticking off: a reviewer's approval.
-    ['\\b(?:sign|tick|check)(?:ed|s|ing)? off\\b|\\bgive ((?:\\w+ ){0,2})(?:the )?(?:green light|go ahead)\\b|\\bagree(?:d|s)? with\\b', 'review validated $1'],
+    [
+      '\\b(?:sign|tick|check)(?:ed|s|ing)? ((?:\\w+ ){0,3}?)off\\b|\\bgive ((?:\\w+ ){0,2})(?:the )?(?:green light|go ahead)\\b|\\bagree(?:d|s)? with\\b',
+      'review validated $1$2',
+    ],
     // Nobody has looked at it yet: still proposed.
     [
       '\\b(?:nobody|no one|not yet|not been|pas encore|personne n a)(?: \\w+){0,3}? (?:looked at|reviewed|checked|seen|validated|vu|revu|valide|regarde|examine)s?\\b',

@@ -69,6 +69,12 @@ describe('search', () => {
     expect(clientCompanies).toContain(first('le secteur du client'));
   });
 
+  it('hears signing or ticking a finding off with the finding said between the verb and its particle', () => {
+    expect(first('tick these two conclusions off')).toBe('review_finding');
+    expect(first('the partner read it and signed the finding off')).toBe('review_finding');
+    expect(first('sign it off')).toBe('review_finding');
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
