@@ -241,8 +241,9 @@ const STRONG_SCORE = 1;
 const RELATED_WEIGHT = 0.6;
 /** An e-mail address or a web address. */
 const ADDRESS = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\bhttps?:\/\/\S+|\bwww\.\S+/giu;
-/** Where a request starts saying what its object is about, and how much the words after count. */
-const ABOUT = /\b(?:about|regarding|concerning|au sujet d|a propos d|concernant)\b/;
+/** Where a request starts saying what its object is about (or focuses on), and how much the words after count. */
+const ABOUT =
+  /\b(?:about|regarding|concerning|focus(?:ing|ed)? on|cent(?:er|re)d on|au sujet d|a propos d|concernant|axee?s? sur|centree?s? sur|portant sur)\b/;
 const SUBJECT_WEIGHT = 0.5;
 /**
  * Where a request, past its first word, starts a clause that says when ("their screen when they demoed

@@ -75,6 +75,11 @@ describe('search', () => {
     expect(first('sign it off')).toBe('review_finding');
   });
 
+  it('weighs what a request focuses on as its subject matter, as what it is about', () => {
+    expect(top('ideas for guide topics, focusing on the usage budget')).not.toContain('get_usage_budget');
+    expect(first('des thèmes d’entretien centrés sur la conformité')).not.toBe('download_compliance_document');
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
