@@ -557,6 +557,11 @@ export const vocabulary: SearchVocabulary = {
       'hide publishable',
     ],
     ['\\bturn(ed|s|ing)? down\\b', 'reject'],
+    // Things that do not line up, tally or match contradict each other.
+    [
+      '\\b(?:not|never|don t|do not|doesn t|does not|didn t|did not|won t|can t)(?: \\w+)?? (?:line up|match|tally|add up|square|align|fit together)\\b|\\bne (?:\\w+ )?(?:concorde|concordent|collent|colle|correspond|correspondent|coincide|coincident|s accorde|s accordent) (?:pas|plus)\\b',
+      'contradiction',
+    ],
     // The big picture, the gist: an overview.
     ['\\bbig picture\\b|\\bthe gist\\b|\\bvue d ensemble\\b|\\bgrandes lignes\\b', 'overview'],
     // An update on something is its status, not a change.

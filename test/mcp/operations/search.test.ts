@@ -80,6 +80,12 @@ describe('search', () => {
     expect(first('des thèmes d’entretien centrés sur la conformité')).not.toBe('download_compliance_document');
   });
 
+  it('reads accounts that do not line up, add up or tally as a contradiction, in French as in English', () => {
+    expect(first('the figures the two managers gave don’t add up')).toBe('list_contradictions');
+    expect(first('what people told us about overtime doesn’t tally')).toBe('list_contradictions');
+    expect(first('les récits des deux managers ne collent pas')).toBe('list_contradictions');
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
