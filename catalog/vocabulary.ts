@@ -602,6 +602,8 @@ export const vocabulary: SearchVocabulary = {
     ['\\bclients? (report|deliverable|deck|presentation)s?\\b|\\b(rapport|livrable)s? clients?\\b', '$1$2'],
     // The copy or version the client gets: the published deliverable.
     ['\\bclients?(?: s)? (?:copy|version)\\b|\\bversion (?:du )?client\\b', 'published deliverable'],
+    // Someone's copy is the one they have, not a duplicate being made.
+    ['\\b(?:their|his|her|your|our|my|leur|sa|son|votre|notre) (?:copy|copie)\\b', 'deliverable'],
     // Signing off, ticking off: a reviewer's approval.
     [
       '\\b(?:sign|tick|check)(?:ed|s|ing)? ((?:\\w+ ){0,3}?)off\\b|\\bgive ((?:\\w+ ){0,2})(?:the )?(?:green light|go ahead)\\b|\\bagree(?:d|s)? with\\b',

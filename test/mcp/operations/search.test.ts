@@ -86,6 +86,12 @@ describe('search', () => {
     expect(first('les récits des deux managers ne collent pas')).toBe('list_contradictions');
   });
 
+  it('reads someone’s copy as the one they have, making a copy as duplicating', () => {
+    expect(top('take the appendix out of our copy of the report')).not.toContain('duplicate_method');
+    expect(top('garde le tableau dans leur copie du rapport')).not.toContain('duplicate_method');
+    expect(first('copy the method')).toBe('duplicate_method');
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
