@@ -566,8 +566,11 @@ export const vocabulary: SearchVocabulary = {
     ['\\bbig picture\\b|\\bthe gist\\b|\\bvue d ensemble\\b|\\bgrandes lignes\\b', 'overview'],
     // An update on something is its status, not a change.
     ['\\b(?:an|any|the|a quick|the latest) update on\\b|\\bupdate me on\\b|\\bfill me in on\\b|\\bcatch me up on\\b', 'status summary overview'],
-    // Putting back what was there: restoring the inherited or default.
-    ['\\bput ((?:\\w+ ){0,3})back\\b|\\bput back\\b|\\brevert(?:ed|ing)?(?: to)?\\b|\\bgo back to\\b', 'restore $1'],
+    // Putting back what was there, going back to it (revenir à): restoring the inherited or default.
+    [
+      '\\bput ((?:\\w+ ){0,3})back\\b|\\bput back\\b|\\brevert(?:ed|ing)?(?: to)?\\b|\\bgo back to\\b|\\b(?:revenir|revient|reviens|revenons|revenez) (?:a|au|aux)\\b',
+      'restore $1',
+    ],
     // Putting a file among the engagement's files: an upload.
     [
       '\\b(?:put|drop|store|save|place|file)((?: \\w+){0,4}?) (?:in|into|among|with) (?:the |our |this )?(?:\\w+ ){0,2}(?:files|documents|folder|sources|material)\\b',

@@ -92,6 +92,10 @@ describe('search', () => {
     expect(first('copy the method')).toBe('duplicate_method');
   });
 
+  it('reads going back to what was there as restoring it, revenir à as go back to', () => {
+    expect(first('on revient au thème hérité de la méthode pour les outils')).toBe('delete_guide_override');
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
