@@ -557,6 +557,11 @@ export const vocabulary: SearchVocabulary = {
       'hide publishable',
     ],
     ['\\bturn(ed|s|ing)? down\\b', 'reject'],
+    // Making something the first or the last, moving it to the top: its place in an order.
+    [
+      '\\b(?:make|makes|making|made) ((?:\\w+ ){1,4})the (?:first|last|opening|closing)\\b|\\b(?:move|moves|moved|moving|bump|bumped) ((?:\\w+ ){1,4})(?:to the (?:top|front|end|bottom|beginning|start)|up)\\b|\\b(?:en premier|en dernier|en tete|tout en haut)\\b',
+      '$& reorder',
+    ],
     // Things that do not line up, tally or match contradict each other.
     [
       '\\b(?:not|never|don t|do not|doesn t|does not|didn t|did not|won t|can t)(?: \\w+)?? (?:line up|match|tally|add up|square|align|fit together)\\b|\\bne (?:\\w+ )?(?:concorde|concordent|collent|colle|correspond|correspondent|coincide|coincident|s accorde|s accordent) (?:pas|plus)\\b',

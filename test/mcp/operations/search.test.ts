@@ -96,6 +96,12 @@ describe('search', () => {
     expect(first('on revient au thème hérité de la méthode pour les outils')).toBe('delete_guide_override');
   });
 
+  it('reads making something the first or the last, or moving it to the top, as its place in an order', () => {
+    expect(first('make the tooling topic the last one the interviewer covers')).toBe('reorder_guide_topics');
+    expect(first('bump the headcount question to the top')).toBe('reorder_guide_topics');
+    expect(first('make Julie an admin')).toBe('update_member_role');
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
