@@ -709,6 +709,11 @@ export const vocabulary: SearchVocabulary = {
     ],
     // Using a provider or a model for something: the profile that serves a usage.
     ['\\b(use|switch to|move to|go with|utiliser|passer a|passer sur)( \\w+){1,3}? (for|pour)\\b', '$& set profile'],
+    // Having a provider do the work is using it for that work (have Deepgram do the transcripts, faire faire l'OCR par Mistral).
+    [
+      '\\bhave (?!(?:me|us|you|him|her|them|it|someone|somebody|everyone|everybody|one)\\b)(\\w+) (?:do|handle|run|perform|take care of|take over)\\b|\\bfaire faire ((?:\\w+ ){1,3})par\\b',
+      '$& use for set profile',
+    ],
     // Word, the application, said where a file's format is (a Word file, en Word): not the word of "wording" or "word for word".
     [
       '(?<=\\b(?:en|in|as|into|to|fichier|file|export|version|format|copy|copie) )word\\b|\\bword(?= (?:file|doc|document|version|format|export|copy|copie)s?\\b)',

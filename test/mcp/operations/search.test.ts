@@ -102,6 +102,13 @@ describe('search', () => {
     expect(first('make Julie an admin')).toBe('update_member_role');
   });
 
+  it('reads having a provider do the work as using it for that work', () => {
+    expect(first('have Anthropic handle the interview chat from now on')).toBe('set_ai_profile');
+    expect(first('faire faire les transcriptions par Deepgram')).toBe('set_ai_profile');
+    // Having someone run a job again is still running it.
+    expect(first('have Julie run the analysis again')).toBe('start_analysis_run');
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
