@@ -129,6 +129,8 @@ describe('search', () => {
   it('weighs the words of a clause that says when less than those that say what is asked', () => {
     expect(first('what was said while they showed the spreadsheet')).toBe('get_session_transcript');
     expect(top('les captures d’écran prises quand ils ont montré l’ERP')).not.toContain('list_external_sources');
+    // A clause that says where in a recording or a conversation weighs as one that says when.
+    expect(top('the frame from the moment where he shares the invoice template')).not.toContain('list_method_templates');
     // Told or shown when, the clause is what is asked.
     expect(top('show me when the report was published')).toContain('list_deliverable_versions');
   });
