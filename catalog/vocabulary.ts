@@ -436,6 +436,7 @@ export const vocabulary: SearchVocabulary = {
     concluded: 'finding',
     takeaway: 'finding',
     lesson: 'finding',
+    claim: 'finding',
     learning: 'finding',
     enseignement: 'finding',
     conclu: 'finding',

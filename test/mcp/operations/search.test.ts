@@ -109,6 +109,10 @@ describe('search', () => {
     expect(first('have Julie run the analysis again')).toBe('start_analysis_run');
   });
 
+  it('reads a claim of the analysis as a finding', () => {
+    expect(first('the claims we have not reviewed yet')).toMatch(/finding/);
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
