@@ -703,6 +703,8 @@ export const vocabulary: SearchVocabulary = {
     // Roles: making someone an admin.
     ['\\b(make|made|making|promote|set|turn)( \\w+){0,2}? (an? )?(admin|administrator|owner)s?\\b', 'update member role admin'],
     ['\\b(passer|nommer|mettre|rendre|promouvoir)( \\w+){0,3}? (admin|administrateur|administratrice)s?\\b', 'update member role admin'],
+    // Him or her, the object of a change, is a person of the workspace: a member.
+    ['\\b(?:remove|removed|drop|dropped|take|took|kick|kicked|cut|add|added|invite|invited|promote|promoted|demote|demoted) (?:him|her)\\b', '$& member'],
     // How long data is kept: the workspace's retention.
     [
       '\\b(how long|combien de temps|pendant combien de temps)((?: \\w+){0,5}?) (keep|kept|store|stored|retain|retained|hold|held|garde|gardee|gardees|conserve|conservee|conservees|stocke|stockee)s?\\b',

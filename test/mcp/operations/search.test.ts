@@ -113,6 +113,13 @@ describe('search', () => {
     expect(first('the claims we have not reviewed yet')).toMatch(/finding/);
   });
 
+  it('reads him or her, the object of a change, as a member of the workspace', () => {
+    expect(first('Paul left the firm, remove him')).toBe('remove_member');
+    expect(first('drop him from the workspace')).toBe('remove_member');
+    expect(first('she is joining next week, add her to the workspace')).toBe('invite_member');
+    expect(first('promote her to admin')).toBe('update_member_role');
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
