@@ -734,7 +734,10 @@ export const vocabulary: SearchVocabulary = {
       en: ['sign-in of the account', 'password of the account', 'two-step verification', 'passkeys'],
       fr: ['connexion au compte', 'mot de passe du compte', 'vérification en deux étapes', 'clés d’accès'],
     },
-    { en: ['managing tokens', 'authorized applications'], fr: ['gérer les jetons', 'applications autorisées'] },
+    {
+      en: ['managing tokens', 'personal tokens created in the API and integrations menu', 'authorized applications'],
+      fr: ['gérer les jetons', 'jetons personnels créés dans le menu API et intégrations', 'applications autorisées'],
+    },
     { en: ['creating, replacing or deleting an AI key of the workspace'], fr: ['créer, remplacer ou supprimer une clé IA de l’espace'] },
     { en: ['granting support access to the platform team'], fr: ['accorder un accès au support de la plateforme'] },
     { en: ['the participant and sponsor surfaces'], fr: ['les espaces participant et commanditaire'] },

@@ -186,6 +186,9 @@ describe('search', () => {
     // The spec: creating, replacing or deleting an AI key of the workspace is refused to tokens.
     expect(weak('delete the AI key of the workspace')).toBe(true);
     expect(weak('remplacer la clé IA de l’espace')).toBe(true);
+    // Personal tokens are created in the web application's API menu.
+    expect(weak('create a personal access token')).toBe(true);
+    expect(weak('un nouveau jeton personnel pour nos scripts')).toBe(true);
     // An operation that accounts for as much of the request is what is asked.
     expect(weak('check that the Mistral key works')).toBe(false);
     expect(weak('add a colleague to the workspace')).toBe(false);
