@@ -557,6 +557,8 @@ export const vocabulary: SearchVocabulary = {
       '\\b(don t|do not|never|ne pas|ne plus) (show|display|include|publish|let (?:\\w+ ){1,3}(?:see|read)|montrer|afficher|inclure|publier|faire apparaitre|laisser (?:\\w+ ){1,3}voir)\\b',
       'hide publishable',
     ],
+    // In the end, au final: a way of speaking, not a final version.
+    ['\\bau final\\b|\\bin the end\\b|\\ben fin de compte\\b|\\bat the end of the day\\b', ' '],
     ['\\bturn(ed|s|ing)? down\\b', 'reject'],
     // Making something the first or the last, moving it to the top: its place in an order.
     [

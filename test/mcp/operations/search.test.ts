@@ -120,6 +120,12 @@ describe('search', () => {
     expect(first('promote her to admin')).toBe('update_member_role');
   });
 
+  it('reads in the end and au final as a way of speaking, not as a final version or an end', () => {
+    expect(top('in the end, which topics did the interviews cover')).toContain('get_effective_guide');
+    expect(top('in the end, which topics did the interviews cover')).not.toContain('reorder_guide_topics');
+    expect(first('publish the final version')).toBe('publish_deliverable');
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
