@@ -652,8 +652,8 @@ export const vocabulary: SearchVocabulary = {
       '\\b(?:we|i) (?:sent|delivered|issued|shipped|handed over)\\b|\\b(?:version|rapport|livrable) (?:envoye|livre|remis|transmis)e?s?\\b',
       'published version snapshot',
     ],
-    // This client, for a cost or a total: the engagement.
-    ['\\b(?:on|for|sur|pour) (?:this|that|ce|cette) (?:client|customer)\\b', 'engagement'],
+    // This client, for a cost or a total, or what is done with it: the engagement.
+    ['\\b(?:on|for|with|sur|pour|avec) (?:this|that|ce|cette) (?:client|customer)\\b', 'engagement'],
     // The client as the one the work goes to (for the client, the client will get or wants): the
     // audience of what is published, not the client company the operations on clients act on.
     [

@@ -57,6 +57,12 @@ describe('search', () => {
     expect(first("change the client's industry to retail")).toBe('create_client_company');
   });
 
+  it('reads what is done with this client as the engagement, not the client company', () => {
+    expect(first('which interviews did we run with this client')).toBe('list_interviews');
+    expect(top('les entretiens menés avec ce client')).toContain('list_interviews');
+    expect(top('les entretiens menés avec ce client')).not.toContain('list_client_companies');
+  });
+
   it("reads the client's people and tools as the client's, and only its own record as the client company", () => {
     const clientCompanies = ['create_client_company', 'get_client_company', 'list_client_companies'];
     for (const query of ["the client's finance team needs the report as a spreadsheet", 'l’équipe finance du client a besoin du rapport sous Excel']) {
