@@ -547,6 +547,11 @@ export const vocabulary: SearchVocabulary = {
     ],
     // Files the client sent us: artifacts, the engagement's source documents.
     ['\\bclients?((?: \\w+){0,3}?) (sent|gave|provided|shared|uploaded|transmitted|forwarded|handed|supplied|emailed)\\b', 'received artifact file$1'],
+    // Hidden or kept from the client: kept out of what is published, not received from the client.
+    [
+      '\\b(?:hide|hides|hiding|hid|hidden|keep|keeps|keeping|kept|withhold|withholding|conceal|shield)\\b((?: \\w+){0,4}?) from (?:the |our |this )?clients?\\b',
+      'hide publishable$1',
+    ],
     ['\\b(from|by) (the |our |this )?clients?\\b', 'received artifact file'],
     ['\\bclients?( nous| m)?( a| ont)? (envoy|transmi|fourni|donn|remi|partag|communiqu)\\w*', 'received artifact fichier'],
     ['\\b(fourni|transmis|envoye|remis|communique|donne|partage)(e|s|es)? par (le |notre |ce )?clients?\\b', 'received artifact fichier'],
@@ -654,16 +659,22 @@ export const vocabulary: SearchVocabulary = {
     ],
     // This client, for a cost or a total, or what is done with it: the engagement.
     ['\\b(?:on|for|with|sur|pour|avec) (?:this|that|ce|cette) (?:client|customer)\\b', 'engagement'],
+    // What the client must not see or get is kept out of what is published.
+    [
+      '\\b(?:the |our )?clients?(?: (?:will|would|should|must|can|may))? (?:never|not|doesn t|does not|don t|do not|won t|wouldn t|shouldn t|mustn t|must not|cannot|can t) (?:see|sees|read|reads|get|gets|receive|receives)\\b|\\bclients? ne (?:\\w+ )?(?:pas|jamais|plus) (?:\\w+ )?(?:voir|voie|voient|lire|lise|recevoir|recoive)\\b',
+      'hide publishable',
+    ],
     // The client as the one the work goes to (for the client, the client will get or wants): the
     // audience of what is published, not the client company the operations on clients act on.
     [
-      '\\b(?:the |our )?(?:clients?|customers?)((?: (?:will|would|is|are|going|to|doesn t|does not|don t|do not|didn t|won t|wouldn t|should|shouldn t|must|might|can|could|may|never|not|only|also|ever|really|actually|be|ll))*) (see|sees|saw|seen|receive|receives|received|get|gets|want|wants|wanted|read|reads|need|needs|expect|expects|open|opens)\\b',
+      '\\b(?:the |our )?(?:clients?|customers?)((?: (?:will|would|is|are|was|has|have|had|been|going|to|doesn t|does not|don t|do not|didn t|won t|wouldn t|should|shouldn t|must|might|can|could|may|never|not|only|also|ever|really|actually|be|ll))*) (see|sees|saw|seen|seeing|receive|receives|received|receiving|get|gets|getting|want|wants|wanted|wanting|read|reads|reading|need|needs|needed|needing|expect|expects|expected|expecting|open|opens|opening|ask|asks|asked|asking|request|requests|requested|requesting|prefer|prefers|preferred)\\b',
       '$1 $2',
     ],
     [
       '\\b(?:le |les |notre |nos )?clients? ((?:(?:ne|n|va|vont|veut|veulent|doit|doivent|pourra|pourront|pas|jamais|plus) )*)(voir|verra|verront|recevoir|recevra|recevront|recoit|recoivent|vouloir|veut|veulent|voudra|voudront|lire|lira|liront|ouvrir|ouvrira)\\b',
       ' $1 $2',
     ],
+    ['\\b(show|send|give|email|forward|present|walk)s?( (?:the|our) (?:clients?|customers?)\\b)', '$1'],
     ['\\b(?:for|to) (?:the|our) (?:clients?|customers?)\\b|\\bpour (?:le|les|notre|nos) clients?\\b|\\baux? clients?\\b', ' '],
     // The client's people, tools or sites belong to the client; only its own record (name, industry,
     // country, website, contacts) is the client company's.

@@ -63,6 +63,21 @@ describe('search', () => {
     expect(top('les entretiens menés avec ce client')).not.toContain('list_client_companies');
   });
 
+  it('reads what the client asks for, is shown or must not see as about the report, not the client company', () => {
+    const clientCompanies = ['create_client_company', 'get_client_company', 'list_client_companies'];
+    for (const query of ['the client asked for the roadmap in PowerPoint', 'show the client what changed since the interim version']) {
+      expect(
+        top(query).filter((name) => clientCompanies.includes(name)),
+        query,
+      ).toEqual([]);
+    }
+    // Hidden from the client is kept out of what is published, not received from the client.
+    expect(first('hide this quote from the client')).toBe('set_evidence_publishable');
+    expect(top('hide this quote from the client')).not.toContain('upload_artifact');
+    expect(first('make sure the client never sees the salary figures')).toBe('set_evidence_publishable');
+    expect(first('the files the client sent us')).toBe('list_artifacts');
+  });
+
   it("reads the client's people and tools as the client's, and only its own record as the client company", () => {
     const clientCompanies = ['create_client_company', 'get_client_company', 'list_client_companies'];
     for (const query of ["the client's finance team needs the report as a spreadsheet", 'l’équipe finance du client a besoin du rapport sous Excel']) {
