@@ -11,6 +11,15 @@ import { languageOf, OperationIndex, terms } from '../../../src/mcp/operations/s
 const index = new OperationIndex(catalog);
 const first = (query: string) => index.search(query, { limit: 1 })[0]?.op.name;
 const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
+const CLIENT_COMPANIES = ['create_client_company', 'get_client_company', 'list_client_companies'];
+/** Requests in which the client is not the object: no client company operation among their first three. */
+const expectNoClientCompany = (queries: string[]) => {
+  for (const query of queries)
+    expect(
+      top(query).filter((name) => CLIENT_COMPANIES.includes(name)),
+      query,
+    ).toEqual([]);
+};
 
 describe('search', () => {
   it("folds the forms of one word alike with its language's stemmer, accents and case aside", () => {
@@ -41,17 +50,11 @@ describe('search', () => {
   });
 
   it('reads the client the work goes to (for the client, the client wants or gets) as its audience, not as the client company', () => {
-    const clientCompanies = ['create_client_company', 'get_client_company', 'list_client_companies'];
-    for (const query of [
+    expectNoClientCompany([
       'the customer wants the final report by Friday, publish it',
       'prepare a PDF of the report for the client',
       'le client veut le rapport en PDF',
-    ]) {
-      expect(
-        top(query).filter((name) => clientCompanies.includes(name)),
-        query,
-      ).toEqual([]);
-    }
+    ]);
     // The client as the object, or its own record, is still the client company.
     expect(first('add a new client')).toBe('create_client_company');
     expect(first("change the client's industry to retail")).toBe('create_client_company');
@@ -64,13 +67,7 @@ describe('search', () => {
   });
 
   it('reads what the client asks for, is shown or must not see as about the report, not the client company', () => {
-    const clientCompanies = ['create_client_company', 'get_client_company', 'list_client_companies'];
-    for (const query of ['the client asked for the roadmap in PowerPoint', 'show the client what changed since the interim version']) {
-      expect(
-        top(query).filter((name) => clientCompanies.includes(name)),
-        query,
-      ).toEqual([]);
-    }
+    expectNoClientCompany(['the client asked for the roadmap in PowerPoint', 'show the client what changed since the interim version']);
     // Hidden from the client is kept out of what is published, not received from the client.
     expect(first('hide this quote from the client')).toBe('set_evidence_publishable');
     expect(top('hide this quote from the client')).not.toContain('upload_artifact');
@@ -79,15 +76,9 @@ describe('search', () => {
   });
 
   it("reads the client's people and tools as the client's, and only its own record as the client company", () => {
-    const clientCompanies = ['create_client_company', 'get_client_company', 'list_client_companies'];
-    for (const query of ["the client's finance team needs the report as a spreadsheet", 'l’équipe finance du client a besoin du rapport sous Excel']) {
-      expect(
-        top(query).filter((name) => clientCompanies.includes(name)),
-        query,
-      ).toEqual([]);
-    }
-    expect(clientCompanies).toContain(first("what sector is the client's business in"));
-    expect(clientCompanies).toContain(first('le secteur du client'));
+    expectNoClientCompany(["the client's finance team needs the report as a spreadsheet", 'l’équipe finance du client a besoin du rapport sous Excel']);
+    expect(CLIENT_COMPANIES).toContain(first("what sector is the client's business in"));
+    expect(CLIENT_COMPANIES).toContain(first('le secteur du client'));
   });
 
   it('hears signing or ticking a finding off with the finding said between the verb and its particle', () => {
