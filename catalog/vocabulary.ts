@@ -436,6 +436,7 @@ export const vocabulary: SearchVocabulary = {
     concluded: 'finding',
     takeaway: 'finding',
     lesson: 'finding',
+    claim: 'finding',
     learning: 'finding',
     enseignement: 'finding',
     conclu: 'finding',
@@ -507,8 +508,9 @@ export const vocabulary: SearchVocabulary = {
    * Expressions of several words, rewritten before the words are read: [pattern, replacement] on the
    * folded request (apostrophes are spaces: "client's" reads "client s"). The first ones read
    * "client" as what it means there: the client's remarks are the deliverable's comments, the files
-   * the client sent are artifacts, what we sent the client is a published version; otherwise the
-   * word means the client company (see words).
+   * the client sent are artifacts, what we sent the client is a published version, the client the
+   * work goes to is its audience (no operation's object); otherwise the word means the client
+   * company (see words).
    */
   phrases: [
     // What we sent (past) the client: a published version as it was.
@@ -545,6 +547,11 @@ export const vocabulary: SearchVocabulary = {
     ],
     // Files the client sent us: artifacts, the engagement's source documents.
     ['\\bclients?((?: \\w+){0,3}?) (sent|gave|provided|shared|uploaded|transmitted|forwarded|handed|supplied|emailed)\\b', 'received artifact file$1'],
+    // Hidden or kept from the client: kept out of what is published, not received from the client.
+    [
+      '\\b(?:hide|hides|hiding|hid|hidden|keep|keeps|keeping|kept|withhold|withholding|conceal|shield)\\b((?: \\w+){0,4}?) from (?:the |our |this )?clients?\\b',
+      'hide publishable$1',
+    ],
     ['\\b(from|by) (the |our |this )?clients?\\b', 'received artifact file'],
     ['\\bclients?( nous| m)?( a| ont)? (envoy|transmi|fourni|donn|remi|partag|communiqu)\\w*', 'received artifact fichier'],
     ['\\b(fourni|transmis|envoye|remis|communique|donne|partage)(e|s|es)? par (le |notre |ce )?clients?\\b', 'received artifact fichier'],
@@ -555,13 +562,28 @@ export const vocabulary: SearchVocabulary = {
       '\\b(don t|do not|never|ne pas|ne plus) (show|display|include|publish|let (?:\\w+ ){1,3}(?:see|read)|montrer|afficher|inclure|publier|faire apparaitre|laisser (?:\\w+ ){1,3}voir)\\b',
       'hide publishable',
     ],
+    // In the end, au final: a way of speaking, not a final version.
+    ['\\bau final\\b|\\bin the end\\b|\\ben fin de compte\\b|\\bat the end of the day\\b', ' '],
     ['\\bturn(ed|s|ing)? down\\b', 'reject'],
+    // Making something the first or the last, moving it to the top: its place in an order.
+    [
+      '\\b(?:make|makes|making|made) ((?:\\w+ ){1,4})the (?:first|last|opening|closing)\\b|\\b(?:move|moves|moved|moving|bump|bumped) ((?:\\w+ ){1,4})(?:to the (?:top|front|end|bottom|beginning|start)|up)\\b|\\b(?:en premier|en dernier|en tete|tout en haut)\\b',
+      '$& reorder',
+    ],
+    // Things that do not line up, tally or match contradict each other.
+    [
+      '\\b(?:not|never|don t|do not|doesn t|does not|didn t|did not|won t|can t)(?: \\w+)?? (?:line up|match|tally|add up|square|align|fit together)\\b|\\bne (?:\\w+ )?(?:concorde|concordent|collent|colle|correspond|correspondent|coincide|coincident|s accorde|s accordent) (?:pas|plus)\\b',
+      'contradiction',
+    ],
     // The big picture, the gist: an overview.
     ['\\bbig picture\\b|\\bthe gist\\b|\\bvue d ensemble\\b|\\bgrandes lignes\\b', 'overview'],
     // An update on something is its status, not a change.
     ['\\b(?:an|any|the|a quick|the latest) update on\\b|\\bupdate me on\\b|\\bfill me in on\\b|\\bcatch me up on\\b', 'status summary overview'],
-    // Putting back what was there: restoring the inherited or default.
-    ['\\bput ((?:\\w+ ){0,3})back\\b|\\bput back\\b|\\brevert(?:ed|ing)?(?: to)?\\b|\\bgo back to\\b', 'restore $1'],
+    // Putting back what was there, going back to it (revenir à): restoring the inherited or default.
+    [
+      '\\bput ((?:\\w+ ){0,3})back\\b|\\bput back\\b|\\brevert(?:ed|ing)?(?: to)?\\b|\\bgo back to\\b|\\b(?:revenir|revient|reviens|revenons|revenez) (?:a|au|aux)\\b',
+      'restore $1',
+    ],
     // Putting a file among the engagement's files: an upload.
     [
       '\\b(?:put|drop|store|save|place|file)((?: \\w+){0,4}?) (?:in|into|among|with) (?:the |our |this )?(?:\\w+ ){0,2}(?:files|documents|folder|sources|material)\\b',
@@ -572,7 +594,7 @@ export const vocabulary: SearchVocabulary = {
     ['\\bhow ((?:\\w+ ){0,4})(?:will|would) (?:look|appear|show up|render)\\b', 'preview $1'],
     // What the client will or would see (asked, or said before the verb): the draft as it would be published.
     [
-      '\\b(?:what )?(?:will|would|can|could|does|do) (?:the |our |this )?clients? (?:see|read|get)\\b|\\bwhat (?:the |our )?clients? (?:will |would |is going to )?(?:see|read|get)s?\\b|\\b(?:va|vont|pourra|pourront) voir\\b|\\b(?:verra|verront|verrait|verraient) (?:le|les) clients?\\b',
+      '\\b(?:what )?(?:will|would|can|could|does|do|is|are) (?:the |our |this )?clients? (?:going to )?(?:see|read|get)\\b|\\bwhat (?:the |our )?clients? (?:will |would |is going to )?(?:see|read|get)s?\\b|\\b(?:va|vont|pourra|pourront) voir\\b|\\b(?:verra|verront|verrait|verraient) (?:le|les) clients?\\b|\\b(?:le|les|notre|nos) clients? (?:verra|verront|verrait|verraient)\\b',
       'preview deliverable draft published',
     ],
     // Something others can comment on: comments attach to a published version.
@@ -596,8 +618,13 @@ export const vocabulary: SearchVocabulary = {
     ['\\bclients? (report|deliverable|deck|presentation)s?\\b|\\b(rapport|livrable)s? clients?\\b', '$1$2'],
     // The copy or version the client gets: the published deliverable.
     ['\\bclients?(?: s)? (?:copy|version)\\b|\\bversion (?:du )?client\\b', 'published deliverable'],
+    // Someone's copy is the one they have, not a duplicate being made.
+    ['\\b(?:their|his|her|your|our|my|leur|sa|son|votre|notre) (?:copy|copie)\\b', 'deliverable'],
     // Signing off, ticking off: a reviewer's approval.
-    ['\\b(?:sign|tick|check)(?:ed|s|ing)? off\\b|\\bgive ((?:\\w+ ){0,2})(?:the )?(?:green light|go ahead)\\b|\\bagree(?:d|s)? with\\b', 'review validated $1'],
+    [
+      '\\b(?:sign|tick|check)(?:ed|s|ing)? ((?:\\w+ ){0,3}?)off\\b|\\bgive ((?:\\w+ ){0,2})(?:the )?(?:green light|go ahead)\\b|\\bagree(?:d|s)? with\\b',
+      'review validated $1$2',
+    ],
     // Nobody has looked at it yet: still proposed.
     [
       '\\b(?:nobody|no one|not yet|not been|pas encore|personne n a)(?: \\w+){0,3}? (?:looked at|reviewed|checked|seen|validated|vu|revu|valide|regarde|examine)s?\\b',
@@ -630,8 +657,35 @@ export const vocabulary: SearchVocabulary = {
       '\\b(?:we|i) (?:sent|delivered|issued|shipped|handed over)\\b|\\b(?:version|rapport|livrable) (?:envoye|livre|remis|transmis)e?s?\\b',
       'published version snapshot',
     ],
-    // This client, for a cost or a total: the engagement.
-    ['\\b(?:on|for|sur|pour) (?:this|that|ce|cette) (?:client|customer)\\b', 'engagement'],
+    // This client, for a cost or a total, or what is done with it: the engagement.
+    ['\\b(?:on|for|with|sur|pour|avec) (?:this|that|ce|cette) (?:client|customer)\\b', 'engagement'],
+    // What the client must not see or get is kept out of what is published.
+    [
+      '\\b(?:the |our )?clients?(?: (?:will|would|should|must|can|may))? (?:never|not|doesn t|does not|don t|do not|won t|wouldn t|shouldn t|mustn t|must not|cannot|can t) (?:see|sees|read|reads|get|gets|receive|receives)\\b|\\bclients? ne (?:\\w+ )?(?:pas|jamais|plus) (?:\\w+ )?(?:voir|voie|voient|lire|lise|recevoir|recoive)\\b',
+      'hide publishable',
+    ],
+    // The client as the one the work goes to (for the client, the client will get or wants): the
+    // audience of what is published, not the client company the operations on clients act on.
+    [
+      '\\b(?:the |our )?(?:clients?|customers?)((?: (?:will|would|is|are|was|has|have|had|been|going|to|doesn t|does not|don t|do not|didn t|won t|wouldn t|should|shouldn t|must|might|can|could|may|never|not|only|also|ever|really|actually|be|ll))*) (see|sees|saw|seen|seeing|receive|receives|received|receiving|get|gets|getting|want|wants|wanted|wanting|read|reads|reading|need|needs|needed|needing|expect|expects|expected|expecting|open|opens|opening|ask|asks|asked|asking|request|requests|requested|requesting|prefer|prefers|preferred)\\b',
+      '$1 $2',
+    ],
+    [
+      '\\b(?:le |les |notre |nos )?clients? ((?:(?:ne|n|va|vont|veut|veulent|doit|doivent|pourra|pourront|pas|jamais|plus) )*)(voir|verra|verront|recevoir|recevra|recevront|recoit|recoivent|vouloir|veut|veulent|voudra|voudront|lire|lira|liront|ouvrir|ouvrira)\\b',
+      ' $1 $2',
+    ],
+    ['\\b(show|send|give|email|forward|present|walk)s?( (?:the|our) (?:clients?|customers?)\\b)', '$1'],
+    ['\\b(?:for|to) (?:the|our) (?:clients?|customers?)\\b|\\bpour (?:le|les|notre|nos) clients?\\b|\\baux? clients?\\b', ' '],
+    // The client's people, tools or sites belong to the client; only its own record (name, industry,
+    // country, website, contacts) is the client company's.
+    [
+      '\\b(?:the |our |this )?(?:clients?|customers?) s (?!(?:industry|sector|name|country|website|logo|contacts?|details|record|address|account|size|headquarters|business|company|firm|organi[sz]ation)\\b)',
+      ' ',
+    ],
+    [
+      '(?<!\\b(?:secteur|nom|pays|site|logo|contacts?|coordonnees|fiche|adresse|compte|taille|siege|entreprise|societe|organisation) )\\b(?:du|de notre|de ce) client\\b',
+      ' ',
+    ],
     // Taking access away, letting someone in or letting them manage.
     ['\\b(?:bring|fold|take|pull) in\\b|\\b(?:bring|fold|take|pull) ((?:\\w+ ){0,4})into\\b', 'accept apply $1'],
     ['\\btake ((?:\\w+ ){0,3})away\\b|\\btake away\\b', 'remove $1'],
@@ -662,6 +716,8 @@ export const vocabulary: SearchVocabulary = {
     // Roles: making someone an admin.
     ['\\b(make|made|making|promote|set|turn)( \\w+){0,2}? (an? )?(admin|administrator|owner)s?\\b', 'update member role admin'],
     ['\\b(passer|nommer|mettre|rendre|promouvoir)( \\w+){0,3}? (admin|administrateur|administratrice)s?\\b', 'update member role admin'],
+    // Him or her, the object of a change, is a person of the workspace: a member.
+    ['\\b(?:remove|removed|drop|dropped|take|took|kick|kicked|cut|add|added|invite|invited|promote|promoted|demote|demoted) (?:him|her)\\b', '$& member'],
     // How long data is kept: the workspace's retention.
     [
       '\\b(how long|combien de temps|pendant combien de temps)((?: \\w+){0,5}?) (keep|kept|store|stored|retain|retained|hold|held|garde|gardee|gardees|conserve|conservee|conservees|stocke|stockee)s?\\b',
@@ -669,6 +725,11 @@ export const vocabulary: SearchVocabulary = {
     ],
     // Using a provider or a model for something: the profile that serves a usage.
     ['\\b(use|switch to|move to|go with|utiliser|passer a|passer sur)( \\w+){1,3}? (for|pour)\\b', '$& set profile'],
+    // Having a provider do the work is using it for that work (have Deepgram do the transcripts, faire faire l'OCR par Mistral).
+    [
+      '\\bhave (?!(?:me|us|you|him|her|them|it|someone|somebody|everyone|everybody|one)\\b)(\\w+) (?:do|handle|run|perform|take care of|take over)\\b|\\bfaire faire ((?:\\w+ ){1,3})par\\b',
+      '$& use for set profile',
+    ],
     // Word, the application, said where a file's format is (a Word file, en Word): not the word of "wording" or "word for word".
     [
       '(?<=\\b(?:en|in|as|into|to|fichier|file|export|version|format|copy|copie) )word\\b|\\bword(?= (?:file|doc|document|version|format|export|copy|copie)s?\\b)',
@@ -686,7 +747,10 @@ export const vocabulary: SearchVocabulary = {
       en: ['sign-in of the account', 'password of the account', 'two-step verification', 'passkeys'],
       fr: ['connexion au compte', 'mot de passe du compte', 'vérification en deux étapes', 'clés d’accès'],
     },
-    { en: ['managing tokens', 'authorized applications'], fr: ['gérer les jetons', 'applications autorisées'] },
+    {
+      en: ['managing tokens', 'personal tokens created in the API and integrations menu', 'authorized applications'],
+      fr: ['gérer les jetons', 'jetons personnels créés dans le menu API et intégrations', 'applications autorisées'],
+    },
     { en: ['creating, replacing or deleting an AI key of the workspace'], fr: ['créer, remplacer ou supprimer une clé IA de l’espace'] },
     { en: ['granting support access to the platform team'], fr: ['accorder un accès au support de la plateforme'] },
     { en: ['the participant and sponsor surfaces'], fr: ['les espaces participant et commanditaire'] },

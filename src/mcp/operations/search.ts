@@ -241,16 +241,18 @@ const STRONG_SCORE = 1;
 const RELATED_WEIGHT = 0.6;
 /** An e-mail address or a web address. */
 const ADDRESS = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\bhttps?:\/\/\S+|\bwww\.\S+/giu;
-/** Where a request starts saying what its object is about, and how much the words after count. */
-const ABOUT = /\b(?:about|regarding|concerning|au sujet d|a propos d|concernant)\b/;
+/** Where a request starts saying what its object is about (or focuses on), and how much the words after count. */
+const ABOUT =
+  /\b(?:about|regarding|concerning|focus(?:ing|ed)? on|cent(?:er|re)d on|au sujet d|a propos d|concernant|axee?s? sur|centree?s? sur|portant sur)\b/;
 const SUBJECT_WEIGHT = 0.5;
 /**
  * Where a request, past its first word, starts a clause that says when ("their screen when they demoed
- * the ERP", "quand ils ont montré l'ERP"): its words say when the thing was, not which thing, and weigh
- * as the subject matter's do. Not after a verb of telling or knowing, where the clause is what is
+ * the ERP", "quand ils ont montré l'ERP") or where ("the moment where he shares the file"): its words
+ * say when or where the thing was, not which thing, and weigh as the subject matter's do (the French
+ * où folds into ou, "or", so only English says where). Not after a verb of telling or knowing, where the clause is what is
  * asked ("show me when the report was published").
  */
-const WHEN = /(?<!\b(?:me|us|moi|nous|know|savoir|check|see|voir|out|dire|dis) )\b(?:when|while|whenever|quand|lorsqu|lorsque|pendant qu|pendant que)\b/;
+const WHEN = /(?<!\b(?:me|us|moi|nous|know|savoir|check|see|voir|out|dire|dis) )\b(?:when|while|whenever|where|quand|lorsqu|lorsque|pendant qu|pendant que)\b/;
 /**
  * A request's word that neither the operations nor the vocabulary know weighs what the rarest word
  * weighs: unseen, it is as rare as a word can be, and a request made mostly of such words ("book a

@@ -11,6 +11,15 @@ import { languageOf, OperationIndex, terms } from '../../../src/mcp/operations/s
 const index = new OperationIndex(catalog);
 const first = (query: string) => index.search(query, { limit: 1 })[0]?.op.name;
 const top = (query: string) => index.search(query, { limit: 3 }).map((m) => m.op.name);
+const CLIENT_COMPANIES = ['create_client_company', 'get_client_company', 'list_client_companies'];
+/** Requests in which the client is not the object: no client company operation among their first three. */
+const expectNoClientCompany = (queries: string[]) => {
+  for (const query of queries)
+    expect(
+      top(query).filter((name) => CLIENT_COMPANIES.includes(name)),
+      query,
+    ).toEqual([]);
+};
 
 describe('search', () => {
   it("folds the forms of one word alike with its language's stemmer, accents and case aside", () => {
@@ -40,6 +49,95 @@ describe('search', () => {
     expect(top('le rapport client en PDF')).not.toContain('list_client_companies');
   });
 
+  it('reads the client the work goes to (for the client, the client wants or gets) as its audience, not as the client company', () => {
+    expectNoClientCompany([
+      'the customer wants the final report by Friday, publish it',
+      'prepare a PDF of the report for the client',
+      'le client veut le rapport en PDF',
+    ]);
+    // The client as the object, or its own record, is still the client company.
+    expect(first('add a new client')).toBe('create_client_company');
+    expect(first("change the client's industry to retail")).toBe('create_client_company');
+  });
+
+  it('reads what is done with this client as the engagement, not the client company', () => {
+    expect(first('which interviews did we run with this client')).toBe('list_interviews');
+    expect(top('les entretiens menés avec ce client')).toContain('list_interviews');
+    expect(top('les entretiens menés avec ce client')).not.toContain('list_client_companies');
+  });
+
+  it('reads what the client asks for, is shown or must not see as about the report, not the client company', () => {
+    expectNoClientCompany(['the client asked for the roadmap in PowerPoint', 'show the client what changed since the interim version']);
+    // Hidden from the client is kept out of what is published, not received from the client.
+    expect(first('hide this quote from the client')).toBe('set_evidence_publishable');
+    expect(top('hide this quote from the client')).not.toContain('upload_artifact');
+    expect(first('make sure the client never sees the salary figures')).toBe('set_evidence_publishable');
+    expect(first('the files the client sent us')).toBe('list_artifacts');
+  });
+
+  it("reads the client's people and tools as the client's, and only its own record as the client company", () => {
+    expectNoClientCompany(["the client's finance team needs the report as a spreadsheet", 'l’équipe finance du client a besoin du rapport sous Excel']);
+    expect(CLIENT_COMPANIES).toContain(first("what sector is the client's business in"));
+    expect(CLIENT_COMPANIES).toContain(first('le secteur du client'));
+  });
+
+  it('hears signing or ticking a finding off with the finding said between the verb and its particle', () => {
+    expect(first('tick these two conclusions off')).toBe('review_finding');
+    expect(first('the partner read it and signed the finding off')).toBe('review_finding');
+    expect(first('sign it off')).toBe('review_finding');
+  });
+
+  it('weighs what a request focuses on as its subject matter, as what it is about', () => {
+    expect(top('ideas for guide topics, focusing on the usage budget')).not.toContain('get_usage_budget');
+    expect(first('des thèmes d’entretien centrés sur la conformité')).not.toBe('download_compliance_document');
+  });
+
+  it('reads accounts that do not line up, add up or tally as a contradiction, in French as in English', () => {
+    expect(first('the figures the two managers gave don’t add up')).toBe('list_contradictions');
+    expect(first('what people told us about overtime doesn’t tally')).toBe('list_contradictions');
+    expect(first('les récits des deux managers ne collent pas')).toBe('list_contradictions');
+  });
+
+  it('reads someone’s copy as the one they have, making a copy as duplicating', () => {
+    expect(top('take the appendix out of our copy of the report')).not.toContain('duplicate_method');
+    expect(top('garde le tableau dans leur copie du rapport')).not.toContain('duplicate_method');
+    expect(first('copy the method')).toBe('duplicate_method');
+  });
+
+  it('reads going back to what was there as restoring it, revenir à as go back to', () => {
+    expect(first('on revient au thème hérité de la méthode pour les outils')).toBe('delete_guide_override');
+  });
+
+  it('reads making something the first or the last, or moving it to the top, as its place in an order', () => {
+    expect(first('make the tooling topic the last one the interviewer covers')).toBe('reorder_guide_topics');
+    expect(first('bump the headcount question to the top')).toBe('reorder_guide_topics');
+    expect(first('make Julie an admin')).toBe('update_member_role');
+  });
+
+  it('reads having a provider do the work as using it for that work', () => {
+    expect(first('have Anthropic handle the interview chat from now on')).toBe('set_ai_profile');
+    expect(first('faire faire les transcriptions par Deepgram')).toBe('set_ai_profile');
+    // Having someone run a job again is still running it.
+    expect(first('have Julie run the analysis again')).toBe('start_analysis_run');
+  });
+
+  it('reads a claim of the analysis as a finding', () => {
+    expect(first('the claims we have not reviewed yet')).toMatch(/finding/);
+  });
+
+  it('reads him or her, the object of a change, as a member of the workspace', () => {
+    expect(first('Paul left the firm, remove him')).toBe('remove_member');
+    expect(first('drop him from the workspace')).toBe('remove_member');
+    expect(first('she is joining next week, add her to the workspace')).toBe('invite_member');
+    expect(first('promote her to admin')).toBe('update_member_role');
+  });
+
+  it('reads in the end and au final as a way of speaking, not as a final version or an end', () => {
+    expect(top('in the end, which topics did the interviews cover')).toContain('get_effective_guide');
+    expect(top('in the end, which topics did the interviews cover')).not.toContain('reorder_guide_topics');
+    expect(first('publish the final version')).toBe('publish_deliverable');
+  });
+
   it("reads what a reviewer said of the report or one of its versions as the deliverable's comments", () => {
     expect(first('what did the partner think of the latest draft')).toBe('list_deliverable_comments');
     expect(first('what did she write about v3')).toBe('list_deliverable_comments');
@@ -60,6 +158,8 @@ describe('search', () => {
   it('weighs the words of a clause that says when less than those that say what is asked', () => {
     expect(first('what was said while they showed the spreadsheet')).toBe('get_session_transcript');
     expect(top('les captures d’écran prises quand ils ont montré l’ERP')).not.toContain('list_external_sources');
+    // A clause that says where in a recording or a conversation weighs as one that says when.
+    expect(top('the frame from the moment where he shares the invoice template')).not.toContain('list_method_templates');
     // Told or shown when, the clause is what is asked.
     expect(top('show me when the report was published')).toContain('list_deliverable_versions');
   });
@@ -67,6 +167,9 @@ describe('search', () => {
   it('reads what the client will or would see as the draft previewed, what the client can see as the deliverable published', () => {
     expect(first('what the client would see if we released the report today')).toBe('preview_deliverable_draft');
     expect(first('ce que verra le client si on publie maintenant')).toBe('preview_deliverable_draft');
+    // Asked the other way round, in either language.
+    expect(first('is the client going to see the appendix if we publish now')).toBe('preview_deliverable_draft');
+    expect(first('le client verra-t-il l’annexe si on publie maintenant')).toBe('preview_deliverable_draft');
     expect(first('the part of the report the client can see')).toBe('publish_deliverable');
   });
 
@@ -101,6 +204,9 @@ describe('search', () => {
     // The spec: creating, replacing or deleting an AI key of the workspace is refused to tokens.
     expect(weak('delete the AI key of the workspace')).toBe(true);
     expect(weak('remplacer la clé IA de l’espace')).toBe(true);
+    // Personal tokens are created in the web application's API menu.
+    expect(weak('create a personal access token')).toBe(true);
+    expect(weak('un nouveau jeton personnel pour nos scripts')).toBe(true);
     // An operation that accounts for as much of the request is what is asked.
     expect(weak('check that the Mistral key works')).toBe(false);
     expect(weak('add a colleague to the workspace')).toBe(false);
