@@ -187,13 +187,13 @@ export function scanFiles(root: string, files: string[]): FixedSleep[] {
 
 /**
  * Every TypeScript file under test/ (paths relative to `root`): tests, their helpers and the
- * programs they start, but not the fixtures' data nor the snapshots.
+ * programs they start (the fixtures' programs included), but not the snapshots.
  */
 export function testSources(root: string): string[] {
   const under = (dir: string): string[] =>
     readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
       const p = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) return entry.name === 'fixtures' || entry.name.endsWith('snapshots') ? [] : under(p);
+      if (entry.isDirectory()) return entry.name.endsWith('snapshots') ? [] : under(p);
       return entry.name.endsWith('.ts') ? [p] : [];
     });
   return under('test').sort();
